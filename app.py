@@ -1,0 +1,64 @@
+"""Decoding Arena: the Gradio app. Start with `bash scripts/start.sh` (see README)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+import gradio as gr
+
+from arena.ui import AppContext
+
+# (tab label, module under arena.ui). A module is imported only when its tab is built.
+TABS: list[tuple[str, str]] = [
+    ("Compare", "compare"),
+]
+
+
+def build_app(ctx: AppContext | None = None) -> gr.Blocks:
+    import importlib
+
+    ctx = ctx or AppContext()
+    with gr.Blocks(title="Decoding Arena") as demo:
+        gr.Markdown("# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.")
+        with gr.Tabs() as tabs:
+            ctx.tabs = tabs
+            for index, (label, module) in enumerate(TABS):
+                with gr.Tab(label, id=module):
+                    importlib.import_module(f"arena.ui.{module}").build(ctx)
+    return demo
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Decoding Arena web app")
+    p.add_argument("--model", help="hub id, local folder or .gguf path (env ARENA_MODEL; default: embedded SmolLM2-135M-Instruct)")
+    p.add_argument("--cache-dir", help="where converted GGUF models are kept (env ARENA_CACHE_DIR)")
+    p.add_argument("--host", default=os.environ.get("ARENA_HOST", os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")))
+    p.add_argument("--port", type=int, default=int(os.environ.get("ARENA_PORT", os.environ.get("GRADIO_SERVER_PORT", "7860"))))
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    args = parse_args(argv)
+    if args.model is not None:
+        os.environ["ARENA_MODEL"] = args.model
+    if args.cache_dir:
+        os.environ["ARENA_CACHE_DIR"] = args.cache_dir
+    from arena.errors import UserError
+    from arena.models import get_default_model
+
+    try:
+        lm = get_default_model()  # fail fast on a bad model setting, before the port opens
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2)
+    logging.getLogger("arena").info("model ready: %s", lm.describe())
+    demo = build_app()
+    demo.queue(default_concurrency_limit=4).launch(server_name=args.host, server_port=args.port)
+
+
+if __name__ == "__main__":
+    main()

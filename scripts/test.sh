@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install what the tests need (Python packages, and as root the Debian packages for the database
+# and browser tests), start the services they use, then run the whole suite.
+# Extra arguments go to pytest, e.g.: bash scripts/test.sh -k store
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --dev
+. .venv/bin/activate
+mkdir -p artifacts
+# Each file in scripts/services/ installs and starts one service and exports what tests need.
+for service in scripts/services/*.sh; do
+  [ -e "$service" ] || continue
+  # shellcheck disable=SC1090
+  . "$service"
+done
+set +e
+python -m pytest "$@"
+status=$?
+set -e
+for stop in "${ARENA_SERVICE_STOPS[@]:-}"; do [ -n "$stop" ] && eval "$stop" || true; done
+exit $status
