@@ -142,6 +142,7 @@ def make_context(lm: LoadedModel, prompt_length: int, max_new_tokens: int) -> De
         prompt_length=prompt_length,
         max_new_tokens=max_new_tokens,
         cache_dir=lm.cache_dir,
+        model=lm.model,
     )
 
 

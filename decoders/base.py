@@ -87,6 +87,7 @@ class DecodeContext:
     prompt_length: int = 0
     max_new_tokens: int = 128
     cache_dir: str | None = None
+    model: Any = None  # for decoders that drive the model themselves (custom_generate)
 
 
 @dataclass
