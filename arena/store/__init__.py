@@ -1,0 +1,24 @@
+"""The ratings store: studies, items, outputs, raters and ratings in any SQLAlchemy database.
+
+`Store()` connects to `DATABASE_URL`, else a SQLite file (`ARENA_DB_PATH`, else `/data/arena.db`
+on a Space's persistent volume, else `./data/arena.db`), and creates or upgrades the schema
+without dropping anything.
+"""
+
+from .api import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
+from .engine import default_db_path, default_url, make_engine, normalize_url
+from .schema import SCORE_COLUMNS
+
+__all__ = [
+    "OUTPUT_COLUMNS",
+    "RATING_COLUMNS",
+    "SCORE_COLUMNS",
+    "Store",
+    "check_score",
+    "clean_rater_name",
+    "default_db_path",
+    "default_url",
+    "get_store",
+    "make_engine",
+    "normalize_url",
+]

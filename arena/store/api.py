@@ -1,0 +1,481 @@
+"""The store API: the only code that reads or writes the ratings database.
+
+Everything above it (studies, blind rating, export, the evaluation) goes through `Store`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import pandas as pd
+from sqlalchemy import Connection, Engine, and_, case, func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import UserError
+from .engine import make_engine, normalize_url
+from .schema import (
+    SCORE_COLUMNS,
+    assignments,
+    items,
+    outputs,
+    raters,
+    ratings,
+    studies,
+    study_raters,
+    utcnow,
+)
+from .upgrade import upgrade
+
+OUTPUT_COLUMNS: tuple[str, ...] = (
+    "study_id", "study_name", "item_id", "scenario", "prompt", "output_id", "method", "settings",
+    "seed", "model", "text", "new_tokens", "latency_ms", "ttft_ms", "tokens_per_s",
+)
+RATING_COLUMNS: tuple[str, ...] = OUTPUT_COLUMNS + (
+    "rater", *SCORE_COLUMNS, "comment", "position", "created_at", "updated_at",
+)
+# Appended after the documented columns: which sample of a stochastic method this output is.
+EXTRA_COLUMNS: tuple[str, ...] = ("sample_index",)
+
+MAX_RATER_NAME = 100
+MAX_COMMENT = 5000
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON (sorted keys) so equal settings are equal strings."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def clean_rater_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise UserError("enter your name or rater code first")
+    name = " ".join(name.split())
+    if len(name) > MAX_RATER_NAME:
+        raise UserError(f"the rater name is longer than {MAX_RATER_NAME} characters")
+    return name
+
+
+def check_score(name: str, value: object) -> int:
+    """Scores are whole numbers 1..5; bools and 4.5 are refused, "4" and 4.0 accepted."""
+    if isinstance(value, bool) or value is None:
+        raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}")
+    if isinstance(value, str):
+        value = value.strip()
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}") from None
+    if not math.isfinite(number) or number != int(number):
+        raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}")
+    if not 1 <= int(number) <= 5:
+        raise UserError(f"{name} must be from 1 to 5, got {value!r}")
+    return int(number)
+
+
+def clean_comment(comment: object) -> str | None:
+    if comment is None:
+        return None
+    if not isinstance(comment, str):
+        raise UserError("the comment must be text")
+    comment = comment.strip()
+    if len(comment) > MAX_COMMENT:
+        raise UserError(f"the comment is longer than {MAX_COMMENT} characters")
+    return comment or None
+
+
+class Store:
+    """A ratings database. `Store()` uses `DATABASE_URL` or the default SQLite file."""
+
+    def __init__(self, url: str | None = None, *, engine: Engine | None = None):
+        self.engine = engine or make_engine(url)
+        self.url = self.engine.url.render_as_string(hide_password=True)
+        self.dialect = self.engine.dialect.name
+        self.changes = upgrade(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    # ---- transactions -------------------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE)."""
+        with self.engine.connect() as conn:
+            if self.dialect == "sqlite":
+                conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            with conn.begin():
+                yield conn
+
+    def _insert(self, table):
+        """The dialect's INSERT with ON CONFLICT support, or None where there is none."""
+        if self.dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert
+        elif self.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            return None
+        return insert(table)
+
+    # ---- studies and items ----------------------------------------------------------------------
+
+    def create_study(self, name: str, *, kind: str = "study", model: str = "", methods: Sequence[str] = (),
+                     settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
+                     max_new_tokens: int = 128, base_seed: int = 0, blind_seed: int | None = None,
+                     created_at=None) -> int:
+        name = (name or "").strip()
+        if not name:
+            raise UserError("give the study a name")
+        values = dict(
+            name=name, kind=kind, model=model, methods=dumps(list(methods)), settings=dumps(dict(settings or {})),
+            samples_per_method=int(samples_per_method), max_new_tokens=int(max_new_tokens),
+            base_seed=int(base_seed),
+            blind_seed=int(blind_seed if blind_seed is not None else secrets.randbelow(2**62)),
+            created_at=created_at or utcnow(),
+        )
+        with self.write() as conn:
+            return int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())
+
+    def get_study(self, study_id: int) -> dict[str, Any] | None:
+        with self.read() as conn:
+            row = conn.execute(select(studies).where(studies.c.id == int(study_id))).mappings().first()
+        return _study_dict(row) if row else None
+
+    def list_studies(self, kind: str | None = None) -> list[dict[str, Any]]:
+        query = select(studies).order_by(studies.c.id.desc())
+        if kind:
+            query = query.where(studies.c.kind == kind)
+        with self.read() as conn:
+            return [_study_dict(r) for r in conn.execute(query).mappings()]
+
+    def add_items(self, study_id: int, prompts: Iterable[Mapping[str, Any]]) -> list[int]:
+        """Append items (dicts with prompt, and optional scenario, language, raw, public_id)."""
+        ids: list[int] = []
+        with self.write() as conn:
+            start = conn.execute(
+                select(func.coalesce(func.max(items.c.ordinal), -1)).where(items.c.study_id == int(study_id))
+            ).scalar_one() + 1
+            for offset, p in enumerate(prompts):
+                values = dict(
+                    study_id=int(study_id), ordinal=start + offset,
+                    public_id=p.get("public_id") or secrets.token_urlsafe(12),
+                    scenario=p.get("scenario") or "", language=p.get("language") or "",
+                    prompt=p["prompt"], raw=bool(p.get("raw", False)),
+                    created_at=p.get("created_at") or utcnow(),
+                )
+                ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
+        return ids
+
+    def items(self, study_id: int) -> list[dict[str, Any]]:
+        with self.read() as conn:
+            rows = conn.execute(
+                select(items).where(items.c.study_id == int(study_id)).order_by(items.c.ordinal)
+            ).mappings()
+            return [dict(r) for r in rows]
+
+    def get_item(self, item_id: int) -> dict[str, Any] | None:
+        with self.read() as conn:
+            row = conn.execute(select(items).where(items.c.id == int(item_id))).mappings().first()
+        return dict(row) if row else None
+
+    def item_by_public_id(self, public_id: object) -> dict[str, Any] | None:
+        if not isinstance(public_id, str) or not public_id or len(public_id) > 40:
+            return None
+        with self.read() as conn:
+            row = conn.execute(select(items).where(items.c.public_id == public_id)).mappings().first()
+        return dict(row) if row else None
+
+    # ---- outputs --------------------------------------------------------------------------------
+
+    def add_output(self, item_id: int, method: str, sample_index: int, *, text: str, settings: Mapping[str, Any],
+                   seed: int | None, model: str, new_tokens: int, latency_ms: float | None = None,
+                   ttft_ms: float | None = None, tokens_per_s: float | None = None,
+                   prompt_tokens: int | None = None, finish_reason: str | None = None,
+                   created_at=None) -> tuple[int, bool]:
+        """Store one output; (id, True) if new, (existing id, False) if that slot was filled already."""
+        values = dict(
+            item_id=int(item_id), method=method, sample_index=int(sample_index), text=text,
+            settings=dumps(dict(settings)), seed=None if seed is None else int(seed), model=model,
+            new_tokens=int(new_tokens), latency_ms=latency_ms, ttft_ms=ttft_ms, tokens_per_s=tokens_per_s,
+            prompt_tokens=prompt_tokens, finish_reason=finish_reason, created_at=created_at or utcnow(),
+        )
+        key = and_(outputs.c.item_id == int(item_id), outputs.c.method == method,
+                   outputs.c.sample_index == int(sample_index))
+        stmt = self._insert(outputs)
+        with self.write() as conn:
+            if stmt is not None:
+                new_id = conn.execute(
+                    stmt.values(**values).on_conflict_do_nothing(
+                        index_elements=["item_id", "method", "sample_index"]).returning(outputs.c.id)
+                ).scalar()
+                if new_id is not None:
+                    return int(new_id), True
+                return int(conn.execute(select(outputs.c.id).where(key)).scalar_one()), False
+            existing = conn.execute(select(outputs.c.id).where(key)).scalar()
+            if existing is not None:
+                return int(existing), False
+            return int(conn.execute(outputs.insert().values(**values).returning(outputs.c.id)).scalar_one()), True
+
+    def outputs_for_item(self, item_id: int) -> list[dict[str, Any]]:
+        with self.read() as conn:
+            rows = conn.execute(
+                select(outputs).where(outputs.c.item_id == int(item_id))
+                .order_by(outputs.c.method, outputs.c.sample_index)
+            ).mappings()
+            return [dict(r) for r in rows]
+
+    def output_slots(self, study_id: int) -> set[tuple[int, str, int]]:
+        """(item_id, method, sample_index) of every stored output of a study: what is already done."""
+        with self.read() as conn:
+            rows = conn.execute(
+                select(outputs.c.item_id, outputs.c.method, outputs.c.sample_index)
+                .join(items, items.c.id == outputs.c.item_id).where(items.c.study_id == int(study_id))
+            )
+            return {(r.item_id, r.method, r.sample_index) for r in rows}
+
+    # ---- raters and the blind mapping -----------------------------------------------------------
+
+    def rater_id(self, name: object) -> int:
+        """The id of rater `name`, created on first use (safe under concurrent first use)."""
+        name = clean_rater_name(name)
+        stmt = self._insert(raters)
+        for _ in range(5):
+            with self.write() as conn:
+                found = conn.execute(select(raters.c.id).where(raters.c.name == name)).scalar()
+                if found is not None:
+                    return int(found)
+                if stmt is not None:
+                    conn.execute(stmt.values(name=name, created_at=utcnow())
+                                 .on_conflict_do_nothing(index_elements=["name"]))
+                    continue
+                try:
+                    with conn.begin_nested():
+                        conn.execute(raters.insert().values(name=name, created_at=utcnow()))
+                except IntegrityError:
+                    pass
+        raise RuntimeError(f"could not create rater {name!r}")
+
+    def find_rater(self, name: str) -> int | None:
+        with self.read() as conn:
+            found = conn.execute(select(raters.c.id).where(raters.c.name == name)).scalar()
+        return None if found is None else int(found)
+
+    def study_rater_index(self, study_id: int, rater_id: int) -> int:
+        """The rater's 0-based arrival order in the study: their row of the Latin square."""
+        for _ in range(50):
+            try:
+                with self.write() as conn:
+                    found = conn.execute(select(study_raters.c.rater_index).where(
+                        study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id))).scalar()
+                    if found is not None:
+                        return int(found)
+                    nxt = conn.execute(select(func.coalesce(func.max(study_raters.c.rater_index), -1) + 1)
+                                       .where(study_raters.c.study_id == int(study_id))).scalar_one()
+                    conn.execute(study_raters.insert().values(
+                        study_id=int(study_id), rater_id=int(rater_id), rater_index=int(nxt), created_at=utcnow()))
+                    return int(nxt)
+            except IntegrityError:
+                continue  # another rater took that index (PostgreSQL); read again
+        raise RuntimeError("could not assign a rater index")
+
+    def assignment(self, rater_id: int, item_id: int) -> dict[int, int]:
+        """{position: output_id} shown to this rater for this item; empty if never shown."""
+        with self.read() as conn:
+            rows = conn.execute(select(assignments.c.position, assignments.c.output_id).where(
+                assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id)))
+            return {int(r.position): int(r.output_id) for r in rows}
+
+    def record_assignment(self, rater_id: int, item_id: int, order: Sequence[int]) -> dict[int, int]:
+        """Record `order` (output ids, position 0 first) unless one is recorded; return the one in force."""
+        with self.write() as conn:
+            rows = conn.execute(select(assignments.c.position, assignments.c.output_id).where(
+                assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id))).all()
+            if rows:
+                return {int(r.position): int(r.output_id) for r in rows}
+            conn.execute(assignments.insert(), [
+                dict(rater_id=int(rater_id), item_id=int(item_id), output_id=int(o), position=p, created_at=utcnow())
+                for p, o in enumerate(order)
+            ])
+            return dict(enumerate(int(o) for o in order))
+
+    # ---- ratings --------------------------------------------------------------------------------
+
+    def save_ratings(self, rater_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert or update several ratings in one transaction: all are stored or none.
+
+        Each row: output_id, coherence, informativeness, naturalness, optional comment, position,
+        created_at / updated_at (import only)."""
+        now = utcnow()
+        clean = []
+        for row in rows:
+            values = {name: check_score(name, row.get(name)) for name in SCORE_COLUMNS}
+            values.update(
+                rater_id=int(rater_id), output_id=int(row["output_id"]), comment=clean_comment(row.get("comment")),
+                position=None if row.get("position") is None else int(row["position"]),
+                created_at=row.get("created_at") or now, updated_at=row.get("updated_at") or now,
+            )
+            clean.append(values)
+        stmt = self._insert(ratings)
+        with self.write() as conn:
+            for values in clean:
+                if stmt is not None:
+                    upsert = stmt.values(**values)
+                    changed = {name: upsert.excluded[name] for name in (*SCORE_COLUMNS, "comment", "position", "updated_at")}
+                    conn.execute(upsert.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed))
+                    continue
+                updated = conn.execute(update(ratings).where(
+                    ratings.c.rater_id == values["rater_id"], ratings.c.output_id == values["output_id"]
+                ).values({k: v for k, v in values.items() if k not in ("rater_id", "output_id", "created_at")}))
+                if updated.rowcount == 0:
+                    conn.execute(ratings.insert().values(**values))
+
+    def save_rating(self, rater_id: int, output_id: int, coherence: object, informativeness: object,
+                    naturalness: object, comment: object = None, position: int | None = None) -> None:
+        self.save_ratings(rater_id, [dict(output_id=output_id, coherence=coherence, informativeness=informativeness,
+                                          naturalness=naturalness, comment=comment, position=position)])
+
+    def ratings_for(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+        ids = [int(o) for o in output_ids]
+        if not ids:
+            return {}
+        with self.read() as conn:
+            rows = conn.execute(select(ratings).where(ratings.c.rater_id == int(rater_id),
+                                                      ratings.c.output_id.in_(ids))).mappings()
+            return {int(r["output_id"]): dict(r) for r in rows}
+
+    def count_ratings(self) -> int:
+        with self.read() as conn:
+            return int(conn.execute(select(func.count()).select_from(ratings)).scalar_one())
+
+    # ---- frames for analysis (the evaluation reads these) ---------------------------------------
+
+    def _output_select(self):
+        return (
+            select(
+                studies.c.id.label("study_id"), studies.c.name.label("study_name"), items.c.id.label("item_id"),
+                items.c.scenario, items.c.prompt, outputs.c.id.label("output_id"), outputs.c.method,
+                outputs.c.settings, outputs.c.seed, outputs.c.model, outputs.c.text, outputs.c.new_tokens,
+                outputs.c.latency_ms, outputs.c.ttft_ms, outputs.c.tokens_per_s,
+            )
+            .select_from(outputs.join(items, items.c.id == outputs.c.item_id)
+                         .join(studies, studies.c.id == items.c.study_id))
+        )
+
+    def outputs_frame(self, study_id: int | None = None) -> pd.DataFrame:
+        """One row per output: OUTPUT_COLUMNS, then sample_index."""
+        query = self._output_select().add_columns(outputs.c.sample_index)
+        if study_id is not None:
+            query = query.where(studies.c.id == int(study_id))
+        query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
+        with self.read() as conn:
+            rows = conn.execute(query).all()
+        return _frame(rows, OUTPUT_COLUMNS + EXTRA_COLUMNS)
+
+    def ratings_frame(self, study_id: int | None = None) -> pd.DataFrame:
+        """One row per rating: RATING_COLUMNS, then sample_index. Scores are ints 1..5; position 0 = A."""
+        query = (
+            self._output_select()
+            .add_columns(raters.c.name.label("rater"), *[ratings.c[n] for n in SCORE_COLUMNS], ratings.c.comment,
+                         ratings.c.position, ratings.c.created_at, ratings.c.updated_at, outputs.c.sample_index)
+            .join(ratings, ratings.c.output_id == outputs.c.id)
+            .join(raters, raters.c.id == ratings.c.rater_id)
+        )
+        if study_id is not None:
+            query = query.where(studies.c.id == int(study_id))
+        query = query.order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
+        with self.read() as conn:
+            rows = conn.execute(query).all()
+        return _frame(rows, RATING_COLUMNS + EXTRA_COLUMNS)
+
+    # ---- progress -------------------------------------------------------------------------------
+
+    def progress(self, study_id: int) -> pd.DataFrame:
+        """Per rater in a study: items fully rated, ratings given, first and last rating time."""
+        n_outputs = (select(outputs.c.item_id, func.count().label("n"))
+                     .join(items, items.c.id == outputs.c.item_id).where(items.c.study_id == int(study_id))
+                     .group_by(outputs.c.item_id).subquery())
+        per_item = (
+            select(ratings.c.rater_id, outputs.c.item_id, func.count().label("done"),
+                   func.min(ratings.c.created_at).label("first"), func.max(ratings.c.updated_at).label("last"))
+            .join(outputs, outputs.c.id == ratings.c.output_id).join(items, items.c.id == outputs.c.item_id)
+            .where(items.c.study_id == int(study_id)).group_by(ratings.c.rater_id, outputs.c.item_id).subquery()
+        )
+        query = (
+            select(raters.c.name.label("rater"),
+                   func.sum(case((per_item.c.done >= n_outputs.c.n, 1), else_=0)).label("items_done"),
+                   func.sum(per_item.c.done).label("ratings"),
+                   func.min(per_item.c.first).label("first_rating"), func.max(per_item.c.last).label("last_rating"))
+            .select_from(per_item.join(n_outputs, n_outputs.c.item_id == per_item.c.item_id)
+                         .join(raters, raters.c.id == per_item.c.rater_id))
+            .group_by(raters.c.name).order_by(raters.c.name)
+        )
+        with self.read() as conn:
+            rows = conn.execute(query).all()
+        frame = pd.DataFrame([tuple(r) for r in rows],
+                             columns=["rater", "items_done", "ratings", "first_rating", "last_rating"])
+        for col in ("items_done", "ratings"):
+            frame[col] = frame[col].astype("int64")
+        return frame
+
+    def study_summary(self, study_id: int) -> dict[str, int]:
+        with self.read() as conn:
+            n_items = conn.execute(select(func.count()).select_from(items)
+                                   .where(items.c.study_id == int(study_id))).scalar_one()
+            n_outputs = conn.execute(select(func.count()).select_from(outputs.join(items, items.c.id == outputs.c.item_id))
+                                     .where(items.c.study_id == int(study_id))).scalar_one()
+            n_ratings = conn.execute(select(func.count()).select_from(
+                ratings.join(outputs, outputs.c.id == ratings.c.output_id).join(items, items.c.id == outputs.c.item_id))
+                .where(items.c.study_id == int(study_id))).scalar_one()
+            n_raters = conn.execute(select(func.count()).select_from(study_raters)
+                                    .where(study_raters.c.study_id == int(study_id))).scalar_one()
+        return {"items": int(n_items), "outputs": int(n_outputs), "ratings": int(n_ratings), "raters": int(n_raters)}
+
+
+def _study_dict(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    out["methods"] = json.loads(out["methods"] or "[]")
+    out["settings"] = json.loads(out["settings"] or "{}")
+    return out
+
+
+def _frame(rows: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=list(columns))
+    ints = ["study_id", "item_id", "output_id", "new_tokens", "sample_index", *SCORE_COLUMNS]
+    for col in ints:
+        if col in frame:
+            frame[col] = frame[col].astype("int64")
+    for col in ("seed", "position"):
+        if col in frame:
+            frame[col] = frame[col].astype("Int64")
+    for col in ("latency_ms", "ttft_ms", "tokens_per_s"):
+        if col in frame:
+            frame[col] = frame[col].astype("float64")
+    for col in ("created_at", "updated_at"):
+        if col in frame:
+            frame[col] = pd.to_datetime(frame[col], utc=True)
+    return frame
+
+
+_default: Store | None = None
+_default_lock = threading.Lock()
+
+
+def get_store() -> Store:
+    """The app's store, created once from the environment (DATABASE_URL / ARENA_DB_PATH)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Store()
+        return _default
+
+
+__all__ = ["Store", "get_store", "normalize_url", "OUTPUT_COLUMNS", "RATING_COLUMNS", "check_score"]

@@ -1,0 +1,80 @@
+"""Where the store lives and how to connect: `DATABASE_URL`, else a SQLite file.
+
+SQLite runs in WAL mode with a busy timeout, `synchronous=FULL` (a committed rating survives the
+process being killed), foreign keys on, and write transactions opened with `BEGIN IMMEDIATE` so
+concurrent writers queue on the busy timeout instead of failing on a read-to-write upgrade.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+from ..errors import UserError
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+SPACE_VOLUME = Path("/data")  # a Hugging Face Space's persistent storage mounts here
+
+
+def default_db_path() -> Path:
+    """`ARENA_DB_PATH`, else `/data/arena.db` on a writable persistent volume, else `./data/arena.db`."""
+    env = os.environ.get("ARENA_DB_PATH")
+    if env:
+        return Path(env).expanduser()
+    if SPACE_VOLUME.is_dir() and os.access(SPACE_VOLUME, os.W_OK):
+        return SPACE_VOLUME / "arena.db"
+    return Path("data") / "arena.db"
+
+
+def normalize_url(url: str) -> str:
+    """Accept the `postgres://` and `postgresql://` forms hosts hand out; use the psycopg 3 driver."""
+    url = url.strip()
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def default_url() -> str:
+    """`DATABASE_URL` if set, else the SQLite file from `default_db_path()`."""
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if url:
+        return normalize_url(url)
+    return f"sqlite:///{default_db_path().resolve()}"
+
+
+def make_engine(url: str | None = None) -> Engine:
+    url = normalize_url(url or default_url())
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise UserError(f"not a database URL: {url!r} ({exc})") from None
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True, future=True)
+    database = parsed.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, future=True)
+    _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        # Let SQLAlchemy's "begin" event below open transactions, not the sqlite3 module.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")

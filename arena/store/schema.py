@@ -1,0 +1,172 @@
+"""The ratings store's tables (SQLAlchemy Core, portable across SQLite and PostgreSQL).
+
+The database itself enforces what must never be wrong: scores are integers 1..5 (CHECK),
+one rating per rater per output (UNIQUE), one output per (item, method, sample) (UNIQUE), and
+one recorded display position per rater and output.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.types import TypeDecorator
+
+SCORE_COLUMNS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
+
+metadata = MetaData()
+
+
+class UTCDateTime(TypeDecorator):
+    """Stored as naive UTC (SQLite has no time zones), always read back as aware UTC."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is not None:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _score(name: str) -> Column:
+    return Column(name, Integer, nullable=False)
+
+
+studies = Table(
+    "studies",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("kind", String(20), nullable=False, default="study"),  # "study" or "adhoc" (quick rating)
+    Column("model", String(500), nullable=False, default=""),
+    Column("methods", Text, nullable=False, default="[]"),  # JSON list, display order
+    Column("settings", Text, nullable=False, default="{}"),  # JSON {method: overrides}
+    Column("samples_per_method", Integer, nullable=False, default=1),
+    Column("max_new_tokens", Integer, nullable=False, default=128),
+    Column("base_seed", BigInteger, nullable=False, default=0),
+    # Seeds the study's secret order of systems; balanced positions are applied on top of it.
+    Column("blind_seed", BigInteger, nullable=False, default=0),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+)
+
+items = Table(
+    "items",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("study_id", Integer, ForeignKey("studies.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("ordinal", Integer, nullable=False),  # order within the study
+    # The only item identifier a rater's browser sees: random, says nothing about the study.
+    Column("public_id", String(40), nullable=False, unique=True),
+    Column("scenario", String(200), nullable=False, default=""),
+    Column("language", String(20), nullable=False, default=""),
+    Column("prompt", Text, nullable=False),
+    Column("raw", Boolean, nullable=False, default=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("study_id", "ordinal", name="uq_items_study_ordinal"),
+)
+
+outputs = Table(
+    "outputs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("method", String(100), nullable=False),
+    Column("sample_index", Integer, nullable=False, default=0),
+    Column("settings", Text, nullable=False, default="{}"),  # JSON: the complete effective settings
+    Column("seed", BigInteger, nullable=True),
+    Column("model", String(500), nullable=False, default=""),
+    Column("text", Text, nullable=False),
+    Column("new_tokens", Integer, nullable=False, default=0),
+    Column("prompt_tokens", Integer, nullable=True),
+    Column("latency_ms", Float, nullable=True),
+    Column("ttft_ms", Float, nullable=True),
+    Column("tokens_per_s", Float, nullable=True),
+    Column("finish_reason", String(20), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("item_id", "method", "sample_index", name="uq_outputs_item_method_sample"),
+)
+
+raters = Table(
+    "raters",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+)
+
+# A rater's row in a study's Latin square: their 0-based arrival order in that study.
+study_raters = Table(
+    "study_raters",
+    metadata,
+    Column("study_id", Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), primary_key=True),
+    Column("rater_index", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("study_id", "rater_index", name="uq_study_raters_index"),
+)
+
+# The blind mapping: which output a rater saw at which position (0 = A). Server-side only.
+assignments = Table(
+    "assignments",
+    metadata,
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), primary_key=True),
+    Column("output_id", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("position", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("rater_id", "item_id", "position", name="uq_assignments_position"),
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("output_id", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), nullable=False, index=True),
+    *[_score(name) for name in SCORE_COLUMNS],
+    Column("comment", Text, nullable=True),
+    Column("position", Integer, nullable=True),  # 0 = shown as A
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("rater_id", "output_id", name="uq_ratings_rater_output"),
+    *[CheckConstraint(f"{name} BETWEEN 1 AND 5", name=f"ck_ratings_{name}_range") for name in SCORE_COLUMNS],
+)
+
+# One row: the schema version this code last upgraded the database to (for future migrations).
+schema_info = Table(
+    "arena_schema",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("upgraded_at", UTCDateTime, nullable=False, default=utcnow),
+)
+
+SCHEMA_VERSION = 1
