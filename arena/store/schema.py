@@ -1,6 +1,7 @@
 """The ratings store's tables (SQLAlchemy Core, portable across SQLite and PostgreSQL).
 
-The database itself enforces what must never be wrong: scores are integers 1..5 (CHECK),
+The database itself enforces what must never be wrong: scores are integers 1..5 (CHECK with
+`IN (1, 2, 3, 4, 5)`, which also refuses 4.5 on SQLite, whose columns accept any type),
 one rating per rater per output (UNIQUE), one output per (item, method, sample) (UNIQUE), and
 one recorded display position per rater and output.
 """
@@ -157,7 +158,7 @@ ratings = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
     UniqueConstraint("rater_id", "output_id", name="uq_ratings_rater_output"),
-    *[CheckConstraint(f"{name} BETWEEN 1 AND 5", name=f"ck_ratings_{name}_range") for name in SCORE_COLUMNS],
+    *[CheckConstraint(f"{name} IN (1, 2, 3, 4, 5)", name=f"ck_ratings_{name}_range") for name in SCORE_COLUMNS],
 )
 
 # One row: the schema version this code last upgraded the database to (for future migrations).

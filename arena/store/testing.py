@@ -1,0 +1,60 @@
+"""Test support: a fresh, isolated store on SQLite or on the PostgreSQL server that
+`scripts/services/postgres.sh` starts (URL in `ARENA_TEST_PG_URL`)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+
+from .api import Store
+
+PG_ENV = "ARENA_TEST_PG_URL"
+PG_SKIP_REASON = (
+    f"{PG_ENV} is not set: PostgreSQL is started by scripts/services/postgres.sh, which needs root "
+    "(run `bash scripts/test.sh` as root, as CI does)"
+)
+
+
+def pg_url() -> str | None:
+    return os.environ.get(PG_ENV) or None
+
+
+def sqlite_url(folder: Path) -> str:
+    return f"sqlite:///{Path(folder) / 'arena.db'}"
+
+
+def fresh_pg_url() -> tuple[str, "callable"]:
+    """A URL whose connections use a new empty schema; returns (url, drop) to clean up."""
+    base = pg_url()
+    assert base, PG_SKIP_REASON
+    schema = "t_" + secrets.token_hex(6)
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in base else "?"
+    url = f"{base}{sep}options=-csearch_path%3D{schema}"
+
+    def drop() -> None:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+    return url, drop
+
+
+def open_store(backend: str, folder: Path) -> tuple[Store, "callable"]:
+    """(store, close) for backend "sqlite" or "postgresql"."""
+    if backend == "sqlite":
+        store = Store(sqlite_url(folder))
+        return store, store.dispose
+    url, drop = fresh_pg_url()
+    store = Store(url)
+
+    def close() -> None:
+        store.dispose()
+        drop()
+
+    return store, close
