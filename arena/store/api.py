@@ -38,8 +38,9 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
 RATING_COLUMNS: tuple[str, ...] = OUTPUT_COLUMNS + (
     "rater", *SCORE_COLUMNS, "comment", "position", "created_at", "updated_at",
 )
-# Appended after the documented columns: which sample of a stochastic method this output is.
-EXTRA_COLUMNS: tuple[str, ...] = ("sample_index",)
+# Appended after the documented columns: which sample of a stochastic method this output is, and
+# the prompt's language (scenario keys repeat across languages).
+EXTRA_COLUMNS: tuple[str, ...] = ("sample_index", "language")
 
 MAX_RATER_NAME = 100
 MAX_COMMENT = 5000
@@ -294,18 +295,32 @@ class Store:
                 assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id)))
             return {int(r.position): int(r.output_id) for r in rows}
 
+    def raters_for_item(self, item_id: int) -> list[tuple[str, int]]:
+        """(name, id) of the raters who were shown this item."""
+        with self.read() as conn:
+            rows = conn.execute(
+                select(raters.c.name, raters.c.id).join(assignments, assignments.c.rater_id == raters.c.id)
+                .where(assignments.c.item_id == int(item_id)).distinct().order_by(raters.c.name))
+            return [(r.name, int(r.id)) for r in rows]
+
     def record_assignment(self, rater_id: int, item_id: int, order: Sequence[int]) -> dict[int, int]:
         """Record `order` (output ids, position 0 first) unless one is recorded; return the one in force."""
-        with self.write() as conn:
-            rows = conn.execute(select(assignments.c.position, assignments.c.output_id).where(
-                assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id))).all()
-            if rows:
-                return {int(r.position): int(r.output_id) for r in rows}
-            conn.execute(assignments.insert(), [
-                dict(rater_id=int(rater_id), item_id=int(item_id), output_id=int(o), position=p, created_at=utcnow())
-                for p, o in enumerate(order)
-            ])
-            return dict(enumerate(int(o) for o in order))
+        try:
+            with self.write() as conn:
+                rows = conn.execute(select(assignments.c.position, assignments.c.output_id).where(
+                    assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id))).all()
+                if rows:
+                    return {int(r.position): int(r.output_id) for r in rows}
+                conn.execute(assignments.insert(), [
+                    dict(rater_id=int(rater_id), item_id=int(item_id), output_id=int(o), position=p, created_at=utcnow())
+                    for p, o in enumerate(order)
+                ])
+                return dict(enumerate(int(o) for o in order))
+        except IntegrityError:
+            found = self.assignment(rater_id, item_id)  # a concurrent first view recorded it (PostgreSQL)
+            if not found:
+                raise
+            return found
 
     # ---- ratings --------------------------------------------------------------------------------
 
@@ -371,8 +386,8 @@ class Store:
         )
 
     def outputs_frame(self, study_id: int | None = None) -> pd.DataFrame:
-        """One row per output: OUTPUT_COLUMNS, then sample_index."""
-        query = self._output_select().add_columns(outputs.c.sample_index)
+        """One row per output: OUTPUT_COLUMNS, then sample_index and language."""
+        query = self._output_select().add_columns(outputs.c.sample_index, items.c.language)
         if study_id is not None:
             query = query.where(studies.c.id == int(study_id))
         query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
@@ -381,11 +396,12 @@ class Store:
         return _frame(rows, OUTPUT_COLUMNS + EXTRA_COLUMNS)
 
     def ratings_frame(self, study_id: int | None = None) -> pd.DataFrame:
-        """One row per rating: RATING_COLUMNS, then sample_index. Scores are ints 1..5; position 0 = A."""
+        """One row per rating: RATING_COLUMNS, then sample_index and language. Scores are ints 1..5; position 0 = A."""
         query = (
             self._output_select()
             .add_columns(raters.c.name.label("rater"), *[ratings.c[n] for n in SCORE_COLUMNS], ratings.c.comment,
-                         ratings.c.position, ratings.c.created_at, ratings.c.updated_at, outputs.c.sample_index)
+                         ratings.c.position, ratings.c.created_at, ratings.c.updated_at, outputs.c.sample_index,
+                         items.c.language)
             .join(ratings, ratings.c.output_id == outputs.c.id)
             .join(raters, raters.c.id == ratings.c.rater_id)
         )

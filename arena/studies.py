@@ -1,0 +1,280 @@
+"""Rating studies: a prompt set, methods and samples, and resumable pre-generation of all outputs.
+
+Raters only ever rate stored outputs, so every rater sees the same texts and rating never waits on
+generation. Generation is resumable at the level of one output: each (item, method, sample) slot
+is generated only if the store has none, and the store's UNIQUE constraint keeps a slot single
+even if two runs overlap.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import decoders
+
+from .errors import UserError
+from .prompts import SCENARIOS, clean_prompt
+from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_methods
+from .store import Store
+
+MAX_ITEMS = 1000
+MAX_SAMPLES = 10
+MAX_RESPONSES = 8  # responses per item a rater sees at once (A..H)
+QUICK_SCENARIO = "quick"
+
+ProgressFn = Callable[[int, int, str], None]  # (done, total, what is running now)
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    prompt: str
+    scenario: str = ""
+    language: str = ""
+    raw: bool = False
+
+    def as_item(self) -> dict[str, Any]:
+        return {"prompt": self.prompt, "scenario": self.scenario, "language": self.language, "raw": self.raw}
+
+
+# ---- prompt sets ----------------------------------------------------------------------------------
+
+def builtin_prompts(language: str | None = None) -> list[PromptSpec]:
+    """The article's three scenarios; `language` "en" or "zh" keeps one language."""
+    chosen = [s for s in SCENARIOS if language in (None, "", "all") or s.language == language]
+    if not chosen:
+        raise UserError(f"no built-in scenarios in language {language!r}; choose en, zh or all")
+    return [PromptSpec(s.prompt, s.key, s.language, s.raw) for s in chosen]
+
+
+def parse_pasted(text: str | None) -> list[PromptSpec]:
+    """One prompt per line; blank lines are skipped."""
+    lines = [line.strip() for line in (text or "").splitlines()]
+    return [PromptSpec(clean_prompt(line), "pasted") for line in lines if line]
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value or "").strip().lower() in {"1", "true", "yes", "y"}
+
+
+def _spec_from_record(record: Any, where: str) -> PromptSpec:
+    if isinstance(record, str):
+        return PromptSpec(clean_prompt(record), "file")
+    if not isinstance(record, Mapping):
+        raise UserError(f"{where}: expected an object with a 'prompt' field or a string")
+    if "prompt" not in record or record["prompt"] in (None, ""):
+        raise UserError(f"{where}: no 'prompt' field")
+    try:
+        prompt = clean_prompt(record["prompt"])
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
+    return PromptSpec(prompt, str(record.get("scenario") or "file"), str(record.get("language") or ""),
+                      _truthy(record.get("raw")))
+
+
+def parse_prompt_file(path: str | Path) -> list[PromptSpec]:
+    """A .csv with a `prompt` column (optional scenario, language, raw) or a .jsonl of such objects
+    (or of plain strings)."""
+    path = Path(path)
+    try:
+        data = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{path.name} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {path.name}: {exc.strerror}") from None
+    suffix = path.suffix.lower()
+    specs: list[PromptSpec] = []
+    if suffix == ".csv":
+        reader = csv.DictReader(io.StringIO(data))
+        if not reader.fieldnames or "prompt" not in [f.strip() for f in reader.fieldnames]:
+            raise UserError(f"{path.name}: the CSV needs a header row with a 'prompt' column")
+        for n, row in enumerate(reader, start=2):
+            row = {(k or "").strip(): v for k, v in row.items()}
+            if not (row.get("prompt") or "").strip():
+                continue
+            specs.append(_spec_from_record(row, f"{path.name} line {n}"))
+    elif suffix in (".jsonl", ".ndjson", ".json"):
+        for n, line in enumerate(data.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path.name} line {n}: not valid JSON ({exc.msg})") from None
+            specs.append(_spec_from_record(record, f"{path.name} line {n}"))
+    else:
+        raise UserError(f"{path.name}: upload a .csv (with a 'prompt' column) or a .jsonl file")
+    if not specs:
+        raise UserError(f"{path.name} holds no prompts")
+    return specs
+
+
+# ---- creating a study -----------------------------------------------------------------------------
+
+def expected_slots(methods: Sequence[str], samples_per_method: int) -> list[tuple[str, int]]:
+    """(method, sample_index) every item gets: one output of a deterministic method, n of a stochastic one."""
+    return [(m, s) for m in methods for s in range(samples_per_method if decoders.get(m).stochastic else 1)]
+
+
+def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, methods: Sequence[str] | str | None = None,
+                 settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
+                 max_new_tokens: int = 128, base_seed: int = 0, model: str = "") -> int:
+    """Validate everything, then store the study and its items (no generation yet)."""
+    if not (name or "").strip():
+        raise UserError("give the study a name")
+    chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
+    settings = dict(settings or {})
+    unknown = set(settings) - set(chosen)
+    if unknown:
+        raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
+    resolved = {m: decoders.get(m).resolve(settings.get(m)) for m in chosen}
+    samples = _whole(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
+    max_new = _whole(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
+    seed = _whole(base_seed, "base seed", 0, 2**62)
+    slots = expected_slots(chosen, samples)
+    if len(slots) > MAX_RESPONSES:
+        raise UserError(f"{len(slots)} responses per item is too many to rate side by side; "
+                        f"the limit is {MAX_RESPONSES} (fewer methods or samples)")
+    prompts = list(prompts)
+    if not prompts:
+        raise UserError("the study has no prompts")
+    if len(prompts) > MAX_ITEMS:
+        raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
+    study_id = store.create_study(name, model=model, methods=chosen, settings=resolved, samples_per_method=samples,
+                                  max_new_tokens=max_new, base_seed=seed)
+    store.add_items(study_id, [p.as_item() for p in prompts])
+    return study_id
+
+
+def _whole(value: Any, what: str, lo: int, hi: int) -> int:
+    try:
+        number = float(value)
+        if number != int(number):
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise UserError(f"{what} must be a whole number, got {value!r}") from None
+    if not lo <= int(number) <= hi:
+        raise UserError(f"{what} must be between {lo} and {hi}, got {int(number)}")
+    return int(number)
+
+
+# ---- pre-generation -------------------------------------------------------------------------------
+
+@dataclass
+class GenerationReport:
+    total: int  # outputs the study needs
+    existing: int  # already stored before this run
+    generated: int  # stored by this run
+
+    @property
+    def complete(self) -> bool:
+        return self.existing + self.generated >= self.total
+
+
+def pending_slots(store: Store, study_id: int) -> tuple[list[tuple[dict, str, int]], int]:
+    """The (item, method, sample_index) slots still missing, and how many slots the study has."""
+    study = store.get_study(study_id)
+    if study is None:
+        raise UserError(f"no study with id {study_id}")
+    slots = expected_slots(study["methods"], study["samples_per_method"])
+    done = store.output_slots(study_id)
+    all_items = store.items(study_id)
+    missing = [(item, m, s) for item in all_items for (m, s) in slots if (item["id"], m, s) not in done]
+    return missing, len(all_items) * len(slots)
+
+
+_running: set[int] = set()
+_running_lock = threading.Lock()
+
+
+def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> GenerationReport:
+    """Generate every missing output of a study, one output at a time (so a stop loses at most one).
+
+    Sample k of a stochastic method runs with seed base_seed + k; the seed is stored with the output.
+    """
+    with _running_lock:
+        if study_id in _running:
+            raise UserError("this study is being generated already; wait for that run to finish")
+        _running.add(study_id)
+    try:
+        study = store.get_study(study_id)
+        missing, total = pending_slots(store, study_id)
+        existing = total - len(missing)
+        generated = 0
+        if progress:
+            progress(existing, total, "starting")
+        for item, method, sample in missing:
+            if should_stop is not None and should_stop():
+                break
+            if progress:
+                progress(existing + generated, total, f"item {item['ordinal'] + 1}, {method} sample {sample + 1}")
+            req = RunRequest(prompt=item["prompt"], methods=[method], settings={method: study["settings"].get(method, {})},
+                             max_new_tokens=study["max_new_tokens"], seed=study["base_seed"] + sample, raw=item["raw"])
+            [result] = run_methods(lm, req)
+            _, new = store.add_output(item["id"], method, sample, model=lm.name, **_output_fields(result))
+            generated += int(new)
+        if progress:
+            progress(existing + generated, total, "done")
+        return GenerationReport(total, existing, generated)
+    finally:
+        with _running_lock:
+            _running.discard(study_id)
+
+
+def _output_fields(result: MethodResult | Mapping[str, Any]) -> dict[str, Any]:
+    r = result.public() if isinstance(result, MethodResult) else dict(result)
+    return dict(text=r["text"], settings=r.get("settings") or {}, seed=r.get("seed"), new_tokens=r.get("new_tokens", 0),
+                latency_ms=r.get("latency_ms"), ttft_ms=r.get("ttft_ms"), tokens_per_s=r.get("tokens_per_s"),
+                prompt_tokens=r.get("prompt_tokens"), finish_reason=r.get("finish_reason"))
+
+
+def ready_item_ids(store: Store, study_id: int) -> list[int]:
+    """Items a rater may see: every expected output stored (ad-hoc items: stored as given)."""
+    study = store.get_study(study_id)
+    if study is None:
+        return []
+    done = store.output_slots(study_id)
+    per_item: dict[int, set[tuple[str, int]]] = {}
+    for item_id, m, s in done:
+        per_item.setdefault(item_id, set()).add((m, s))
+    if study["kind"] == "adhoc":
+        return [i["id"] for i in store.items(study_id) if len(per_item.get(i["id"], ())) >= 2]
+    need = set(expected_slots(study["methods"], study["samples_per_method"]))
+    return [i["id"] for i in store.items(study_id) if need <= per_item.get(i["id"], set())]
+
+
+# ---- quick rating from the Compare tab ------------------------------------------------------------
+
+def quick_item(store: Store, lm_name: str, prompt: str, results: Iterable[MethodResult | Mapping[str, Any]],
+               raw: bool = False) -> tuple[int, int]:
+    """Turn the Compare tab's finished results into a one-item ad-hoc study; return (study_id, item_id)."""
+    results = list(results or [])
+    if len(results) < 2:
+        raise UserError("run at least two methods first; blind rating compares their outputs")
+    if len(results) > MAX_RESPONSES:
+        raise UserError(f"at most {MAX_RESPONSES} outputs can be rated side by side")
+    fields = [_output_fields(r) | {"method": (r.method if isinstance(r, MethodResult) else r["method"])} for r in results]
+    prompt = clean_prompt(prompt)
+    methods = list(dict.fromkeys(f["method"] for f in fields))
+    max_new = max(int((f["settings"] or {}).get("max_new_tokens", 0) or 0) for f in fields) or 1
+    seed = next((f["seed"] for f in fields if f["seed"] is not None), 0)
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    study_id = store.create_study(f"Quick rating {when} UTC", kind="adhoc", model=lm_name, methods=methods,
+                                  settings={}, samples_per_method=1, max_new_tokens=max_new, base_seed=int(seed))
+    [item_id] = store.add_items(study_id, [{"prompt": prompt, "scenario": QUICK_SCENARIO, "raw": bool(raw)}])
+    seen: dict[str, int] = {}
+    for f in fields:
+        method = f.pop("method")
+        sample = seen.get(method, 0)
+        seen[method] = sample + 1
+        store.add_output(item_id, method, sample, model=lm_name, **f)
+    return study_id, item_id
