@@ -76,7 +76,7 @@ def validate_request(req: RunRequest) -> RunRequest:
         max_new = int(req.max_new_tokens)
         if max_new != float(req.max_new_tokens):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UserError(f"max_new_tokens must be a whole number, got {req.max_new_tokens!r}") from None
     lo, hi = MAX_NEW_TOKENS_RANGE
     if not lo <= max_new <= hi:
@@ -87,14 +87,17 @@ def validate_request(req: RunRequest) -> RunRequest:
             seed = int(seed)
             if seed != float(req.seed) or not 0 <= seed < 2**63:
                 raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise UserError(f"seed must be a whole number ≥ 0, got {req.seed!r}") from None
-    unknown = set(req.settings) - set(methods)
+    settings = {} if req.settings is None else req.settings
+    if not isinstance(settings, Mapping):
+        raise UserError(f"settings must map method names to their parameters, got {req.settings!r}")
+    unknown = set(settings) - set(methods)
     if unknown:
         raise UserError(f"settings given for methods not being run: {', '.join(sorted(unknown))}")
     for name in methods:
-        decoders.get(name).resolve(req.settings.get(name))
-    return RunRequest(req.prompt, methods, dict(req.settings), max_new, seed, bool(req.raw))
+        decoders.get(name).resolve(settings.get(name))
+    return RunRequest(req.prompt, methods, dict(settings), max_new, seed, bool(req.raw))
 
 
 class _FirstStepClock(LogitsProcessor):

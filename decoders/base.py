@@ -55,7 +55,7 @@ class Param:
             raise InvalidSettings(f"{where} must be a number, got {value!r}")
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float range
             raise InvalidSettings(f"{where} must be a number, got {value!r}") from None
         if not math.isfinite(number):
             raise InvalidSettings(f"{where} must be a finite number, got {value!r}")
@@ -126,6 +126,8 @@ class Decoder:
     def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults updated with validated `overrides`; unknown names are an error."""
         known = {p.name: p for p in self.params}
+        if overrides is not None and not isinstance(overrides, Mapping):
+            raise InvalidSettings(f"settings for {self.name} must map parameter names to values, got {overrides!r}")
         settings = self.defaults()
         for key, value in (overrides or {}).items():
             if key not in known:

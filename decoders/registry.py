@@ -38,6 +38,8 @@ def parse_methods(spec: str | list[str] | tuple[str, ...] | None) -> list[str]:
     """'BS-4,TS-Temp' or a list -> validated names, order kept, duplicates refused."""
     if spec is None:
         return list(DEFAULT_METHODS)
+    if not isinstance(spec, (str, list, tuple)) or not all(isinstance(s, str) for s in spec):
+        raise InvalidSettings(f"methods must be names, e.g. 'BS-4,TS-Temp', got {spec!r}")
     items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [s.strip() for s in spec]
     items = [s for s in items if s]
     if not items:
