@@ -1,0 +1,229 @@
+"""The real app as a separate process on loopback, and a raw client for Gradio's HTTP queue.
+
+The browser, load, fault and security tests all talk to `python app.py` started here, never to an
+in-process Blocks: a SIGKILL must kill a real server, and a forged call must go through the same
+routes a browser uses. `GradioHTTP` speaks the queue protocol directly (POST /queue/join, then the
+SSE stream of /queue/data) so it can call every registered function by index, including the ones
+`gradio_client` refuses to call because they are not public: a browser, or an attacker, can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+ORGANIZER_PASSWORD = "organizer-test-pw-7f3a"
+API = "/gradio_api"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def app_env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for an app process whose data lives only under `workdir`."""
+    env = dict(os.environ)
+    env.update(
+        ARENA_DB_PATH=str(workdir / "arena.db"),
+        ARENA_ORGANIZER_PASSWORD=ORGANIZER_PASSWORD,
+        GRADIO_ANALYTICS_ENABLED="False",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        PYTHONUNBUFFERED="1",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+    )
+    env.pop("DATABASE_URL", None)  # a test that wants PostgreSQL passes it in `extra`
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class LiveApp:
+    """A running `app.py`. `url` ends without a slash."""
+
+    proc: subprocess.Popen
+    url: str
+    port: int
+    workdir: Path
+    log_path: Path
+    env: dict[str, str] = field(repr=False, default_factory=dict)
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, no flushing; what is not on disk is gone."""
+        if self.alive():
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def start_app(workdir: Path, extra_env: dict[str, str] | None = None, timeout_s: float = 300,
+              args: list[str] | None = None, port: int | None = None) -> LiveApp:
+    """Start `python app.py` on 127.0.0.1 and wait until its config answers."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = port or free_port()
+    env = app_env(workdir, extra_env)
+    log_path = workdir / f"app-{port}-{int(time.time() * 1000)}.log"
+    log = open(log_path, "wb")
+    cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port), *(args or [])]
+    proc = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    app = LiveApp(proc, f"http://127.0.0.1:{port}", port, workdir, log_path, env)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not app.alive():
+            raise RuntimeError(f"app.py exited with {proc.returncode} before serving:\n{app.log_tail()}")
+        try:
+            r = httpx.get(f"{app.url}/config", timeout=5, trust_env=False)
+            if r.status_code == 200:
+                return app
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    app.kill()
+    raise RuntimeError(f"app.py did not serve within {timeout_s:.0f} s:\n{app.log_tail()}")
+
+
+@dataclass
+class CallResult:
+    """What one queued call sent back. `raw` is every SSE message of the event, as text, i.e.
+    everything a browser would have received for it."""
+
+    ok: bool
+    data: list[Any] | None
+    error: str | None
+    raw: str
+    status: int = 200
+
+
+class GradioHTTP:
+    """Calls Gradio functions by index over the queue routes the browser uses."""
+
+    def __init__(self, url: str, timeout_s: float = 120):
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.http = httpx.Client(timeout=timeout_s, trust_env=False)
+        self._config: dict | None = None
+
+    def close(self) -> None:
+        self.http.close()
+
+    def config(self, refresh: bool = False) -> dict:
+        if self._config is None or refresh:
+            r = self.http.get(f"{self.url}/config")
+            r.raise_for_status()
+            self._config = r.json()
+        return self._config
+
+    def api_info(self) -> dict:
+        r = self.http.get(f"{self.url}{API}/info", params={"all_endpoints": "true"})
+        r.raise_for_status()
+        return r.json()
+
+    def dependencies(self) -> list[dict]:
+        return list(self.config()["dependencies"])
+
+    def components(self) -> dict[int, dict]:
+        return {c["id"]: c for c in self.config()["components"]}
+
+    def call(self, fn_index: int, data: list[Any], session_hash: str | None = None,
+             event_data: Any = None, trigger_id: int | None = None) -> CallResult:
+        """One call, as the browser makes it: join the queue, then read the session's SSE stream
+        until this event completes. Stateful inputs (gr.State) come from the server-side session,
+        so a fresh `session_hash` is a fresh visitor."""
+        session_hash = session_hash or uuid.uuid4().hex[:11]
+        body = {"data": data, "fn_index": fn_index, "session_hash": session_hash,
+                "event_data": event_data, "trigger_id": trigger_id}
+        r = self.http.post(f"{self.url}{API}/queue/join", json=body)
+        if r.status_code != 200:
+            return CallResult(False, None, r.text, r.text, r.status_code)
+        event_id = r.json()["event_id"]
+        raw: list[str] = []
+        deadline = time.monotonic() + self.timeout_s
+        with self.http.stream("GET", f"{self.url}{API}/queue/data", params={"session_hash": session_hash}) as resp:
+            buffer = ""
+            for chunk in resp.iter_text():
+                buffer += chunk
+                while "\n\n" in buffer:
+                    line, buffer = buffer.split("\n\n", 1)
+                    line = line.strip()
+                    if not line.startswith("data:"):
+                        continue
+                    msg = json.loads(line[5:])
+                    if msg.get("msg") == "heartbeat":
+                        continue
+                    raw.append(line[5:].strip())
+                    if msg.get("msg") == "close_stream":
+                        return CallResult(False, None, "stream closed before completion", "\n".join(raw))
+                    if msg.get("event_id") not in (None, event_id):
+                        continue
+                    if msg.get("msg") == "unexpected_error":
+                        return CallResult(False, None, msg.get("message"), "\n".join(raw))
+                    if msg.get("msg") == "process_completed":
+                        out = msg.get("output") or {}
+                        if msg.get("success", True):
+                            return CallResult(True, out.get("data"), None, "\n".join(raw))
+                        return CallResult(False, None, str(out.get("error") or out), "\n".join(raw))
+                if time.monotonic() > deadline:
+                    break
+        return CallResult(False, None, "no completion before the stream ended", "\n".join(raw))
+
+
+def tab_of_components(config: dict) -> dict[int, str]:
+    """Component id -> id of the tab (gr.Tab `id`, i.e. the arena.ui module) it lives in."""
+    comps = {c["id"]: c for c in config["components"]}
+    owner: dict[int, str] = {}
+
+    def walk(node: dict, tab: str | None) -> None:
+        cid = node["id"]
+        comp = comps.get(cid, {})
+        if comp.get("type") in ("tabitem", "tab"):
+            tab = str(comp.get("props", {}).get("id") or comp.get("props", {}).get("label"))
+        if tab is not None:
+            owner[cid] = tab
+        for child in node.get("children", []) or []:
+            walk(child, tab)
+
+    walk(config["layout"], None)
+    return owner
+
+
+def dependency_tab(config: dict, dep: dict) -> str | None:
+    """The tab a dependency belongs to: the tab of its trigger (or, failing that, its inputs)."""
+    owner = tab_of_components(config)
+    ids = [t[0] if isinstance(t, (list, tuple)) else t for t in dep.get("targets", [])]
+    ids += list(dep.get("inputs", [])) + list(dep.get("outputs", []))
+    for cid in ids:
+        if cid in owner:
+            return owner[cid]
+    return None
