@@ -176,6 +176,10 @@ class Store:
                 ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
         return ids
 
+    def set_item_ordinal(self, item_id: int, ordinal: int) -> None:
+        with self.write() as conn:
+            conn.execute(update(items).where(items.c.id == int(item_id)).values(ordinal=int(ordinal)))
+
     def items(self, study_id: int) -> list[dict[str, Any]]:
         with self.read() as conn:
             rows = conn.execute(

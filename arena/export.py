@@ -1,0 +1,277 @@
+"""Export every rating joined with its output, method, settings, item and study, as CSV or JSONL,
+and import such a file back without losing anything.
+
+    python -m arena.export -o ratings.csv                # all studies; .jsonl for JSON lines
+    python -m arena.export --study 3 --format jsonl      # to stdout
+    python -m arena.export --import ratings.jsonl        # into the store (idempotent)
+
+The store is the one the app uses (DATABASE_URL / ARENA_DB_PATH), or `--database URL`.
+Rows are matched on natural keys when imported (study name + creation time, item public id,
+item + method + sample, rater name), so importing a file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from sqlalchemy import select
+
+from .errors import UserError
+from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
+from .store.api import EXTRA_COLUMNS, check_score
+from .store.schema import items, outputs, raters, ratings, studies
+
+# The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
+EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
+    "study_kind", "study_model", "study_methods", "study_settings", "samples_per_method", "max_new_tokens",
+    "base_seed", "blind_seed", "study_created_at", "item_ordinal", "item_public_id", "raw", "item_created_at",
+    "prompt_tokens", "finish_reason", "output_created_at",
+)
+INT_COLUMNS = {"study_id", "item_id", "output_id", "seed", "new_tokens", "position", "sample_index",
+               "samples_per_method", "max_new_tokens", "base_seed", "blind_seed", "item_ordinal", "prompt_tokens",
+               *SCORE_COLUMNS}
+FLOAT_COLUMNS = {"latency_ms", "ttft_ms", "tokens_per_s"}
+TIME_COLUMNS = {"created_at", "updated_at", "study_created_at", "item_created_at", "output_created_at"}
+BOOL_COLUMNS = {"raw"}
+FORMATS = ("csv", "jsonl")
+
+
+def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
+    query = (
+        select(
+            studies.c.id.label("study_id"), studies.c.name.label("study_name"), items.c.id.label("item_id"),
+            items.c.scenario, items.c.prompt, outputs.c.id.label("output_id"), outputs.c.method, outputs.c.settings,
+            outputs.c.seed, outputs.c.model, outputs.c.text, outputs.c.new_tokens, outputs.c.latency_ms,
+            outputs.c.ttft_ms, outputs.c.tokens_per_s, raters.c.name.label("rater"),
+            *[ratings.c[d] for d in SCORE_COLUMNS], ratings.c.comment, ratings.c.position, ratings.c.created_at,
+            ratings.c.updated_at, outputs.c.sample_index, items.c.language, studies.c.kind.label("study_kind"),
+            studies.c.model.label("study_model"), studies.c.methods.label("study_methods"),
+            studies.c.settings.label("study_settings"), studies.c.samples_per_method, studies.c.max_new_tokens,
+            studies.c.base_seed, studies.c.blind_seed, studies.c.created_at.label("study_created_at"),
+            items.c.ordinal.label("item_ordinal"), items.c.public_id.label("item_public_id"), items.c.raw,
+            items.c.created_at.label("item_created_at"), outputs.c.prompt_tokens, outputs.c.finish_reason,
+            outputs.c.created_at.label("output_created_at"),
+        )
+        .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id)
+                     .join(items, items.c.id == outputs.c.item_id).join(studies, studies.c.id == items.c.study_id)
+                     .join(raters, raters.c.id == ratings.c.rater_id))
+        .order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
+    )
+    if study_id is not None:
+        query = query.where(studies.c.id == int(study_id))
+    with store.read() as conn:
+        return [dict(r) for r in conn.execute(query).mappings()]
+
+
+def _to_text(column: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if column in TIME_COLUMNS:
+        return value.isoformat()
+    if column in BOOL_COLUMNS:
+        return bool(value)
+    return value
+
+
+def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: io.TextIOBase) -> int:
+    if fmt not in FORMATS:
+        raise UserError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    n = 0
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(EXPORT_COLUMNS)
+        for row in rows:
+            # None is written as an empty field; every text column that may be empty is nullable or
+            # cleaned to None by the store, so empty reads back as None without ambiguity.
+            writer.writerow(["" if (v := _to_text(c, row[c])) is None else v for c in EXPORT_COLUMNS])
+            n += 1
+    else:
+        for row in rows:
+            out.write(json.dumps({c: _to_text(c, row[c]) for c in EXPORT_COLUMNS}, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def export(store: Store, fmt: str, out: io.TextIOBase, study_id: int | None = None) -> int:
+    """Write every rating (of one study, or all) to `out`; return the number of rows."""
+    return write_export(export_rows(store, study_id), fmt, out)
+
+
+def export_to_path(store: Store, path: str | Path, fmt: str | None = None, study_id: int | None = None) -> int:
+    path = Path(path)
+    fmt = fmt or format_from_suffix(path)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        return export(store, fmt, fh, study_id)
+
+
+def format_from_suffix(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    raise UserError(f"{Path(path).name}: use a .csv or .jsonl file name (or give --format)")
+
+
+# ---- import ---------------------------------------------------------------------------------------
+
+def _parse(column: str, value: Any, where: str) -> Any:
+    if value is None or (isinstance(value, str) and value == "" and column not in ("text", "prompt", "scenario",
+                                                                                      "language", "model",
+                                                                                      "study_model")):
+        return None
+    try:
+        if column in INT_COLUMNS:
+            if isinstance(value, bool):
+                raise ValueError
+            number = float(value) if isinstance(value, str) else value
+            if number != int(number):
+                raise ValueError
+            return int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else int(number)
+        if column in FLOAT_COLUMNS:
+            return float(value)
+        if column in TIME_COLUMNS:
+            return datetime.fromisoformat(value)
+        if column in BOOL_COLUMNS:
+            if isinstance(value, bool):
+                return value
+            if str(value).lower() in ("true", "1"):
+                return True
+            if str(value).lower() in ("false", "0"):
+                return False
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise UserError(f"{where}: {column} has an unreadable value {value!r}") from None
+    return value
+
+
+def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]]:
+    path = Path(path)
+    fmt = fmt or format_from_suffix(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:  # keep "\r\n" inside texts as written
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {path.name}: {exc}") from None
+    raw_rows: list[tuple[str, dict[str, Any]]] = []
+    if fmt == "csv":
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        missing = set(EXPORT_COLUMNS) - set(reader.fieldnames or [])
+        if missing:
+            raise UserError(f"{path.name} is not an arena export: missing columns {', '.join(sorted(missing))}")
+        raw_rows = [(f"{path.name} row {n}", row) for n, row in enumerate(reader, start=2)]
+    else:
+        # split on "\n" only: str.splitlines would also cut at U+2028 inside a generated text
+        for n, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path.name} line {n}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or set(EXPORT_COLUMNS) - set(row):
+                raise UserError(f"{path.name} line {n} is not an arena export row")
+            raw_rows.append((f"{path.name} line {n}", row))
+    rows = []
+    for where, row in raw_rows:
+        parsed = {c: _parse(c, row[c], where) for c in EXPORT_COLUMNS}
+        for c in ("study_name", "prompt", "method", "rater", "item_public_id", "study_created_at"):
+            if parsed[c] in (None, ""):
+                raise UserError(f"{where}: {c} is empty")
+        for d in SCORE_COLUMNS:
+            try:
+                check_score(d, parsed[d])
+            except UserError as exc:
+                raise UserError(f"{where}: {exc}") from None
+        rows.append(parsed)
+    return rows
+
+
+def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Add the rows' studies, items, outputs, raters and ratings that the store lacks; update ratings."""
+    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0}
+    study_ids: dict[tuple[str, Any], int] = {}
+    item_ids: dict[str, int] = {}
+    for row in rows:
+        skey = (row["study_name"], row["study_created_at"])
+        if skey not in study_ids:
+            found = next((s["id"] for s in store.list_studies()
+                          if s["name"] == row["study_name"] and s["created_at"] == row["study_created_at"]), None)
+            if found is None:
+                found = store.create_study(
+                    row["study_name"], kind=row["study_kind"] or "study", model=row["study_model"] or "",
+                    methods=json.loads(row["study_methods"] or "[]"), settings=json.loads(row["study_settings"] or "{}"),
+                    samples_per_method=row["samples_per_method"] or 1, max_new_tokens=row["max_new_tokens"] or 1,
+                    base_seed=row["base_seed"] or 0, blind_seed=row["blind_seed"], created_at=row["study_created_at"])
+                counts["studies"] += 1
+            study_ids[skey] = found
+        sid = study_ids[skey]
+        pid = row["item_public_id"]
+        if pid not in item_ids:
+            item = store.item_by_public_id(pid)
+            if item is None:
+                taken = {i["ordinal"] for i in store.items(sid)}
+                [iid] = store.add_items(sid, [{"prompt": row["prompt"], "scenario": row["scenario"],
+                                                "language": row["language"], "raw": row["raw"], "public_id": pid,
+                                                "created_at": row["item_created_at"]}])
+                if row["item_ordinal"] is not None and row["item_ordinal"] not in taken:
+                    store.set_item_ordinal(iid, row["item_ordinal"])
+                counts["items"] += 1
+            else:
+                iid = item["id"]
+            item_ids[pid] = iid
+        oid, new = store.add_output(
+            item_ids[pid], row["method"], row["sample_index"] or 0, text=row["text"],
+            settings=json.loads(row["settings"] or "{}"), seed=row["seed"], model=row["model"] or "",
+            new_tokens=row["new_tokens"] or 0, latency_ms=row["latency_ms"], ttft_ms=row["ttft_ms"],
+            tokens_per_s=row["tokens_per_s"], prompt_tokens=row["prompt_tokens"], finish_reason=row["finish_reason"],
+            created_at=row["output_created_at"])
+        counts["outputs"] += int(new)
+        rid = store.rater_id(row["rater"])
+        store.save_ratings(rid, [{"output_id": oid, **{d: row[d] for d in SCORE_COLUMNS}, "comment": row["comment"],
+                                  "position": row["position"], "created_at": row["created_at"],
+                                  "updated_at": row["updated_at"]}])
+        counts["ratings"] += 1
+    return counts
+
+
+def import_file(store: Store, path: str | Path, fmt: str | None = None) -> dict[str, int]:
+    """Check the whole file first, then import it."""
+    return import_rows(store, read_export(path, fmt))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m arena.export", description=__doc__.split("\n\n")[0])
+    p.add_argument("-o", "--out", help="file to write (.csv or .jsonl); default: CSV to stdout")
+    p.add_argument("--format", choices=FORMATS, help="csv or jsonl (default: from the file name)")
+    p.add_argument("--study", type=int, help="only this study id")
+    p.add_argument("--import", dest="import_path", metavar="FILE", help="import an export file instead")
+    p.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
+    args = p.parse_args(argv)
+    try:
+        store = Store(args.database)
+        if args.import_path:
+            counts = import_file(store, args.import_path, args.format)
+            print(f"imported {counts['ratings']} ratings (new: {counts['studies']} studies, {counts['items']} items, "
+                  f"{counts['outputs']} outputs) into {store.url}", file=sys.stderr)
+        elif args.out:
+            n = export_to_path(store, args.out, args.format, args.study)
+            print(f"wrote {n} ratings to {args.out}", file=sys.stderr)
+        else:
+            n = export(store, args.format or "csv", sys.stdout, args.study)
+            print(f"wrote {n} ratings", file=sys.stderr)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
