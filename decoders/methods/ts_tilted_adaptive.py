@@ -1,0 +1,54 @@
+"""TS-Tilted-Adaptive (article 000, §5.1): TS-Tilted plus a penalty on tokens repeated in the
+last few generated tokens."""
+
+from ..adaptive import RecentRepetitionPenaltyLogitsProcessor
+from ..base import DecodeContext, Decoder, GenerationPlan, Param
+from ..priors import PRIORS, build_prior
+from ..processors import TiltedLogitsProcessor
+from ..registry import register
+
+PENALTY_FACTOR = 5.0  # the article's `base_alpha * 5.0`
+
+
+def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
+    prior = build_prior(ctx.tokenizer, s["prior"], ctx.logits_size, ctx.device, ctx.cache_dir)
+    penalty = PENALTY_FACTOR * s["alpha"]
+    processors = [
+        TiltedLogitsProcessor(s["temperature"], s["alpha"], prior),
+        # After the tilt, so the penalty is subtracted from logits/T - λS, as in the article.
+        RecentRepetitionPenaltyLogitsProcessor(s["history_window"], penalty, ctx.prompt_length),
+    ]
+    kwargs = {"do_sample": True, "temperature": 1.0, "top_p": s["top_p"], "top_k": s["top_k"]}
+    effective = {
+        "do_sample": True,
+        "temperature": s["temperature"],
+        "temperature_applied": "inside the tilt processor, before top-k/top-p (generate temperature=1)",
+        "alpha": s["alpha"],
+        "prior": s["prior"],
+        "history_window": s["history_window"],
+        "repeat_limit": f"more than {s['history_window'] // 2} of the last {s['history_window']} generated tokens",
+        "repeat_penalty": penalty,
+        "top_k": s["top_k"],
+        "top_p": s["top_p"],
+    }
+    return GenerationPlan(generate_kwargs=kwargs, logits_processors=processors, effective=effective)
+
+
+register(
+    Decoder(
+        name="TS-Tilted-Adaptive",
+        description="TS-Tilted (T=0.8, λ=0.1) plus a 5·λ penalty on tokens filling over half of the last 5 generated.",
+        params=(
+            Param("temperature", 0.8, "float", 0.05, 2.0, 0.05, label="temperature"),
+            Param("alpha", 0.1, "float", 0.0, 2.0, 0.01, label="tilt λ (base_alpha)",
+                  help="the tilt strength; the repetition penalty is 5·λ, as in the article"),
+            Param("history_window", 5, "int", 1, 64, 1, label="history window",
+                  help="how many recent generated tokens are counted"),
+            Param("prior", "wordfreq", "choice", choices=PRIORS, label="prior S(w)"),
+            Param("top_p", 1.0, "float", 0.05, 1.0, 0.01, label="top-p"),
+            Param("top_k", 50, "int", 0, 1000, 1, label="top-k", help="generate's default 50, as TS-Tilted; 0 = off"),
+        ),
+        plan_fn=plan,
+        family="article-000",
+    )
+)
