@@ -14,6 +14,7 @@ from arena.ui import AppContext
 # (tab label, module under arena.ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
     ("Compare", "compare"),
+    ("Multi-arm trace", "trace"),
 ]
 
 

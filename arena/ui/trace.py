@@ -1,0 +1,141 @@
+"""Multi-arm trace tab: run Multi-Arm on one prompt and show what every arm did.
+
+The plot has three rows sharing the loop-step axis: each arm's verifier score (hover shows the
+token), each arm's position in its answer (it climbs one per token and drops at a backtrack, so
+the line *is* the arm's path), and the arm weights. Backtracks are ✕ markers, prunes/copies ◆.
+`run_trace`, `trace_figure`, `arms_frame` and `events_frame` are plain functions the tests call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+
+from decoders.multiarm import MultiArmTrace
+
+from ..errors import UserError
+from ..models import LoadedModel
+from ..runner import RunRequest, encode, plan_for, validate_request
+from . import AppContext
+
+METHOD = "Multi-Arm"
+COLORS = ("#e45756", "#4c78a8", "#54a24b", "#b279a2", "#f58518")
+HONESTY = ("The verifier scores paths from the generating model's own signals (variance of token "
+           "log-probabilities, entropy of its next-token distribution). It is **not** the article's "
+           "trained 200M verifier, which is not published.")
+
+
+@dataclass
+class TraceRun:
+    text: str
+    trace: MultiArmTrace
+    settings: dict[str, Any]
+
+
+def run_trace(lm: LoadedModel, prompt: str, raw: bool = False, max_new_tokens: Any = 48, seed: Any = 0,
+              overrides: dict[str, Any] | None = None) -> TraceRun:
+    """One Multi-Arm generation; its trace, answer text and effective settings."""
+    req = validate_request(RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw))
+    input_ids = encode(lm, req)
+    with lm.lock:
+        plan = plan_for(lm, METHOD, req.settings.get(METHOD), input_ids.shape[1], req.max_new_tokens)
+        with torch.inference_mode():
+            if req.seed is not None:
+                torch.manual_seed(req.seed)
+            output = plan.custom_generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
+                                          max_new_tokens=req.max_new_tokens, pad_token_id=lm.tokenizer.pad_token_id)
+    text = lm.tokenizer.decode(output[0, input_ids.shape[1]:].tolist(), skip_special_tokens=True)
+    return TraceRun(text, plan.custom_generate.last_trace, plan.effective)
+
+
+def _token_text(tokenizer, token: int) -> str:
+    return tokenizer.decode([token]) if tokenizer is not None else str(token)
+
+
+def trace_figure(trace: MultiArmTrace, tokenizer=None) -> go.Figure:
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=[0.45, 0.35, 0.2],
+                        subplot_titles=("verifier score per arm", "position in the arm's answer (its path)", "arm weight"))
+    for arm, name in enumerate(trace.arm_names):
+        steps = [s for s in trace.steps if s.arm == arm]
+        color = COLORS[arm % len(COLORS)]
+        label = f"{name}{' (answer)' if trace.chosen == arm else ''}"
+        hover = [f"{name} · step {s.step} · pos {s.position}<br>token {_token_text(tokenizer, s.token)!r}<br>"
+                 f"log p {s.logprob:.2f} · H {s.entropy:.2f} · T {s.temperature:.2f}" for s in steps]
+        x = [s.step for s in steps]
+        fig.add_trace(go.Scatter(x=x, y=[s.score for s in steps], mode="lines+markers", name=label, legendgroup=name,
+                                 line=dict(color=color), hovertext=hover, hoverinfo="text+y"), 1, 1)
+        fig.add_trace(go.Scatter(x=x, y=[s.position for s in steps], mode="lines+markers", name=label, legendgroup=name,
+                                 showlegend=False, line=dict(color=color, shape="hv"), hovertext=hover, hoverinfo="text"), 2, 1)
+        fig.add_trace(go.Scatter(x=x, y=[s.weight for s in steps], mode="lines", name=label, legendgroup=name,
+                                 showlegend=False, line=dict(color=color)), 3, 1)
+        for kind, symbol in (("backtrack", "x"), ("copy", "diamond")):
+            events = [e for e in trace.events if e.arm == arm and e.kind == kind]
+            if events:
+                fig.add_trace(go.Scatter(x=[e.step for e in events], y=[e.position for e in events], mode="markers",
+                                         name=f"{name} {kind}", legendgroup=name,
+                                         marker=dict(symbol=symbol, size=13, color=color, line=dict(width=2, color="black")),
+                                         hovertext=[e.reason for e in events], hoverinfo="text"), 2, 1)
+    fig.update_layout(height=640, margin=dict(l=40, r=10, t=40, b=30), hovermode="closest",
+                      legend=dict(orientation="h", y=-0.08))
+    return fig
+
+
+def arms_frame(trace: MultiArmTrace, tokenizer=None) -> pd.DataFrame:
+    rows = []
+    for arm, name in enumerate(trace.arm_names):
+        path = trace.paths[arm] if arm < len(trace.paths) else []
+        rows.append({
+            "arm": name,
+            "answer": "yes" if trace.chosen == arm else "",
+            "mean score": round(trace.mean_scores[arm], 3) if arm < len(trace.mean_scores) else None,
+            "backtracks": sum(1 for e in trace.events if e.arm == arm and e.kind == "backtrack"),
+            "pruned": sum(1 for e in trace.events if e.arm == arm and e.kind == "copy"),
+            "tokens": len(path),
+            "text": tokenizer.decode(path, skip_special_tokens=True) if tokenizer is not None else str(path),
+        })
+    return pd.DataFrame(rows)
+
+
+def events_frame(trace: MultiArmTrace) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"step": e.step, "arm": trace.arm_names[e.arm], "event": e.kind, "to position": e.position, "why": e.reason}
+         for e in trace.events],
+        columns=["step", "arm", "event", "to position", "why"],
+    )
+
+
+def build(ctx: AppContext) -> None:
+    gr.Markdown(f"Run **{METHOD}** on one prompt and see each arm's path, its scores, every backtrack and prune. "
+                + HONESTY)
+    with gr.Row():
+        with gr.Column(scale=3):
+            prompt = gr.Textbox(label="Prompt", lines=3, placeholder="A question or a text to continue")
+            raw = gr.Checkbox(label="Raw continuation (no chat template)", value=False)
+        with gr.Column(scale=1):
+            seed = gr.Number(value=0, precision=0, label="Seed")
+            max_new = gr.Slider(1, 256, value=48, step=1, label="max_new_tokens")
+            run = gr.Button("Trace", variant="primary")
+    answer = gr.Textbox(label="Answer (the arm with the highest mean score)", lines=4, interactive=False)
+    plot = gr.Plot(label="Arms over the loop steps")
+    arms = gr.Dataframe(label="Arms", interactive=False, wrap=True)
+    events = gr.Dataframe(label="Backtracks and prunes", interactive=False, wrap=True)
+
+    def on_run(prompt_text, raw_value, seed_value, max_new_value):
+        lm = ctx.model()
+        try:
+            result = run_trace(lm, prompt_text or "", bool(raw_value), max_new_value,
+                               None if seed_value in (None, "") else seed_value)
+        except UserError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+        return (result.text, trace_figure(result.trace, lm.tokenizer), arms_frame(result.trace, lm.tokenizer),
+                events_frame(result.trace))
+
+    run.click(on_run, [prompt, raw, seed, max_new], [answer, plot, arms, events], api_name="multiarm_trace",
+              concurrency_limit=1, concurrency_id="generation")
+
