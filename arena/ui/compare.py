@@ -1,0 +1,178 @@
+"""Compare tab: one prompt, any set of decoders side by side, streamed where possible, timed.
+
+Every control for a decoder's parameters is generated from the registry, so a new decoder file
+shows up here with no UI code. The pure helpers (`make_request`, `timing_frame`, `timing_figure`,
+`apply_preset`) are what the tests call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import gradio as gr
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+import decoders
+from decoders import Param
+
+from ..errors import UserError
+from ..prompts import SCENARIOS
+from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, stream_methods, validate_request
+from . import AppContext
+
+# The article's presets: (method, settings). Choosing one selects that method and sets its controls.
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "Creative": ("TS-Temp", {"temperature": 1.1}),
+    "Balanced": ("TS-Tilted", {"temperature": 0.8, "alpha": 0.1}),
+    "Precise": ("BS-4", {"length_penalty": 0.8}),
+}
+
+TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s", "peak GPU mem (MB)", "seed", "finish"]
+
+
+def param_keys() -> list[tuple[str, Param]]:
+    """Every (decoder name, param) pair, in the order the controls are built."""
+    return [(d.name, p) for d in decoders.all_decoders() for p in d.params]
+
+
+def make_request(prompt: str, methods: list[str], raw: bool, seed: Any, max_new_tokens: Any, values: list[Any]) -> RunRequest:
+    """A validated RunRequest from the raw control values (one per `param_keys()` entry)."""
+    keys = param_keys()
+    if len(values) != len(keys):
+        raise UserError("the settings form is out of date; reload the page")
+    settings: dict[str, dict[str, Any]] = {}
+    for (method, param), value in zip(keys, values):
+        if method in (methods or []) and value is not None and value != param.default:
+            settings.setdefault(method, {})[param.name] = value
+    seed_value = None if seed in (None, "") else seed
+    return validate_request(RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw)))
+
+
+def apply_preset(name: str) -> tuple[str, dict[str, Any]]:
+    if name not in PRESETS:
+        raise UserError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    return PRESETS[name]
+
+
+def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
+    rows = [
+        [r.method, r.new_tokens, round(r.ttft_ms, 1), round(r.latency_ms, 1), round(r.tokens_per_s, 2),
+         "n/a (CPU)" if r.peak_mem_mb is None else r.peak_mem_mb, r.seed, r.finish_reason]
+        for r in results
+    ]
+    return pd.DataFrame(rows, columns=TIMING_COLUMNS)
+
+
+def timing_figure(results: list[MethodResult]) -> go.Figure:
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("latency (ms)", "throughput (generated tokens/s)"))
+    names = [r.method for r in results]
+    fig.add_trace(go.Bar(x=names, y=[r.latency_ms for r in results], name="latency", marker_color="#4c78a8"), 1, 1)
+    fig.add_trace(go.Bar(x=names, y=[r.tokens_per_s for r in results], name="tokens/s", marker_color="#f58518"), 1, 2)
+    fig.update_layout(height=320, showlegend=False, margin=dict(l=30, r=10, t=40, b=30))
+    return fig
+
+
+def _control(param: Param) -> gr.components.Component:
+    label = param.label or param.name
+    if param.kind == "bool":
+        return gr.Checkbox(value=param.default, label=label, info=param.help or None)
+    if param.kind == "choice":
+        return gr.Dropdown(choices=list(param.choices), value=param.default, label=label, info=param.help or None)
+    return gr.Slider(
+        minimum=param.minimum, maximum=param.maximum, value=param.default,
+        step=param.step or (1 if param.kind == "int" else 0.01), label=label, info=param.help or None,
+    )
+
+
+def build(ctx: AppContext) -> None:
+    all_names = decoders.names()
+    lm = ctx.model()
+    gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {str(lm.dtype).replace('torch.', '')}"
+                f" · context {lm.context_length:,} tokens")
+    with gr.Row():
+        with gr.Column(scale=3):
+            prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
+            raw_box = gr.Checkbox(label="Raw continuation (no chat template)", value=False)
+            gr.Examples(
+                examples=[[s.prompt, s.raw] for s in SCENARIOS],
+                inputs=[prompt, raw_box],
+                label="The article's scenarios (zh and en)",
+            )
+        with gr.Column(scale=2):
+            methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
+            preset = gr.Radio(choices=list(PRESETS), value=None, label="Article presets",
+                              info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8")
+            with gr.Row():
+                run = gr.Button("Run", variant="primary")
+                rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
+    with gr.Accordion("Settings", open=False):
+        with gr.Row():
+            seed = gr.Number(value=0, precision=0, label="Seed (torch.manual_seed before each method; empty = random)")
+            lo, hi = MAX_NEW_TOKENS_RANGE
+            max_new = gr.Slider(lo, hi, value=DEFAULT_MAX_NEW_TOKENS, step=1, label="max_new_tokens")
+        controls: list[gr.components.Component] = []
+        for d in decoders.all_decoders():
+            with gr.Accordion(f"{d.name} — {d.description}", open=False):
+                with gr.Row():
+                    controls.extend(_control(p) for p in d.params)
+    status = gr.Markdown("")
+    boxes: dict[str, gr.Textbox] = {}
+    with gr.Row(equal_height=True):
+        for name in all_names:
+            # Textbox, not Markdown/HTML: model output is shown as text and can never run as markup.
+            boxes[name] = gr.Textbox(label=name, lines=12, interactive=False, visible=name in decoders.DEFAULT_METHODS)
+    timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
+    chart = gr.Plot(label="Latency and throughput")
+    last = gr.State([])  # server-side: this session's last results, for "Rate these blind"
+
+    keys = param_keys()
+
+    def on_methods(selected: list[str]):
+        return [gr.update(visible=n in (selected or [])) for n in all_names]
+
+    def on_preset(name: str | None, selected: list[str]):
+        if not name:
+            return [gr.update()] * (1 + len(controls))
+        method, values = apply_preset(name)
+        updates = [gr.update(value=values[p.name]) if m == method and p.name in values
+                   else (gr.update(value=p.default) if m == method else gr.update()) for m, p in keys]
+        chosen = list(selected or [])
+        if method not in chosen:
+            chosen.append(method)
+        return [gr.update(value=chosen)] + updates
+
+    def on_run(prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
+        try:
+            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
+        except UserError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+        texts = {n: "" for n in all_names}
+        done: list[MethodResult] = []
+        header = f"Running {', '.join(req.methods)} one after another (seed {req.seed}, max {req.max_new_tokens} new tokens)…"
+        yield [gr.update(value=header)] + [gr.update(value="") for _ in all_names] + [gr.update(), gr.update(), []]
+        try:
+            for event in stream_methods(ctx.model(), req):
+                texts[event.method] = event.text
+                if event.result is not None:
+                    done.append(event.result)
+                note = header if len(done) < len(req.methods) else f"Done: {len(done)} methods."
+                yield ([gr.update(value=note)] + [gr.update(value=texts[n]) for n in all_names]
+                       + [timing_frame(done), timing_figure(done) if done else gr.update(), done])
+        except UserError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+
+    methods.change(on_methods, methods, list(boxes.values()), api_visibility="private")
+    preset.change(on_preset, [preset, methods], [methods] + controls, api_visibility="private")
+    run.click(
+        on_run,
+        [prompt, methods, raw_box, seed, max_new] + controls,
+        [status] + list(boxes.values()) + [timing, chart, last],
+        api_name="compare",
+        concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
+        concurrency_id="generation",
+    )
+    quick = ctx.extras.get("quick_rate")
+    if quick is not None:
+        quick(rate, prompt, raw_box, last)

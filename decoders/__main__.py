@@ -1,0 +1,105 @@
+"""Command line: run decoders side by side on one prompt.
+
+    python -m decoders "PROMPT" --methods BS-4,TS-Temp,TS-Tilted --max-new-tokens 64 --seed 1 --json
+    python -m decoders --list
+
+Per-method settings: --set TS-Tilted.alpha=0.3 --set BS-4.num_beams=2 (repeatable).
+Bad input prints one line to stderr and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import decoders
+from arena.errors import UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own errors also exit 2, without a traceback
+        self.exit(2, f"error: {message}\n")
+
+
+def parse_sets(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    settings: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        method, dot, param = key.rpartition(".")
+        if not sep or not dot or not method or not param:
+            raise UserError(f"--set expects METHOD.PARAM=VALUE, got {pair!r}")
+        decoders.get(method)
+        settings.setdefault(method, {})[param] = value
+    return settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m decoders", description="Run decoding methods side by side on one prompt.")
+    p.add_argument("prompt", nargs="?", help="the prompt text (use '-' to read it from stdin)")
+    p.add_argument("--methods", default=",".join(decoders.DEFAULT_METHODS), help="comma-separated decoder names")
+    p.add_argument("--max-new-tokens", default="128", help="1-1024 (default 128)")
+    p.add_argument("--seed", default="0", help="torch.manual_seed right before each method (default 0)")
+    p.add_argument("--raw", action="store_true", help="continue the text as is, without the chat template")
+    p.add_argument("--set", action="append", default=[], metavar="METHOD.PARAM=VALUE", help="override a setting")
+    p.add_argument("--model", help="hub id, local folder or .gguf path (default: the embedded model)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--list", action="store_true", help="list the registered decoders and their parameters")
+    return p
+
+
+def list_decoders() -> str:
+    lines = []
+    for d in decoders.all_decoders():
+        lines.append(f"{d.name}: {d.description}")
+        for p in d.params:
+            lines.append(f"    {p.name} = {p.default!r}  {p.describe_range()}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list:
+        print(list_decoders())
+        return 0
+    try:
+        from arena.models import load_model
+        from arena.prompts import clean_prompt
+        from arena.runner import RunRequest, run_methods, validate_request
+
+        if args.prompt is None:
+            raise UserError("give a prompt (or --list)")
+        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        req = validate_request(
+            RunRequest(
+                prompt=clean_prompt(prompt),
+                methods=decoders.parse_methods(args.methods),
+                settings=parse_sets(args.set),
+                max_new_tokens=args.max_new_tokens,
+                seed=args.seed,
+                raw=args.raw,
+            )
+        )
+        lm = load_model(args.model)
+        results = run_methods(lm, req)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        out = {
+            "model": lm.name,
+            "device": f"{lm.device.type} ({str(lm.dtype).replace('torch.', '')})",
+            "results": [r.public() for r in results],
+        }
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        for r in results:
+            print(f"=== {r.method}  ({r.new_tokens} tokens, TTFT {r.ttft_ms:.0f} ms, "
+                  f"{r.latency_ms:.0f} ms, {r.tokens_per_s:.1f} tok/s, seed {r.seed})")
+            print(r.text.strip() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
