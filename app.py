@@ -7,6 +7,9 @@ import logging
 import os
 import sys
 
+if os.environ.get("SPACES_ZERO_GPU"):
+    import spaces  # noqa: F401  # ZeroGPU must be imported before anything initialises CUDA
+
 import gradio as gr
 
 from arena.ui import AppContext
@@ -15,6 +18,8 @@ from arena.ui import AppContext
 TABS: list[tuple[str, str]] = [
     ("Compare", "compare"),
     ("Multi-arm trace", "trace"),
+    ("Rate (blind)", "rating"),
+    ("Organizer", "organizer"),
 ]
 
 

@@ -164,6 +164,15 @@ def locate(store: Store, study_id: Any, item_public_id: object) -> int:
     return ids.index(item["id"]) + 1
 
 
+def labels_shown(store: Store, rater: object, item_public_id: object) -> list[str]:
+    """The labels this rater was shown for this item ([] if never shown)."""
+    item = store.item_by_public_id(item_public_id)
+    rater_id = store.find_rater(clean_rater_name(rater))
+    if item is None or rater_id is None:
+        return []
+    return [LABELS[p] for p in sorted(store.assignment(rater_id, item["id"]))]
+
+
 def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[str, Mapping[str, Any]],
            comments: Mapping[str, Any] | None = None) -> None:
     """Store one rater's scores for every response of an item, all or nothing.

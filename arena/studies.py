@@ -130,6 +130,9 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
     """Validate everything, then store the study and its items (no generation yet)."""
     if not (name or "").strip():
         raise UserError("give the study a name")
+    named = [m for m in decoders.names() if m.lower() in name.lower()]
+    if named:
+        raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
     chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
     settings = dict(settings or {})
     unknown = set(settings) - set(chosen)

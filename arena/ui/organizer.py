@@ -1,0 +1,210 @@
+"""The "Organizer" tab: create studies and pre-generate their outputs, follow progress per study and
+rater, reveal the blind mapping, export and import ratings.
+
+Every handler checks the password (env ARENA_ORGANIZER_PASSWORD) on the server; with no password
+set, the tab is disabled. Handlers are private to the UI (not offered through the API), but they do
+not rely on that.
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+import decoders
+
+from .. import blind, export, studies
+from ..errors import UserError
+from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from . import AppContext
+from .rating import store_for
+
+SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
+
+
+def check_password(ctx: AppContext, password: Any) -> None:
+    expected = ctx.organizer_password
+    if not expected:
+        raise UserError("the organizer view is disabled: set ARENA_ORGANIZER_PASSWORD on the server")
+    if not isinstance(password, str) or not hmac.compare_digest(password.encode(), expected.encode()):
+        raise UserError("wrong organizer password")
+
+
+def _file_path(upload: Any) -> str | None:
+    if upload is None:
+        return None
+    if isinstance(upload, (str, Path)):
+        return str(upload)
+    return getattr(upload, "name", None) or (upload.get("path") if isinstance(upload, dict) else None)
+
+
+def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[studies.PromptSpec]:
+    if source == SOURCES[0]:
+        return studies.builtin_prompts(None if language == "all" else language)
+    if source == SOURCES[1]:
+        specs = studies.parse_pasted(pasted)
+        if not specs:
+            raise UserError("paste at least one prompt, one per line")
+        return specs
+    if source == SOURCES[2]:
+        path = _file_path(upload)
+        if not path:
+            raise UserError("upload a .csv or .jsonl file of prompts")
+        return studies.parse_prompt_file(path)
+    raise UserError("choose where the prompts come from")
+
+
+def studies_table(ctx: AppContext) -> pd.DataFrame:
+    store = store_for(ctx)
+    rows = []
+    for s in store.list_studies():
+        summary = store.study_summary(s["id"])
+        expected = summary["items"] * len(studies.expected_slots(s["methods"], s["samples_per_method"])) \
+            if s["kind"] == "study" else summary["outputs"]
+        rows.append({"id": s["id"], "name": s["name"], "kind": s["kind"], "model": s["model"],
+                     "methods": ", ".join(s["methods"]), "samples": s["samples_per_method"],
+                     "items": summary["items"], "outputs": f"{summary['outputs']} / {expected}",
+                     "ready items": len(studies.ready_item_ids(store, s["id"])), "raters": summary["raters"],
+                     "ratings": summary["ratings"], "created": s["created_at"].strftime("%Y-%m-%d %H:%M")})
+    return pd.DataFrame(rows, columns=["id", "name", "kind", "model", "methods", "samples", "items", "outputs",
+                                       "ready items", "raters", "ratings", "created"])
+
+
+def study_options(ctx: AppContext) -> list[tuple[str, int]]:
+    return [(f"#{s['id']} {s['name']}", int(s["id"])) for s in store_for(ctx).list_studies()]
+
+
+def _study_id(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UserError("choose a study") from None
+
+
+def build(ctx: AppContext) -> None:
+    gr.Markdown("Organizer tools. Everything here needs the organizer password "
+                "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server).")
+    password = gr.Textbox(label="Organizer password", type="password", max_lines=1)
+    status = gr.Markdown("")
+
+    with gr.Accordion("Create a study", open=True):
+        gr.Markdown("Raters see the study's name: keep method names out of it.")
+        with gr.Row():
+            name = gr.Textbox(label="Study name", max_lines=1)
+            source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Prompts")
+            language = gr.Dropdown(["all", "en", "zh"], value="all", label="Built-in scenarios: language")
+        pasted = gr.Textbox(label="Pasted prompts (one per line)", lines=4)
+        upload = gr.File(label="Prompt file (.csv with a 'prompt' column, or .jsonl)", file_types=[".csv", ".jsonl"])
+        with gr.Row():
+            methods = gr.CheckboxGroup(decoders.names(), value=list(decoders.DEFAULT_METHODS), label="Methods")
+            samples = gr.Number(1, precision=0, minimum=1, maximum=studies.MAX_SAMPLES,
+                                label="Samples per stochastic method")
+            max_new = gr.Number(DEFAULT_MAX_NEW_TOKENS, precision=0, minimum=MAX_NEW_TOKENS_RANGE[0],
+                                maximum=MAX_NEW_TOKENS_RANGE[1], label="max_new_tokens")
+            seed = gr.Number(0, precision=0, minimum=0, label="Base seed (sample k uses base + k)")
+        create = gr.Button("Create study and generate its outputs", variant="primary")
+
+    with gr.Accordion("Studies and progress", open=True):
+        with gr.Row():
+            chosen = gr.Dropdown(choices=[], label="Study", scale=3)
+            refresh = gr.Button("Refresh", scale=0)
+            resume = gr.Button("Resume generation", scale=1)
+        table = gr.Dataframe(label="Studies", interactive=False)
+        per_rater = gr.Dataframe(label="Progress per rater (chosen study)", interactive=False)
+        with gr.Row():
+            reveal_btn = gr.Button("Reveal the blind mapping")
+            export_csv = gr.Button("Export ratings (CSV)")
+            export_jsonl = gr.Button("Export ratings (JSONL)")
+        mapping = gr.Dataframe(label="Blind mapping: which method stood behind each label", interactive=False)
+        download = gr.File(label="Export", interactive=False)
+        gr.Markdown("The export covers every study; the command line does the same: `python -m arena.export -o ratings.csv`.")
+        with gr.Row():
+            import_file = gr.File(label="Import an export (.csv or .jsonl)", file_types=[".csv", ".jsonl"])
+            import_btn = gr.Button("Import")
+
+    def guarded(fn):
+        """Check the password first; the wrapper's signature keeps `fn`'s gr.Progress parameter visible."""
+        def run(pw, *args, **kwargs):
+            try:
+                check_password(ctx, pw)
+                return fn(*args, **kwargs)
+            except UserError as exc:
+                raise gr.Error(str(exc), print_exception=False) from None
+        params = list(inspect.signature(fn).parameters.values())
+        pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        run.__signature__ = inspect.Signature([pw_param, *params])
+        return run
+
+    def overview(selected: Any = None):
+        options = study_options(ctx)
+        value = selected if selected in [v for _, v in options] else (options[0][1] if options else None)
+        rater_table = store_for(ctx).progress(value) if value is not None else None
+        return gr.update(choices=options, value=value), studies_table(ctx), rater_table, "Unlocked."
+
+    def do_create(study_name, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens,
+                  base_seed, progress=gr.Progress()):
+        store = store_for(ctx)
+        lm = ctx.model()
+        specs = prompts_from(src, lang, pasted_text, upload_value)
+        sid = studies.create_study(store, study_name, specs, methods=method_list or [], samples_per_method=n_samples,
+                                   max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name)
+        report = _generate(store, lm, sid, progress)
+        choice, table_value, raters, _ = overview(sid)
+        return choice, table_value, raters, f"Study #{sid} created: {report}"
+
+    def _generate(store, lm, sid, progress) -> str:
+        def tick(done: int, total: int, what: str) -> None:
+            progress((done, total), desc=f"Generating: {what}", unit="outputs")
+
+        report = studies.generate_study(store, lm, sid, progress=tick)
+        return (f"{report.existing + report.generated} of {report.total} outputs stored "
+                f"({report.generated} generated now).")
+
+    def do_resume(selected, progress=gr.Progress()):
+        sid = _study_id(selected)
+        store = store_for(ctx)
+        if store.get_study(sid) is None:
+            raise UserError("that study does not exist")
+        message = _generate(store, ctx.model(), sid, progress)
+        choice, table_value, raters, _ = overview(sid)
+        return choice, table_value, raters, f"Study #{sid}: {message}"
+
+    def do_reveal(selected):
+        return blind.reveal(store_for(ctx), _study_id(selected)), "Mapping shown (organizer only)."
+
+    def do_export(fmt: str):
+        def run():
+            folder = Path(tempfile.mkdtemp(prefix="arena-export-"))
+            path = folder / f"ratings.{fmt}"
+            n = export.export_to_path(store_for(ctx), path, fmt)
+            return str(path), f"Exported {n} ratings."
+        return run
+
+    def do_import(upload_value):
+        path = _file_path(upload_value)
+        if not path:
+            raise UserError("upload an export file first")
+        counts = export.import_file(store_for(ctx), path)
+        choice, table_value, raters, _ = overview()
+        return choice, table_value, raters, (f"Imported {counts['ratings']} ratings ({counts['studies']} new studies, "
+                                              f"{counts['items']} items, {counts['outputs']} outputs).")
+
+    overview_outputs = [chosen, table, per_rater, status]
+    private = dict(api_visibility="private")
+    password.submit(guarded(overview), [password], overview_outputs, **private)
+    refresh.click(guarded(overview), [password, chosen], overview_outputs, **private)
+    chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
+    create.click(guarded(do_create), [password, name, source, language, pasted, upload, methods, samples, max_new, seed],
+                 overview_outputs, concurrency_limit=1, concurrency_id="generation", **private)
+    resume.click(guarded(do_resume), [password, chosen], overview_outputs, concurrency_limit=1,
+                 concurrency_id="generation", **private)
+    reveal_btn.click(guarded(do_reveal), [password, chosen], [mapping, status], **private)
+    export_csv.click(guarded(do_export("csv")), [password], [download, status], **private)
+    export_jsonl.click(guarded(do_export("jsonl")), [password], [download, status], **private)
+    import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
