@@ -9,8 +9,10 @@ SSE stream of /queue/data) so it can call every registered function by index, in
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import threading
 import signal
 import socket
 import subprocess
@@ -112,6 +114,24 @@ def start_app(workdir: Path, extra_env: dict[str, str] | None = None, timeout_s:
         time.sleep(0.5)
     app.kill()
     raise RuntimeError(f"app.py did not serve within {timeout_s:.0f} s:\n{app.log_tail()}")
+
+
+_shared: dict[str, LiveApp] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_app(base_dir: Path) -> LiveApp:
+    """One app process for the whole test session (starting one costs 20-60 s on two cores).
+
+    Tests that share it create their own studies and raters with unique names; tests that kill or
+    restart the server start their own with `start_app`."""
+    with _shared_lock:
+        app = _shared.get("app")
+        if app is None or not app.alive():
+            app = start_app(Path(base_dir) / "shared-app")
+            _shared["app"] = app
+            atexit.register(app.stop)
+        return app
 
 
 @dataclass

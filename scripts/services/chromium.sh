@@ -1,14 +1,20 @@
 # Sourced by scripts/test.sh: makes Debian's Chromium available to the browser tests (tests/e2e/).
 # Playwright's own browser download cannot be used here, so the tests drive /usr/bin/chromium.
 # Exports ARENA_CHROMIUM when a browser is available; without it the browser tests skip and say why.
+# fonts-wqy-zenhei gives the headless browser Chinese glyphs, so screenshots of the zh scenarios
+# show text rather than empty boxes.
 _arena_chromium="${ARENA_CHROMIUM:-/usr/bin/chromium}"
-if [ ! -x "$_arena_chromium" ]; then
+_arena_need=()
+[ -x "$_arena_chromium" ] || _arena_need+=(chromium)
+[ -e /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc ] || _arena_need+=(fonts-wqy-zenhei)
+if [ "${#_arena_need[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "chromium.sh: installing Debian's chromium for the browser tests" >&2
+    echo "chromium.sh: installing ${_arena_need[*]} for the browser tests" >&2
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${_arena_need[@]}" >/dev/null \
+      || echo "chromium.sh: could not install ${_arena_need[*]}" >&2
   else
-    echo "chromium.sh: $_arena_chromium is missing and this is not root; the browser tests will be skipped (install it with: sudo apt-get install chromium)" >&2
+    echo "chromium.sh: missing ${_arena_need[*]} and not root; browser tests skip without chromium (sudo apt-get install chromium)" >&2
   fi
 fi
 if [ -x "$_arena_chromium" ]; then
@@ -16,4 +22,4 @@ if [ -x "$_arena_chromium" ]; then
 else
   unset ARENA_CHROMIUM
 fi
-unset _arena_chromium
+unset _arena_chromium _arena_need
