@@ -9,7 +9,8 @@ Order of the rules (first match wins):
   1. summary — an explicit request to summarise ("summarize", "TL;DR", "总结", "摘要" …),
      first because a text to be summarised may contain code or numbers;
   2. code — programming words or code-like text ("python", "function", "```", "def ", "代码" …);
-  3. math — arithmetic or math words ("3 + 4", "solve", "equation", "计算", "方程", "面积" …);
+  3. math — arithmetic or math words ("3 + 4", "solve", "equation", "计算", "方程", "面积" …;
+     not 计算机 "computer" or 量子计算 "quantum computing");
   4. chat — everything else.
 """
 
@@ -41,7 +42,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("math", re.compile(
         r"\d\s*[-+*/×÷^=]\s*\d|\b(solve|equation|calculate|compute|integral|derivative|probability|prove"
         r"|theorem|math|arithmetic|how many|how much|area|volume|percent)\b"
-        r"|计算|求解|方程|面积|体积|周长|概率|证明|数学|几何|等于|多少", re.IGNORECASE)),
+        r"|(?<!量子)(?<!云)(?<!边缘)计算(?!机)|求解|方程|面积|体积|周长|概率|证明|数学|几何|等于|多少", re.IGNORECASE)),
 )
 
 
