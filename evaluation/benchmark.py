@@ -1,0 +1,329 @@
+"""The article's benchmark pipeline, done right: `python -m evaluation.benchmark`.
+
+For each prompt (the three built-in scenarios by default, or a file) and each trial, every method
+runs once on the same prompt through `arena.runner.run_methods` (methods one after another under
+the model's lock; the runner warms each method up once per model). Trial t uses seed t, so
+trials differ for sampling methods and repeat exactly for beam search. `--warmup N` adds N
+untimed rounds per prompt before the timed trials.
+
+Per method x scenario (and per method over all scenarios): latency mean/p50/p95, time to first
+token, throughput (generated tokens / generation time, pooled), mean generated tokens, peak
+memory (CUDA peak per run on a GPU; on CPU the process's peak RSS, which is not per method).
+Quality of the same outputs (unless --no-quality): corpus perplexity of the continuations under
+the scorer model (default: the generating model), distinct-1/2, repetition %, Self-BLEU4, Zipf;
+with `--heldout N`, the same for N human continuations from the held-out set as the reference.
+
+Ratios printed from the same run (the article's claims, to be checked):
+  * sampling latency / BS-4 latency: mean latency of each sampling method over mean BS-4
+    latency on the same prompts and trials;
+  * TS-Tilted / TS-Temp time per token: (sum latency / sum tokens) of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import platform
+import resource
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from arena.errors import UserError
+
+SAMPLING = ("TS-Temp", "TS-Tilted")
+
+
+@dataclass(frozen=True)
+class BenchPrompt:
+    scenario: str
+    language: str
+    prompt: str
+    raw: bool = False
+
+
+def default_prompts(language: str = "all") -> list[BenchPrompt]:
+    from arena.prompts import SCENARIOS
+
+    if language not in ("all", "en", "zh"):
+        raise UserError(f"--language must be en, zh or all, got {language!r}")
+    return [BenchPrompt(f"{s.key}/{s.language}", s.language, s.prompt, s.raw)
+            for s in SCENARIOS if language in ("all", s.language)]
+
+
+def read_prompts(path: str) -> list[BenchPrompt]:
+    """A .txt file (one prompt per line), .jsonl (objects with `prompt`, optional `scenario`,
+    `language`, `raw`) or .csv (same columns, header required)."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"prompt file {path!r} not found")
+    text = p.read_text(encoding="utf-8")
+    rows: list[dict[str, Any]]
+    try:
+        if p.suffix.lower() == ".jsonl":
+            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        elif p.suffix.lower() == ".csv":
+            rows = list(csv.DictReader(text.splitlines()))
+        else:
+            rows = [{"prompt": line} for line in text.splitlines() if line.strip()]
+    except (json.JSONDecodeError, csv.Error) as exc:
+        raise UserError(f"cannot read {path!r}: {exc}") from None
+    out = []
+    for i, row in enumerate(rows, 1):
+        if not isinstance(row, dict) or not str(row.get("prompt") or "").strip():
+            raise UserError(f"{path}: entry {i} has no prompt")
+        raw = row.get("raw", False)
+        raw = raw.strip().lower() in ("1", "true", "yes") if isinstance(raw, str) else bool(raw)
+        out.append(BenchPrompt(str(row.get("scenario") or f"prompt-{i}"), str(row.get("language") or ""), str(row["prompt"]), raw))
+    if not out:
+        raise UserError(f"prompt file {path!r} holds no prompts")
+    return out
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(values, q)) if len(values) else math.nan
+
+
+def summarize(records: Sequence[dict[str, Any]], key: Sequence[str] = ("method", "scenario")) -> list[dict[str, Any]]:
+    """Timing figures per group of run records (fields as `MethodResult.public()` + scenario)."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault(tuple(r[k] for k in key), []).append(r)
+    out = []
+    for k, runs in groups.items():
+        lat = [r["latency_ms"] for r in runs]
+        tokens = sum(r["new_tokens"] for r in runs)
+        peaks = [r["peak_mem_mb"] for r in runs if r.get("peak_mem_mb") is not None]
+        out.append({
+            **dict(zip(key, k)),
+            "runs": len(runs),
+            "latency_ms_mean": float(np.mean(lat)),
+            "latency_ms_p50": _pct(lat, 50),
+            "latency_ms_p95": _pct(lat, 95),
+            "ttft_ms_mean": float(np.mean([r["ttft_ms"] for r in runs])),
+            "tokens_per_s": tokens / (sum(lat) / 1000) if sum(lat) > 0 else math.nan,
+            "ms_per_token": sum(lat) / tokens if tokens else math.nan,
+            "new_tokens_mean": tokens / len(runs),
+            "peak_mem_mb": max(peaks) if peaks else None,
+        })
+    return out
+
+
+def ratios(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The article's two claims from per-method overall figures; None where a method is missing."""
+    by = {r["method"]: r for r in overall}
+    out: dict[str, Any] = {"sampling_over_bs4_latency": {}, "tilted_over_temp_time_per_token": None}
+    if "BS-4" in by:
+        for m in SAMPLING:
+            if m in by:
+                out["sampling_over_bs4_latency"][m] = by[m]["latency_ms_mean"] / by["BS-4"]["latency_ms_mean"]
+        vals = list(out["sampling_over_bs4_latency"].values())
+        if vals:
+            out["sampling_over_bs4_latency"]["sampling_mean"] = float(np.mean(vals))
+    if "TS-Temp" in by and "TS-Tilted" in by:
+        out["tilted_over_temp_time_per_token"] = by["TS-Tilted"]["ms_per_token"] / by["TS-Temp"]["ms_per_token"]
+    out["article_claims"] = {"sampling_over_bs4_latency": "0.45-0.48", "tilted_over_temp_time_per_token": "~1.05"}
+    return out
+
+
+def run_benchmark(lm, methods: Sequence[str], prompts: Sequence[BenchPrompt], trials: int, warmup: int,
+                  max_new_tokens: int, progress: bool = True, seed0: int = 0) -> list[dict[str, Any]]:
+    """Every timed run as a record: MethodResult.public() + scenario, language, trial, prompt."""
+    from tqdm import tqdm
+
+    from arena.runner import RunRequest, run_methods, validate_request
+
+    records = []
+    bar = tqdm(total=len(prompts) * (trials + warmup), desc="benchmark", unit="round", disable=not progress, file=sys.stderr)
+    for bp in prompts:
+        validate_request(RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0, raw=bp.raw))
+        for w in range(warmup):
+            run_methods(lm, RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0 + w, raw=bp.raw))
+            bar.update(1)
+        for t in range(trials):
+            for res in run_methods(lm, RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0 + t, raw=bp.raw)):
+                rec = res.public()
+                rec.update(scenario=bp.scenario, language=bp.language, trial=t, prompt=bp.prompt, raw=bp.raw,
+                           token_ids=res.token_ids)
+                records.append(rec)
+            bar.update(1)
+    bar.close()
+    return records
+
+
+def quality(lm_scorer, records: Sequence[dict[str, Any]], heldout_n: int, prompt_ids: dict | None = None) -> dict[str, Any]:
+    """PPL and text metrics per method (and for human text if asked) on the benchmark's outputs.
+    `prompt_ids` maps (prompt, raw) to the ids used for generation; given when the scorer is
+    the generating model, so exactly the generated ids are scored after exactly those ids."""
+    from .heldout import load_heldout
+    from .metrics import text_metrics
+    from .perplexity import continuation_scores, corpus_ppl, encode_pair, strip_end
+
+    out: dict[str, Any] = {}
+    methods = list(dict.fromkeys(r["method"] for r in records))
+    for m in methods:
+        runs = [r for r in records if r["method"] == m]
+        if prompt_ids is not None:
+            pairs = [(prompt_ids[(r["prompt"], r["raw"])], strip_end(lm_scorer, r["token_ids"])) for r in runs]
+        else:
+            pairs = [encode_pair(lm_scorer, r["prompt"], r["text"], r["raw"]) for r in runs]
+        scores = continuation_scores(lm_scorer, pairs)
+        out[m] = {"ppl": corpus_ppl(scores), **text_metrics([r["text"] for r in runs])}
+    if heldout_n:
+        items = load_heldout("en", limit=heldout_n)
+        scores = continuation_scores(lm_scorer, [encode_pair(lm_scorer, i.prompt, i.continuation, True) for i in items])
+        out["human (held-out)"] = {"ppl": corpus_ppl(scores), **text_metrics([i.continuation for i in items])}
+    return out
+
+
+def html_report(path: str, result: dict[str, Any]) -> None:
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    rows = result["per_method_scenario"]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("latency (ms), mean with p50-p95", "throughput (tokens/s)"))
+    for m in dict.fromkeys(r["method"] for r in rows):
+        sub = [r for r in rows if r["method"] == m]
+        xs = [r["scenario"] for r in sub]
+        fig.add_bar(x=xs, y=[r["latency_ms_mean"] for r in sub], name=m, legendgroup=m, row=1, col=1,
+                    error_y=dict(type="data", symmetric=False,
+                                 array=[max(0.0, r["latency_ms_p95"] - r["latency_ms_mean"]) for r in sub],
+                                 arrayminus=[max(0.0, r["latency_ms_mean"] - r["latency_ms_p50"]) for r in sub]))
+        fig.add_bar(x=xs, y=[r["tokens_per_s"] for r in sub], name=m, legendgroup=m, showlegend=False, row=1, col=2)
+    fig.update_layout(barmode="group", title=f"Decoding benchmark · {result['config']['model']}")
+    table = "<table border=1 cellpadding=4><tr>" + "".join(f"<th>{k}</th>" for k in rows[0]) + "</tr>" + "".join(
+        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in r.values()) + "</tr>" for r in rows) + "</table>"
+    body = (f"<h1>Decoding benchmark</h1><pre>{json.dumps(result['config'], indent=1)}</pre>"
+            f"<h2>Ratios (same run)</h2><pre>{json.dumps(result['ratios'], indent=1)}</pre>"
+            + fig.to_html(full_html=False, include_plotlyjs=True) + f"<h2>Per method and scenario</h2>{table}")
+    if result.get("quality"):
+        body += "<h2>Quality of the same outputs</h2><pre>" + json.dumps(result["quality"], indent=1) + "</pre>"
+    Path(path).write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>Decoding benchmark</title></head><body>{body}</body></html>", encoding="utf-8")
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m evaluation.benchmark", description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", help="model setting for generation (as ARENA_MODEL; default: the embedded model)")
+    p.add_argument("--methods", help="comma-separated methods (default: BS-4,TS-Temp,TS-Tilted)")
+    p.add_argument("--prompts", help="prompt file (.txt, .jsonl or .csv); default: the three built-in scenarios")
+    p.add_argument("--language", default="all", help="built-in scenarios in en, zh or all (default all)")
+    p.add_argument("--trials", type=int, default=10, help="timed runs per prompt and method (default 10)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed rounds per prompt before the trials (default 1)")
+    p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--limit", type=int, help="use only the first N prompts")
+    p.add_argument("--no-quality", action="store_true", help="skip perplexity and text metrics")
+    p.add_argument("--scorer", help="model setting of the perplexity scorer (default: the generating model)")
+    p.add_argument("--heldout", type=int, default=0, help="also score N held-out human continuations (default 0)")
+    p.add_argument("--json", help="write the full result here")
+    p.add_argument("--csv", help="write per method x scenario rows here")
+    p.add_argument("--html", help="write a plotly HTML report here")
+    p.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        return _main(args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(args: argparse.Namespace) -> int:
+    import decoders
+    from arena.models import load_model
+
+    for name in ("trials", "warmup", "heldout"):
+        if getattr(args, name) < (1 if name == "trials" else 0):
+            raise UserError(f"--{name} must be {'at least 1' if name == 'trials' else '0 or more'}")
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be at least 1")
+    methods = decoders.parse_methods(args.methods)
+    prompts = read_prompts(args.prompts) if args.prompts else default_prompts(args.language)
+    prompts = prompts[: args.limit] if args.limit else prompts
+    started = time.time()
+    lm = load_model(args.model)
+    records = run_benchmark(lm, methods, prompts, args.trials, args.warmup, args.max_new_tokens, not args.no_progress)
+    per = summarize(records)
+    overall = summarize([{**r, "scenario": "all"} for r in records])
+    result: dict[str, Any] = {
+        "config": {"model": lm.describe(), "methods": methods, "trials": args.trials, "warmup": args.warmup,
+                   "max_new_tokens": args.max_new_tokens, "prompts": [p.scenario for p in prompts],
+                   "python": platform.python_version(), "machine": platform.machine(),
+                   "process_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024},
+        "per_method_scenario": per,
+        "per_method": overall,
+        "ratios": ratios(overall),
+    }
+    if not args.no_quality:
+        from arena.runner import encode, RunRequest
+
+        scorer = lm if not args.scorer else load_model(args.scorer)
+        ids = {(p.prompt, p.raw): encode(lm, RunRequest(p.prompt, methods, max_new_tokens=args.max_new_tokens, raw=p.raw))[0].tolist()
+               for p in prompts}
+        result["quality"] = quality(scorer, records, args.heldout, ids if scorer is lm else None)
+        result["config"]["scorer"] = scorer.describe()
+    result["runs"] = [{k: v for k, v in r.items() if k != "token_ids"} for r in records]
+    result["config"]["wall_s"] = round(time.time() - started, 1)
+    _print(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(_no_nan(result), indent=1, ensure_ascii=False, default=_json_default), encoding="utf-8")
+    if args.csv:
+        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(per[0]))
+            w.writeheader()
+            w.writerows(per + overall)
+    if args.html:
+        html_report(args.html, result)
+    return 0
+
+
+def _no_nan(o: Any) -> Any:
+    """NaN is not JSON; write null instead."""
+    if isinstance(o, float) and math.isnan(o):
+        return None
+    if isinstance(o, dict):
+        return {k: _no_nan(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_no_nan(v) for v in o]
+    return o
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, (np.floating, np.integer)):
+        return o.item()
+    raise TypeError(type(o).__name__)
+
+
+def _print(result: dict[str, Any]) -> None:
+    cols = ["method", "scenario", "runs", "latency_ms_mean", "latency_ms_p50", "latency_ms_p95", "ttft_ms_mean",
+            "tokens_per_s", "new_tokens_mean", "peak_mem_mb"]
+    print("\t".join(cols))
+    for r in result["per_method_scenario"] + result["per_method"]:
+        print("\t".join(_fmt(r[c]) for c in cols))
+    if result.get("quality"):
+        print("\nquality\tppl\tdistinct_1\tdistinct_2\trepetition_pct\tself_bleu4\tzipf")
+        for m, q in result["quality"].items():
+            print("\t".join([m] + [_fmt(q[k]) for k in ("ppl", "distinct_1", "distinct_2", "repetition_pct", "self_bleu4", "zipf")]))
+    r = result["ratios"]
+    print()
+    for m, v in r["sampling_over_bs4_latency"].items():
+        print(f"ratio latency {m} / BS-4: {v:.3f}   (article: 0.45-0.48)")
+    t = r["tilted_over_temp_time_per_token"]
+    print(f"ratio time per token TS-Tilted / TS-Temp: {t:.3f}   (article: ~1.05)" if t is not None else
+          "ratio time per token TS-Tilted / TS-Temp: n/a (both methods needed)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,209 @@
+"""Perplexity of continuations given their prompts, batched.
+
+Definition (Holtzman et al. 2020; the same for generated and human text):
+  * only continuation tokens are scored: the prompt's labels are -100;
+  * NLL in natural log; per item PPL = exp(NLL_item / n_item);
+  * corpus PPL = exp(sum NLL / sum n), i.e. a token-weighted mean, not a mean of item PPLs.
+
+BOS handling, the same for every text: the prompt is encoded exactly as for generation
+(`arena.prompts.encode_prompt`: the chat template, or for raw text the tokenizer with its own
+special tokens, which for SmolLM2 is no BOS). The continuation is tokenized on its own without
+special tokens, so the prompt/continuation boundary is the one generation saw. A prompt that
+encodes to nothing gets the tokenizer's BOS (else EOS) so the first token has a context. For the
+runner's outputs the generated ids themselves are scored, minus a final end-of-sequence token
+(human text has none, so neither is counted).
+
+Batching pads on the right with an attention mask: under a causal mask, real tokens never see the
+padding, so a batched score equals the one-at-a-time score up to float rounding. Logits are
+computed only at the scored positions (the LM head applied to those hidden states), which saves
+most of the head's cost for long prompts; models whose logits are more than `lm_head(hidden)`
+(soft-capping, logit scaling) use the full forward instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import torch
+
+from arena.models import LoadedModel
+from arena.prompts import SCENARIOS, encode_prompt
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    nll: float  # summed over the continuation's tokens, natural log
+    tokens: int
+
+    @property
+    def ppl(self) -> float:
+        return math.exp(self.nll / self.tokens) if self.tokens else math.nan
+
+
+def corpus_ppl(scores: Sequence[ItemScore]) -> float:
+    """exp(sum NLL / sum tokens) over the items that have tokens; NaN if none."""
+    n = sum(s.tokens for s in scores)
+    return math.exp(sum(s.nll for s in scores) / n) if n else math.nan
+
+
+def _start_ids(tokenizer) -> list[int]:
+    tok = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    return [int(tok)]
+
+
+def encode_pair(lm: LoadedModel, prompt: str, continuation: str, raw: bool = True) -> tuple[list[int], list[int]]:
+    """Prompt ids exactly as generation encodes them, continuation ids without special tokens."""
+    prompt_ids = encode_prompt(lm.tokenizer, prompt, raw, torch.device("cpu"), lm.context_length, 0)[0].tolist() if prompt.strip() else []
+    cont_ids = lm.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+    return prompt_ids or _start_ids(lm.tokenizer), list(cont_ids)
+
+
+def strip_end(lm: LoadedModel, token_ids: Sequence[int]) -> list[int]:
+    """Generated ids without a final end-of-sequence / padding token."""
+    eos = lm.tokenizer.eos_token_id
+    ends = set(eos if isinstance(eos, list) else [eos]) | {lm.tokenizer.pad_token_id}
+    ids = list(token_ids)
+    while ids and ids[-1] in ends:
+        ids.pop()
+    return ids
+
+
+def _fit(lm: LoadedModel, prompt: list[int], cont: list[int]) -> tuple[list[int], list[int]]:
+    """Cut to the context: drop the oldest prompt tokens first (keeping one), then the tail."""
+    room = lm.context_length
+    if len(prompt) + len(cont) > room:
+        keep = max(1, room - len(cont))
+        prompt = prompt[-keep:]
+        cont = cont[: room - len(prompt)]
+    return prompt, cont
+
+
+def _head_only(model: Any) -> bool:
+    cfg = model.config
+    return (
+        getattr(model, "base_model", None) is not None
+        and model.get_output_embeddings() is not None
+        and not getattr(cfg, "final_logit_softcapping", None)
+        and getattr(cfg, "logit_scale", None) in (None, 1, 1.0)
+    )
+
+
+@torch.inference_mode()
+def _score_batch(lm: LoadedModel, batch: list[tuple[list[int], list[int]]]) -> list[ItemScore]:
+    model = lm.model
+    width = max(len(p) + len(c) for p, c in batch)
+    pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    scored = torch.zeros((len(batch), width), dtype=torch.bool)  # positions whose *next* token is scored
+    for row, (p, c) in enumerate(batch):
+        seq = p + c
+        ids[row, : len(seq)] = torch.tensor(seq)
+        mask[row, : len(seq)] = 1
+        scored[row, len(p) - 1 : len(seq) - 1] = True
+    targets = torch.roll(ids, -1, dims=1)[scored].to(lm.device)
+    ids, mask = ids.to(lm.device), mask.to(lm.device)
+    if _head_only(model):
+        hidden = model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+        logits = model.get_output_embeddings()(hidden[scored.to(lm.device)])
+    else:
+        logits = model(input_ids=ids, attention_mask=mask).logits[scored.to(lm.device)]
+    nll = torch.nn.functional.cross_entropy(logits.float(), targets, reduction="none").double().cpu()
+    counts = scored.sum(dim=1).tolist()
+    out, start = [], 0
+    for n in counts:
+        out.append(ItemScore(float(nll[start : start + n].sum()), int(n)))
+        start += n
+    return out
+
+
+def continuation_scores(
+    lm: LoadedModel,
+    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+    batch_size: int = 16,
+    max_batch_tokens: int = 8192,
+    progress: Any = None,
+) -> list[ItemScore]:
+    """Score (prompt ids, continuation ids) pairs; results in input order. Items are grouped by
+    length so a batch holds little padding; `progress(n)` is called after each batch."""
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    fitted = [_fit(lm, list(p) or _start_ids(lm.tokenizer), list(c)) for p, c in pairs]
+    results: list[ItemScore | None] = [None] * len(fitted)
+    todo = []
+    for i, (p, c) in enumerate(fitted):
+        if c:
+            todo.append(i)
+        else:
+            results[i] = ItemScore(0.0, 0)
+    todo.sort(key=lambda i: len(fitted[i][0]) + len(fitted[i][1]), reverse=True)
+    k = 0
+    while k < len(todo):
+        width = len(fitted[todo[k]][0]) + len(fitted[todo[k]][1])  # longest first
+        size = max(1, min(batch_size, max_batch_tokens // max(width, 1)))
+        chunk = todo[k : k + size]
+        for i, score in zip(chunk, _score_batch(lm, [fitted[i] for i in chunk])):
+            results[i] = score
+        k += len(chunk)
+        if progress is not None:
+            progress(len(chunk))
+    return results  # type: ignore[return-value]
+
+
+def score_texts(
+    lm: LoadedModel,
+    prompts: Sequence[str],
+    continuations: Sequence[str],
+    raw: bool | Sequence[bool] = True,
+    batch_size: int = 16,
+    progress: Any = None,
+) -> list[ItemScore]:
+    """Score text continuations given text prompts (see the module docstring for encoding)."""
+    if len(prompts) != len(continuations):
+        raise ValueError("prompts and continuations differ in length")
+    raws = [raw] * len(prompts) if isinstance(raw, bool) else list(raw)
+    pairs = [encode_pair(lm, p, c, r) for p, c, r in zip(prompts, continuations, raws)]
+    return continuation_scores(lm, pairs, batch_size=batch_size, progress=progress)
+
+
+_RAW_PROMPTS = {s.prompt for s in SCENARIOS if s.raw}
+
+
+def prompt_is_raw(prompt: str, raw: Any = None) -> bool:
+    """Whether a stored output's prompt was continued as raw text (no chat template). A stored
+    flag wins; otherwise the built-in raw scenarios are raw and everything else was chatted,
+    which is the runner's default."""
+    if raw is not None and not (isinstance(raw, float) and math.isnan(raw)):
+        return bool(raw)
+    return prompt in _RAW_PROMPTS
+
+
+def score_outputs(lm: LoadedModel, outputs: Any, batch_size: int = 16) -> dict[Any, ItemScore]:
+    """Per-output scores for a frame with columns output_id, prompt, text (and optionally raw)."""
+    if len(outputs) == 0:
+        return {}
+    rows = outputs.drop_duplicates("output_id")
+    raws = [prompt_is_raw(p, r) for p, r in zip(rows["prompt"], rows["raw"] if "raw" in rows else [None] * len(rows))]
+    scores = score_texts(lm, list(rows["prompt"]), list(rows["text"].fillna("")), raws, batch_size=batch_size)
+    return dict(zip(rows["output_id"], scores))
+
+
+@torch.inference_mode()
+def loop_scores(lm: LoadedModel, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[ItemScore]:
+    """The plain one-at-a-time loop, as usually written: one forward per item through the model's
+    own loss (`labels`, prompt labels -100). The reference that `continuation_scores` is checked
+    and timed against; same fitting and BOS handling."""
+    out = []
+    for p, c in pairs:
+        p, c = _fit(lm, list(p) or _start_ids(lm.tokenizer), list(c))
+        if not c:
+            out.append(ItemScore(0.0, 0))
+            continue
+        ids = torch.tensor([p + c], device=lm.device)
+        labels = ids.clone()
+        labels[0, : len(p)] = -100
+        loss = lm.model(input_ids=ids, labels=labels).loss  # mean over the len(c) scored tokens
+        out.append(ItemScore(float(loss.double()) * len(c), len(c)))
+    return out

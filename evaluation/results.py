@@ -1,0 +1,146 @@
+"""The Results view as data: one row per method with human scores (and CIs) next to perplexity,
+diversity, latency and throughput; the statistics; plotly figures. Works on the store's frames,
+so the UI only fetches and shows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from . import human
+from .metrics import text_metrics
+from .perplexity import ItemScore, corpus_ppl
+
+DIMENSIONS = human.DIMENSIONS
+
+
+@dataclass
+class Results:
+    summary: pd.DataFrame  # numbers, one row per method (for CSV and charts)
+    means: pd.DataFrame  # method x dimension with CIs
+    pairwise: pd.DataFrame
+    friedman: pd.DataFrame
+    agreement: pd.DataFrame
+    ppl_correlation: pd.DataFrame
+    n_ratings: int
+    n_raters: int
+    n_items: int
+    notes: list[str] = field(default_factory=list)
+
+
+def _method_order(*frames: pd.DataFrame) -> list[str]:
+    import decoders
+
+    seen = list(dict.fromkeys(m for f in frames if len(f) for m in f["method"]))
+    known = [m for m in decoders.names() if m in seen]
+    return known + [m for m in seen if m not in known]
+
+
+def method_summary(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[Any, ItemScore] | None = None,
+                   means: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per method: N, human means with 95% CI, PPL, diversity, latency, throughput."""
+    means = human.method_means(ratings) if means is None else means
+    rows = []
+    for method in _method_order(outputs, ratings):
+        outs = outputs[outputs["method"] == method].drop_duplicates("output_id")
+        rates = ratings[ratings["method"] == method]
+        row: dict[str, Any] = {"method": method, "outputs": len(outs), "ratings": len(rates)}
+        for dim in DIMENSIONS:
+            m = means[(means["method"] == method) & (means["dimension"] == dim)]
+            if len(m):
+                row[dim], row[f"{dim}_ci_low"], row[f"{dim}_ci_high"] = (float(m.iloc[0][c]) for c in ("mean", "ci_low", "ci_high"))
+            else:
+                row[dim] = row[f"{dim}_ci_low"] = row[f"{dim}_ci_high"] = math.nan
+        row["ppl"] = corpus_ppl([scores[o] for o in outs["output_id"] if o in scores]) if scores else math.nan
+        texts = [t for t in outs["text"].fillna("")]
+        row.update({k: v for k, v in text_metrics(texts).items() if k != "n_texts"})
+        lat = pd.to_numeric(outs["latency_ms"], errors="coerce")
+        tok = pd.to_numeric(outs["new_tokens"], errors="coerce")
+        row["latency_ms"] = float(lat.mean()) if lat.notna().any() else math.nan
+        ok = lat.notna() & tok.notna()
+        row["tokens_per_s"] = float(tok[ok].sum() / (lat[ok].sum() / 1000)) if ok.any() and lat[ok].sum() > 0 else math.nan
+        row["new_tokens"] = float(tok.mean()) if tok.notna().any() else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def build_results(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[Any, ItemScore] | None = None,
+                  study: Any = None, scenario: Any = None, rater: Any = None) -> Results:
+    """Everything the Results tab shows, for the filtered ratings and the matching outputs."""
+    r = human.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
+    o = human.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
+    means = human.method_means(r)
+    ppl = {k: v.ppl for k, v in (scores or {}).items()}
+    notes = []
+    if not scores:
+        notes.append("perplexity not computed")
+    return Results(
+        summary=method_summary(r, o, scores, means),
+        means=means,
+        pairwise=human.pairwise_wilcoxon(r),
+        friedman=human.friedman(r),
+        agreement=human.krippendorff_alpha(r),
+        ppl_correlation=human.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=["dimension", "spearman_rho", "p_value", "n_outputs"]),
+        n_ratings=len(r),
+        n_raters=int(r["rater"].nunique()) if len(r) else 0,
+        n_items=int(o["item_id"].nunique()) if len(o) else 0,
+        notes=notes,
+    )
+
+
+def _num(v: Any, digits: int = 2) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+def display_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary with CIs written as 'mean [low, high]', for people."""
+    rows = []
+    for _, s in summary.iterrows():
+        row = {"method": s["method"], "outputs": int(s["outputs"]), "ratings": int(s["ratings"])}
+        for dim in DIMENSIONS:
+            row[dim] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'])}, {_num(s[f'{dim}_ci_high'])}]"
+        row.update({
+            "PPL": _num(s["ppl"]), "distinct-1": _num(s["distinct_1"], 3), "distinct-2": _num(s["distinct_2"], 3),
+            "repetition %": _num(s["repetition_pct"], 1), "Self-BLEU4": _num(s["self_bleu4"], 3), "Zipf": _num(s["zipf"]),
+            "latency ms": _num(s["latency_ms"], 0), "tokens/s": _num(s["tokens_per_s"], 1),
+        })
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def scores_figure(means: pd.DataFrame, title: str = "Human scores (mean, 95% bootstrap CI)"):
+    """Grouped bars per dimension, one colour per method, CI error bars."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for method in dict.fromkeys(means["method"]):
+        m = means[means["method"] == method]
+        fig.add_bar(
+            x=list(m["dimension"]), y=list(m["mean"]), name=method,
+            error_y=dict(type="data", symmetric=False, array=list((m["ci_high"] - m["mean"]).fillna(0)),
+                         arrayminus=list((m["mean"] - m["ci_low"]).fillna(0))),
+            customdata=list(m["n"]), hovertemplate="%{x}: %{y:.2f} (n=%{customdata})<extra>" + str(method) + "</extra>",
+        )
+    fig.update_layout(barmode="group", title=title, yaxis=dict(range=[0, 5.2], title="score 1-5"), height=420)
+    return fig
+
+
+def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS):
+    """Mean human score (with CI) against mean latency per method; one marker per dimension."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    symbols = ["circle", "square", "diamond", "triangle-up"]
+    for k, dim in enumerate(dimensions):
+        fig.add_scatter(
+            x=list(summary["latency_ms"]), y=list(summary[dim]), mode="markers+text", name=dim,
+            text=list(summary["method"]), textposition="top center", marker=dict(size=12, symbol=symbols[k % 4]),
+            error_y=dict(type="data", symmetric=False, array=list((summary[f"{dim}_ci_high"] - summary[dim]).fillna(0)),
+                         arrayminus=list((summary[dim] - summary[f"{dim}_ci_low"]).fillna(0))),
+        )
+    fig.update_layout(title="Quality against latency", xaxis_title="mean latency (ms)", yaxis_title="mean score 1-5",
+                      yaxis=dict(range=[0, 5.2]), height=420)
+    return fig
