@@ -122,7 +122,8 @@ def build(ctx: AppContext) -> None:
     with gr.Row(equal_height=True):
         for name in all_names:
             # Textbox, not Markdown/HTML: model output is shown as text and can never run as markup.
-            boxes[name] = gr.Textbox(label=name, lines=12, interactive=False, visible=name in decoders.DEFAULT_METHODS)
+            boxes[name] = gr.Textbox(label=name, lines=12, interactive=False, min_width=320,
+                                     visible=name in decoders.DEFAULT_METHODS)
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
     chart = gr.Plot(label="Latency and throughput")
     last = gr.State([])  # server-side: this session's last results, for "Rate these blind"
