@@ -1,0 +1,158 @@
+"""Results tab: per study, human scores (with CIs) next to perplexity, diversity, latency and
+throughput per method; the statistics; charts; CSV download; a presentation view.
+
+Only aggregates per method are shown, never which output a method wrote, so the tab does not
+unblind a running study. The work is in `evaluation.results`; this module fetches from the
+store and shows.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from evaluation import results as res
+from evaluation.perplexity import ItemScore, score_outputs
+
+from ..errors import UserError
+from ..store import Store, get_store
+from . import AppContext
+
+_ppl_cache: dict[tuple[str, int], ItemScore] = {}
+_ppl_lock = threading.Lock()
+
+
+def store_for(ctx: AppContext) -> Store:
+    store = ctx.extras.get("store")
+    if store is None:
+        store = ctx.extras["store"] = get_store()
+    return store
+
+
+def study_options(store: Store) -> list[tuple[str, int]]:
+    """Studies that have outputs, newest first."""
+    out = []
+    for s in store.list_studies():
+        out.append((f"{s['name']} (#{s['id']})", int(s["id"])))
+    return out
+
+
+def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
+    """Per-output perplexity under `lm`, computed once per output and model (outputs never change)."""
+    raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
+    todo = outputs[[(lm.name, int(o)) not in _ppl_cache for o in outputs["output_id"]]]
+    if len(todo):
+        fresh = score_outputs(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
+        with _ppl_lock:
+            _ppl_cache.update({(lm.name, int(k)): v for k, v in fresh.items()})
+    return {o: _ppl_cache[(lm.name, int(o))] for o in outputs["output_id"]}
+
+
+def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None) -> dict[str, Any]:
+    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it."""
+    if study_id in (None, ""):
+        raise UserError("choose a study")
+    study_id = int(study_id)
+    study = store.get_study(study_id)
+    if study is None:
+        raise UserError(f"there is no study #{study_id}")
+    ratings = store.ratings_frame(study_id)
+    outputs = store.outputs_frame(study_id)
+    scenarios = scenarios or None
+    raters = raters or None
+    filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
+    scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
+    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
+    headline = (f"### {study['name']}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+                f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
+                + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed"))
+    return {
+        "headline": headline,
+        "table": res.display_table(r.summary) if len(r.summary) else pd.DataFrame(),
+        "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
+        "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
+        "stats": stats_tables(r),
+        "summary": r.summary,
+        "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
+        "raters": sorted(str(s) for s in ratings["rater"].dropna().unique()),
+        "results": r,
+    }
+
+
+def _fmt(df: pd.DataFrame) -> pd.DataFrame:
+    return df.apply(lambda col: col.map(lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.4g}" if isinstance(v, float) else v)))
+
+
+def stats_tables(r: res.Results) -> dict[str, pd.DataFrame]:
+    return {"pairwise": _fmt(r.pairwise), "friedman": _fmt(r.friedman), "agreement": _fmt(r.agreement),
+            "ppl_correlation": _fmt(r.ppl_correlation)}
+
+
+def write_csv(summary: pd.DataFrame, study_id: int) -> str:
+    folder = Path(tempfile.mkdtemp(prefix="arena-results-"))
+    path = folder / f"results-study-{int(study_id)}.csv"
+    summary.to_csv(path, index=False)
+    return str(path)
+
+
+STATS_HELP = ("Fixed in advance: Wilcoxon signed-rank on paired (item, rater) units, Holm-corrected per "
+              "dimension; Friedman across all methods on complete units; Krippendorff's alpha (ordinal) "
+              "over outputs; Spearman between per-output perplexity and mean score. CIs: 95% percentile "
+              "bootstrap over ratings. Perplexity: continuation tokens only, given the exact prompt, "
+              "corpus PPL = exp(ΣNLL/Σtokens). Repetition %: share of outputs with a phrase of 2+ words "
+              "repeated 3+ times back to back.")
+
+
+def build(ctx: AppContext) -> None:
+    with gr.Column(elem_id="results-controls") as controls:
+        with gr.Row():
+            study = gr.Dropdown(label="Study", choices=[], interactive=True, scale=3)
+            refresh = gr.Button("Refresh studies", scale=1)
+        with gr.Row():
+            scenario = gr.Dropdown(label="Scenarios (empty = all)", choices=[], multiselect=True, interactive=True)
+            rater = gr.Dropdown(label="Raters (empty = all)", choices=[], multiselect=True, interactive=True)
+            with_ppl = gr.Checkbox(label="Perplexity under the loaded model", value=True)
+        show = gr.Button("Show results", variant="primary")
+    present = gr.Checkbox(label="Presentation view (read-only, for stakeholders: hides the controls)", value=False)
+    headline = gr.Markdown("Choose a study and press **Show results**.")
+    table = gr.Dataframe(label="Per method", interactive=False, wrap=True)
+    with gr.Row():
+        bars = gr.Plot(label="Human scores")
+        scatter = gr.Plot(label="Quality against latency")
+    csv_file = gr.File(label="CSV (numbers per method)", interactive=False)
+    with gr.Accordion("Statistics", open=False) as stats_box:
+        gr.Markdown(STATS_HELP)
+        pairwise = gr.Dataframe(label="Pairwise Wilcoxon (Holm)", interactive=False)
+        friedman = gr.Dataframe(label="Friedman", interactive=False)
+        agreement = gr.Dataframe(label="Inter-rater agreement (Krippendorff's alpha, ordinal)", interactive=False)
+        correlation = gr.Dataframe(label="Spearman: perplexity vs human scores", interactive=False)
+
+    def on_refresh():
+        return gr.update(choices=study_options(store_for(ctx)))
+
+    def on_show(study_id, scenarios, raters, ppl):
+        try:
+            view = compute_view(store_for(ctx), study_id, scenarios, raters, ctx.model() if ppl else None)
+        except UserError as exc:
+            raise gr.Error(str(exc))
+        s = view["stats"]
+        return (view["headline"], view["table"], view["scores_figure"], view["latency_figure"],
+                write_csv(view["summary"], int(study_id)), s["pairwise"], s["friedman"], s["agreement"],
+                s["ppl_correlation"], gr.update(choices=view["scenarios"]), gr.update(choices=view["raters"]))
+
+    def on_present(on):
+        return gr.update(visible=not on), gr.update(visible=not on)
+
+    refresh.click(on_refresh, None, study, api_name="results_studies")
+    outputs = [headline, table, bars, scatter, csv_file, pairwise, friedman, agreement, correlation, scenario, rater]
+    show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
+    study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
+    present.change(on_present, present, [controls, stats_box], api_visibility="private")
+    if ctx.tabs is not None:
+        ctx.tabs.select(on_refresh, None, study, api_visibility="private")

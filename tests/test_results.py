@@ -1,0 +1,116 @@
+"""The Results table and the Results tab's view, on synthetic frames and on a real SQLite store."""
+
+import math
+
+import gradio as gr
+import pandas as pd
+import pytest
+
+from arena.store import Store
+from arena.store.testing import sqlite_url
+from arena.ui import AppContext
+from arena.ui import results as tab
+from evaluation import results as res
+from evaluation.perplexity import ItemScore
+
+OUTPUT_TEXT = {"BS-4": "the end the end the end", "TS-Temp": "a quick brown fox", "TS-Tilted": "jumps over lazy dogs"}
+
+
+def frames():
+    outputs, ratings = [], []
+    for item in range(3):
+        for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
+            oid = item * 3 + k
+            outputs.append(dict(study_id=1, study_name="s", item_id=item, scenario="qa", prompt="p", output_id=oid,
+                                method=method, text=OUTPUT_TEXT[method], new_tokens=10 * (k + 1),
+                                latency_ms=1000.0 * (k + 1), ttft_ms=5.0, tokens_per_s=10.0))
+            for rater, bump in (("ann", 0), ("bob", 1)):
+                ratings.append({**outputs[-1], "rater": rater, "coherence": 2 + k + bump, "informativeness": 3,
+                                "naturalness": 1 + k})
+    return pd.DataFrame(ratings), pd.DataFrame(outputs)
+
+
+def test_summary_has_scores_ppl_diversity_and_speed_per_method():
+    ratings, outputs = frames()
+    scores = {oid: ItemScore(nll=float(oid + 1), tokens=2) for oid in outputs["output_id"]}
+    r = res.build_results(ratings, outputs, scores)
+    s = r.summary.set_index("method")
+    assert list(s.index) == ["BS-4", "TS-Temp", "TS-Tilted"]
+    assert s.loc["TS-Temp", "coherence"] == pytest.approx(3.5)  # (3 + 4) / 2 over 3 items
+    assert s.loc["BS-4", "ratings"] == 6 and s.loc["BS-4", "outputs"] == 3
+    # BS-4 outputs are 0, 3, 6: NLL 1 + 4 + 7 over 6 tokens
+    assert s.loc["BS-4", "ppl"] == pytest.approx(math.exp(12 / 6))
+    assert s.loc["BS-4", "repetition_pct"] == 100 and s.loc["TS-Temp", "repetition_pct"] == 0
+    assert s.loc["TS-Tilted", "latency_ms"] == 3000 and s.loc["TS-Tilted", "tokens_per_s"] == pytest.approx(10.0)
+    assert s.loc["TS-Temp", "self_bleu4"] == pytest.approx(1.0)  # three identical texts
+    assert r.n_raters == 2 and r.n_items == 3 and r.n_ratings == 18
+    table = res.display_table(r.summary)
+    assert table.loc[0, "coherence"].startswith("2.50 [")
+    assert {"PPL", "distinct-2", "Self-BLEU4", "Zipf", "latency ms", "tokens/s"} <= set(table.columns)
+    bars = res.scores_figure(r.means)
+    assert len(bars.data) == 3 and bars.data[0].error_y.array is not None
+    assert len(res.quality_latency_figure(r.summary).data) == 3
+
+
+def test_rater_filter_changes_scores_but_not_outputs():
+    ratings, outputs = frames()
+    r = res.build_results(ratings, outputs, rater="bob")
+    assert r.summary.set_index("method").loc["BS-4", "coherence"] == 3
+    assert r.summary.set_index("method").loc["BS-4", "outputs"] == 3 and r.n_ratings == 9
+    assert r.notes == ["perplexity not computed"]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(sqlite_url(tmp_path))
+    yield s
+    s.dispose()
+
+
+def fill(store):
+    study = store.create_study("Quarterly check", methods=["BS-4", "TS-Temp", "TS-Tilted"], max_new_tokens=8)
+    [item] = store.add_items(study, [{"prompt": "The cat sat on the", "scenario": "sci-fi", "language": "en", "raw": True}])
+    ids = {}
+    for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
+        ids[method], _ = store.add_output(item, method, 0, text=[" mat.", " sofa and slept.", " roof, purring"][k],
+                                          settings={}, seed=0, model="m", new_tokens=3 + k, latency_ms=100.0 * (k + 1))
+    for rater, base in (("ann", 2), ("bob", 3)):
+        rid = store.rater_id(rater)
+        for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
+            store.save_rating(rid, ids[method], base + k // 2, 3, min(5, base + k))
+    return study
+
+
+def test_compute_view_from_a_store_with_perplexity(store, lm):
+    study = fill(store)
+    view = tab.compute_view(store, study, lm=lm)
+    table = view["table"].set_index("method")
+    assert list(table.index) == ["BS-4", "TS-Temp", "TS-Tilted"]
+    assert all(table["PPL"] != "–")
+    assert view["raters"] == ["ann", "bob"] and view["scenarios"] == ["sci-fi"]
+    assert view["summary"].set_index("method").loc["TS-Tilted", "coherence"] == pytest.approx(3.5)
+    path = tab.write_csv(view["summary"], study)
+    assert pd.read_csv(path)["method"].tolist() == ["BS-4", "TS-Temp", "TS-Tilted"]
+    no_ppl = tab.compute_view(store, study, raters=["ann"])
+    assert (no_ppl["table"]["PPL"] == "–").all() and no_ppl["results"].n_ratings == 3
+
+
+def test_compute_view_rejects_a_missing_study(store):
+    from arena.errors import UserError
+
+    with pytest.raises(UserError):
+        tab.compute_view(store, None)
+    with pytest.raises(UserError):
+        tab.compute_view(store, 999)
+
+
+def test_tab_builds_and_has_no_rating_controls(store):
+    fill(store)
+    ctx = AppContext(model=lambda: None)
+    ctx.extras["store"] = store
+    with gr.Blocks() as demo:
+        tab.build(ctx)
+    kinds = {type(b).__name__ for b in demo.blocks.values()}
+    assert {"Dataframe", "Plot", "File", "Dropdown"} <= kinds
+    assert "Radio" not in kinds and "Slider" not in kinds  # read-only: nothing to score with
+    assert tab.study_options(store)[0][1] == store.list_studies()[0]["id"]
