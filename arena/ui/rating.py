@@ -118,18 +118,18 @@ def build(ctx: AppContext) -> None:
             sess = {k: v for k, v in sess.items() if k != "item"}
             hidden = []
             for _ in range(SLOTS):
-                hidden += [gr.update(visible=False), gr.update(value="")] + [gr.update(value=None)] * 3 + [gr.update(value="")]
+                hidden += [gr.update(visible=False), gr.update(value="", visible=False)] + [gr.update(value=None)] * 3 + [gr.update(value="")]
             return [sess, gr.update(value=message), gr.update(value="", visible=False), *hidden, gr.update(value="")]
         sess = {**sess, "item": view.item, "index": view.index}
         updates: list[Any] = []
         for k in range(SLOTS):
             if k < len(view.responses):
                 r = view.responses[k]
-                updates += [gr.update(visible=True), gr.update(value=r.text)]
+                updates += [gr.update(visible=True), gr.update(value=r.text, visible=True)]
                 updates += [gr.update(value=r.scores.get(d)) for d in blind.DIMENSIONS]
                 updates += [gr.update(value=r.comment)]
             else:
-                updates += [gr.update(visible=False), gr.update(value="")] + [gr.update(value=None)] * 3 + [gr.update(value="")]
+                updates += [gr.update(visible=False), gr.update(value="", visible=False)] + [gr.update(value=None)] * 3 + [gr.update(value="")]
         note = " · already rated: submitting again updates your ratings" if view.complete else ""
         return [sess, gr.update(value=f"**{view.progress}**{note}"), gr.update(value=view.prompt, visible=True),
                 *updates, gr.update(value=message)]
