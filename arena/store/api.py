@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pandas as pd
 from sqlalchemy import Connection, Engine, and_, case, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from ..errors import UserError
 from .engine import make_engine, normalize_url
@@ -88,6 +88,23 @@ def clean_comment(comment: object) -> str | None:
     return comment or None
 
 
+class StoreUnavailable(UserError):
+    """The database server cannot be reached (or is locked); the transaction was rolled back."""
+
+
+@contextmanager
+def _unreachable_as_user_error() -> Iterator[None]:
+    # A stopped or unreachable server must reach the rater as a clear message, not as Gradio's
+    # bare "Error": the transaction was rolled back, so the rater must know to submit again.
+    try:
+        yield
+    except (OperationalError, InterfaceError) as exc:
+        raise StoreUnavailable(
+            "the ratings database cannot be reached right now, so this was NOT saved; keep this page "
+            "open and try again in a moment"
+        ) from exc
+
+
 class Store:
     """A ratings database. `Store()` uses `DATABASE_URL` or the default SQLite file."""
 
@@ -105,17 +122,19 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE)."""
-        with self.engine.connect() as conn:
-            if self.dialect == "sqlite":
-                conn = conn.execution_options(sqlite_begin="IMMEDIATE")
-            with conn.begin():
-                yield conn
+        with _unreachable_as_user_error():
+            with self.engine.connect() as conn:
+                if self.dialect == "sqlite":
+                    conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+                with conn.begin():
+                    yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
-            with conn.begin():
-                yield conn
+        with _unreachable_as_user_error():
+            with self.engine.connect() as conn:
+                with conn.begin():
+                    yield conn
 
     def _insert(self, table):
         """The dialect's INSERT with ON CONFLICT support, or None where there is none."""
@@ -498,4 +517,4 @@ def get_store() -> Store:
         return _default
 
 
-__all__ = ["Store", "get_store", "normalize_url", "OUTPUT_COLUMNS", "RATING_COLUMNS", "check_score"]
+__all__ = ["Store", "StoreUnavailable", "get_store", "normalize_url", "OUTPUT_COLUMNS", "RATING_COLUMNS", "check_score"]
