@@ -20,6 +20,7 @@ TABS: list[tuple[str, str]] = [
     ("Multi-arm trace", "trace"),
     ("Rate (blind)", "rating"),
     ("Organizer", "organizer"),
+    ("Results", "results"),
 ]
 
 

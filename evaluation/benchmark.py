@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     import decoders
-    from arena.models import load_model
+    from arena.models import get_default_model, load_model
 
     for name in ("trials", "warmup", "heldout"):
         if getattr(args, name) < (1 if name == "trials" else 0):
@@ -253,7 +253,7 @@ def _main(args: argparse.Namespace) -> int:
     prompts = read_prompts(args.prompts) if args.prompts else default_prompts(args.language)
     prompts = prompts[: args.limit] if args.limit else prompts
     started = time.time()
-    lm = load_model(args.model)
+    lm = load_model(args.model) if args.model else get_default_model()
     records = run_benchmark(lm, methods, prompts, args.trials, args.warmup, args.max_new_tokens, not args.no_progress)
     per = summarize(records)
     overall = summarize([{**r, "scenario": "all"} for r in records])
