@@ -113,13 +113,15 @@ def build(ctx: AppContext) -> None:
 
     view_outputs = [session, progress, prompt, *slot_components, status]
 
-    def render(view: blind.RaterView | None, message: str, sess: dict[str, Any]) -> list[Any]:
+    def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
+        """Component updates for `view`; with no view, `message` takes the progress line."""
         if view is None:
             sess = {k: v for k, v in sess.items() if k != "item"}
             hidden = []
             for _ in range(SLOTS):
                 hidden += [gr.update(visible=False), gr.update(value="", visible=False)] + [gr.update(value=None)] * 3 + [gr.update(value="")]
-            return [sess, gr.update(value=message), gr.update(value="", visible=False), *hidden, gr.update(value="")]
+            return [sess, gr.update(value=message), gr.update(value="", visible=False), *hidden,
+                    gr.update(value=status_text)]
         sess = {**sess, "item": view.item, "index": view.index}
         updates: list[Any] = []
         for k in range(SLOTS):
@@ -192,8 +194,9 @@ def build(ctx: AppContext) -> None:
             view, message = blind.open_item(store, name, sess["study_id"])
         except UserError as exc:
             fail(exc)
-        saved = "Saved. " + (message or "Here is the next item.")
-        return render(view, saved, sess)
+        if view is None:
+            return render(None, message, sess, "Saved.")
+        return render(view, "Saved. Here is the next item.", sess)
 
     def on_refresh():
         return gr.update(choices=study_choices(store))
