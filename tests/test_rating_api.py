@@ -199,3 +199,75 @@ def test_bad_and_forged_submissions_are_refused_and_store_nothing(rated_app):
     http.close()
     assert store.count_ratings() == before
     store.dispose()
+
+
+def _organizer_inputs(http: GradioHTTP, dep: dict, password: str, sid: int) -> list:
+    """Plausible values for every input of an organizer handler, with `password` first."""
+    comps = http.components()
+    values: list = []
+    for cid in dep["inputs"]:
+        comp = comps[cid]
+        kind, props = comp["type"], comp.get("props", {})
+        if not values:
+            assert kind == "textbox" and props.get("type") == "password"
+            values.append(password)
+        elif kind == "dropdown":
+            choices = [c[1] if isinstance(c, (list, tuple)) else c for c in props.get("choices") or []]
+            values.append(sid if not choices or "en" not in choices else "en")
+        elif kind == "radio":
+            values.append(next(c[1] if isinstance(c, (list, tuple)) else c for c in props["choices"] if "Pasted" in str(c)))
+        elif kind == "checkboxgroup":
+            values.append(["TS-Temp", "TS-Tilted"])
+        elif kind == "number":
+            values.append(1 if "max_new" not in str(props.get("label")) else 2)
+        elif kind == "file":
+            values.append(None)
+        else:
+            values.append("Organizer check prompt" if props.get("lines", 1) > 1 else "Second pilot")
+    return values
+
+
+def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
+    from tests.live_app import ORGANIZER_PASSWORD, dependency_tab
+
+    app, sid, outputs, workdir = rated_app
+    Client(app.url, verbose=False).predict("Organizer Check", sid, api_name="/rate_start")  # one mapping to reveal
+    store = Store(f"sqlite:///{workdir / 'arena.db'}")
+    n_studies, n_ratings = len(store.list_studies()), store.count_ratings()
+    http = GradioHTTP(app.url, timeout_s=600)
+    config = http.config()
+    deps = [(i, d) for i, d in enumerate(config["dependencies"]) if dependency_tab(config, d) == "organizer"]
+    assert len(deps) >= 8
+    api = http.api_info()
+    assert not any("organizer" in json.dumps(e).lower() for e in api.get("named_endpoints", {}).values())
+    for index, dep in deps:
+        for wrong in ("", "wrong password", ORGANIZER_PASSWORD + " "):
+            result = http.call(index, _organizer_inputs(http, dep, wrong, sid))
+            assert not result.ok, (index, result.data)
+            assert "password" in (result.error or ""), result.error
+    assert (len(store.list_studies()), store.count_ratings()) == (n_studies, n_ratings)
+
+    outputs_of = lambda dep: [http.components()[c]["type"] for c in dep["outputs"]]  # noqa: E731
+    revealed = None
+    exported = []
+    for index, dep in deps:
+        kinds = outputs_of(dep)
+        if kinds == ["dataframe", "markdown"]:  # reveal
+            revealed = http.call(index, _organizer_inputs(http, dep, ORGANIZER_PASSWORD, sid))
+        elif kinds == ["file", "markdown"]:  # exports
+            exported.append(http.call(index, _organizer_inputs(http, dep, ORGANIZER_PASSWORD, sid)))
+    assert revealed is not None and revealed.ok, revealed and revealed.error
+    assert {"BS-4", "TS-Temp", "TS-Tilted"} <= set(json.dumps(revealed.data).split('"'))
+    assert len(exported) == 2 and all(e.ok for e in exported), [e.error for e in exported]
+    assert "Exported" in json.dumps(exported[0].data)
+
+    # create a study from a pasted prompt and pre-generate it, through the organizer handler
+    create = next((i, d) for i, d in deps if len(d["inputs"]) == 10)
+    made = http.call(create[0], _organizer_inputs(http, create[1], ORGANIZER_PASSWORD, sid))
+    assert made.ok, made.error
+    assert "2 of 2 outputs stored" in json.dumps(made.data)
+    new = [s for s in store.list_studies() if s["name"] == "Second pilot"]
+    assert len(new) == 1 and new[0]["methods"] == ["TS-Temp", "TS-Tilted"]
+    assert len(store.outputs_frame(new[0]["id"])) == 2
+    http.close()
+    store.dispose()

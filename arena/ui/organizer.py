@@ -112,7 +112,8 @@ def build(ctx: AppContext) -> None:
 
     with gr.Accordion("Studies and progress", open=True):
         with gr.Row():
-            chosen = gr.Dropdown(choices=[], label="Study", scale=3)
+            # filled once the password is given; any value is re-checked on the server
+            chosen = gr.Dropdown(choices=[], label="Study", scale=3, allow_custom_value=True)
             refresh = gr.Button("Refresh", scale=0)
             resume = gr.Button("Resume generation", scale=1)
         table = gr.Dataframe(label="Studies", interactive=False)
