@@ -1,0 +1,86 @@
+"""The Compare tab's "Rate these blind" hand-off, in a real browser: one click stores the current
+outputs as an ad-hoc study, switches to the rating tab and shows them blind.
+
+The Compare tab is stood in for by the same components it hands over (button, prompt, raw
+checkbox, last-results state), so the test needs no model; the rating tab is the real one.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from types import SimpleNamespace
+
+import gradio as gr
+import pytest
+
+from arena.runner import MethodResult
+from arena.store import Store
+from arena.ui import AppContext, rating
+
+CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="no Chromium: run scripts/test.sh as root or "
+                       "apt-get install chromium, or set ARENA_CHROMIUM"),
+]
+TEXTS = ["first hidden text", "second hidden text", "third hidden text"]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    results = [MethodResult(method=m, text=t, new_tokens=3, ttft_ms=1.0, latency_ms=2.0, tokens_per_s=3.0,
+                            settings={"max_new_tokens": 8}, seed=0, prompt_tokens=4)
+               for m, t in zip(("BS-4", "TS-Temp", "TS-Tilted"), TEXTS)]
+    ctx = AppContext(model=lambda: SimpleNamespace(name="stand-in-model"))
+    ctx.extras["store"] = store
+    rating.install_quick_rate(ctx)
+    with gr.Blocks() as demo:
+        with gr.Tabs() as tabs:
+            ctx.tabs = tabs
+            with gr.Tab("Compare", id="compare"):
+                prompt = gr.Textbox(value="Tell me about the sea.", label="Prompt")
+                raw = gr.Checkbox(value=False, label="Raw")
+                last = gr.State(results)
+                button = gr.Button("Rate these blind")
+                ctx.extras["quick_rate"](button, prompt, raw, last)
+            with gr.Tab("Rate (blind)", id="rating"):
+                rating.build(ctx)
+    port = _port()
+    demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            page = browser.new_page()
+            page.set_default_timeout(90_000)
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
+            page.get_by_role("button", name="Rate these blind").click()
+            page.get_by_text("Enter your name or rater code, then press").wait_for()  # switched, asks for a name
+            page.get_by_label("Your name or rater code").fill("Browser Rater")
+            page.get_by_role("button", name="Start / continue").click()
+            page.get_by_text("Item 1 of 1").wait_for()
+            shown = [page.get_by_label(f"Response {label}", exact=True).input_value() for label in "ABC"]
+            assert sorted(shown) == sorted(TEXTS)
+            body = page.locator("body").inner_text()
+            for name in ("BS-4", "TS-Temp", "TS-Tilted"):
+                assert name not in body
+            # a second click with the name filled in opens the new item directly
+            page.get_by_role("tab", name="Compare").click()
+            page.get_by_role("button", name="Rate these blind").click()
+            page.get_by_text("Item 1 of 1").wait_for()
+            assert page.get_by_label("Response A", exact=True).input_value() in TEXTS
+            browser.close()
+        adhoc = [s for s in store.list_studies() if s["kind"] == "adhoc"]
+        assert len(adhoc) == 2 and all(s["model"] == "stand-in-model" for s in adhoc)
+    finally:
+        demo.close()
+        store.dispose()
