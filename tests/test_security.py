@@ -42,7 +42,8 @@ VICTIM_COMMENT = f"VICTIM-SECRET-{TOKEN}"
 IMPORTED_RATER = f"imported-by-mallory-{TOKEN}"
 # Numbers planted on the study's outputs; none may reach a rater.
 PLANTED = dict(latency_ms=98765.4321, ttft_ms=12345.678, tokens_per_s=4321.987, seed=918273645, new_tokens=7)
-GENERATING_TABS = {"compare", "trace"}  # open comparison: method names are the point there
+OPEN_TABS = {"compare", "trace", "results"}  # open comparison and per-method results: method names belong there
+GENERATING_TABS = {"compare", "trace"}  # their handlers run the model: called once per variant, to save time
 
 
 def dep_by_api_name(client: GradioHTTP, name: str) -> int:
@@ -116,8 +117,27 @@ def world(app: LiveApp, tmp_path_factory):
     store.dispose()
 
 
-def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data: dict) -> list[Any]:
-    """Values for a handler's inputs: what a fresh page sends ("defaults") or hostile ones."""
+def _choice_values(choices: Any) -> list[Any]:
+    out = []
+    for c in choices or []:
+        out.append(c[1] if isinstance(c, (list, tuple)) and len(c) == 2 else c)
+    return out
+
+
+def learn_choices(dep: dict, result: CallResult, known: dict[int, list[Any]]) -> None:
+    """Remember dropdown choices a handler's updates set in this session (as a browser would)."""
+    if not result.ok or not result.data:
+        return
+    for cid, value in zip(dep["outputs"], result.data):
+        if isinstance(value, dict) and "choices" in value:
+            known[cid] = _choice_values(value["choices"])
+
+
+def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data: dict,
+               known: dict[int, list[Any]] | None = None) -> list[Any]:
+    """Values for a handler's inputs: what a fresh page sends ("defaults") or hostile ones. Dropdowns
+    get what the session was offered (Gradio refuses other values before the handler runs),
+    preferring the study under attack, or every choice where several may be picked."""
     comps = client.components()
     values: list[Any] = []
     for cid in dep["inputs"]:
@@ -134,14 +154,19 @@ def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data:
             values.append(default)
         elif kind == "textbox":
             values.append(ATTACKER)
-        elif kind == "number" or (kind == "dropdown" and props.get("allow_custom_value")):
+        elif kind == "number":
             values.append(sid)
-        elif kind == "dropdown":  # Gradio refuses a value outside the choices before the handler runs
-            choices = props.get("choices") or []
-            values.append(choices[0][1] if choices else None)
+        elif kind == "dropdown":
+            offered = (known or {}).get(cid) or _choice_values(props.get("choices"))
+            if props.get("multiselect"):
+                values.append(list(offered))
+            elif sid in offered or props.get("allow_custom_value"):
+                values.append(sid)
+            else:
+                values.append(offered[0] if offered else None)
         elif kind == "radio":
-            choices = props.get("choices") or []
-            values.append(choices[0][1] if choices and isinstance(choices[0], (list, tuple)) else (choices[0] if choices else None))
+            choices = _choice_values(props.get("choices"))
+            values.append(choices[0] if choices else None)
         elif kind == "file":
             values.append(file_data)
         else:
@@ -150,13 +175,16 @@ def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data:
 
 
 def secrets_in(text: str, with_methods: bool) -> list[str]:
-    found = [s for s in (VICTIM_COMMENT, IMPORTED_RATER) if s in text]
-    for name in ("latency_ms", "ttft_ms", "tokens_per_s"):
-        if repr(PLANTED[name]) in text:
-            found.append(f"{name}={PLANTED[name]}")
-    if str(PLANTED["seed"]) in text:
-        found.append("seed")
+    """Secrets found in `text`. `with_methods`: also method names and the outputs' own timing and
+    seed, which a blind route must not carry (the open Compare and Results tabs show them by design)."""
+    # A rater's name or code is their only credential (it opens their ratings), so it is a secret too.
+    found = [s for s in (VICTIM_COMMENT, IMPORTED_RATER, VICTIM) if s in text]
     if with_methods:
+        for name in ("latency_ms", "ttft_ms", "tokens_per_s"):
+            if repr(PLANTED[name]) in text:
+                found.append(f"{name}={PLANTED[name]}")
+        if str(PLANTED["seed"]) in text:
+            found.append("seed")
         found += [m for m in decoders.names() if m in text]
     return found
 
@@ -180,30 +208,37 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     organizer_calls = 0
     calls = 0
     problems: list[str] = []
-    for index, dep in enumerate(deps):
-        fn = dep.get("id", index)
-        tab = dependency_tab(config, dep)
-        if dep.get("api_visibility") == "private" and not dep.get("inputs") and not dep.get("outputs"):
-            continue  # a pure front-end event: nothing runs on the server
-        variants = ["defaults", "hostile"]
-        for variant in variants:
-            sessions = [None] if tab in GENERATING_TABS else [None, attacker_session]
-            for session in sessions:
-                result: CallResult = client.call(fn, inputs_for(client, dep, variant, sid, world["file_data"]),
-                                                 session_hash=session)
-                calls += 1
-                where = f"handler {fn} ({dep.get('api_name')}, tab {tab}, {variant}, {'rater session' if session else 'fresh session'})"
-                leaked = secrets_in(result.raw, with_methods=tab not in GENERATING_TABS)
-                if leaked:
-                    problems.append(f"{where} leaked {leaked}: {result.raw[:300]}")
-                if tab == "organizer":
-                    organizer_calls += 1
-                    if result.ok:
-                        problems.append(f"{where} answered without the organizer password: {result.raw[:300]}")
-                    elif "password" not in (result.error or ""):
-                        problems.append(f"{where} refused without saying why: {result.error!r}")
+    known: dict[str, dict[int, list[Any]]] = {}  # session -> dropdown choices offered to it
+    # Two rounds: the first lets list-refreshing handlers offer their choices to the session, the
+    # second picks from them, as a curious rater clicking through every tab would.
+    for round_ in (1, 2):
+        for index, dep in enumerate(deps):
+            fn = dep.get("id", index)
+            tab = dependency_tab(config, dep)
+            if dep.get("api_visibility") == "private" and not dep.get("inputs") and not dep.get("outputs"):
+                continue  # a pure front-end event: nothing runs on the server
+            variants = ["defaults", "hostile"] if round_ == 1 else ["hostile"]
+            for variant in variants:
+                sessions = [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
+                for session in sessions:
+                    offered = known.setdefault(session, {})
+                    result: CallResult = client.call(
+                        fn, inputs_for(client, dep, variant, sid, world["file_data"], offered), session_hash=session)
+                    learn_choices(dep, result, offered)
+                    calls += 1
+                    where = (f"handler {fn} ({dep.get('api_name')}, tab {tab}, {variant}, round {round_}, "
+                             f"{'rater session' if session == attacker_session else 'fresh session'})")
+                    leaked = secrets_in(result.raw, with_methods=tab not in OPEN_TABS)
+                    if leaked:
+                        problems.append(f"{where} leaked {leaked}: {result.raw[:300]}")
+                    if tab == "organizer":
+                        organizer_calls += 1
+                        if result.ok:
+                            problems.append(f"{where} answered without the organizer password: {result.raw[:300]}")
+                        elif "password" not in (result.error or ""):
+                            problems.append(f"{where} refused without saying why: {result.error!r}")
     assert not problems, "\n".join(problems)
-    assert organizer_calls >= 8 * 2, f"only {organizer_calls} organizer calls were made: are its handlers all found?"
+    assert organizer_calls >= 8 * 3, f"only {organizer_calls} organizer calls were made: are its handlers all found?"
 
     after_victim = store.ratings_frame(sid).sort_values("output_id").to_dict("records")
     assert after_victim == before["victim"], "a forged call changed the victim's ratings"
