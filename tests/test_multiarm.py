@@ -198,3 +198,18 @@ def test_trace_view_data(lm, forced):
 
     run = run_trace(lm, PROMPT, raw=True, max_new_tokens=3, seed=0)
     assert run.text and run.trace.steps and run.settings["method"] == "Multi-Arm"
+
+
+def test_trace_tab_builds_without_a_model_call():
+    import gradio as gr
+
+    from arena.ui import AppContext
+    from arena.ui import trace
+
+    def no_model():
+        raise AssertionError("building the tab must not load or use the model")
+
+    with gr.Blocks() as demo:
+        trace.build(AppContext(model=no_model))
+    assert any(getattr(fn, "api_name", None) == "multiarm_trace" for fn in demo.fns.values())
+    assert "not** the article's trained 200M verifier" in trace.HONESTY

@@ -144,7 +144,7 @@ class MultiArmGenerator:
         prefill_logits = out.logits[:, -1, :].float()
         cache = out.cache if hasattr(out, "cache") else out.past_key_values
         cache.batch_repeat_interleave(n_arms)
-        logits = prefill_logits.expand(n_arms, -1)
+        logits = prefill_logits.repeat(n_arms, 1)  # a real tensor: processors may write in place
         cur, step = prompt_len, 0
         while True:
             if logits_processor is not None:

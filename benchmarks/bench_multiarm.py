@@ -1,0 +1,104 @@
+"""Multi-arm sampling vs three independent runs, measured side by side in one process.
+
+    python benchmarks/bench_multiarm.py [--max-new-tokens 24] [--repeats 3] [--prompt TEXT]
+
+Compared, on the same prompt and the same number of new tokens per arm:
+  * independent: three `model.generate` calls, one per arm configuration (Explorer T=0.95
+    top-p 0.98, Stabilizer T=0.4 top-k 10, Verifier T=0.1), each computing the prompt itself;
+  * multi-arm, no backtracking: the shared-prefix batched loop alone (one prefill, three rows);
+  * multi-arm: the full decoder with verifier, backtracking and pruning (default settings).
+To make the work equal, end-of-sequence is ignored: every arm writes exactly N tokens
+(`min_new_tokens=N` for generate; no EOS stop for multi-arm). Backtracking makes multi-arm take
+extra steps; the forward-pass counts are printed with the times. The order of the three
+variants rotates between repeats; the medians are reported, with the ratio to "independent".
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arena.models import get_default_model  # noqa: E402
+from arena.prompts import encode_prompt  # noqa: E402
+from decoders.multiarm import DEFAULT_ARMS, MultiArmGenerator, MultiArmSettings  # noqa: E402
+
+
+def count_forwards(model):
+    """Wrap model.forward to count calls; returns (counter list, restore function)."""
+    original = model.forward
+    counter = [0]
+
+    def counted(*args, **kwargs):
+        counter[0] += 1
+        return original(*args, **kwargs)
+
+    model.forward = counted
+    return counter, lambda: delattr(model, "forward")
+
+
+def independent(lm, ids, n):
+    for arm in DEFAULT_ARMS:
+        lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=arm.temperature,
+                          top_k=arm.top_k, top_p=arm.top_p, max_new_tokens=n, min_new_tokens=n,
+                          pad_token_id=lm.tokenizer.pad_token_id)
+
+
+def multi_arm(settings):
+    def run(lm, ids, n):
+        MultiArmGenerator(lm.model, settings, eos_token_id=[])(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n,
+                                                               pad_token_id=lm.tokenizer.pad_token_id)
+    return run
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--max-new-tokens", type=int, default=24)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--prompt", default="Explain the basic principles of quantum computing.")
+    args = p.parse_args()
+    lm = get_default_model()
+    ids = encode_prompt(lm.tokenizer, args.prompt, False, lm.device, lm.context_length, args.max_new_tokens)
+    variants = {
+        "independent (3 x generate)": independent,
+        "multi-arm, no backtracking": multi_arm(MultiArmSettings(max_backtracks=0, realloc_every=0)),
+        "multi-arm (full)": multi_arm(MultiArmSettings()),
+    }
+    names = list(variants)
+    times = {k: [] for k in names}
+    forwards = {k: [] for k in names}
+    sync = (lambda: torch.cuda.synchronize()) if lm.device.type == "cuda" else (lambda: None)
+    with torch.inference_mode():
+        for name in names:  # warm-up, untimed
+            variants[name](lm, ids, 4)
+        for r in range(args.repeats):
+            for name in names[r % 3:] + names[: r % 3]:
+                torch.manual_seed(r)
+                counter, restore = count_forwards(lm.model)
+                try:
+                    sync()
+                    start = time.perf_counter()
+                    variants[name](lm, ids, args.max_new_tokens)
+                    sync()
+                    times[name].append(time.perf_counter() - start)
+                finally:
+                    restore()
+                forwards[name].append(counter[0])
+    print(f"model: {lm.describe()} · torch threads {torch.get_num_threads()} · prompt {ids.shape[1]} tokens · "
+          f"{args.max_new_tokens} new tokens per arm · {args.repeats} repeats (medians)")
+    base = statistics.median(times[names[0]])
+    print(f"{'variant':32} {'time (s)':>10} {'vs independent':>15} {'forward passes':>15}")
+    for name in names:
+        t = statistics.median(times[name])
+        print(f"{name:32} {t:10.2f} {t / base:14.2f}x {statistics.median(forwards[name]):15.0f}")
+    print("all times (s): " + "; ".join(f"{n}: {', '.join(f'{x:.2f}' for x in times[n])}" for n in names))
+
+
+if __name__ == "__main__":
+    main()
