@@ -17,22 +17,25 @@ from arena.ui import AppContext
 # (tab label, module under arena.ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
     ("Compare", "compare"),
-    ("Multi-arm trace", "trace"),
     ("Rate (blind)", "rating"),
-    ("Organizer", "organizer"),
     ("Results", "results"),
+    ("Organizer", "organizer"),
+    ("Multi-arm trace", "trace"),
 ]
 
 
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     import importlib
 
+    from arena.ui.rating import install_quick_rate
+
     ctx = ctx or AppContext()
+    install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
     with gr.Blocks(title="Decoding Arena") as demo:
         gr.Markdown("# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.")
         with gr.Tabs() as tabs:
             ctx.tabs = tabs
-            for index, (label, module) in enumerate(TABS):
+            for label, module in TABS:
                 with gr.Tab(label, id=module):
                     importlib.import_module(f"arena.ui.{module}").build(ctx)
     return demo
