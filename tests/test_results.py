@@ -102,6 +102,12 @@ def test_compute_view_rejects_a_missing_study(store):
         tab.compute_view(store, None)
     with pytest.raises(UserError):
         tab.compute_view(store, 999)
+    with pytest.raises(UserError):
+        tab.compute_view(store, "abc")
+    study = fill(store)
+    with pytest.raises(UserError):
+        tab.compute_view(store, study, scenarios=[{"x": 1}])
+    assert tab.compute_view(store, study, scenarios="sci-fi", raters="ann")["results"].n_ratings == 3
 
 
 def test_tab_builds_and_has_no_rating_controls(store):

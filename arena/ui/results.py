@@ -48,7 +48,8 @@ def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dic
     raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
     todo = outputs[[(lm.name, int(o)) not in _ppl_cache for o in outputs["output_id"]]]
     if len(todo):
-        fresh = score_outputs(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
+        with lm.lock:  # never alongside a timed generation on the same device
+            fresh = score_outputs(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
         with _ppl_lock:
             _ppl_cache.update({(lm.name, int(k)): v for k, v in fresh.items()})
     return {o: _ppl_cache[(lm.name, int(o))] for o in outputs["output_id"]}
@@ -58,14 +59,16 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it."""
     if study_id in (None, ""):
         raise UserError("choose a study")
-    study_id = int(study_id)
+    try:
+        study_id = int(study_id)
+    except (TypeError, ValueError):
+        raise UserError(f"there is no study {study_id!r}") from None
     study = store.get_study(study_id)
     if study is None:
         raise UserError(f"there is no study #{study_id}")
     ratings = store.ratings_frame(study_id)
     outputs = store.outputs_frame(study_id)
-    scenarios = scenarios or None
-    raters = raters or None
+    scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
@@ -83,6 +86,17 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
         "raters": sorted(str(s) for s in ratings["rater"].dropna().unique()),
         "results": r,
     }
+
+
+def _names(value: Any, what: str) -> list[str] | None:
+    """A filter from the UI (or a forged API call): None/empty = all, else a list of strings."""
+    if value in (None, "", []):
+        return None
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) for v in value):
+        raise UserError(f"{what} must be a list of names")
+    return [str(v) for v in value]
 
 
 def _fmt(df: pd.DataFrame) -> pd.DataFrame:
