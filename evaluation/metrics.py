@@ -55,11 +55,11 @@ def has_loop(tokens: Sequence[str], min_len: int = 2, min_repeats: int = 3) -> b
     for k in range(min_len, n // min_repeats + 1):
         # same[i] is True where token i equals token i+k; a loop of period k and r copies is a
         # run of (r-1)*k consecutive True values.
-        same = (ids[:-k] == ids[k:]).astype(np.int8)
+        same = (ids[:-k] == ids[k:]).astype(np.int64)
         need = (min_repeats - 1) * k
         if len(same) >= need:
-            window = np.convolve(same, np.ones(need, dtype=np.int8), mode="valid")
-            if (window == need).any():
+            run = np.concatenate(([0], np.cumsum(same)))
+            if (run[need:] - run[:-need] == need).any():  # a window of `need` matches
                 return True
     return False
 
