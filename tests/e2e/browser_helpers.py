@@ -24,3 +24,24 @@ def set_number(page, label: str, value: int | float) -> None:
 
 def textbox_value(page, label: str) -> str:
     return page.get_by_role("textbox", name=label, exact=True).input_value()
+
+
+def panel(page):
+    """The open tab's panel (Gradio renders only the selected tab's content)."""
+    return page.get_by_role("tabpanel")
+
+
+def pick_option(page, container, label: str, option: str | object) -> None:
+    """Choose `option` (exact text or a compiled regex) in the Gradio dropdown labelled `label`."""
+    container.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option).first.click()
+
+
+def score_all(page, container, n_responses: int, scores: list[int]) -> None:
+    """Tick one score per dimension for each of the first `n_responses` responses. The score radio
+    groups are fieldsets, three per response, in page order."""
+    groups = container.locator("fieldset").filter(visible=True)
+    groups.nth(3 * n_responses - 1).wait_for()
+    for k in range(n_responses):
+        for d in range(3):
+            groups.nth(3 * k + d).get_by_label(str(scores[d]), exact=True).check()
