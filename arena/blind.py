@@ -85,8 +85,8 @@ class RaterView:
 
 
 def _ready_items(store: Store, study_id: int) -> list[dict[str, Any]]:
-    ids = ready_item_ids(store, study_id)
-    return [store.get_item(i) for i in ids]
+    ready = set(ready_item_ids(store, study_id))
+    return [item for item in store.items(study_id) if item["id"] in ready]
 
 
 def _parse_study_id(study_id: Any) -> int:
@@ -108,11 +108,6 @@ def _mapping(store: Store, study: Mapping[str, Any], rater_id: int, item: Mappin
     return store.record_assignment(rater_id, item["id"], order)
 
 
-def _fully_rated(store: Store, rater_id: int, item_id: int) -> bool:
-    output_ids = [o["id"] for o in store.outputs_for_item(item_id)]
-    return len(store.ratings_for(rater_id, output_ids)) == len(output_ids)
-
-
 def open_item(store: Store, rater: object, study_id: Any, index: int | None = None) -> tuple[RaterView | None, str]:
     """The view of item `index` (1-based) of a study for `rater`; with no index, the first item the
     rater has not fully rated. Returns (None, message) when there is nothing to show."""
@@ -125,7 +120,8 @@ def open_item(store: Store, rater: object, study_id: Any, index: int | None = No
     if not ready:
         return None, "This study has no items ready for rating yet."
     rater_id = store.rater_id(name)
-    done = [_fully_rated(store, rater_id, it["id"]) for it in ready]
+    counts = store.item_counts(sid, rater_id)
+    done = [counts[it["id"]][1] >= counts[it["id"]][0] for it in ready]
     if index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
         if pos is None:

@@ -390,6 +390,20 @@ class Store:
                                                       ratings.c.output_id.in_(ids))).mappings()
             return {int(r["output_id"]): dict(r) for r in rows}
 
+    def item_counts(self, study_id: int, rater_id: int | None = None) -> dict[int, tuple[int, int]]:
+        """{item_id: (outputs stored, outputs rated by `rater_id`)} for a study, in two queries."""
+        with self.read() as conn:
+            stored = conn.execute(
+                select(outputs.c.item_id, func.count()).join(items, items.c.id == outputs.c.item_id)
+                .where(items.c.study_id == int(study_id)).group_by(outputs.c.item_id)).all()
+            rated = [] if rater_id is None else conn.execute(
+                select(outputs.c.item_id, func.count()).join(ratings, ratings.c.output_id == outputs.c.id)
+                .join(items, items.c.id == outputs.c.item_id)
+                .where(items.c.study_id == int(study_id), ratings.c.rater_id == int(rater_id))
+                .group_by(outputs.c.item_id)).all()
+        done = {int(i): int(n) for i, n in rated}
+        return {int(i): (int(n), done.get(int(i), 0)) for i, n in stored}
+
     def count_ratings(self) -> int:
         with self.read() as conn:
             return int(conn.execute(select(func.count()).select_from(ratings)).scalar_one())
