@@ -18,10 +18,13 @@ _arena_pg_start() {
     fi
     bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
   fi
-  id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
+  id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres || true
   local dir port
   dir=$(mktemp -d /tmp/arena-pg.XXXXXX)
-  chown postgres "$dir"
+  if ! chown postgres "$dir"; then
+    echo "postgres.sh: no 'postgres' user to run the server; PostgreSQL store tests will be skipped" >&2
+    return 0
+  fi
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   if ! su postgres -s /bin/sh -c "'$bindir/initdb' -D '$dir/data' -U postgres -A trust -E UTF8 >'$dir/initdb.log' 2>&1"; then
     echo "postgres.sh: initdb failed (see $dir/initdb.log); PostgreSQL store tests will be skipped" >&2
