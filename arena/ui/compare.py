@@ -126,7 +126,7 @@ def build(ctx: AppContext) -> None:
                                      visible=name in decoders.DEFAULT_METHODS)
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
     chart = gr.Plot(label="Latency and throughput")
-    last = gr.State([])  # server-side: this session's last results, for "Rate these blind"
+    last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
 
     keys = param_keys()
 
@@ -160,7 +160,8 @@ def build(ctx: AppContext) -> None:
                     done.append(event.result)
                 note = header if len(done) < len(req.methods) else f"Done: {len(done)} methods."
                 yield ([gr.update(value=note)] + [gr.update(value=texts[n]) for n in all_names]
-                       + [timing_frame(done), timing_figure(done) if done else gr.update(), done])
+                       + [timing_frame(done), timing_figure(done) if done else gr.update(),
+                          {"prompt": req.prompt, "raw": req.raw, "results": list(done)}])
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
 

@@ -58,7 +58,12 @@ def install_quick_rate(ctx: AppContext) -> None:
     def wire(button: gr.Button, prompt: gr.Textbox, raw_box: gr.Checkbox, last: gr.State) -> None:
         handoff = handoff_state(ctx)
 
-        def on_rate(prompt_text: str, raw: bool, results: list) -> tuple[dict, Any]:
+        def on_rate(prompt_text: str, raw: bool, last_run: Any) -> tuple[dict, Any]:
+            # The Compare tab keeps the prompt it ran with: the box may have been edited since.
+            if isinstance(last_run, dict):
+                prompt_text, raw, results = last_run.get("prompt", ""), last_run.get("raw", False), last_run.get("results")
+            else:
+                results = last_run
             try:
                 study_id, item_id = studies.quick_item(store_for(ctx), ctx.model().name, prompt_text, results or [], raw)
             except UserError as exc:
