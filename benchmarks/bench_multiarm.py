@@ -1,6 +1,6 @@
 """Multi-arm sampling vs three independent runs, measured side by side in one process.
 
-    python benchmarks/bench_multiarm.py [--max-new-tokens 24] [--repeats 3] [--prompt TEXT]
+    python benchmarks/bench_multiarm.py [--max-new-tokens 24] [--repeats 3] [--threads N] [--prompt TEXT]
 
 Compared, on the same prompt and the same number of new tokens per arm:
   * independent: three `model.generate` calls, one per arm configuration (Explorer T=0.95
@@ -11,6 +11,8 @@ To make the work equal, end-of-sequence is ignored: every arm writes exactly N t
 (`min_new_tokens=N` for generate; no EOS stop for multi-arm). Backtracking makes multi-arm take
 extra steps; the forward-pass counts are printed with the times. The order of the three
 variants rotates between repeats; the medians are reported, with the ratio to "independent".
+Both wall time and this process's CPU time are printed: on a shared machine the CPU time (with
+`--threads 1`, so no thread spins while waiting) is the steadier measure of the work done.
 """
 
 from __future__ import annotations
@@ -61,8 +63,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--max-new-tokens", type=int, default=24)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
     p.add_argument("--prompt", default="Explain the basic principles of quantum computing.")
     args = p.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     lm = get_default_model()
     ids = encode_prompt(lm.tokenizer, args.prompt, False, lm.device, lm.context_length, args.max_new_tokens)
     variants = {
@@ -72,6 +77,7 @@ def main() -> None:
     }
     names = list(variants)
     times = {k: [] for k in names}
+    cpu = {k: [] for k in names}
     forwards = {k: [] for k in names}
     sync = (lambda: torch.cuda.synchronize()) if lm.device.type == "cuda" else (lambda: None)
     with torch.inference_mode():
@@ -83,21 +89,23 @@ def main() -> None:
                 counter, restore = count_forwards(lm.model)
                 try:
                     sync()
-                    start = time.perf_counter()
+                    start, start_cpu = time.perf_counter(), time.process_time()
                     variants[name](lm, ids, args.max_new_tokens)
                     sync()
                     times[name].append(time.perf_counter() - start)
+                    cpu[name].append(time.process_time() - start_cpu)
                 finally:
                     restore()
                 forwards[name].append(counter[0])
     print(f"model: {lm.describe()} · torch threads {torch.get_num_threads()} · prompt {ids.shape[1]} tokens · "
           f"{args.max_new_tokens} new tokens per arm · {args.repeats} repeats (medians)")
-    base = statistics.median(times[names[0]])
-    print(f"{'variant':32} {'time (s)':>10} {'vs independent':>15} {'forward passes':>15}")
+    base, base_cpu = statistics.median(times[names[0]]), statistics.median(cpu[names[0]])
+    print(f"{'variant':30} {'wall (s)':>9} {'ratio':>7} {'CPU (s)':>9} {'ratio':>7} {'forward passes':>15}")
     for name in names:
-        t = statistics.median(times[name])
-        print(f"{name:32} {t:10.2f} {t / base:14.2f}x {statistics.median(forwards[name]):15.0f}")
-    print("all times (s): " + "; ".join(f"{n}: {', '.join(f'{x:.2f}' for x in times[n])}" for n in names))
+        t, c = statistics.median(times[name]), statistics.median(cpu[name])
+        print(f"{name:30} {t:9.2f} {t / base:6.2f}x {c:9.2f} {c / base_cpu:6.2f}x {statistics.median(forwards[name]):15.0f}")
+    for label, table in (("wall", times), ("CPU", cpu)):
+        print(f"all {label} times (s): " + "; ".join(f"{n}: {', '.join(f'{x:.2f}' for x in table[n])}" for n in names))
 
 
 if __name__ == "__main__":
