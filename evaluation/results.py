@@ -101,11 +101,11 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
     for _, s in summary.iterrows():
         row = {"method": s["method"], "outputs": int(s["outputs"]), "ratings": int(s["ratings"])}
         for dim in DIMENSIONS:
-            row[dim] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'])}, {_num(s[f'{dim}_ci_high'])}]"
+            row[dim] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'], 1)}–{_num(s[f'{dim}_ci_high'], 1)}]"
         row.update({
             "PPL": _num(s["ppl"]), "distinct-1": _num(s["distinct_1"], 3), "distinct-2": _num(s["distinct_2"], 3),
             "repetition %": _num(s["repetition_pct"], 1), "Self-BLEU4": _num(s["self_bleu4"], 3), "Zipf": _num(s["zipf"]),
-            "latency ms": _num(s["latency_ms"], 0), "tokens/s": _num(s["tokens_per_s"], 1),
+            "latency s": _num(s["latency_ms"] / 1000, 2), "tokens/s": _num(s["tokens_per_s"], 1),
         })
         rows.append(row)
     return pd.DataFrame(rows)
@@ -136,8 +136,8 @@ def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DI
     symbols = ["circle", "square", "diamond", "triangle-up"]
     for k, dim in enumerate(dimensions):
         fig.add_scatter(
-            x=list(summary["latency_ms"]), y=list(summary[dim]), mode="markers+text", name=dim,
-            text=list(summary["method"]), textposition="top center", marker=dict(size=12, symbol=symbols[k % 4]),
+            x=list(summary["latency_ms"]), y=list(summary[dim]), mode="markers+text" if k == 0 else "markers", name=dim,
+            text=list(summary["method"]), textposition="middle right", marker=dict(size=12, symbol=symbols[k % 4]),
             error_y=dict(type="data", symmetric=False, array=list((summary[f"{dim}_ci_high"] - summary[dim]).fillna(0)),
                          arrayminus=list((summary[dim] - summary[f"{dim}_ci_low"]).fillna(0))),
         )

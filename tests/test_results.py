@@ -45,8 +45,8 @@ def test_summary_has_scores_ppl_diversity_and_speed_per_method():
     assert s.loc["TS-Temp", "self_bleu4"] == pytest.approx(1.0)  # three identical texts
     assert r.n_raters == 2 and r.n_items == 3 and r.n_ratings == 18
     table = res.display_table(r.summary)
-    assert table.loc[0, "coherence"].startswith("2.50 [")
-    assert {"PPL", "distinct-2", "Self-BLEU4", "Zipf", "latency ms", "tokens/s"} <= set(table.columns)
+    assert table.loc[0, "coherence"].startswith("2.50 [") and table.loc[0, "latency s"] == "1.00"
+    assert {"PPL", "distinct-2", "Self-BLEU4", "Zipf", "latency s", "tokens/s"} <= set(table.columns)
     bars = res.scores_figure(r.means)
     assert len(bars.data) == 3 and bars.data[0].error_y.array is not None
     assert len(res.quality_latency_figure(r.summary).data) == 3
