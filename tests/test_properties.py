@@ -229,3 +229,250 @@ def test_validate_request_normalised_or_user_error(prompt, methods, settings_, m
     assert set(out.settings) <= set(out.methods)
     for m in out.methods:
         decoders.get(m).resolve(out.settings.get(m))
+
+
+# ---- rating submissions (blind.submit: what the Rate tab and its API route call) ----------------
+
+import csv  # noqa: E402
+import io  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from arena import blind, export, studies  # noqa: E402
+from arena.store import Store  # noqa: E402
+from arena.store.testing import open_store, pg_url  # noqa: E402
+
+BACKENDS = ["sqlite"] + (["postgresql"] if pg_url() else [])
+LABEL_KEYS = st.one_of(st.sampled_from(["A", "B", "C", "D", "a", "", " A"]), st.text(max_size=3))
+SCORE_VALUE = st.one_of(st.integers(1, 5), st.integers(1, 5), st.sampled_from(["4", " 5 ", 3.0, "3.0"]), ANY_VALUE)
+DIMS = st.sampled_from(list(blind.DIMENSIONS) + ["coherance", ""])
+COMMENT = st.one_of(st.none(), PROMPT_TEXT, huge_text(), ANY_VALUE)
+
+
+@st.composite
+def submissions(draw):
+    """Half well-formed score sheets for A, B, C (scores as ints, "4", 3.0); half damaged."""
+    sheet: dict[Any, Any] = {label: {d: draw(st.one_of(st.integers(1, 5), st.sampled_from(["4", " 5 ", 3.0, "3.0"])))
+                                     for d in blind.DIMENSIONS} for label in "ABC"}
+    comments: Any = draw(st.one_of(st.none(), st.dictionaries(st.sampled_from("ABC"), st.one_of(st.none(), PROMPT_TEXT), max_size=3)))
+    if draw(st.booleans()):
+        damage = draw(st.sampled_from(["drop-label", "bad-score", "bad-dim", "extra-label", "not-a-sheet", "comments"]))
+        if damage == "drop-label":
+            sheet.pop(draw(st.sampled_from("ABC")))
+        elif damage == "bad-score":
+            sheet[draw(st.sampled_from("ABC"))][draw(st.sampled_from(blind.DIMENSIONS))] = draw(ANY_VALUE)
+        elif damage == "bad-dim":
+            sheet[draw(st.sampled_from("ABC"))] = draw(st.one_of(ANY_VALUE, st.dictionaries(DIMS, SCORE_VALUE, max_size=3)))
+        elif damage == "extra-label":
+            sheet[draw(LABEL_KEYS)] = draw(st.one_of(ANY_VALUE, st.dictionaries(DIMS, SCORE_VALUE, max_size=3)))
+        elif damage == "not-a-sheet":
+            sheet = draw(ANY_VALUE)
+        else:
+            comments = draw(st.one_of(ANY_VALUE, st.dictionaries(LABEL_KEYS, COMMENT, min_size=1, max_size=3)))
+    return sheet, comments
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def rating_world(request, tmp_path_factory):
+    store, close = open_store(request.param, tmp_path_factory.mktemp("props-store"))
+    sid, _ = seed_one_item(store)
+    view, _ = blind.open_item(store, "prop-rater", sid)
+    yield store, view.item, request.param
+    close()
+
+
+def seed_one_item(store: Store) -> tuple[int, int]:
+    sid = store.create_study("Property study", model="seeded", methods=["BS-4", "TS-Temp", "TS-Tilted"])
+    [item] = store.add_items(sid, [{"prompt": "a prompt"}])
+    for m in ("BS-4", "TS-Temp", "TS-Tilted"):
+        store.add_output(item, m, 0, text=f"text {m}", settings={}, seed=0, model="seeded", new_tokens=1)
+    return sid, item
+
+
+def _mine(store: Store) -> list[tuple]:
+    frame = store.ratings_frame()
+    rows = frame[frame["rater"] == "prop-rater"]
+    return sorted(zip(rows.output_id, rows.coherence, rows.informativeness, rows.naturalness, rows.comment.fillna("")))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(sub=submissions(), rater=st.one_of(st.just("prop-rater"), st.just(" prop-rater "), st.just("prop-rater"), PROMPT_TEXT, NOT_TEXT),
+       item=st.one_of(st.just(None), st.just(None), st.text(max_size=12), NOT_TEXT))
+def test_rating_submit_all_or_nothing(rating_world, sub, rater, item) -> None:
+    store, public_id, backend = rating_world
+    scores, comments = sub
+    item = public_id if item is None else item
+    before = _mine(store)
+    try:
+        blind.submit(store, rater, item, scores, comments)
+    except UserError as exc:
+        tally(f"rating submit ({backend})", "UserError")
+        assert str(exc)
+        assert _mine(store) == before, "a refused submit changed stored ratings"
+        return
+    tally(f"rating submit ({backend})", "ok")
+    after = _mine(store)
+    assert len(after) == 3, "one rating per response, re-submits update"
+    from arena.store import check_score
+
+    assert {tuple(r[1:4]) for r in after} == {tuple(check_score(d, scores[lab][d]) for d in blind.DIMENSIONS)
+                                             for lab in scores}
+
+
+# ---- prompt files for a study (CSV / JSONL upload) ----------------------------------------------
+
+CELL = st.one_of(PROMPT_TEXT, st.sampled_from(["", " ", "true", "0", "zh", "量子", "\"quoted, comma\"", "a\nb"]))
+HEADER = st.one_of(
+    st.lists(st.sampled_from(["scenario", "language", "raw", "extra", "", "prompt"]), max_size=3).map(lambda h: ["prompt"] + h),
+    st.lists(st.sampled_from(["prompt", "Prompt", " prompt ", "scenario", "language", "raw", "extra", ""]), max_size=5))
+JSON_RECORD = st.one_of(
+    st.fixed_dictionaries({"prompt": st.one_of(PROMPT_TEXT, ANY_VALUE)},
+                          optional={"scenario": ANY_VALUE, "language": ANY_VALUE, "raw": ANY_VALUE}),
+    PROMPT_TEXT, ANY_VALUE)
+
+
+@st.composite
+def prompt_files(draw) -> tuple[str, bytes]:
+    kind = draw(st.sampled_from(["csv", "jsonl", "txt", "csv-bytes"]))
+    if kind in ("csv", "csv-bytes"):
+        header = draw(HEADER)
+        rows = draw(st.lists(st.lists(CELL, min_size=0, max_size=len(header) + 2), max_size=6))
+        if rows and draw(st.booleans()):
+            rows.append(rows[0])  # a duplicate row
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        if header:
+            writer.writerow(header)
+        writer.writerows(rows)
+        data = buf.getvalue().encode("utf-8", "surrogatepass")
+        if kind == "csv-bytes":
+            data = draw(st.sampled_from([b"\xef\xbb\xbf", b"", b"\xff\xfe"])) + data
+        return "prompts.csv", data
+    if kind == "jsonl":
+        lines = [json.dumps(r, ensure_ascii=draw(st.booleans())) for r in draw(st.lists(JSON_RECORD, max_size=6))]
+        if draw(st.integers(0, 4)) == 0:
+            lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["{", "not json", "[1,", "\x00"])))
+        return "prompts.jsonl", "\n".join(lines).encode("utf-8", "surrogatepass")
+    return "prompts.txt", b"prompt\nhello"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(upload=prompt_files())
+def test_prompt_file_import_creates_whole_study_or_user_error(tmp_path_factory, upload) -> None:
+    name, data = upload
+    folder = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    path = folder / name
+    path.write_bytes(data)
+    store = Store(f"sqlite:///{folder / 'arena.db'}")
+    try:
+        try:
+            specs = studies.parse_prompt_file(path)
+            sid = studies.create_study(store, "Upload study", specs, max_new_tokens=4)
+        except UserError as exc:
+            tally("prompt file import", "UserError")
+            assert str(exc)
+            assert store.list_studies() == [], "a refused upload left a study behind"
+            return
+        tally("prompt file import", "ok")
+        stored = [i["prompt"] for i in store.items(sid)]
+        assert stored == [s.prompt for s in specs] and all(p == clean_prompt(p) for p in stored)
+    finally:
+        store.dispose()
+
+
+# ---- ratings import (an organizer uploads an export) ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def export_rows_sample(tmp_path_factory) -> list[dict[str, Any]]:
+    """A real export: one study, one item, three outputs, two raters."""
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('export-src') / 'arena.db'}")
+    sid, _ = seed_one_item(store)
+    for rater, base in (("ann", 1), ("bo", 3)):
+        view, _ = blind.open_item(store, rater, sid)
+        blind.submit(store, rater, view.item, {r.label: {d: base + k % 3 for k, d in enumerate(blind.DIMENSIONS)}
+                                               for r in view.responses}, {"A": f"note by {rater}"})
+    buf = io.StringIO()
+    export.export(store, "jsonl", buf)
+    store.dispose()
+    return [json.loads(line) for line in buf.getvalue().splitlines()]
+
+
+COLUMNS = st.sampled_from(list(export.EXPORT_COLUMNS))
+
+
+@st.composite
+def damaged_exports(draw, rows: list[dict[str, Any]]) -> tuple[str, bytes, list[dict[str, Any]]]:
+    rows = [dict(r) for r in rows]
+    for _ in range(draw(st.integers(0, 3))):
+        action = draw(st.sampled_from(["wrong-type", "drop-column", "duplicate", "blank", "score", "json", "text-type"]))
+        if not rows:
+            break
+        k = draw(st.integers(0, len(rows) - 1))
+        if action == "wrong-type":
+            rows[k][draw(COLUMNS)] = draw(ANY_VALUE)
+        elif action == "drop-column":
+            column = draw(COLUMNS)
+            for r in rows:
+                r.pop(column, None)
+        elif action == "duplicate":
+            rows.append(dict(rows[k]))
+        elif action == "blank":
+            rows[k][draw(COLUMNS)] = ""
+        elif action == "json":  # columns that hold JSON documents
+            rows[k][draw(st.sampled_from(["settings", "study_methods", "study_settings"]))] = draw(
+                st.sampled_from(["{", "not json", "[1,", "null", "42", "\"text\"", "[]", "{}"]))
+        elif action == "text-type":  # text columns given numbers, lists or objects (JSONL keeps types)
+            rows[k][draw(st.sampled_from(["prompt", "text", "comment", "rater", "scenario", "model", "study_kind"]))] = draw(
+                st.one_of(st.integers(), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1), st.booleans()))
+        else:
+            rows[k][draw(st.sampled_from(list(blind.DIMENSIONS)))] = draw(st.sampled_from([0, 6, "4.5", "x", None, "5"]))
+    fmt = draw(st.sampled_from(["csv", "jsonl"]))
+    if fmt == "jsonl":
+        data = "\n".join(json.dumps(r, ensure_ascii=False, default=str) for r in rows)
+    else:
+        columns = list(dict.fromkeys(c for r in rows for c in r))
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+        data = buf.getvalue()
+    return f"ratings.{fmt}", data.encode("utf-8", "surrogatepass"), rows
+
+
+def _table_counts(store: Store) -> dict[str, int]:
+    from sqlalchemy import func, select
+
+    from arena.store.schema import items, outputs, raters, ratings, studies as studies_t
+
+    with store.read() as conn:
+        return {t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+                for t in (studies_t, items, outputs, raters, ratings)}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_ratings_import_all_or_nothing(tmp_path_factory, export_rows_sample, data) -> None:
+    name, payload, rows = data.draw(damaged_exports(export_rows_sample))
+    folder = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    path = folder / name
+    path.write_bytes(payload)
+    store = Store(f"sqlite:///{folder / 'arena.db'}")
+    try:
+        try:
+            export.import_file(store, path)
+        except UserError as exc:
+            tally("ratings import", "UserError")
+            assert str(exc)
+            counts = _table_counts(store)
+            assert not any(counts.values()), f"a refused import left rows behind: {counts}"
+            return
+        tally("ratings import", "ok")
+        first = _table_counts(store)
+        keys = {(r["rater"], r["item_public_id"], r["method"], str(r["sample_index"])) for r in rows}
+        assert first["ratings"] == len(keys), "each (rater, output) stored once, duplicates merged"
+        export.import_file(store, path)
+        assert _table_counts(store) == first, "importing the same file twice changed the store"
+        frame = store.ratings_frame()
+        assert frame[list(blind.DIMENSIONS)].isin([1, 2, 3, 4, 5]).all().all()
+    finally:
+        store.dispose()
