@@ -9,6 +9,7 @@ import json
 import math
 import secrets
 import threading
+import unicodedata
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -51,7 +52,15 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+def _printable(text: str, keep: str = "") -> str:
+    """`text` without control characters (NUL is refused by PostgreSQL) and lone surrogates (a
+    forged API call can send them; no database can encode them)."""
+    return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in ("Cc", "Cs"))
+
+
 def clean_rater_name(name: object) -> str:
+    if isinstance(name, str):
+        name = _printable(name)
     if not isinstance(name, str) or not name.strip():
         raise UserError("enter your name or rater code first")
     name = " ".join(name.split())
@@ -68,7 +77,7 @@ def check_score(name: str, value: object) -> int:
         value = value.strip()
     try:
         number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}") from None
     if not math.isfinite(number) or number != int(number):
         raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}")
@@ -82,7 +91,7 @@ def clean_comment(comment: object) -> str | None:
         return None
     if not isinstance(comment, str):
         raise UserError("the comment must be text")
-    comment = comment.strip()
+    comment = _printable(comment, keep="\t\n").strip()
     if len(comment) > MAX_COMMENT:
         raise UserError(f"the comment is longer than {MAX_COMMENT} characters")
     return comment or None
