@@ -189,6 +189,8 @@ def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[
     extra = set(scores) - set(labels)
     if extra:
         raise UserError(f"no response {', '.join(sorted(map(str, extra)))} in this item")
+    if comments is not None and not isinstance(comments, Mapping):
+        raise UserError("comments must map response labels to text")
     comments = comments or {}
     rows = []
     for label, position in sorted(labels.items()):
