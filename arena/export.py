@@ -25,7 +25,7 @@ from sqlalchemy import select
 
 from .errors import UserError
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
-from .store.api import EXTRA_COLUMNS, check_score
+from .store.api import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
 from .store.schema import items, outputs, raters, ratings, studies
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
@@ -190,8 +190,50 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
                 check_score(d, parsed[d])
             except UserError as exc:
                 raise UserError(f"{where}: {exc}") from None
+        _check_row(parsed, where)
         rows.append(parsed)
     return rows
+
+
+# Whatever the database would refuse halfway through an import is refused here, before anything
+# is written: import_rows writes row by row, so a late failure would leave part of a file behind.
+TEXT_LIMITS = {"study_name": 200, "study_kind": 20, "scenario": 200, "language": 20, "method": 100, "model": 500,
+               "study_model": 500, "finish_reason": 20, "item_public_id": 40, "rater": 200,
+               "prompt": None, "text": None, "comment": None}
+JSON_COLUMNS = {"settings": dict, "study_settings": dict, "study_methods": list}
+BIG_INT_COLUMNS = {"seed", "base_seed", "blind_seed"}
+
+
+def _check_row(row: dict[str, Any], where: str) -> None:
+    for column, limit in TEXT_LIMITS.items():
+        value = row[column]
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise UserError(f"{where}: {column} must be text, got {value!r}")
+        if limit is not None and len(value) > limit:
+            raise UserError(f"{where}: {column} is longer than {limit} characters")
+    for column, kind in JSON_COLUMNS.items():
+        if row[column] in (None, ""):
+            continue
+        try:
+            value = json.loads(row[column])
+        except (TypeError, ValueError):
+            raise UserError(f"{where}: {column} is not valid JSON: {row[column]!r}") from None
+        if not isinstance(value, kind):
+            raise UserError(f"{where}: {column} must be a JSON {'object' if kind is dict else 'list'}")
+    for column in INT_COLUMNS:
+        value = row[column]
+        bound = 2**63 if column in BIG_INT_COLUMNS else 2**31
+        if value is not None and not -bound <= value < bound:
+            raise UserError(f"{where}: {column} is out of range: {value}")
+    if row["study_kind"] not in (None, "", "study", "adhoc"):
+        raise UserError(f"{where}: study_kind must be study or adhoc, got {row['study_kind']!r}")
+    try:
+        row["rater"] = clean_rater_name(row["rater"])
+        row["comment"] = clean_comment(row["comment"])
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
 
 
 def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
