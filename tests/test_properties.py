@@ -321,7 +321,10 @@ def test_rating_submit_all_or_nothing(rating_world, sub, rater, item) -> None:
 
 # ---- prompt files for a study (CSV / JSONL upload) ----------------------------------------------
 
-CELL = st.one_of(PROMPT_TEXT, st.sampled_from(["", " ", "true", "0", "zh", "量子", "\"quoted, comma\"", "a\nb"]))
+ENCODABLE = st.lists(st.one_of(st.text(st.characters(exclude_categories=["Cs"]), max_size=20), CONTROL, EMOJI, SCRIPTS),
+                     min_size=1, max_size=6).map("".join)
+CELL = st.one_of(ENCODABLE, ENCODABLE, PROMPT_TEXT,
+                 st.sampled_from(["", " ", "true", "0", "zh", "量子", "\"quoted, comma\"", "a\nb"]))
 HEADER = st.one_of(
     st.lists(st.sampled_from(["scenario", "language", "raw", "extra", "", "prompt"]), max_size=3).map(lambda h: ["prompt"] + h),
     st.lists(st.sampled_from(["prompt", "Prompt", " prompt ", "scenario", "language", "raw", "extra", ""]), max_size=5))
