@@ -45,17 +45,19 @@ def count_forwards(model):
     return counter, lambda: delattr(model, "forward")
 
 
-def independent(lm, ids, n):
+def independent(lm, ids, n) -> int:
     for arm in DEFAULT_ARMS:
         lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=arm.temperature,
                           top_k=arm.top_k, top_p=arm.top_p, max_new_tokens=n, min_new_tokens=n,
                           pad_token_id=lm.tokenizer.pad_token_id)
+    return 0
 
 
 def multi_arm(settings):
-    def run(lm, ids, n):
-        MultiArmGenerator(lm.model, settings, eos_token_id=[])(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n,
-                                                               pad_token_id=lm.tokenizer.pad_token_id)
+    def run(lm, ids, n) -> int:
+        gen = MultiArmGenerator(lm.model, settings, eos_token_id=[])
+        gen(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, pad_token_id=lm.tokenizer.pad_token_id)
+        return len(gen.last_trace.backtracks())
     return run
 
 
@@ -79,6 +81,7 @@ def main() -> None:
     times = {k: [] for k in names}
     cpu = {k: [] for k in names}
     forwards = {k: [] for k in names}
+    backtracks = {k: [] for k in names}
     sync = (lambda: torch.cuda.synchronize()) if lm.device.type == "cuda" else (lambda: None)
     with torch.inference_mode():
         for name in names:  # warm-up, untimed
@@ -90,7 +93,7 @@ def main() -> None:
                 try:
                     sync()
                     start, start_cpu = time.perf_counter(), time.process_time()
-                    variants[name](lm, ids, args.max_new_tokens)
+                    backtracks[name].append(variants[name](lm, ids, args.max_new_tokens))
                     sync()
                     times[name].append(time.perf_counter() - start)
                     cpu[name].append(time.process_time() - start_cpu)
@@ -100,10 +103,10 @@ def main() -> None:
     print(f"model: {lm.describe()} · torch threads {torch.get_num_threads()} · prompt {ids.shape[1]} tokens · "
           f"{args.max_new_tokens} new tokens per arm · {args.repeats} repeats (medians)")
     base, base_cpu = statistics.median(times[names[0]]), statistics.median(cpu[names[0]])
-    print(f"{'variant':30} {'wall (s)':>9} {'ratio':>7} {'CPU (s)':>9} {'ratio':>7} {'forward passes':>15}")
+    print(f"{'variant':30} {'wall (s)':>9} {'ratio':>7} {'CPU (s)':>9} {'ratio':>7} {'forward passes':>15} {'backtracks':>11}")
     for name in names:
         t, c = statistics.median(times[name]), statistics.median(cpu[name])
-        print(f"{name:30} {t:9.2f} {t / base:6.2f}x {c:9.2f} {c / base_cpu:6.2f}x {statistics.median(forwards[name]):15.0f}")
+        print(f"{name:30} {t:9.2f} {t / base:6.2f}x {c:9.2f} {c / base_cpu:6.2f}x {statistics.median(forwards[name]):15.0f} {statistics.median(backtracks[name]):11.0f}")
     for label, table in (("wall", times), ("CPU", cpu)):
         print(f"all {label} times (s): " + "; ".join(f"{n}: {', '.join(f'{x:.2f}' for x in table[n])}" for n in names))
 
