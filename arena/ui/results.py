@@ -8,7 +8,9 @@ store and shows.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 import tempfile
 import threading
 from pathlib import Path
@@ -72,7 +74,7 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
-    headline = (f"### {study['name']}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+    headline = (f"### {_literal(study['name'])}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
                 f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
                 + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed"))
     return {
@@ -97,6 +99,12 @@ def _names(value: Any, what: str) -> list[str] | None:
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) for v in value):
         raise UserError(f"{what} must be a list of names")
     return [str(v) for v in value]
+
+
+def _literal(text: str) -> str:
+    """`text` for a Markdown component, shown as typed: HTML escaped, Markdown syntax backslashed
+    (a study name is user input and must not become markup in a stakeholder's browser)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~<])", r"\\\1", html.escape(text, quote=False))
 
 
 def _fmt(df: pd.DataFrame) -> pd.DataFrame:
