@@ -137,7 +137,7 @@ def _sync(device: torch.device) -> Callable[[], None]:
     return lambda: None
 
 
-def make_context(lm: LoadedModel, prompt_length: int, max_new_tokens: int) -> DecodeContext:
+def make_context(lm: LoadedModel, prompt_length: int, max_new_tokens: int, prompt: str = "") -> DecodeContext:
     return DecodeContext(
         tokenizer=lm.tokenizer,
         device=lm.device,
@@ -146,11 +146,13 @@ def make_context(lm: LoadedModel, prompt_length: int, max_new_tokens: int) -> De
         max_new_tokens=max_new_tokens,
         cache_dir=lm.cache_dir,
         model=lm.model,
+        prompt=prompt,
     )
 
 
-def plan_for(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, prompt_length: int, max_new_tokens: int) -> GenerationPlan:
-    return decoders.get(method).plan(overrides, make_context(lm, prompt_length, max_new_tokens))
+def plan_for(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, prompt_length: int, max_new_tokens: int,
+             prompt: str = "") -> GenerationPlan:
+    return decoders.get(method).plan(overrides, make_context(lm, prompt_length, max_new_tokens, prompt))
 
 
 def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, processors: list, streamer=None) -> torch.Tensor:
@@ -188,11 +190,11 @@ def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tens
     return output, (first - start) * 1000, (end - start) * 1000, peak
 
 
-def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor) -> None:
+def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str = "") -> None:
     """One short untimed run per method and model: first calls pay for allocations and kernels."""
     if method in lm.warmed:
         return
-    plan = plan_for(lm, method, None, input_ids.shape[1], WARMUP_TOKENS)
+    plan = plan_for(lm, method, None, input_ids.shape[1], WARMUP_TOKENS, prompt)
     plan.generate_kwargs["max_new_tokens"] = WARMUP_TOKENS
     with torch.inference_mode():
         _generate(lm, plan, input_ids, list(plan.logits_processors))
@@ -228,10 +230,10 @@ def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch
 
 
 def run_one(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Mapping[str, Any] | None,
-            max_new_tokens: int, seed: int | None) -> MethodResult:
+            max_new_tokens: int, seed: int | None, prompt: str = "") -> MethodResult:
     """Warm up (once), then one timed generation. Caller holds `lm.lock`."""
-    warm_up(lm, method, input_ids)
-    plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens)
+    warm_up(lm, method, input_ids, prompt)
+    plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
     output, ttft, latency, peak = _timed_generate(lm, plan, input_ids, seed)
     return _result(lm, method, plan, input_ids, output, ttft, latency, peak, seed)
 
@@ -245,7 +247,7 @@ def run_methods(lm: LoadedModel, req: RunRequest) -> list[MethodResult]:
     req = validate_request(req)
     input_ids = encode(lm, req)
     with lm.lock:
-        return [run_one(lm, m, input_ids, req.settings.get(m), req.max_new_tokens, req.seed) for m in req.methods]
+        return [run_one(lm, m, input_ids, req.settings.get(m), req.max_new_tokens, req.seed, req.prompt) for m in req.methods]
 
 
 @dataclass
@@ -268,11 +270,11 @@ def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05) -
     with lm.lock:
         for method in req.methods:
             if not (decoders.get(method).streams and streaming_supported()):
-                result = run_one(lm, method, input_ids, req.settings.get(method), req.max_new_tokens, req.seed)
+                result = run_one(lm, method, input_ids, req.settings.get(method), req.max_new_tokens, req.seed, req.prompt)
                 yield StreamEvent(method, result.text, result)
                 continue
-            warm_up(lm, method, input_ids)
-            plan = plan_for(lm, method, req.settings.get(method), input_ids.shape[1], req.max_new_tokens)
+            warm_up(lm, method, input_ids, req.prompt)
+            plan = plan_for(lm, method, req.settings.get(method), input_ids.shape[1], req.max_new_tokens, req.prompt)
             streamer = _TokenQueue()
             box: dict[str, Any] = {}
 

@@ -88,6 +88,7 @@ class DecodeContext:
     max_new_tokens: int = 128
     cache_dir: str | None = None
     model: Any = None  # for decoders that drive the model themselves (custom_generate)
+    prompt: str = ""  # the user's prompt text, before any chat template (for routing)
 
 
 @dataclass

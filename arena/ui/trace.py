@@ -44,7 +44,7 @@ def run_trace(lm: LoadedModel, prompt: str, raw: bool = False, max_new_tokens: A
     req = validate_request(RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw))
     input_ids = encode(lm, req)
     with lm.lock:
-        plan = plan_for(lm, METHOD, req.settings.get(METHOD), input_ids.shape[1], req.max_new_tokens)
+        plan = plan_for(lm, METHOD, req.settings.get(METHOD), input_ids.shape[1], req.max_new_tokens, req.prompt)
         with torch.inference_mode():
             if req.seed is not None:
                 torch.manual_seed(req.seed)
