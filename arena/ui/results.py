@@ -57,6 +57,16 @@ def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dic
     return {o: _ppl_cache[(lm.name, int(o))] for o in outputs["output_id"]}
 
 
+def pseudonymize_raters(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Replace rater names by "rater 1…n" (in order of their first rating). This tab is public and a
+    rater's name is the credential that opens their ratings, so names never leave the server here."""
+    if ratings.empty:
+        return ratings
+    first = ratings.groupby("rater")["created_at"].min().reset_index().sort_values(["created_at", "rater"])
+    labels = {name: f"rater {i}" for i, name in enumerate(first["rater"], start=1)}
+    return ratings.assign(rater=ratings["rater"].map(labels))
+
+
 def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None) -> dict[str, Any]:
     """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it."""
     if study_id in (None, ""):
@@ -68,7 +78,7 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     study = store.get_study(study_id)
     if study is None:
         raise UserError(f"there is no study #{study_id}")
-    ratings = store.ratings_frame(study_id)
+    ratings = pseudonymize_raters(store.ratings_frame(study_id))
     outputs = store.outputs_frame(study_id)
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
@@ -85,7 +95,7 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
         "stats": stats_tables(r),
         "summary": r.summary,
         "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
-        "raters": sorted(str(s) for s in ratings["rater"].dropna().unique()),
+        "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
         "results": r,
     }
 
