@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,8 @@ from arena.models import resolve_source
 from arena.prompts import clean_prompt, encode_prompt
 from arena.runner import RunRequest, validate_request
 from arena.ui.compare import PRESETS, apply_preset, make_request, param_keys, timing_frame
-from conftest import ROOT
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_registry_has_the_article_three_with_their_defaults():
