@@ -33,8 +33,8 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path):
-    from playwright.sync_api import sync_playwright
+def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser):
+    # The session's browser: a second sync_playwright() in one process is refused.
 
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     results = [MethodResult(method=m, text=t, new_tokens=3, ttft_ms=1.0, latency_ms=2.0, tokens_per_s=3.0,
@@ -57,10 +57,8 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path):
     port = _port()
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-            page = browser.new_page()
+        page = browser.new_page()
+        try:
             page.set_default_timeout(90_000)
             page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
             page.get_by_role("button", name="Rate these blind").click()
@@ -78,7 +76,8 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path):
             page.get_by_role("button", name="Rate these blind").click()
             page.get_by_text("Item 1 of 1").wait_for()
             assert page.get_by_label("Response A", exact=True).input_value() in TEXTS
-            browser.close()
+        finally:
+            page.close()
         adhoc = [s for s in store.list_studies() if s["kind"] == "adhoc"]
         assert len(adhoc) == 2 and all(s["model"] == "stand-in-model" for s in adhoc)
     finally:
