@@ -1,4 +1,4 @@
-"""Core overheads, measured side by side in one run (trials interleaved, medians compared).
+"""Core overheads, measured side by side in one run (trials interleaved; median of per-trial ratios).
 
 1. TS-Tilted time per generated token / TS-Temp's
    a. each with its own defaults (what a user gets),
@@ -58,7 +58,10 @@ def main(argv=None) -> dict:
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--model", default=None)
     p.add_argument("--json", help="also write the figures to this file")
+    p.add_argument("--threads", type=int, help="torch threads (1 gives steadier timings on a shared machine)")
     args = p.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     lm = load_model(args.model)
     n = args.max_new_tokens
     req = RunRequest(PROMPT, ["TS-Temp"], {}, n, 0, raw=True)
@@ -67,38 +70,52 @@ def main(argv=None) -> dict:
         warm_up(lm, m, ids)
 
     matched = {"temperature": 0.9, "top_p": 0.95, "top_k": 50}
-    cols: dict[str, list[float]] = {k: [] for k in ("temp", "tilt_default", "tilt_matched", "run_temp", "bare_temp", "run_bs4", "bare_bs4")}
+    keys = ("temp", "tilt_default", "tilt_matched", "run_temp", "bare_temp", "inside_temp", "run_bs4", "bare_bs4", "inside_bs4")
+    cols: dict[str, list[float]] = {k: [] for k in keys}
     for trial in range(args.trials):
         seed = 100 + trial
-        cols["temp"].append(per_token_ms(lm, "TS-Temp", None, ids, n, seed))
-        cols["tilt_default"].append(per_token_ms(lm, "TS-Tilted", None, ids, n, seed))
-        cols["tilt_matched"].append(per_token_ms(lm, "TS-Tilted", matched, ids, n, seed))
+        # Rotate the order every trial so that no variant always runs first (or last) in a trial.
+        variants = [("temp", "TS-Temp", None), ("tilt_default", "TS-Tilted", None), ("tilt_matched", "TS-Tilted", matched)]
+        for key, method, overrides in variants[trial % 3:] + variants[: trial % 3]:
+            cols[key].append(per_token_ms(lm, method, overrides, ids, n, seed))
 
-        ms, ours = runner_ms(lm, RunRequest(PROMPT, ["TS-Temp"], {}, n, seed, raw=True))
-        bare, tokens = bare_generate_ms(lm, ids, seed, do_sample=True, temperature=0.9, top_p=0.95, max_new_tokens=n)
-        assert tokens[: len(ours.token_ids)] == ours.token_ids, "runner and bare generate disagree"
-        cols["run_temp"].append(ms)
-        cols["bare_temp"].append(bare)
-
-        ms, _ = runner_ms(lm, RunRequest(PROMPT, ["BS-4"], {}, n, seed, raw=True))
-        bare, _ = bare_generate_ms(lm, ids, seed, num_beams=4, length_penalty=1.0, early_stopping=True,
-                                   no_repeat_ngram_size=3, max_new_tokens=n)
-        cols["run_bs4"].append(ms)
-        cols["bare_bs4"].append(bare)
+        # Runner and bare generate alternate which goes first (ABBA), with the same seed and tokens.
+        for method, bare_kwargs in (("TS-Temp", dict(do_sample=True, temperature=0.9, top_p=0.95)),
+                                    ("BS-4", dict(num_beams=4, length_penalty=1.0, early_stopping=True, no_repeat_ngram_size=3))):
+            key = "temp" if method == "TS-Temp" else "bs4"
+            for first in (("run", "bare") if trial % 2 == 0 else ("bare", "run")):
+                if first == "run":
+                    ms, ours = runner_ms(lm, RunRequest(PROMPT, [method], {}, n, seed, raw=True))
+                    cols[f"run_{key}"].append(ms)
+                    cols[f"inside_{key}"].append(ours.latency_ms)
+                else:
+                    bare, tokens = bare_generate_ms(lm, ids, seed, max_new_tokens=n, **bare_kwargs)
+                    cols[f"bare_{key}"].append(bare)
+            assert tokens[: len(ours.token_ids)] == ours.token_ids, "runner and bare generate disagree"
         print(f"trial {trial + 1}/{args.trials} done", file=sys.stderr)
 
     med = {k: statistics.median(v) for k, v in cols.items()}
+
+    def paired(a: str, b: str) -> float:
+        """Median of per-trial ratios: each pair ran back to back, so slow drifts cancel."""
+        return statistics.median(x / y for x, y in zip(cols[a], cols[b]))
+
     figures = {
         "model": lm.name,
         "device": lm.device.type,
         "trials": args.trials,
         "max_new_tokens": n,
         "median_ms": med,
-        "tilted_over_temp_per_token_defaults": med["tilt_default"] / med["temp"],
-        "tilted_over_temp_per_token_matched": med["tilt_matched"] / med["temp"],
-        "runner_over_bare_generate_ts_temp": med["run_temp"] / med["bare_temp"],
-        "runner_over_bare_generate_bs4": med["run_bs4"] / med["bare_bs4"],
+        "per_trial_ms": cols,
+        "tilted_over_temp_per_token_defaults": paired("tilt_default", "temp"),
+        "tilted_over_temp_per_token_matched": paired("tilt_matched", "temp"),
+        "runner_over_bare_generate_ts_temp": paired("run_temp", "bare_temp"),
+        "runner_over_bare_generate_bs4": paired("run_bs4", "bare_bs4"),
         "runner_over_bare_generate_both": (med["run_temp"] + med["run_bs4"]) / (med["bare_temp"] + med["bare_bs4"]),
+        # Same-run decomposition, far less noisy: the runner's own work (validation, encoding, plan,
+        # decoding) is its wall time minus the generate call it timed around.
+        "runner_work_outside_generate_ts_temp": paired("run_temp", "inside_temp") - 1,
+        "runner_work_outside_generate_bs4": paired("run_bs4", "inside_bs4") - 1,
     }
     print(f"model {lm.name} on {lm.device.type}; {args.trials} interleaved trials, {n} new tokens")
     print(f"TS-Tilted / TS-Temp time per token, each with its defaults : {figures['tilted_over_temp_per_token_defaults']:.3f}")
@@ -106,6 +123,8 @@ def main(argv=None) -> dict:
     print(f"runner / bare generate, TS-Temp                            : {figures['runner_over_bare_generate_ts_temp']:.3f}")
     print(f"runner / bare generate, BS-4                               : {figures['runner_over_bare_generate_bs4']:.3f}")
     print(f"runner / bare generate, both                               : {figures['runner_over_bare_generate_both']:.3f}")
+    print(f"runner's own work outside generate, TS-Temp / BS-4         : {figures['runner_work_outside_generate_ts_temp']:+.2%} / "
+          f"{figures['runner_work_outside_generate_bs4']:+.2%}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
     return figures
