@@ -3,35 +3,24 @@ last few generated tokens."""
 
 from ..adaptive import RecentRepetitionPenaltyLogitsProcessor
 from ..base import DecodeContext, Decoder, GenerationPlan, Param
-from ..priors import PRIORS, build_prior
-from ..processors import TiltedLogitsProcessor
+from ..priors import PRIORS
 from ..registry import register
+from .ts_tilted import plan as tilted_plan
 
 PENALTY_FACTOR = 5.0  # the article's `base_alpha * 5.0`
 
 
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
-    prior = build_prior(ctx.tokenizer, s["prior"], ctx.logits_size, ctx.device, ctx.cache_dir)
+    tilted = tilted_plan(s, ctx)
     penalty = PENALTY_FACTOR * s["alpha"]
-    processors = [
-        TiltedLogitsProcessor(s["temperature"], s["alpha"], prior),
-        # After the tilt, so the penalty is subtracted from logits/T - λS, as in the article.
-        RecentRepetitionPenaltyLogitsProcessor(s["history_window"], penalty, ctx.prompt_length),
-    ]
-    kwargs = {"do_sample": True, "temperature": 1.0, "top_p": s["top_p"], "top_k": s["top_k"]}
-    effective = {
-        "do_sample": True,
-        "temperature": s["temperature"],
-        "temperature_applied": "inside the tilt processor, before top-k/top-p (generate temperature=1)",
-        "alpha": s["alpha"],
-        "prior": s["prior"],
-        "history_window": s["history_window"],
-        "repeat_limit": f"more than {s['history_window'] // 2} of the last {s['history_window']} generated tokens",
-        "repeat_penalty": penalty,
-        "top_k": s["top_k"],
-        "top_p": s["top_p"],
-    }
-    return GenerationPlan(generate_kwargs=kwargs, logits_processors=processors, effective=effective)
+    # After the tilt, so the penalty is subtracted from logits/T - λS, as in the article.
+    tilted.logits_processors.append(RecentRepetitionPenaltyLogitsProcessor(s["history_window"], penalty, ctx.prompt_length))
+    tilted.effective.update(
+        history_window=s["history_window"],
+        repeat_limit=f"more than {s['history_window'] // 2} of the last {s['history_window']} generated tokens",
+        repeat_penalty=penalty,
+    )
+    return tilted
 
 
 register(
