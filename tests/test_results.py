@@ -87,7 +87,7 @@ def test_compute_view_from_a_store_with_perplexity(store, lm):
     table = view["table"].set_index("method")
     assert list(table.index) == ["BS-4", "TS-Temp", "TS-Tilted"]
     assert all(table["PPL"] != "–")
-    assert view["raters"] == ["rater 1", "rater 2"] and view["scenarios"] == ["sci-fi"]
+    assert view["raters"] == ["rater 1", "rater 2"] and view["scenarios"] == ["sci-fi (en)"]
     assert "ann" not in view["table"].to_string() and "bob" not in str(view["stats"])
     assert view["summary"].set_index("method").loc["TS-Tilted", "coherence"] == pytest.approx(3.5)
     path = tab.write_csv(view["summary"], study)
@@ -108,7 +108,7 @@ def test_compute_view_rejects_a_missing_study(store):
     study = fill(store)
     with pytest.raises(UserError):
         tab.compute_view(store, study, scenarios=[{"x": 1}])
-    assert tab.compute_view(store, study, scenarios="sci-fi", raters="rater 2")["results"].n_ratings == 3
+    assert tab.compute_view(store, study, scenarios="sci-fi (en)", raters="rater 2")["results"].n_ratings == 3
 
 
 def test_tab_builds_and_has_no_rating_controls(store):
@@ -121,3 +121,49 @@ def test_tab_builds_and_has_no_rating_controls(store):
     assert {"Dataframe", "Plot", "File", "Dropdown"} <= kinds
     assert "Radio" not in kinds and "Slider" not in kinds  # read-only: nothing to score with
     assert tab.study_options(store)[0][1] == store.list_studies()[0]["id"]
+
+
+def test_scenario_filter_tells_languages_apart(store):
+    study = fill(store)
+    [zh] = store.add_items(study, [{"prompt": "在那个被遗忘的星际港口", "scenario": "sci-fi", "language": "zh", "raw": True}])
+    out, _ = store.add_output(zh, "BS-4", 0, text="，飞船", settings={}, seed=0, model="m", new_tokens=2, latency_ms=50.0)
+    store.save_rating(store.rater_id("ann"), out, 5, 5, 5)
+    view = tab.compute_view(store, study)
+    assert view["scenarios"] == ["sci-fi (en)", "sci-fi (zh)"] and view["results"].n_ratings == 7
+    zh_only = tab.compute_view(store, study, scenarios=["sci-fi (zh)"])
+    assert zh_only["results"].n_ratings == 1 and zh_only["results"].n_items == 1
+    assert tab.compute_view(store, study, scenarios=["sci-fi (en)"])["results"].n_ratings == 6
+
+
+def test_perplexity_runs_inside_a_zero_gpu_task(monkeypatch, store):
+    """On ZeroGPU the model is usable only inside `spaces.GPU`; the Results tab's scoring must go
+    through it like generation does."""
+    import importlib
+    import importlib.machinery
+    import sys
+    import types
+
+    calls = []
+
+    def gpu(duration=None):
+        def wrap(fn):
+            def run(*args, **kwargs):
+                calls.append(fn.__name__)
+                return fn(*args, **kwargs)
+            return run
+        return wrap
+
+    spaces = types.ModuleType("spaces")
+    spaces.__spec__ = importlib.machinery.ModuleSpec("spaces", None)
+    spaces.GPU = gpu
+    monkeypatch.setitem(sys.modules, "spaces", spaces)
+    monkeypatch.setenv("SPACES_ZERO_GPU", "true")
+    try:
+        zero = importlib.reload(tab)
+        monkeypatch.setattr(zero, "score_outputs", lambda lm, frame: {o: ItemScore(1.0, 1) for o in frame["output_id"]})
+        lm = types.SimpleNamespace(name="fake-for-zero-gpu", lock=__import__("threading").Lock())
+        zero.compute_view(store, fill(store), lm=lm)
+    finally:
+        monkeypatch.undo()
+        importlib.reload(tab)
+    assert calls == ["_score_on_device"]

@@ -23,6 +23,7 @@ from evaluation import results as res
 from evaluation.perplexity import ItemScore, score_outputs
 
 from ..errors import UserError
+from ..gpu import gpu_task
 from ..store import Store, get_store
 from . import AppContext
 
@@ -45,13 +46,19 @@ def study_options(store: Store) -> list[tuple[str, int]]:
     return out
 
 
+@gpu_task
+def _score_on_device(lm, outputs: pd.DataFrame) -> dict[Any, ItemScore]:
+    # On ZeroGPU the model's device exists only inside a `spaces.GPU` task, as for generation.
+    return score_outputs(lm, outputs)
+
+
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
     """Per-output perplexity under `lm`, computed once per output and model (outputs never change)."""
     raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
     todo = outputs[[(lm.name, int(o)) not in _ppl_cache for o in outputs["output_id"]]]
     if len(todo):
         with lm.lock:  # never alongside a timed generation on the same device
-            fresh = score_outputs(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
+            fresh = _score_on_device(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
         with _ppl_lock:
             _ppl_cache.update({(lm.name, int(k)): v for k, v in fresh.items()})
     return {o: _ppl_cache[(lm.name, int(o))] for o in outputs["output_id"]}
@@ -67,6 +74,16 @@ def pseudonymize_raters(ratings: pd.DataFrame) -> pd.DataFrame:
     return ratings.assign(rater=ratings["rater"].map(labels))
 
 
+def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
+    """Scenario names with their language, "story (en)": the built-in scenarios share keys across
+    languages, and an English and a Chinese prompt must not be filtered or counted as one."""
+    if frame.empty or "language" not in frame:
+        return frame
+    lang = frame["language"].fillna("").astype(str)
+    scen = frame["scenario"].fillna("").astype(str)
+    return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
+
+
 def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None) -> dict[str, Any]:
     """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it."""
     if study_id in (None, ""):
@@ -78,8 +95,8 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     study = store.get_study(study_id)
     if study is None:
         raise UserError(f"there is no study #{study_id}")
-    ratings = pseudonymize_raters(store.ratings_frame(study_id))
-    outputs = store.outputs_frame(study_id)
+    ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
+    outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
