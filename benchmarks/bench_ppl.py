@@ -12,9 +12,12 @@ difference of per-item NLL (must stay under 1e-4).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
+
+import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -29,11 +32,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, help="first N fragments (default: all)")
     p.add_argument("--language", default="en", choices=["en", "zh"])
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: the best available)")
+    p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"],
+                   help="cast the scorer (default: the app's choice, float32 on CPU, bf16/fp16 on CUDA); "
+                        "float32 keeps the 1e-4 equality check meaningful on a GPU")
+    p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     args = p.parse_args(argv)
-    lm = load_model(args.model)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    lm = load_model(args.model, device=args.device)
+    if args.dtype:
+        dtype = getattr(torch, args.dtype)
+        lm = dataclasses.replace(lm, model=lm.model.to(dtype), dtype=dtype)
     items = load_heldout(args.language, limit=args.limit)
     pairs = [encode_pair(lm, i.prompt, i.continuation) for i in items]
     tokens = sum(len(c) for _, c in pairs)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads")
     print(f"{lm.describe()}: {len(pairs)} fragments, {tokens} continuation tokens, batch size {args.batch_size}")
     continuation_scores(lm, pairs[:2], batch_size=2)  # warm-up
     timings = {}
