@@ -6,14 +6,14 @@ API page and from `gradio_client`. So this test reads the handler list from /con
 browser gets) and calls each one itself, with empty, wrong and hostile inputs, in a fresh session
 and in a session that has started rating. It then checks:
 
-  * organizer actions (unlock/overview, create, resume, reveal, export, import) answer only with
-    the organizer password and change nothing without it;
+  * organizer actions (unlock/overview, create, resume, reveal, export, import, delete a study or a
+    rater's ratings) answer only with the organizer password and change nothing without it;
   * no response reaches a rater with another rater's comment, a method name of a blind study, or
     the planted timing and seed numbers of its outputs;
   * files the server holds (the ratings database, the source) are not served by the file routes.
 
-Positive controls (the right password reveals the mapping and imports the file) prove that the
-calls reach the handlers, so a passing sweep means refused, not unreachable.
+Positive controls (the right password reveals the mapping, imports the file and deletes a study)
+prove that the calls reach the handlers, so a passing sweep means refused, not unreachable.
 """
 
 from __future__ import annotations
@@ -260,6 +260,26 @@ def test_the_right_password_opens_the_same_routes(app: LiveApp, world):
     imported = client.call(dep_by_trigger(client, "Import"), [ORGANIZER_PASSWORD, world["file_data"]], session_hash=session)
     assert imported.ok, imported.error
     assert world["store"].find_rater(IMPORTED_RATER) is not None
+
+
+def test_the_right_password_and_name_delete_over_http(app: LiveApp, world):
+    """Positive control for the delete routes: refused without the exact name, done with it, and the
+    study under attack (and everything else) untouched."""
+    client: GradioHTTP = world["client"]
+    store = world["store"]
+    name = f"Throwaway {TOKEN}"
+    texts = {"BS-4": "one", "TS-Temp": "two", "TS-Tilted": "three"}
+    doomed, _ = seed_study(store, name, ["Throwaway prompt"], [texts])
+    kept = store.ratings_frame(world["sid"]).sort_values("output_id").to_dict("records")
+    n_studies = len(store.list_studies())
+    session = uuid.uuid4().hex[:11]
+    delete = dep_by_trigger(client, "Delete this study")
+    wrong = client.call(delete, [ORGANIZER_PASSWORD, doomed, name + "?", None], session_hash=session)
+    assert not wrong.ok and "exact name" in (wrong.error or ""), wrong.error
+    done = client.call(delete, [ORGANIZER_PASSWORD, doomed, name, None], session_hash=session)
+    assert done.ok and f"Deleted study #{doomed}" in done.raw, done.error
+    assert store.get_study(doomed) is None and len(store.list_studies()) == n_studies - 1
+    assert store.ratings_frame(world["sid"]).sort_values("output_id").to_dict("records") == kept
 
 
 def test_api_page_lists_no_organizer_or_internal_handler(app: LiveApp):

@@ -1,5 +1,6 @@
 """The "Organizer" tab: create studies and pre-generate their outputs, follow progress per study and
-rater, reveal the blind mapping, export and import ratings.
+rater, reveal the blind mapping, export and import ratings, and (in the danger zone) delete a study or
+one rater's ratings in it, after typing the study's name and with an export written first.
 
 Every handler checks the password (env ARENA_ORGANIZER_PASSWORD) on the server; with no password
 set, the tab is disabled. Handlers are private to the UI (not offered through the API), but they do
@@ -87,6 +88,32 @@ def _study_id(value: Any) -> int:
         raise UserError("choose a study") from None
 
 
+def _forget_cached_scores() -> None:
+    """After a deletion SQLite may hand a deleted output's id to a new output, and the Results tab
+    caches perplexity per output id: drop that cache (it only saves recomputation)."""
+    from . import results
+
+    cache, lock = getattr(results, "_ppl_cache", None), getattr(results, "_ppl_lock", None)
+    if cache is not None and lock is not None:
+        with lock:
+            cache.clear()
+
+
+def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any) -> studies.Deletion:
+    """The danger zone's "Delete this study": password, then the study's exact name, then a copy, then
+    the deletion. Raises UserError with the reason when it refuses (nothing is deleted then)."""
+    check_password(ctx, password)
+    deletion = studies.delete_study(store_for(ctx), study, typed_name)
+    _forget_cached_scores()
+    return deletion
+
+
+def delete_rater_ratings(ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any) -> studies.Deletion:
+    """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
+    check_password(ctx, password)
+    return studies.delete_rater_ratings(store_for(ctx), study, rater, typed_name)
+
+
 def build(ctx: AppContext) -> None:
     gr.Markdown("Organizer tools. Everything here needs the organizer password "
                 "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server).")
@@ -129,6 +156,19 @@ def build(ctx: AppContext) -> None:
             import_file = gr.File(label="Import an export (.csv or .jsonl)", file_types=[".csv", ".jsonl"])
             import_btn = gr.Button("Import")
 
+    with gr.Accordion("Danger zone: delete a study or one rater's ratings", open=False):
+        gr.Markdown("Deleting cannot be undone. Before anything is deleted, the study's ratings are exported "
+                    "(the file below; **Import** puts them back) together with every item and output, so "
+                    "nothing goes without a copy. Raters of a deleted study are told it no longer exists.")
+        with gr.Row():
+            del_study = gr.Dropdown(choices=[], label="Study", scale=2, allow_custom_value=True)
+            del_confirm = gr.Textbox(label="Type the study's exact name to confirm", max_lines=1, scale=2)
+            del_rater = gr.Textbox(label="Rater (only to delete one rater's ratings)", max_lines=1, scale=2)
+        with gr.Row():
+            del_study_btn = gr.Button("Delete this study", variant="stop")
+            del_rater_btn = gr.Button("Delete this rater's ratings in this study", variant="stop")
+        del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
+
     def guarded(fn):
         """Check the password first; the wrapper's signature keeps `fn`'s gr.Progress parameter visible."""
         def run(pw, *args, **kwargs):
@@ -146,7 +186,8 @@ def build(ctx: AppContext) -> None:
         options = study_options(ctx)
         value = selected if selected in [v for _, v in options] else (options[0][1] if options else None)
         rater_table = store_for(ctx).progress(value) if value is not None else None
-        return gr.update(choices=options, value=value), studies_table(ctx), rater_table, "Unlocked."
+        return (gr.update(choices=options, value=value), studies_table(ctx), rater_table, "Unlocked.",
+                gr.update(choices=options))
 
     def do_create(study_name, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens,
                   base_seed, progress=gr.Progress()):
@@ -156,8 +197,8 @@ def build(ctx: AppContext) -> None:
         sid = studies.create_study(store, study_name, specs, methods=method_list or [], samples_per_method=n_samples,
                                    max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name)
         report = _generate(store, lm, sid, progress)
-        choice, table_value, raters, _ = overview(sid)
-        return choice, table_value, raters, f"Study #{sid} created: {report}"
+        choice, table_value, raters, _, danger = overview(sid)
+        return choice, table_value, raters, f"Study #{sid} created: {report}", danger
 
     def _generate(store, lm, sid, progress) -> str:
         def tick(done: int, total: int, what: str) -> None:
@@ -173,8 +214,8 @@ def build(ctx: AppContext) -> None:
         if store.get_study(sid) is None:
             raise UserError("that study does not exist")
         message = _generate(store, ctx.model(), sid, progress)
-        choice, table_value, raters, _ = overview(sid)
-        return choice, table_value, raters, f"Study #{sid}: {message}"
+        choice, table_value, raters, _, danger = overview(sid)
+        return choice, table_value, raters, f"Study #{sid}: {message}", danger
 
     def do_reveal(selected):
         return blind.reveal(store_for(ctx), _study_id(selected)), "Mapping shown (organizer only)."
@@ -192,11 +233,30 @@ def build(ctx: AppContext) -> None:
         if not path:
             raise UserError("upload an export file first")
         counts = export.import_file(store_for(ctx), path)
-        choice, table_value, raters, _ = overview()
+        choice, table_value, raters, _, danger = overview()
         return choice, table_value, raters, (f"Imported {counts['ratings']} ratings ({counts['studies']} new studies, "
-                                              f"{counts['items']} items, {counts['outputs']} outputs).")
+                                              f"{counts['items']} items, {counts['outputs']} outputs)."), danger
 
-    overview_outputs = [chosen, table, per_rater, status]
+    def after_deletion(deletion: studies.Deletion, selected: Any):
+        choice, table_value, raters, _, danger = overview(selected)
+        danger = gr.update(choices=danger["choices"], value=None)
+        return [str(p) for p in deletion.files], deletion.message(), choice, table_value, raters, danger, ""
+
+    def do_delete_study(pw, study, typed_name, selected):
+        try:
+            deletion = delete_study(ctx, pw, study, typed_name)
+            return after_deletion(deletion, selected)
+        except UserError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+
+    def do_delete_rater(pw, study, rater, typed_name, selected):
+        try:
+            deletion = delete_rater_ratings(ctx, pw, study, rater, typed_name)
+            return after_deletion(deletion, selected)
+        except UserError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+
+    overview_outputs = [chosen, table, per_rater, status, del_study]
     private = dict(api_visibility="private")
     password.submit(guarded(overview), [password], overview_outputs, **private)
     refresh.click(guarded(overview), [password, chosen], overview_outputs, **private)
@@ -209,3 +269,9 @@ def build(ctx: AppContext) -> None:
     export_csv.click(guarded(do_export("csv")), [password], [download, status], **private)
     export_jsonl.click(guarded(do_export("jsonl")), [password], [download, status], **private)
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
+    # The password is the first input, checked in delete_study / delete_rater_ratings before anything else.
+    deletion_outputs = [del_files, status, chosen, table, per_rater, del_study, del_confirm]
+    del_study_btn.click(do_delete_study, [password, del_study, del_confirm, chosen], deletion_outputs,
+                        concurrency_limit=1, concurrency_id="deletion", **private)
+    del_rater_btn.click(do_delete_rater, [password, del_study, del_rater, del_confirm, chosen], deletion_outputs,
+                        concurrency_limit=1, concurrency_id="deletion", **private)
