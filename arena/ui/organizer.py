@@ -89,14 +89,9 @@ def _study_id(value: Any) -> int:
 
 
 def _forget_cached_scores() -> None:
-    """After a deletion SQLite may hand a deleted output's id to a new output, and the Results tab
-    caches perplexity per output id: drop that cache (it only saves recomputation)."""
     from . import results
 
-    cache, lock = getattr(results, "_ppl_cache", None), getattr(results, "_ppl_lock", None)
-    if cache is not None and lock is not None:
-        with lock:
-            cache.clear()
+    results.forget_scores()
 
 
 def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any) -> studies.Deletion:

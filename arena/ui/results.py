@@ -52,6 +52,13 @@ def _score_on_device(lm, outputs: pd.DataFrame) -> dict[Any, ItemScore]:
     return score_outputs(lm, outputs)
 
 
+def forget_scores() -> None:
+    """Drop the perplexity cache. Needed after a deletion: SQLite can give a deleted output's id
+    to a new output, and the cache is keyed by output id."""
+    with _ppl_lock:
+        _ppl_cache.clear()
+
+
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
     """Per-output perplexity under `lm`, computed once per output and model (outputs never change)."""
     raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
