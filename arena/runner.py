@@ -29,6 +29,7 @@ from decoders import DecodeContext, GenerationPlan
 
 from .errors import UserError
 from .gpu import gpu_task, streaming_supported
+from .memory import MemoryReading, PeakMemory
 from .models import LoadedModel
 from .prompts import encode_prompt
 
@@ -48,9 +49,10 @@ class MethodResult:
     settings: dict[str, Any]
     seed: int | None
     prompt_tokens: int
-    peak_mem_mb: float | None = None
+    peak_mem_mb: float | None = None  # highest memory during the run, see arena/memory.py; None = n/a
     finish_reason: str = "length"
     token_ids: list[int] = field(default_factory=list, repr=False)
+    peak_mem_growth_mb: float | None = None  # peak_mem_mb minus the level just before the run
 
     def public(self) -> dict[str, Any]:
         """The fields the CLI prints and the store keeps."""
@@ -169,14 +171,14 @@ def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, pr
 
 
 @gpu_task
-def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, seed: int | None, streamer=None) -> tuple[torch.Tensor, float, float, float | None]:
+def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, seed: int | None, streamer=None) -> tuple[torch.Tensor, float, float, MemoryReading]:
     """Generate once and time it; on ZeroGPU this whole function runs inside `spaces.GPU`,
     so queueing for the GPU happens before the clock starts."""
     sync = _sync(lm.device)
     clock = _FirstStepClock(sync)
     processors = list(plan.logits_processors) + [clock]
-    if lm.device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(lm.device)
+    # Memory is reset and read outside the clock: a kernel counter on CPU, allocator stats on CUDA.
+    memory = PeakMemory(lm.device).start()
     with torch.inference_mode():
         if seed is not None:
             torch.manual_seed(seed)
@@ -185,9 +187,9 @@ def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tens
         output = _generate(lm, plan, input_ids, processors, streamer)
         sync()
         end = time.perf_counter()
-    peak = torch.cuda.max_memory_allocated(lm.device) / 2**20 if lm.device.type == "cuda" else None
+    mem = memory.stop()
     first = clock.first if clock.first is not None else end
-    return output, (first - start) * 1000, (end - start) * 1000, peak
+    return output, (first - start) * 1000, (end - start) * 1000, mem
 
 
 def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str = "") -> None:
@@ -202,7 +204,7 @@ def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str =
 
 
 def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch.Tensor, output: torch.Tensor,
-            ttft: float, latency: float, peak: float | None, seed: int | None) -> MethodResult:
+            ttft: float, latency: float, mem: MemoryReading, seed: int | None) -> MethodResult:
     new_ids = output[0, input_ids.shape[1]:].tolist()
     eos = lm.tokenizer.eos_token_id
     eos_ids = set(eos if isinstance(eos, list) else [eos]) | {lm.tokenizer.pad_token_id}
@@ -223,9 +225,10 @@ def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch
         settings=plan.effective,
         seed=seed,
         prompt_tokens=int(input_ids.shape[1]),
-        peak_mem_mb=round(peak, 1) if peak is not None else None,
+        peak_mem_mb=round(mem.peak_mb, 1) if mem.peak_mb is not None else None,
         finish_reason=finish,
         token_ids=new_ids,
+        peak_mem_growth_mb=round(mem.growth_mb, 1) if mem.growth_mb is not None else None,
     )
 
 
@@ -234,8 +237,8 @@ def run_one(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Ma
     """Warm up (once), then one timed generation. Caller holds `lm.lock`."""
     warm_up(lm, method, input_ids, prompt)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    output, ttft, latency, peak = _timed_generate(lm, plan, input_ids, seed)
-    return _result(lm, method, plan, input_ids, output, ttft, latency, peak, seed)
+    output, ttft, latency, mem = _timed_generate(lm, plan, input_ids, seed)
+    return _result(lm, method, plan, input_ids, output, ttft, latency, mem, seed)
 
 
 def encode(lm: LoadedModel, req: RunRequest) -> torch.Tensor:
@@ -305,8 +308,8 @@ def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05) -
             worker.join()
             if "error" in box:
                 raise box["error"]
-            output, ttft, latency, peak = box["out"]
-            result = _result(lm, method, plan, input_ids, output, ttft, latency, peak, req.seed)
+            output, ttft, latency, mem = box["out"]
+            result = _result(lm, method, plan, input_ids, output, ttft, latency, mem, req.seed)
             yield StreamEvent(method, result.text, result)
 
 

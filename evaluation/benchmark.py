@@ -26,7 +26,6 @@ import csv
 import json
 import math
 import platform
-import resource
 import sys
 import time
 from dataclasses import dataclass
@@ -100,6 +99,7 @@ def summarize(records: Sequence[dict[str, Any]], key: Sequence[str] = ("method",
         lat = [r["latency_ms"] for r in runs]
         tokens = sum(r["new_tokens"] for r in runs)
         peaks = [r["peak_mem_mb"] for r in runs if r.get("peak_mem_mb") is not None]
+        growths = [r["peak_mem_growth_mb"] for r in runs if r.get("peak_mem_growth_mb") is not None]
         out.append({
             **dict(zip(key, k)),
             "runs": len(runs),
@@ -110,7 +110,9 @@ def summarize(records: Sequence[dict[str, Any]], key: Sequence[str] = ("method",
             "tokens_per_s": tokens / (sum(lat) / 1000) if sum(lat) > 0 else math.nan,
             "ms_per_token": sum(lat) / tokens if tokens else math.nan,
             "new_tokens_mean": tokens / len(runs),
+            # Highest over the group's runs; see arena/memory.py for what they measure per device.
             "peak_mem_mb": max(peaks) if peaks else None,
+            "peak_mem_growth_mb": max(growths) if growths else None,
         })
     return out
 
@@ -242,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     import decoders
+    from arena.memory import DESCRIPTION as MEMORY_HELP, process_peak_rss_mb
     from arena.models import get_default_model, load_model
 
     for name in ("trials", "warmup", "heldout"):
@@ -261,7 +264,8 @@ def _main(args: argparse.Namespace) -> int:
         "config": {"model": lm.describe(), "methods": methods, "trials": args.trials, "warmup": args.warmup,
                    "max_new_tokens": args.max_new_tokens, "prompts": [p.scenario for p in prompts],
                    "python": platform.python_version(), "machine": platform.machine(),
-                   "process_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024},
+                   "process_peak_rss_mb": process_peak_rss_mb(),
+                   "peak_mem": MEMORY_HELP},
         "per_method_scenario": per,
         "per_method": overall,
         "ratios": ratios(overall),
@@ -311,7 +315,7 @@ def _json_default(o: Any) -> Any:
 
 def _print(result: dict[str, Any]) -> None:
     cols = ["method", "scenario", "runs", "latency_ms_mean", "latency_ms_p50", "latency_ms_p95", "ttft_ms_mean",
-            "tokens_per_s", "new_tokens_mean", "peak_mem_mb"]
+            "tokens_per_s", "new_tokens_mean", "peak_mem_mb", "peak_mem_growth_mb"]
     print("\t".join(cols))
     for r in result["per_method_scenario"] + result["per_method"]:
         print("\t".join(_fmt(r[c]) for c in cols))

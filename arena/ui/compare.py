@@ -18,6 +18,7 @@ import decoders
 from decoders import Param
 
 from ..errors import UserError
+from ..memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
 from ..prompts import SCENARIOS
 from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, stream_methods, validate_request
 from . import AppContext
@@ -29,7 +30,8 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "Precise": ("BS-4", {"length_penalty": 0.8}),
 }
 
-TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s", "peak GPU mem (MB)", "seed", "finish"]
+TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s", PEAK_LABEL, GROWTH_LABEL, "seed",
+                  "finish"]
 
 
 def param_keys() -> list[tuple[str, Param]]:
@@ -56,10 +58,14 @@ def apply_preset(name: str) -> tuple[str, dict[str, Any]]:
     return PRESETS[name]
 
 
+def _or_na(value: float | None) -> float | str:
+    return "n/a" if value is None else value
+
+
 def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
     rows = [
         [r.method, r.new_tokens, round(r.ttft_ms, 1), round(r.latency_ms, 1), round(r.tokens_per_s, 2),
-         "n/a (CPU)" if r.peak_mem_mb is None else r.peak_mem_mb, r.seed, r.finish_reason]
+         _or_na(r.peak_mem_mb), _or_na(r.peak_mem_growth_mb), r.seed, r.finish_reason]
         for r in results
     ]
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)
@@ -125,6 +131,7 @@ def build(ctx: AppContext) -> None:
             boxes[name] = gr.Textbox(label=name, lines=12, interactive=False, min_width=320,
                                      visible=name in decoders.DEFAULT_METHODS)
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
+    gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
     chart = gr.Plot(label="Latency and throughput")
     last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
 
