@@ -7,12 +7,23 @@ items, and each item shows every system in every position across consecutive rat
 rater saw is recorded in the store the first time the item is shown and reused ever after.
 
 What reaches the browser is `RaterView`: labels (A, B, ...), the prompt and the texts, plus the
-rater's own scores. The mapping from label to output lives only in the store.
+rater's own scores. The mapping from label to output lives only in the store (and in this
+process's memo of it, below, which never leaves the server).
+
+Facts that never change once written are remembered per store, so a submit does not read them
+again: a rater's id (raters are never renamed or deleted), the order recorded for a rater and an
+item (never updated; it goes only with its study), and an item's outputs (never updated). The
+item and output keys include the item's random public id, so a row id that the database hands out
+again after a study was deleted can never find a remembered entry. Anything that can change
+(which items are ready, the study, the rater's ratings) is read from the store every time.
 """
 
 from __future__ import annotations
 
 import random
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -84,9 +95,72 @@ class RaterView:
         return f"Item {self.index} of {self.total} · you have rated {self.rated_items} of {self.total}"
 
 
-def _ready_items(store: Store, study_id: int) -> list[dict[str, Any]]:
-    ready = set(ready_item_ids(store, study_id))
-    return [item for item in store.items(study_id) if item["id"] in ready]
+class _Memo:
+    """A bounded, thread-safe map for one kind of immutable fact (oldest entries go first)."""
+
+    def __init__(self, size: int = 20_000):
+        self.size = size
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            return self._data.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+
+_memos: "weakref.WeakKeyDictionary[Store, dict[str, _Memo]]" = weakref.WeakKeyDictionary()
+_memos_lock = threading.Lock()
+
+
+def _memo(store: Store, kind: str) -> _Memo:
+    with _memos_lock:
+        per_store = _memos.get(store)
+        if per_store is None:
+            per_store = _memos[store] = {}
+        memo = per_store.get(kind)
+        if memo is None:
+            memo = per_store[kind] = _Memo()
+        return memo
+
+
+def _find_rater(store: Store, name: str) -> int | None:
+    """`store.find_rater`, remembered once found (a name's id never changes)."""
+    memo = _memo(store, "rater")
+    found = memo.get(name)
+    if found is None:
+        found = store.find_rater(name)
+        if found is not None:
+            memo.put(name, found)
+    return found
+
+
+def _assignment(store: Store, rater_id: int, item: Mapping[str, Any]) -> dict[int, int]:
+    """`store.assignment` for an item row, remembered once recorded (an order is never changed)."""
+    key = (rater_id, item["id"], item["public_id"])
+    found = _memo(store, "order").get(key)
+    if found is None:
+        found = store.assignment(rater_id, item["id"])
+        if found:
+            _memo(store, "order").put(key, found)
+    return dict(found)
+
+
+def _outputs(store: Store, item: Mapping[str, Any], need: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """`store.outputs_for_item` for an item row; remembered, and read again when an output in `need`
+    is not among the remembered ones (outputs are never changed, but a study may still be filling)."""
+    key = (item["id"], item["public_id"])
+    memo = _memo(store, "outputs")
+    found = memo.get(key)
+    if found is None or not set(need) <= {o["id"] for o in found}:
+        found = store.outputs_for_item(item["id"])
+        memo.put(key, found)
+    return found
 
 
 def _parse_study_id(study_id: Any) -> int:
@@ -99,13 +173,24 @@ def _parse_study_id(study_id: Any) -> int:
         raise UserError("choose a study first") from None
 
 
-def _mapping(store: Store, study: Mapping[str, Any], rater_id: int, item: Mapping[str, Any]) -> dict[int, int]:
-    mapping = store.assignment(rater_id, item["id"])
+def _mapping(store: Store, study_id: int, rater_id: int, item: Mapping[str, Any]) -> dict[int, int]:
+    mapping = _assignment(store, rater_id, item)
     if mapping:
         return mapping
+    study = store.get_study(study_id)
+    if study is None:
+        raise UserError("that study does not exist")
     rater_index = store.study_rater_index(study["id"], rater_id)
     order = balanced_order(store.outputs_for_item(item["id"]), study["blind_seed"], item["ordinal"], rater_index)
-    return store.record_assignment(rater_id, item["id"], order)
+    mapping = store.record_assignment(rater_id, item["id"], order)
+    _memo(store, "order").put((rater_id, item["id"], item["public_id"]), dict(mapping))
+    return mapping
+
+
+def _known_rater_id(store: Store, name: str) -> int:
+    """The rater's id; no write lock (and, once known, no query) just to look a name up."""
+    found = _find_rater(store, name)
+    return found if found is not None else store.rater_id(name)
 
 
 def open_item(store: Store, rater: object, study_id: Any, index: int | None = None) -> tuple[RaterView | None, str]:
@@ -113,15 +198,14 @@ def open_item(store: Store, rater: object, study_id: Any, index: int | None = No
     rater has not fully rated. Returns (None, message) when there is nothing to show."""
     name = clean_rater_name(rater)
     sid = _parse_study_id(study_id)
-    study = store.get_study(sid)
-    if study is None:
-        raise UserError("that study does not exist")
-    ready = _ready_items(store, sid)
+    ready = ready_item_ids(store, sid)  # empty for a study that does not exist
     if not ready:
+        if store.get_study(sid) is None:
+            raise UserError("that study does not exist")
         return None, "This study has no items ready for rating yet."
-    rater_id = store.rater_id(name)
+    rater_id = _known_rater_id(store, name)
     counts = store.item_counts(sid, rater_id)
-    done = [counts[it["id"]][1] >= counts[it["id"]][0] for it in ready]
+    done = [counts[i][1] >= counts[i][0] for i in ready]
     if index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
         if pos is None:
@@ -134,9 +218,11 @@ def open_item(store: Store, rater: object, study_id: Any, index: int | None = No
             raise UserError("item number must be a whole number") from None
         if not 0 <= pos < len(ready):
             raise UserError(f"item number must be between 1 and {len(ready)}")
-    item = ready[pos]
-    mapping = _mapping(store, study, rater_id, item)
-    texts = {o["id"]: o["text"] for o in store.outputs_for_item(item["id"])}
+    item = store.get_item(ready[pos])  # only the item shown, not every item of the study
+    if item is None:  # deleted a moment ago
+        raise UserError("that study changed; press Start again")
+    mapping = _mapping(store, sid, rater_id, item)
+    texts = {o["id"]: o["text"] for o in _outputs(store, item, list(mapping.values()))}
     mine = store.ratings_for(rater_id, mapping.values())
     responses = []
     for position in sorted(mapping):
@@ -160,13 +246,19 @@ def locate(store: Store, study_id: Any, item_public_id: object) -> int:
     return ids.index(item["id"]) + 1
 
 
+def _opened(store: Store, rater: object, item_public_id: object) -> tuple[dict[str, Any] | None, int | None, dict[int, int]]:
+    """(item, rater id, {position: output id}) for an item this rater opened; the mapping is empty
+    when the item, the rater or the recorded order is missing."""
+    item = store.item_by_public_id(item_public_id)
+    rater_id = _find_rater(store, clean_rater_name(rater))
+    if item is None or rater_id is None:
+        return item, rater_id, {}
+    return item, rater_id, _assignment(store, rater_id, item)
+
+
 def labels_shown(store: Store, rater: object, item_public_id: object) -> list[str]:
     """The labels this rater was shown for this item ([] if never shown)."""
-    item = store.item_by_public_id(item_public_id)
-    rater_id = store.find_rater(clean_rater_name(rater))
-    if item is None or rater_id is None:
-        return []
-    return [LABELS[p] for p in sorted(store.assignment(rater_id, item["id"]))]
+    return [LABELS[p] for p in sorted(_opened(store, rater, item_public_id)[2])]
 
 
 def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[str, Mapping[str, Any]],
@@ -175,13 +267,34 @@ def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[
 
     `scores` is {label: {dimension: 1..5}} for exactly the labels this rater was shown. The item
     must have been opened by this rater (that is when its order was recorded)."""
-    name = clean_rater_name(rater)
-    item = store.item_by_public_id(item_public_id)
+    item, rater_id, mapping = _opened(store, clean_rater_name(rater), item_public_id)
     if item is None:
         raise UserError("unknown item; reload the study and try again")
-    rater_id = store.find_rater(name)
-    mapping = store.assignment(rater_id, item["id"]) if rater_id is not None else {}
-    if not mapping:
+    _save(store, rater_id, mapping, scores, comments)
+
+
+def submit_slots(store: Store, rater: object, item_public_id: object, slot_scores: Sequence[Sequence[Any]],
+                 slot_comments: Sequence[Any]) -> None:
+    """`submit` for the rating tab's fixed rows of inputs: slot k holds response LABELS[k]. Slots
+    beyond the responses shown must be empty. The item and the rater's order are looked up once."""
+    item, rater_id, mapping = _opened(store, clean_rater_name(rater), item_public_id)
+    if item is None:
+        raise UserError("unknown item; reload the study and try again")
+    shown = len(mapping)
+    scores: dict[str, dict[str, Any]] = {}
+    notes: dict[str, Any] = {}
+    for k, given in enumerate(slot_scores):
+        label = LABELS[k]
+        if k < shown:
+            scores[label] = dict(zip(DIMENSIONS, given))
+            notes[label] = slot_comments[k] if k < len(slot_comments) and slot_comments[k] else None
+        elif any(v not in (None, "") for v in given):
+            raise UserError(f"there is no response {label} in this item")
+    _save(store, rater_id, mapping, scores, notes)
+
+
+def _save(store: Store, rater_id: int | None, mapping: Mapping[int, int], scores: Any, comments: Any) -> None:
+    if rater_id is None or not mapping:
         raise UserError("this item was not opened by this rater; press Start to load it")
     if not isinstance(scores, Mapping):
         raise UserError("scores are missing")

@@ -5,15 +5,28 @@ be): it opens the study, waits until every rater is ready, then all submit toget
 every item, and some submit an item a second time (as after "Previous"), which must update, not
 duplicate. Afterwards the database is read directly and compared with what was sent.
 
-    python benchmarks/bench_load.py                    # 50 raters, 2 items, own app on loopback
-    python benchmarks/bench_load.py --raters 20 --items 1
+The app is `python app.py` in its own process (tests/live_app.py). The raters run in `--procs`
+worker processes (threads within each), not as 50 threads of this process: gradio_client spends
+about as much CPU per call as the server does (a fresh httpx client per request, a 50 ms polling
+thread per job), and 50 of them behind one GIL measured the client, not the server. Clients use
+`ssl_verify=False`: the URL is plain http on loopback, so this only skips loading the CA bundle,
+which httpx otherwise did for every request. The machine's cores are still shared with the server,
+so the benchmark also reports the server's own CPU time per submit (from /proc, during the submit
+phase), which does not depend on how fast the clients are.
 
-Prints p50/p95/max submit latency, ratings sent and stored. Loopback only; loops are bounded.
+    python benchmarks/bench_load.py                    # 50 raters, 2 items, own app on loopback
+    python benchmarks/bench_load.py --raters 20 --items 1 --procs 1
+
+Prints p50/p95/max submit latency, server CPU per submit, ratings sent and stored. Loopback only;
+loops are bounded.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
+import queue
 import statistics
 import sys
 import tempfile
@@ -55,6 +68,8 @@ class RaterResult:
     submit_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     sent: int = 0  # ratings (one per response) in acknowledged submits, resubmits included
+    first_submit_at: float | None = None  # wall clock (time.time) when the first submit was sent
+    last_reply_at: float | None = None  # ... and when the last one was answered
 
 
 def _submit_args(name: str, index: int, item: int, shown: int) -> list[Any]:
@@ -84,18 +99,19 @@ _connecting = threading.Semaphore(8)  # clients connect a few at a time; they su
 
 
 def _rater(url: str, study_id: int, index: int, name: str, n_items: int, resubmit: bool,
-           ready: threading.Barrier) -> RaterResult:
+           ready: Any, connecting: Any = _connecting) -> RaterResult:
     from gradio_client import Client
 
     out = RaterResult(name)
     client = None
     try:
-        with _connecting:
+        with connecting:
             client = Client(url, verbose=False, download_files=False, analytics_enabled=False, max_workers=2,
-                            httpx_kwargs={"timeout": CALL_TIMEOUT_S})
+                            ssl_verify=False, httpx_kwargs={"timeout": CALL_TIMEOUT_S})
         view = client.submit(name, study_id, api_name="/rate_start").result(timeout=CALL_TIMEOUT_S)
         shown = _shown(view)
         ready.wait(timeout=CALL_TIMEOUT_S)  # everyone submits at once
+        out.first_submit_at = time.time()
         for item in range(n_items):
             started = time.perf_counter()
             view = client.submit(*_submit_args(name, index, item, shown), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
@@ -109,6 +125,7 @@ def _rater(url: str, study_id: int, index: int, name: str, n_items: int, resubmi
             client.submit(*_submit_args(name, index, n_items - 1, _shown(view)), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
             out.submit_s.append(time.perf_counter() - started)
             out.sent += shown
+        out.last_reply_at = time.time()
     except BaseException as exc:  # reported, never swallowed: the caller asserts on errors
         out.errors.append(f"{type(exc).__name__}: {exc}")
         ready.abort()
@@ -127,6 +144,9 @@ class LoadReport:
     items: int
     results: list[RaterResult]
     wall_s: float
+    procs: int = 1
+    server_cpu_s: float | None = None  # the app process's CPU time during the submit phase
+    phase_s: float | None = None  # first submit sent .. last reply received
 
     @property
     def latencies(self) -> list[float]:
@@ -142,18 +162,125 @@ class LoadReport:
             return float("nan")
         return lat[min(len(lat) - 1, max(0, round(q / 100 * len(lat) + 0.5) - 1))]
 
+    @property
+    def server_ms_per_submit(self) -> float | None:
+        """Server CPU in the submit phase per submit (the phase also holds the few Previous calls)."""
+        n = len(self.latencies)
+        return None if self.server_cpu_s is None or not n else self.server_cpu_s / n * 1000
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a live process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _CpuSampler:
+    """Samples a process's CPU time every `every_s` (wall clock, CPU seconds) in a thread."""
+
+    def __init__(self, pid: int | None, every_s: float = 0.05):
+        self.pid, self.every_s = pid, every_s
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.samples.append((time.time(), process_cpu_s(self.pid)))
+            except (OSError, ValueError, IndexError):
+                return
+            self._stop.wait(self.every_s)
+
+    def __enter__(self) -> "_CpuSampler":
+        if self.pid is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def between(self, t0: float, t1: float) -> float | None:
+        """CPU seconds used between wall-clock t0 and t1 (linear between samples)."""
+        if len(self.samples) < 2 or not self.samples[0][0] <= t0 < t1 <= self.samples[-1][0]:
+            return None
+
+        def at(t: float) -> float:
+            for (ta, ca), (tb, cb) in zip(self.samples, self.samples[1:]):
+                if ta <= t <= tb:
+                    return ca + (cb - ca) * ((t - ta) / (tb - ta) if tb > ta else 0)
+            return self.samples[-1][1]
+
+        return at(t1) - at(t0)
+
+
+def _run_threads(url: str, study_id: int, jobs: list[tuple[int, str, bool]], items: int, ready: Any,
+                 connecting: Any) -> list[RaterResult]:
+    with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
+        futures = [pool.submit(_rater, url, study_id, i, name, items, resubmit, ready, connecting)
+                   for i, name, resubmit in jobs]
+        return [f.result(timeout=CALL_TIMEOUT_S * (items + 3)) for f in futures]
+
+
+def _worker(url: str, study_id: int, jobs: list[tuple[int, str, bool]], items: int, ready: Any,
+            connect_slots: int, results: Any) -> None:
+    """One worker process: its share of the raters, as threads; results go back on a queue."""
+    try:
+        out = _run_threads(url, study_id, jobs, items, ready, threading.Semaphore(connect_slots))
+    except BaseException as exc:  # reported as every job's error, never swallowed
+        ready.abort()
+        out = [RaterResult(name, errors=[f"worker: {type(exc).__name__}: {exc}"]) for _, name, _ in jobs]
+    results.put(out)
+
 
 def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubmit_every: int = 5,
-               prefix: str | None = None) -> LoadReport:
-    """`raters` simulated raters rate all `items` of a study at once; returns their timings."""
+               prefix: str | None = None, procs: int = 5, server_pid: int | None = None) -> LoadReport:
+    """`raters` simulated raters rate all `items` of a study at once; returns their timings.
+
+    The raters are spread over `procs` worker processes (1: threads of this process, as before).
+    With `server_pid`, the app process's CPU time during the submit phase is measured too."""
     prefix = prefix or f"load-{uuid.uuid4().hex[:6]}"
-    ready = threading.Barrier(raters)
+    jobs = [(i, f"{prefix}-{i:03d}", resubmit_every > 0 and i % resubmit_every == 0) for i in range(raters)]
+    procs = max(1, min(procs, raters))
     started = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=raters) as pool:
-        futures = [pool.submit(_rater, url, study_id, i, f"{prefix}-{i:03d}", items,
-                               resubmit_every > 0 and i % resubmit_every == 0, ready) for i in range(raters)]
-        results = [f.result(timeout=CALL_TIMEOUT_S * (items + 3)) for f in futures]
-    return LoadReport(raters, items, results, time.perf_counter() - started)
+    with _CpuSampler(server_pid) as sampler:
+        if procs == 1:
+            results = _run_threads(url, study_id, jobs, items, threading.Barrier(raters), _connecting)
+        else:
+            ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
+            ready, box = ctx.Barrier(raters), ctx.Queue()
+            shares = [jobs[k::procs] for k in range(procs)]
+            workers = [ctx.Process(target=_worker, args=(url, study_id, share, items, ready, max(1, 8 // procs), box),
+                                   daemon=True) for share in shares]
+            for w in workers:
+                w.start()
+            results = []
+            try:
+                for _ in workers:
+                    results += box.get(timeout=CALL_TIMEOUT_S * (items + 4))
+            except queue.Empty:
+                ready.abort()
+                got = {r.name for r in results}
+                results += [RaterResult(name, errors=["no result from its worker process"])
+                            for _, name, _ in jobs if name not in got]
+            finally:
+                for w in workers:
+                    w.join(timeout=30)
+                    if w.is_alive():
+                        w.kill()
+            order = {name: k for k, (_, name, _) in enumerate(jobs)}
+            results.sort(key=lambda r: order.get(r.name, len(order)))
+    wall = time.perf_counter() - started
+    firsts = [r.first_submit_at for r in results if r.first_submit_at is not None]
+    lasts = [r.last_reply_at for r in results if r.last_reply_at is not None]
+    report = LoadReport(raters, items, results, wall, procs)
+    if firsts and lasts:
+        report.phase_s = max(lasts) - min(firsts)
+        report.server_cpu_s = sampler.between(min(firsts), max(lasts))
+    return report
 
 
 def check_stored(frame, report: LoadReport, n_responses: int) -> dict[str, int]:
@@ -186,7 +313,9 @@ def summary(report: LoadReport, counts: dict[str, int]) -> str:
             f"wrong={counts['wrong']} errors={len(report.errors)}\n"
             f"submit latency: p50={report.percentile(50):.3f} s  p95={report.percentile(95):.3f} s  "
             f"max={max(lat) if lat else float('nan'):.3f} s  mean={statistics.fmean(lat) if lat else float('nan'):.3f} s  "
-            f"wall={report.wall_s:.1f} s")
+            f"wall={report.wall_s:.1f} s  client processes={report.procs}"
+            + (f"\nsubmit phase {report.phase_s:.1f} s: server CPU {report.server_cpu_s:.1f} s = "
+               f"{report.server_ms_per_submit:.0f} ms per submit" if report.server_cpu_s is not None else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,9 +323,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--raters", type=int, default=50)
     p.add_argument("--items", type=int, default=2)
     p.add_argument("--resubmit-every", type=int, default=5, help="every k-th rater submits its last item twice (0: none)")
+    p.add_argument("--procs", type=int, default=5, help="client worker processes (1: all raters as threads of this one)")
     args = p.parse_args(argv)
-    if not 1 <= args.raters <= 200 or not 1 <= args.items <= 20:
-        p.error("--raters must be 1..200 and --items 1..20")
+    if not 1 <= args.raters <= 200 or not 1 <= args.items <= 20 or not 1 <= args.procs <= 16:
+        p.error("--raters must be 1..200, --items 1..20 and --procs 1..16")
 
     from live_app import start_app
     from seeding import db_store, seed_study
@@ -209,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         print("starting the app on loopback ...", flush=True)
         app = start_app(workdir)
         try:
-            report = run_raters(app.url, sid, args.raters, args.items, args.resubmit_every)
+            report = run_raters(app.url, sid, args.raters, args.items, args.resubmit_every, procs=args.procs,
+                                server_pid=app.proc.pid)
         finally:
             app.stop()
         counts = check_stored(store.ratings_frame(sid), report, n_responses=3)

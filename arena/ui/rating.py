@@ -89,6 +89,12 @@ def build(ctx: AppContext) -> None:
         "Your ratings are saved when you press **Submit**; you can go back and change them."
     )
     session = gr.State({})
+    # How many response slots are on screen (0: none, and no prompt). Only the rarely used
+    # handlers (Start, Previous, Next, hand-off) send visibility with their values; Submit sends
+    # plain values alone, and when it changes this count the change event below re-lays out the
+    # page. That keeps Submit cheap: every `gr.update` makes Gradio build a fresh component and its
+    # config on the server (about 2 ms each, ~50 per view), while a plain value does not.
+    layout = gr.State(0)
     with gr.Row():
         rater = gr.Textbox(label="Your name or rater code", max_lines=1, scale=2)
         study = gr.Dropdown(choices=study_choices(store), value=None, label="Study", allow_custom_value=True, scale=3)
@@ -97,6 +103,9 @@ def build(ctx: AppContext) -> None:
     progress = gr.Markdown("")
     prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, visible=False)
     slot_components: list[gr.components.Component] = []
+    slot_values: list[gr.components.Component] = []  # per slot: text, three radios, comment
+    boxes: list[gr.Group] = []
+    texts: list[gr.Textbox] = []
     radios: list[gr.Radio] = []
     comments: list[gr.Textbox] = []
     for k in range(SLOTS):
@@ -107,39 +116,62 @@ def build(ctx: AppContext) -> None:
             with gr.Row():
                 mine = [gr.Radio(SCORES, label=HELP[d], value=None) for d in blind.DIMENSIONS]
             comment = gr.Textbox(label=f"Comment on {label} (optional)", max_lines=3)
+        boxes.append(box)
+        texts.append(text)
         radios.extend(mine)
         comments.append(comment)
         slot_components.extend([box, text, *mine, comment])
+        slot_values.extend([text, *mine, comment])
     with gr.Row():
         prev_btn = gr.Button("← Previous")
         submit_btn = gr.Button("Submit ratings", variant="primary")
         next_btn = gr.Button("Next →")
     status = gr.Markdown("")
 
-    view_outputs = [session, progress, prompt, *slot_components, status]
+    # Start, Previous, Next: values and visibility. Submit: values only (see `layout`).
+    view_outputs = [session, layout, progress, prompt, *slot_components, status]
+    value_outputs = [session, layout, progress, prompt, *slot_values, status]
+    layout_outputs = [prompt, *boxes, *texts]
 
-    def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
-        """Component updates for `view`; with no view, `message` takes the progress line."""
+    def _parts(view: blind.RaterView | None, message: str, sess: dict[str, Any]):
+        """(session, shown, progress line, prompt, [(text, scores, comment)] per slot)."""
         if view is None:
             sess = {k: v for k, v in sess.items() if k != "item"}
-            hidden = []
-            for _ in range(SLOTS):
-                hidden += [gr.update(visible=False), gr.update(value="", visible=False)] + [gr.update(value=None)] * 3 + [gr.update(value="")]
-            return [sess, gr.update(value=message), gr.update(value="", visible=False), *hidden,
-                    gr.update(value=status_text)]
+            return sess, 0, message, "", [("", [None] * len(blind.DIMENSIONS), "")] * SLOTS
         sess = {**sess, "item": view.item, "index": view.index}
-        updates: list[Any] = []
+        slots = []
         for k in range(SLOTS):
             if k < len(view.responses):
                 r = view.responses[k]
-                updates += [gr.update(visible=True), gr.update(value=r.text, visible=True)]
-                updates += [gr.update(value=r.scores.get(d)) for d in blind.DIMENSIONS]
-                updates += [gr.update(value=r.comment)]
+                slots.append((r.text, [r.scores.get(d) for d in blind.DIMENSIONS], r.comment))
             else:
-                updates += [gr.update(visible=False), gr.update(value="", visible=False)] + [gr.update(value=None)] * 3 + [gr.update(value="")]
+                slots.append(("", [None] * len(blind.DIMENSIONS), ""))
         note = " · already rated: submitting again updates your ratings" if view.complete else ""
-        return [sess, gr.update(value=f"**{view.progress}**{note}"), gr.update(value=view.prompt, visible=True),
-                *updates, gr.update(value=message)]
+        return sess, len(view.responses), f"**{view.progress}**{note}", view.prompt, slots
+
+    def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
+        """Values and visibility for `view_outputs`; with no view, `message` takes the progress line."""
+        sess, shown, line, prompt_text, slots = _parts(view, message, sess)
+        updates: list[Any] = []
+        for k, (text, scores, note) in enumerate(slots):
+            visible = k < shown
+            updates += [gr.update(visible=visible), gr.update(value=text, visible=visible), *scores, note]
+        return [sess, shown, line, gr.update(value=prompt_text, visible=shown > 0), *updates,
+                status_text if view is None else message]
+
+    def render_values(view: blind.RaterView | None, message: str, sess: dict[str, Any],
+                      status_text: str = "") -> list[Any]:
+        """Plain values for `value_outputs`: no `gr.update`, so nothing is rebuilt on the server."""
+        sess, shown, line, prompt_text, slots = _parts(view, message, sess)
+        values: list[Any] = []
+        for text, scores, note in slots:
+            values += [text, *scores, note]
+        return [sess, shown, line, prompt_text, *values, status_text if view is None else message]
+
+    def on_layout(shown: Any):
+        shown = shown if isinstance(shown, int) and 0 <= shown <= SLOTS else 0
+        visible = [gr.update(visible=k < shown) for k in range(SLOTS)]
+        return [gr.update(visible=shown > 0), *visible, *visible]
 
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
@@ -176,7 +208,11 @@ def build(ctx: AppContext) -> None:
             return render(view, message, sess)
         return move
 
-    def on_submit(name: str, sess: Any, *values: Any):
+    def on_submit(name: Any, sess: Any, *values: Any):
+        # Wired with preprocess=False and postprocess=False (the hot path under load: each input
+        # and output would otherwise take its own hop through a worker thread), so the inputs
+        # arrive as the client sent them and are checked here as Gradio would: the name and the
+        # comments are text, a score is one of SCORES (the store checks 1..5 again).
         try:
             sess = _session_for(name, sess)
             if "item" not in sess:
@@ -184,24 +220,20 @@ def build(ctx: AppContext) -> None:
             n_scores = SLOTS * len(blind.DIMENSIONS)
             if len(values) != n_scores + SLOTS:
                 raise UserError("malformed request")
-            shown = len(blind.labels_shown(store, name, sess["item"]))
-            scores: dict[str, dict[str, Any]] = {}
-            notes: dict[str, Any] = {}
-            for k in range(SLOTS):
-                given = values[k * 3:(k + 1) * 3]
-                label = blind.LABELS[k]
-                if k < shown:
-                    scores[label] = dict(zip(blind.DIMENSIONS, given))
-                    notes[label] = values[n_scores + k] or None
-                elif any(v not in (None, "") for v in given):
-                    raise UserError(f"there is no response {label} in this item")
-            blind.submit(store, name, sess["item"], scores, notes)  # committed before we move on
+            for v in values[:n_scores]:
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCORES):
+                    raise UserError(f"a score must be one of {SCORES}, got {v!r}")
+            notes = values[n_scores:]
+            if any(v is not None and not isinstance(v, str) for v in notes):
+                raise UserError("a comment must be text")
+            triples = [values[k * 3:(k + 1) * 3] for k in range(SLOTS)]
+            blind.submit_slots(store, name, sess["item"], triples, notes)  # committed before we move on
             view, message = blind.open_item(store, name, sess["study_id"])
         except UserError as exc:
             fail(exc)
         if view is None:
-            return render(None, message, sess, "Saved.")
-        return render(view, "Saved. Here is the next item.", sess)
+            return render_values(None, message, sess, "Saved.")
+        return render_values(view, "Saved. Here is the next item.", sess)
 
     def on_refresh():
         return gr.update(choices=study_choices(store))
@@ -222,7 +254,9 @@ def build(ctx: AppContext) -> None:
 
     start.click(on_start, [rater, study, session], view_outputs, api_name="rate_start")
     rater.submit(on_start, [rater, study, session], view_outputs, api_visibility="private")
-    submit_btn.click(on_submit, [rater, session, *radios, *comments], view_outputs, api_name="rate_submit")
+    submit_btn.click(on_submit, [rater, session, *radios, *comments], value_outputs, api_name="rate_submit",
+                     preprocess=False, postprocess=False)
+    layout.change(on_layout, [layout], layout_outputs, api_visibility="private", show_progress="hidden")
     prev_btn.click(on_move(-1), [rater, session], view_outputs, api_name="rate_previous")
     next_btn.click(on_move(+1), [rater, session], view_outputs, api_name="rate_next")
     refresh.click(on_refresh, None, study, api_name="rate_studies")

@@ -1,0 +1,131 @@
+"""The blind Submit's fast path: one event, plain values, its own input checks, and remembered facts
+that can never go stale.
+
+Submit is the handler many raters hit at once, so it is wired without Gradio's per-component
+pre/postprocessing and without `gr.update`s (each of which rebuilds a component on the server);
+these tests pin that down and check that nothing it skips weakens validation or blindness.
+"""
+
+from __future__ import annotations
+
+import json
+
+import gradio as gr
+import pytest
+from sqlalchemy import delete
+
+from arena import blind
+from arena.store import Store
+from arena.store.schema import assignments, items, outputs, ratings, studies, study_raters
+from arena.ui import AppContext, rating
+
+METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
+
+
+def seed(store: Store, tag: str, n_items: int = 2) -> tuple[int, list[int]]:
+    sid = store.create_study(f"fast path {tag}", methods=METHODS, samples_per_method=1, max_new_tokens=8)
+    iids = store.add_items(sid, [{"prompt": f"prompt {tag} {k}", "scenario": "s"} for k in range(n_items)])
+    for iid in iids:
+        for k, m in enumerate(METHODS):
+            store.add_output(iid, m, 0, text=f"{tag} text {k} of item {iid}", settings={"method": m}, seed=3,
+                             model="m", new_tokens=4, latency_ms=111.5, ttft_ms=22.5, tokens_per_s=33.5)
+    return sid, iids
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    yield s
+    s.dispose()
+
+
+@pytest.fixture
+def tab(store):
+    with gr.Blocks() as demo:
+        rating.build(AppContext(model=lambda: None, extras={"store": store}))
+    fns = {f.api_name: f for f in demo.fns.values() if f.api_name}
+    layout = [f for f in demo.fns.values() if f.name == "on_layout"]
+    return demo, fns, layout
+
+
+def radios_and_notes(scores, notes=None) -> list:
+    radios = [None] * (3 * rating.SLOTS)
+    for k, triple in enumerate(scores):
+        radios[3 * k:3 * k + 3] = triple
+    return radios + list(notes or [None] * rating.SLOTS)
+
+
+def test_submit_is_one_event_of_plain_values(tab):
+    demo, fns, layout = tab
+    submit = fns["rate_submit"]
+    assert not submit.preprocess and not submit.postprocess
+    # no layout blocks among its outputs, and nothing chained after it
+    assert all(isinstance(b, gr.components.Component) for b in submit.outputs)
+    assert not any(getattr(f, "trigger_after", None) == submit._id for f in demo.fns.values())
+    # visibility moves only through the private layout event, when the number of responses changes
+    assert len(layout) == 1 and layout[0].api_visibility == "private"
+
+
+def test_submit_returns_plain_values_and_leaks_nothing(store, tab):
+    _, fns, _ = tab
+    sid, _ = seed(store, "plain")
+    sess = fns["rate_start"].fn("Ann", sid, {})[0]
+    out = fns["rate_submit"].fn("Ann", sess, *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 5)]))
+    assert len(out) == len(fns["rate_submit"].outputs)
+    sess, shown = out[0], out[1]
+    assert shown == 3 and set(sess) == {"rater", "study_id", "item", "index"}
+    values = out[2:]
+    assert not any(isinstance(v, dict) for v in values), "a gr.update in Submit's outputs rebuilds a component"
+    assert "Item 2 of 2" in values[0] and values[-1].startswith("Saved")
+    text = json.dumps(values)
+    for secret in (*METHODS, "111.5", "22.5", "33.5", '"seed"', "settings"):
+        assert secret not in text
+    # the last item: everything cleared, and the layout count drops to 0 (the page hides the slots)
+    out = fns["rate_submit"].fn("Ann", out[0], *radios_and_notes([(1, 1, 1)] * 3))
+    assert out[1] == 0 and "rated all 2 items" in out[2] and out[3] == ""
+    assert store.count_ratings() == 6
+
+
+@pytest.mark.parametrize("bad", [99, 0, 6, -1, 2.5, "4", "1; DROP TABLE ratings", True, [3], {"v": 3}])
+def test_submit_checks_scores_itself(store, tab, bad):
+    """Without Gradio's preprocessing the handler refuses what the radio would have refused."""
+    _, fns, _ = tab
+    sid, _ = seed(store, "bad")
+    sess = fns["rate_start"].fn("Bo", sid, {})[0]
+    with pytest.raises(gr.Error):
+        fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(bad, 3, 3), (3, 3, 3), (3, 3, 3)]))
+    with pytest.raises(gr.Error):  # a comment must be text
+        fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(3, 3, 3)] * 3, [{"x": 1}] + [None] * 7))
+    with pytest.raises(gr.Error):  # a score in a slot that is not shown
+        fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(3, 3, 3)] * 4))
+    with pytest.raises(gr.Error):  # another name than the session's
+        fns["rate_submit"].fn("Mallory", sess, *radios_and_notes([(3, 3, 3)] * 3))
+    assert store.count_ratings() == 0
+    fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(4.0, 3, 3), (3, 3, 3), (3, 3, 3)]))  # as the radio allows
+    assert store.count_ratings() == 3
+
+
+def test_remembered_orders_and_texts_never_outlive_their_study(store):
+    """Rows deleted with their study, then ids handed out again: the new study's texts and orders
+    are shown, never the remembered ones of the old study."""
+    sid, _ = seed(store, "old", n_items=1)
+    view, _ = blind.open_item(store, "Cy", sid)
+    blind.submit(store, "Cy", view.item, {r.label: dict.fromkeys(blind.DIMENSIONS, 4) for r in view.responses})
+    old_ids = sorted(o["id"] for o in store.outputs_for_item(store.items(sid)[0]["id"]))
+    with store.write() as conn:  # what deleting a study does, child rows first
+        conn.execute(delete(ratings))
+        conn.execute(delete(assignments))
+        conn.execute(delete(outputs))
+        conn.execute(delete(items))
+        conn.execute(delete(study_raters))
+        conn.execute(delete(studies))
+    new_sid, new_items = seed(store, "new", n_items=1)
+    new_ids = sorted(o["id"] for o in store.outputs_for_item(new_items[0]))
+    assert (new_sid, new_ids) == (sid, old_ids), "SQLite hands the same ids out again"
+    view, _ = blind.open_item(store, "Cy", new_sid)
+    assert view is not None and all(r.text.startswith("new text") for r in view.responses)
+    assert not view.complete and view.rated_items == 0
+    blind.submit(store, "Cy", view.item, {r.label: dict.fromkeys(blind.DIMENSIONS, 2) for r in view.responses})
+    frame = store.ratings_frame(new_sid)
+    assert len(frame) == 3 and set(frame.text.str.slice(0, 8)) == {"new text"}
+    assert sorted(frame.position) == [0, 1, 2]
