@@ -373,12 +373,12 @@ class Store:
             clean.append(values)
         stmt = self._insert(ratings)
         with self.write() as conn:
+            if stmt is not None and clean:
+                # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
+                changed = {name: stmt.excluded[name] for name in (*SCORE_COLUMNS, "comment", "position", "updated_at")}
+                conn.execute(stmt.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed), clean)
+                return
             for values in clean:
-                if stmt is not None:
-                    upsert = stmt.values(**values)
-                    changed = {name: upsert.excluded[name] for name in (*SCORE_COLUMNS, "comment", "position", "updated_at")}
-                    conn.execute(upsert.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed))
-                    continue
                 updated = conn.execute(update(ratings).where(
                     ratings.c.rater_id == values["rater_id"], ratings.c.output_id == values["output_id"]
                 ).values({k: v for k, v in values.items() if k not in ("rater_id", "output_id", "created_at")}))
