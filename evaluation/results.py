@@ -143,4 +143,7 @@ def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DI
         )
     fig.update_layout(title="Quality against latency", xaxis_title="mean latency (ms)", yaxis_title="mean score 1-5",
                       yaxis=dict(range=[0, 5.2]), height=420)
+    slowest = pd.to_numeric(summary["latency_ms"], errors="coerce").max()
+    if pd.notna(slowest) and slowest > 0:
+        fig.update_xaxes(range=[0, slowest * 1.3])  # room for the method label right of the slowest point
     return fig
