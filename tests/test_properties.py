@@ -359,14 +359,20 @@ def prompt_files(draw) -> tuple[str, bytes]:
     return "prompts.txt", b"prompt\nhello"
 
 
+def _file_beside_fresh_store(tmp_path_factory, name: str, data: bytes) -> tuple[Path, Store]:
+    """A new folder per hypothesis example (function-scoped tmp_path is shared across examples)
+    holding the file and an empty SQLite store."""
+    folder = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    path = folder / name
+    path.write_bytes(data)
+    return path, Store(f"sqlite:///{folder / 'arena.db'}")
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(upload=prompt_files())
 def test_prompt_file_import_creates_whole_study_or_user_error(tmp_path_factory, upload) -> None:
     name, data = upload
-    folder = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
-    path = folder / name
-    path.write_bytes(data)
-    store = Store(f"sqlite:///{folder / 'arena.db'}")
+    path, store = _file_beside_fresh_store(tmp_path_factory, name, data)
     try:
         try:
             specs = studies.parse_prompt_file(path)
@@ -456,10 +462,7 @@ def _table_counts(store: Store) -> dict[str, int]:
 @given(data=st.data())
 def test_ratings_import_all_or_nothing(tmp_path_factory, export_rows_sample, data) -> None:
     name, payload, rows = data.draw(damaged_exports(export_rows_sample))
-    folder = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
-    path = folder / name
-    path.write_bytes(payload)
-    store = Store(f"sqlite:///{folder / 'arena.db'}")
+    path, store = _file_beside_fresh_store(tmp_path_factory, name, payload)
     try:
         try:
             export.import_file(store, path)
