@@ -1,21 +1,38 @@
-"""Statistics over human ratings, on the store's `ratings_frame()` (one row per rating).
+"""Statistics over human ratings, on the store's `ratings_frame()` (one row per rating), fixed in
+advance (arXiv:2506.13681's advice).
 
-Columns used: study_id, study_name, item_id, scenario, output_id, method, rater and the three
-1-5 scores. Fixed in advance (arXiv:2506.13681's advice):
-  * per method x dimension: mean, 95% percentile bootstrap CI over ratings (2000 resamples,
-    seeded), N ratings;
-  * pairwise: Wilcoxon signed-rank on paired units, a unit = (item, rater), the scores of one
-    method averaged when it has several samples on that item; zero differences dropped
-    (scipy's "wilcox"); Holm's correction over all method pairs of one dimension;
-  * Friedman across all methods on the units where every method was rated;
+The unit is the item. Every rater scores the same outputs, and each output is one sample whose
+quality varies on its own, so ratings of one item are not independent units. Each method's score
+on an item is the mean over that item's raters (and over the method's samples on it); all tests
+and CIs work on those item scores:
+
+  * per method x dimension: the mean over items, 95% CI from a two-way cluster bootstrap (items
+    and raters resampled independently; with one rater it is the item bootstrap), n = items;
+  * pairwise: Wilcoxon signed-rank on the item-level differences a - b (zero differences dropped,
+    scipy's "wilcox"), Holm's correction over all method pairs of one dimension; the CI of the
+    difference is the t interval over items (calibrated by simulation, see
+    `evaluation.stats_design` and benchmarks/bench_calibration.py);
+  * Friedman across all methods on the items where every method was rated;
+  * mixed model score ~ method + (1|item) + (1|rater) + (1|output) (statsmodels MixedLM,
+    variance components, REML): the method contrasts with 95% Wald CIs, the standardised effect
+    (difference / total SD) and the variance components;
   * agreement: Krippendorff's alpha, ordinal, per dimension, units = outputs, coders = raters;
-  * Spearman between per-output PPL and per-output mean score, per dimension.
+  * position: first-shown minus last-shown score with each output's own mean removed, t CI over
+    items;
+  * perplexity vs scores: Spearman within each method, and the partial correlation with method
+    partialled out (ranks, method dummies regressed out), never pooled over methods.
+
+`python -m evaluation.human RATINGS.csv --json` runs all of it on an export (see `main`).
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import json
 import math
+import sys
+import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -23,12 +40,20 @@ import pandas as pd
 from scipy import stats
 
 DIMENSIONS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
+REQUIRED_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position", *DIMENSIONS)
 
 
 def _as_list(value: Any) -> list | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     return list(value) if isinstance(value, (list, tuple, set)) else [value]
+
+
+def _nan(x: Any) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def filter_ratings(ratings: pd.DataFrame, study: Any = None, scenario: Any = None, rater: Any = None) -> pd.DataFrame:
@@ -46,8 +71,76 @@ def filter_ratings(ratings: pd.DataFrame, study: Any = None, scenario: Any = Non
     return df
 
 
+# ---- the item as the unit ------------------------------------------------------------------------
+
+def _scored(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    return ratings.assign(_score=pd.to_numeric(ratings[dimension], errors="coerce")).dropna(subset=["_score"])
+
+
+def item_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Items x methods: each method's score on an item, averaged over raters (each rater's mean over
+    the method's samples first, so a rater counts once per item and method). NaN = not rated."""
+    df = _scored(ratings, dimension)
+    if df.empty:
+        return pd.DataFrame()
+    per_rater = df.groupby(["item_id", "method", "rater"], sort=False)["_score"].mean()
+    return per_rater.groupby(["item_id", "method"], sort=False).mean().unstack("method")
+
+
+def paired_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """The paired units of the tests: items x methods (see `item_table`)."""
+    return item_table(ratings, dimension)
+
+
+def rater_cube(ratings: pd.DataFrame, dimension: str, methods: Sequence[str] | None = None) -> tuple[np.ndarray, list, list, list]:
+    """Array items x raters x methods of each rater's mean score (NaN = not rated), with the labels."""
+    df = _scored(ratings, dimension)
+    cell = df.groupby(["item_id", "rater", "method"], sort=False)["_score"].mean()
+    items = list(dict.fromkeys(df["item_id"]))
+    raters = list(dict.fromkeys(df["rater"]))
+    methods = list(methods) if methods is not None else list(dict.fromkeys(df["method"]))
+    cube = np.full((len(items), len(raters), len(methods)), np.nan)
+    ii = {v: k for k, v in enumerate(items)}
+    rr = {v: k for k, v in enumerate(raters)}
+    mm = {v: k for k, v in enumerate(methods)}
+    for (i, r, m), v in cell.items():
+        if m in mm:
+            cube[ii[i], rr[r], mm[m]] = v
+    return cube, items, raters, methods
+
+
+def cluster_bootstrap_means(cube: np.ndarray, level: float = 0.95, n_resamples: int = 2000, seed: int = 0,
+                            chunk: int = 250) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile CIs (low, high per method) of the mean over items of the item means, resampling
+    items and raters independently (two-way cluster bootstrap). Vectorised with resampling weights."""
+    n_items, n_raters, n_methods = cube.shape
+    rng = np.random.default_rng(seed)
+    seen = ~np.isnan(cube)
+    values = np.where(seen, cube, 0.0)
+    stats_ = []
+    for start in range(0, n_resamples, chunk):
+        b = min(chunk, n_resamples - start)
+        w_item = rng.multinomial(n_items, np.full(n_items, 1 / n_items), size=b).astype(float)
+        w_rater = (rng.multinomial(n_raters, np.full(n_raters, 1 / n_raters), size=b).astype(float)
+                   if n_raters > 1 else np.ones((b, 1)))
+        num = np.einsum("irm,br->bim", values, w_rater)
+        den = np.einsum("irm,br->bim", seen.astype(float), w_rater)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            item_means = num / den
+        has = ~np.isnan(item_means)
+        total = np.einsum("bi,bim->bm", w_item, np.where(has, item_means, 0.0))
+        count = np.einsum("bi,bim->bm", w_item, has.astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            stats_.append(total / count)
+    boot = np.concatenate(stats_)
+    alpha = (1 - level) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(boot, alpha, axis=0), np.nanquantile(boot, 1 - alpha, axis=0)
+
+
 def bootstrap_ci(values: Sequence[float], level: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean; (nan, nan) under two values or no spread."""
+    """Percentile bootstrap CI of the mean of independent values; (nan, nan) under two values."""
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     if len(x) < 2:
@@ -59,22 +152,46 @@ def bootstrap_ci(values: Sequence[float], level: float = 0.95, n_resamples: int 
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+def t_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): Student's t interval of the mean; NaN bounds under two values."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+    return mean, mean - half, mean + half
+
+
 def method_means(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
-    """One row per method x dimension: mean, ci_low, ci_high, n."""
+    """One row per method x dimension: mean over items of the item means, 95% two-way cluster
+    bootstrap CI, n = items, n_ratings = ratings behind it."""
     rows = []
-    for method, group in ratings.groupby("method", sort=False):
-        for dim in dimensions:
-            x = pd.to_numeric(group[dim], errors="coerce").dropna().to_numpy(float)
-            lo, hi = bootstrap_ci(x, seed=seed, n_resamples=n_resamples)
-            rows.append({"method": method, "dimension": dim, "mean": float(x.mean()) if len(x) else math.nan,
-                         "ci_low": lo, "ci_high": hi, "n": int(len(x))})
-    return pd.DataFrame(rows, columns=["method", "dimension", "mean", "ci_low", "ci_high", "n"])
-
-
-def paired_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
-    """Units (item, rater) x methods of mean scores; NaN where a method was not rated."""
-    df = ratings.assign(_score=pd.to_numeric(ratings[dimension], errors="coerce")).dropna(subset=["_score"])
-    return df.pivot_table(index=["item_id", "rater"], columns="method", values="_score", aggfunc="mean")
+    methods = list(dict.fromkeys(ratings["method"])) if len(ratings) else []
+    for dim in dimensions:
+        df = _scored(ratings, dim)
+        if df.empty:
+            continue
+        cube, items, raters, names = rater_cube(df, dim, methods)
+        if np.isnan(cube).all():
+            continue
+        lo, hi = cluster_bootstrap_means(cube, n_resamples=n_resamples, seed=seed)
+        table = item_table(df, dim)
+        for k, method in enumerate(names):
+            col = table[method].dropna() if method in table else pd.Series(dtype=float)
+            n_ratings = int((df["method"] == method).sum())
+            if len(col) == 0:
+                continue
+            mean = float(col.mean())
+            low, high = (float(lo[k]), float(hi[k])) if len(col) >= 2 else (math.nan, math.nan)
+            rows.append({"method": method, "dimension": dim, "mean": mean, "ci_low": low, "ci_high": high,
+                         "n": int(len(col)), "n_ratings": n_ratings})
+    out = pd.DataFrame(rows, columns=["method", "dimension", "mean", "ci_low", "ci_high", "n", "n_ratings"])
+    order = {m: k for k, m in enumerate(methods)}
+    return out.sort_values(["method", "dimension"], key=lambda s: s.map(order) if s.name == "method" else s.map(
+        {d: k for k, d in enumerate(dimensions)})).reset_index(drop=True)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -90,35 +207,47 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out.tolist()
 
 
-def pairwise_wilcoxon(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, methods: Sequence[str] | None = None) -> pd.DataFrame:
-    """Wilcoxon signed-rank per method pair and dimension on paired units, Holm-corrected within a
-    dimension. Columns: dimension, method_a, method_b, n_pairs, mean_diff (a - b), statistic,
-    p_value, p_holm."""
+def wilcoxon_p(diff: np.ndarray) -> tuple[float, float]:
+    """(statistic, p) of the two-sided Wilcoxon signed-rank test, zeros dropped; NaN when all are zero."""
+    diff = np.asarray(diff, dtype=float)
+    diff = diff[~np.isnan(diff)]
+    if np.count_nonzero(diff) < 1:
+        return math.nan, math.nan
+    res = stats.wilcoxon(diff, zero_method="wilcox")
+    return float(res.statistic), float(res.pvalue)
+
+
+PAIRWISE_COLUMNS = ["dimension", "method_a", "method_b", "n_pairs", "mean_diff", "ci_low", "ci_high", "statistic",
+                    "p_value", "p_holm"]
+
+
+def pairwise_wilcoxon(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, methods: Sequence[str] | None = None,
+                      level: float = 0.95) -> pd.DataFrame:
+    """Per method pair and dimension, on items: n_pairs (items), mean_diff (a - b) with its t CI,
+    Wilcoxon signed-rank statistic and p, Holm-corrected within a dimension."""
     rows = []
     for dim in dimensions:
-        table = paired_table(ratings, dim)
+        table = item_table(ratings, dim)
         names = [m for m in (methods or list(table.columns)) if m in table.columns]
         block = []
         for a, b in itertools.combinations(names, 2):
             pair = table[[a, b]].dropna()
             diff = (pair[a] - pair[b]).to_numpy(float)
-            stat = p = math.nan
-            if np.count_nonzero(diff) >= 1:
-                res = stats.wilcoxon(pair[a], pair[b], zero_method="wilcox")
-                stat, p = float(res.statistic), float(res.pvalue)
-            block.append({"dimension": dim, "method_a": a, "method_b": b, "n_pairs": int(len(pair)),
-                          "mean_diff": float(diff.mean()) if len(diff) else math.nan, "statistic": stat, "p_value": p})
+            mean, lo, hi = t_interval(diff, level)
+            stat, p = wilcoxon_p(diff)
+            block.append({"dimension": dim, "method_a": a, "method_b": b, "n_pairs": int(len(pair)), "mean_diff": mean,
+                          "ci_low": lo, "ci_high": hi, "statistic": stat, "p_value": p})
         for row, adj in zip(block, holm([r["p_value"] for r in block])):
             row["p_holm"] = adj
         rows += block
-    return pd.DataFrame(rows, columns=["dimension", "method_a", "method_b", "n_pairs", "mean_diff", "statistic", "p_value", "p_holm"])
+    return pd.DataFrame(rows, columns=PAIRWISE_COLUMNS)
 
 
 def friedman(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
-    """Friedman chi-square across all methods per dimension, on complete units only."""
+    """Friedman chi-square across all methods per dimension, on the items every method was rated on."""
     rows = []
     for dim in dimensions:
-        table = paired_table(ratings, dim).dropna()
+        table = item_table(ratings, dim).dropna()
         stat = p = math.nan
         k = table.shape[1]
         if k >= 3 and len(table) >= 2 and table.to_numpy().std() > 0:
@@ -128,42 +257,390 @@ def friedman(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> p
     return pd.DataFrame(rows, columns=["dimension", "k_methods", "n_units", "statistic", "p_value"])
 
 
+# ---- mixed model ---------------------------------------------------------------------------------
+
+MIXED_COLUMNS = ["dimension", "method_a", "method_b", "estimate", "ci_low", "ci_high", "p_value", "effect_size",
+                 "effect_ci_low", "effect_ci_high"]
+VC_COLUMNS = ["dimension", "component", "variance", "sd"]
+
+
+def fit_mixed(ratings: pd.DataFrame, dimension: str):
+    """score ~ method + (1|item) + (1|rater) + (1|output) by REML (statsmodels MixedLM, one group with
+    crossed variance components). The output term is there because each output is one sample rated
+    by several raters; without it the model would count ratings of one output as independent.
+    Returns (result, methods) or (None, methods) when it cannot be fitted."""
+    from statsmodels.regression.mixed_linear_model import MixedLM
+
+    df = _scored(ratings, dimension)
+    methods = list(dict.fromkeys(df["method"]))
+    if len(methods) < 2 or df["item_id"].nunique() < 2 or df["_score"].std() == 0:
+        return None, methods
+    data = pd.DataFrame({
+        "score": df["_score"].astype(float).to_numpy(), "g": 1,
+        "m": pd.Categorical(df["method"], categories=methods).codes,
+        "item": df["item_id"].astype(str).to_numpy(), "rater": df["rater"].astype(str).to_numpy(),
+        "output": df["output_id"].astype(str).to_numpy(),
+    })
+    vc = {"item": "0 + C(item)"}
+    if data["rater"].nunique() > 1:
+        vc["rater"] = "0 + C(rater)"
+    if data.groupby("output")["score"].size().max() > 1 and data["output"].nunique() < len(data):
+        vc["output"] = "0 + C(output)"
+    model = MixedLM.from_formula("score ~ C(m)", groups="g", re_formula="0", vc_formula=vc, data=data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fits = []
+            for method in ("powell", "lbfgs"):
+                try:
+                    fits.append(model.fit(reml=True, method=method))
+                except Exception:  # noqa: BLE001 - one optimiser failing is not fatal if the other works
+                    continue
+            fits = [f for f in fits if np.isfinite(f.llf)]
+            if not fits:
+                return None, methods
+            return max(fits, key=lambda f: f.llf), methods
+        except (np.linalg.LinAlgError, ValueError):
+            return None, methods
+
+
+def mixed_model(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(contrasts, variance components). Contrasts: every method pair a - b with its 95% Wald CI and
+    p, and the standardised effect = estimate / total SD (all variance components plus residual)."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    rows, comps = [], []
+    for dim in dimensions:
+        fit, methods = fit_mixed(ratings, dim)
+        if fit is None:
+            continue
+        beta = np.concatenate([[0.0], np.asarray(fit.fe_params)[1:]])
+        k = len(methods)
+        cov = np.zeros((k, k))
+        cov[1:, 1:] = np.asarray(fit.cov_params())[1:k, 1:k]
+        names = list(fit.model.exog_vc.names)
+        var = dict(zip(names, np.asarray(fit.vcomp, dtype=float)))
+        var["residual"] = float(fit.scale)
+        total_sd = math.sqrt(sum(max(v, 0.0) for v in var.values()))
+        for name, v in var.items():
+            comps.append({"dimension": dim, "component": name, "variance": v, "sd": math.sqrt(max(v, 0.0))})
+        for a, b in itertools.combinations(range(k), 2):
+            est = beta[a] - beta[b]
+            se = math.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0))
+            lo, hi = est - z * se, est + z * se
+            p = float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else math.nan
+            rows.append({"dimension": dim, "method_a": methods[a], "method_b": methods[b], "estimate": float(est),
+                         "ci_low": lo, "ci_high": hi, "p_value": p, "effect_size": est / total_sd if total_sd else math.nan,
+                         "effect_ci_low": lo / total_sd if total_sd else math.nan,
+                         "effect_ci_high": hi / total_sd if total_sd else math.nan})
+    return pd.DataFrame(rows, columns=MIXED_COLUMNS), pd.DataFrame(comps, columns=VC_COLUMNS)
+
+
+# ---- agreement, position, perplexity -------------------------------------------------------------
+
 def reliability_matrix(ratings: pd.DataFrame, dimension: str) -> np.ndarray:
     """Raters x outputs matrix of scores (NaN = not rated), as `krippendorff.alpha` expects."""
-    df = ratings.assign(_score=pd.to_numeric(ratings[dimension], errors="coerce")).dropna(subset=["_score"])
+    df = _scored(ratings, dimension)
     return df.pivot_table(index="rater", columns="output_id", values="_score", aggfunc="mean").to_numpy(float)
+
+
+def alpha_of(data: np.ndarray, level: str = "ordinal") -> float:
+    """Krippendorff's alpha of a raters x units matrix; NaN when it is undefined."""
+    import krippendorff
+
+    if data.ndim != 2 or data.shape[0] < 2 or int((np.sum(~np.isnan(data), axis=0) >= 2).sum()) < 1:
+        return math.nan
+    values = np.unique(data[~np.isnan(data)])
+    if len(values) < 2:
+        return math.nan
+    # The value domain is the 1-5 scale, so an unused score still counts as a rank step.
+    domain = np.union1d(values, np.arange(1, 6)) if level == "ordinal" else None
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
 
 
 def krippendorff_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: str = "ordinal") -> pd.DataFrame:
     """Krippendorff's alpha per dimension; NaN when fewer than two raters overlap on an output."""
-    import krippendorff
-
     rows = []
     for dim in dimensions:
         data = reliability_matrix(ratings, dim)
         pairable = int((np.sum(~np.isnan(data), axis=0) >= 2).sum()) if data.size else 0
-        alpha = math.nan
-        if data.shape[0] >= 2 and pairable >= 1:
-            values = np.unique(data[~np.isnan(data)])
-            if len(values) >= 2:
-                # The value domain is the 1-5 scale, so an unused score still counts as a rank step.
-                domain = np.union1d(values, np.arange(1, 6)) if level == "ordinal" else None
-                alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
-        rows.append({"dimension": dim, "alpha": alpha, "raters": int(data.shape[0]), "units_pairable": pairable})
+        rows.append({"dimension": dim, "alpha": alpha_of(data, level) if data.size else math.nan,
+                     "raters": int(data.shape[0]), "units_pairable": pairable})
     return pd.DataFrame(rows, columns=["dimension", "alpha", "raters", "units_pairable"])
 
 
+POSITION_COLUMNS = ["dimension", "first", "last", "diff", "ci_low", "ci_high", "p_value", "n_items", "adjusted_for"]
+
+
+def position_effect(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: float = 0.95) -> pd.DataFrame:
+    """Score shown first (position 0, "A") minus score shown last, per dimension. Each rating is first
+    centred on its output's mean over raters (so output quality, and with it the method, drops out;
+    outputs rated once then carry no information); when no output has two ratings, it is centred on
+    its method's mean instead. Per item: mean centred score at the first position minus at the last;
+    then the t interval and t-test over items (the item is the cluster)."""
+    rows = []
+    if "position" not in ratings:
+        return pd.DataFrame(columns=POSITION_COLUMNS)
+    for dim in dimensions:
+        df = _scored(ratings, dim)
+        df = df.assign(_pos=pd.to_numeric(df["position"], errors="coerce")).dropna(subset=["_pos"])
+        if df.empty:
+            continue
+        counts = df.groupby("output_id")["_score"].transform("size")
+        if (counts > 1).any():
+            df = df[counts > 1]
+            df = df.assign(_res=df["_score"] - df.groupby("output_id")["_score"].transform("mean"))
+            basis = "output"
+        else:
+            df = df.assign(_res=df["_score"] - df.groupby("method")["_score"].transform("mean"))
+            basis = "method"
+        last = df.groupby("item_id")["_pos"].transform("max")
+        first = df["_pos"] == 0
+        is_last = (df["_pos"] == last) & (last > 0)
+        a = df[first].groupby("item_id")["_res"].mean()
+        b = df[is_last].groupby("item_id")["_res"].mean()
+        diff = (a - b).dropna().to_numpy(float)
+        mean, lo, hi = t_interval(diff, level)
+        p = math.nan
+        if len(diff) >= 2 and diff.std(ddof=1) > 0:
+            p = float(stats.ttest_1samp(diff, 0.0).pvalue)
+        rows.append({"dimension": dim, "first": "A", "last": "last shown", "diff": mean, "ci_low": lo, "ci_high": hi,
+                     "p_value": p, "n_items": int(len(diff)), "adjusted_for": basis})
+    return pd.DataFrame(rows, columns=POSITION_COLUMNS)
+
+
+PPL_COLUMNS = ["dimension", "method", "spearman_rho", "p_value", "n_outputs"]
+
+
+def _spearman(x: pd.Series, y: pd.Series) -> tuple[float, float]:
+    if len(x) >= 3 and x.nunique() > 1 and y.nunique() > 1:
+        res = stats.spearmanr(x, y)
+        return float(res.statistic), float(res.pvalue)
+    return math.nan, math.nan
+
+
 def ppl_correlation(ratings: pd.DataFrame, ppl_by_output: Mapping[Any, float], dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
-    """Spearman rho between each output's PPL and its mean score per dimension."""
-    per_output = ratings.groupby("output_id")[list(dimensions)].mean(numeric_only=True)
-    ppl = pd.Series({k: v for k, v in ppl_by_output.items()}, dtype=float)
+    """Perplexity against human score per output, never pooled over methods (the method drives both):
+    Spearman rho within each method, plus a row "(method partialled out)": the partial Spearman
+    correlation, ranks of both with method means removed, p from the t distribution with
+    n - 2 - (methods - 1) degrees of freedom."""
+    per_output = ratings.groupby("output_id").agg({**{d: "mean" for d in dimensions}, "method": "first"})
+    ppl = pd.Series(dict(ppl_by_output.items()), dtype=float)
     joined = per_output.join(ppl.rename("ppl"), how="inner").dropna(subset=["ppl"])
     rows = []
     for dim in dimensions:
-        sub = joined[["ppl", dim]].dropna()
+        sub = joined[["ppl", dim, "method"]].dropna()
+        for method, group in sub.groupby("method", sort=False):
+            rho, p = _spearman(group["ppl"], group[dim])
+            rows.append({"dimension": dim, "method": method, "spearman_rho": rho, "p_value": p, "n_outputs": int(len(group))})
         rho = p = math.nan
-        if len(sub) >= 3 and sub["ppl"].nunique() > 1 and sub[dim].nunique() > 1:
-            res = stats.spearmanr(sub["ppl"], sub[dim])
-            rho, p = float(res.statistic), float(res.pvalue)
-        rows.append({"dimension": dim, "spearman_rho": rho, "p_value": p, "n_outputs": int(len(sub))})
-    return pd.DataFrame(rows, columns=["dimension", "spearman_rho", "p_value", "n_outputs"])
+        k = sub["method"].nunique()
+        if len(sub) - 1 - k >= 1:
+            rx = sub["ppl"].rank() - sub["ppl"].rank().groupby(sub["method"]).transform("mean")
+            ry = sub[dim].rank() - sub[dim].rank().groupby(sub["method"]).transform("mean")
+            if rx.std() > 0 and ry.std() > 0:
+                rho = float(np.corrcoef(rx, ry)[0, 1])
+                df_ = len(sub) - 2 - (k - 1)
+                if abs(rho) < 1:
+                    t = rho * math.sqrt(df_ / (1 - rho ** 2))
+                    p = float(2 * stats.t.sf(abs(t), df_))
+                else:
+                    p = 0.0
+        rows.append({"dimension": dim, "method": "(method partialled out)", "spearman_rho": rho, "p_value": p,
+                     "n_outputs": int(len(sub))})
+    return pd.DataFrame(rows, columns=PPL_COLUMNS)
+
+
+# ---- plain-language lines ------------------------------------------------------------------------
+
+def _f(v: float, digits: int = 2) -> str:
+    return "–" if v is None or not np.isfinite(v) else f"{v:+.{digits}f}" if digits < 0 else f"{v:.{digits}f}"
+
+
+def explain_pair(row: Mapping[str, Any], alpha: float = 0.05) -> str:
+    a, b, d, lo, hi, p = (row.get(k) for k in ("method_a", "method_b", "mean_diff", "ci_low", "ci_high", "p_holm"))
+    if d is None or not np.isfinite(d):
+        return f"{a} vs {b} on {row.get('dimension')}: no items where both were rated."
+    if not np.isfinite(_nan(lo)):
+        return f"{a} vs {b} on {row.get('dimension')}: {a} − {b} = {d:+.2f} on {row.get('n_pairs')} item(s), too few for a CI."
+    head = f"{a} vs {b} on {row.get('dimension')}: {a} − {b} = {d:+.2f} points (95% CI {lo:+.2f} to {hi:+.2f}, {row.get('n_pairs')} items"
+    if np.isfinite(_nan(p)) and p < alpha:
+        better = a if d > 0 else b
+        return head + f", Holm p = {p:.3g}): {better} is rated higher, and chance alone rarely gives a gap this size."
+    return head + (f", Holm p = {p:.3g}" if np.isfinite(_nan(p)) else "") + "): no clear difference; the data fit anything in that interval."
+
+
+def explain_friedman(row: Mapping[str, Any], alpha: float = 0.05) -> str:
+    p = _nan(row.get("p_value"))
+    if not np.isfinite(p):
+        return f"Friedman on {row.get('dimension')}: not computed (needs 3+ methods and 2+ items rated by all)."
+    verdict = "at least one method is ranked differently from the others" if p < alpha else "no evidence that the methods are ranked differently"
+    return f"Friedman on {row.get('dimension')} ({row.get('k_methods')} methods, {row.get('n_units')} items): p = {p:.3g}, {verdict}."
+
+
+def explain_mixed(row: Mapping[str, Any], alpha: float = 0.05) -> str:
+    lo, hi = row.get("ci_low"), row.get("ci_high")
+    sig = np.isfinite(_nan(lo)) and (lo > 0 or hi < 0)
+    return (f"Mixed model, {row.get('dimension')}: {row.get('method_a')} − {row.get('method_b')} = {row.get('estimate'):+.2f} "
+            f"(95% CI {lo:+.2f} to {hi:+.2f}), {row.get('effect_size'):+.2f} SD of a single rating; "
+            + ("the interval excludes 0." if sig else "the interval includes 0: no clear difference once item, rater and output variation are allowed for."))
+
+
+def explain_alpha(row: Mapping[str, Any]) -> str:
+    a = _nan(row.get("alpha"))
+    if not np.isfinite(a):
+        return f"Agreement on {row.get('dimension')}: not computable (needs 2+ raters on the same outputs)."
+    word = "good (≥ 0.8)" if a >= 0.8 else "tentative (0.667–0.8)" if a >= 0.667 else "low (< 0.667): raters often disagree"
+    return f"Agreement on {row.get('dimension')}: Krippendorff's α = {a:.2f}, {word}."
+
+
+def explain_position(row: Mapping[str, Any]) -> str:
+    d, lo, hi = (_nan(row.get(k)) for k in ("diff", "ci_low", "ci_high"))
+    if not np.isfinite(d):
+        return f"Position on {row.get('dimension')}: not estimable."
+    if not np.isfinite(lo):
+        return f"Position on {row.get('dimension')}: first − last = {d:+.2f} on {row.get('n_items')} item(s), too few for a CI."
+    tail = ("outputs shown first get higher scores" if lo > 0 else "outputs shown last get higher scores" if hi < 0
+            else "no clear position bias")
+    return (f"Position on {row.get('dimension')}: shown first − shown last = {d:+.2f} (95% CI {lo:+.2f} to {hi:+.2f}, "
+            f"{row.get('n_items')} items): {tail}.")
+
+
+# ---- everything for one set of ratings -----------------------------------------------------------
+
+def analyse(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, mixed: bool = True, seed: int = 0) -> dict[str, Any]:
+    """The primary analysis of one study's ratings: frames and one line per result."""
+    means = method_means(ratings, dimensions, seed=seed)
+    pairwise = pairwise_wilcoxon(ratings, dimensions)
+    fried = friedman(ratings, dimensions)
+    agreement = krippendorff_alpha(ratings, dimensions)
+    position = position_effect(ratings, dimensions)
+    mm, vc = mixed_model(ratings, dimensions) if mixed else (pd.DataFrame(columns=MIXED_COLUMNS), pd.DataFrame(columns=VC_COLUMNS))
+    lines = ([explain_pair(r) for r in pairwise.to_dict("records")] + [explain_friedman(r) for r in fried.to_dict("records")]
+             + [explain_mixed(r) for r in mm.to_dict("records")] + [explain_alpha(r) for r in agreement.to_dict("records")]
+             + [explain_position(r) for r in position.to_dict("records")])
+    return {"means": means, "pairwise": pairwise, "friedman": fried, "agreement": agreement, "position": position,
+            "mixed": mm, "variance_components": vc, "lines": lines}
+
+
+# ---- command line --------------------------------------------------------------------------------
+
+class InputError(ValueError):
+    pass
+
+
+def read_ratings(path: str) -> pd.DataFrame:
+    """A ratings CSV (an `arena.export` file or just REQUIRED_COLUMNS; others ignored), validated."""
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path} is not a readable CSV: {str(exc).splitlines()[0]}") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)}")
+    if df.empty:
+        raise InputError(f"{path} has no ratings")
+    for col in ("study_id", "item_id", "output_id", "method", "rater"):
+        blank = df[col].str.strip() == ""
+        if blank.any():
+            raise InputError(f"{path}, row {int(np.flatnonzero(blank)[0]) + 2}: {col} is empty")
+    out = df.copy()
+    for dim in DIMENSIONS:
+        values = pd.to_numeric(df[dim].str.strip(), errors="coerce")
+        bad = values.isna() | ~values.isin([1, 2, 3, 4, 5])
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{path}, row {row + 2}: {dim} = {df[dim].iloc[row]!r} is not a score from 1 to 5")
+        out[dim] = values.astype(int)
+    pos = pd.to_numeric(df["position"].str.strip().replace("", np.nan), errors="coerce")
+    if (df["position"].str.strip() != "").any() and (pos.isna() & (df["position"].str.strip() != "")).any():
+        row = int(np.flatnonzero(pos.isna() & (df["position"].str.strip() != ""))[0])
+        raise InputError(f"{path}, row {row + 2}: position = {df['position'].iloc[row]!r} is not a number")
+    out["position"] = pos
+    for col in ("study_id", "item_id", "output_id", "method", "rater"):
+        out[col] = df[col].str.strip()
+    return out
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, (float, np.floating)):
+        return None if not np.isfinite(v) else float(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    return v
+
+
+def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
+    """The CLI's JSON: {"unit", "studies": {study id: {..., "dimensions": {dim: {...}}}}}."""
+    out: dict[str, Any] = {"unit": "item (scores averaged over raters, then over samples, per item and method)",
+                           "studies": {}}
+    for sid, group in ratings.groupby("study_id", sort=False):
+        res = analyse(group, mixed=mixed)
+        dims = {}
+        for dim in DIMENSIONS:
+            m = res["means"][res["means"]["dimension"] == dim]
+            pw = res["pairwise"][res["pairwise"]["dimension"] == dim]
+            fr = res["friedman"][res["friedman"]["dimension"] == dim]
+            ag = res["agreement"][res["agreement"]["dimension"] == dim]
+            po = res["position"][res["position"]["dimension"] == dim]
+            mm = res["mixed"][res["mixed"]["dimension"] == dim]
+            vc = res["variance_components"][res["variance_components"]["dimension"] == dim]
+            dims[dim] = {
+                "means": {r["method"]: {"mean": _clean(r["mean"]), "ci_low": _clean(r["ci_low"]), "ci_high": _clean(r["ci_high"]),
+                                        "n_items": _clean(r["n"]), "n_ratings": _clean(r["n_ratings"])} for r in m.to_dict("records")},
+                "pairwise": [{"a": r["method_a"], "b": r["method_b"], "diff": _clean(r["mean_diff"]), "ci_low": _clean(r["ci_low"]),
+                              "ci_high": _clean(r["ci_high"]), "p": _clean(r["p_value"]), "p_holm": _clean(r["p_holm"]),
+                              "n_items": _clean(r["n_pairs"]), "meaning": explain_pair(r)} for r in pw.to_dict("records")],
+                "friedman_p": _clean(fr["p_value"].iloc[0]) if len(fr) else None,
+                "agreement": _clean(ag["alpha"].iloc[0]) if len(ag) else None,
+                "position_effect": ({k: _clean(po.iloc[0][k]) for k in ("diff", "ci_low", "ci_high", "p_value", "n_items")}
+                                    | {"meaning": explain_position(po.iloc[0])}) if len(po) else None,
+                "mixed_model": {"contrasts": [{"a": r["method_a"], "b": r["method_b"], **{k: _clean(r[k]) for k in MIXED_COLUMNS[3:]}}
+                                              for r in mm.to_dict("records")],
+                                "variance_components": {r["component"]: _clean(r["variance"]) for r in vc.to_dict("records")}}
+                if mixed else None,
+            }
+        out["studies"][str(sid)] = {
+            "name": str(group["study_name"].iloc[0]) if "study_name" in group else None,
+            "n_items": int(group["item_id"].nunique()), "n_raters": int(group["rater"].nunique()),
+            "n_ratings": int(len(group)), "dimensions": dims,
+        }
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluation.human",
+                                     description="Human-rating statistics (items as the unit) from a ratings CSV.")
+    parser.add_argument("ratings", help="CSV from `python -m arena.export`, or with columns " + ", ".join(REQUIRED_COLUMNS))
+    parser.add_argument("--json", action="store_true", help="print JSON (default: plain-language lines)")
+    parser.add_argument("--no-mixed", action="store_true", help="skip the mixed model (faster)")
+    args = parser.parse_args(argv)
+    try:
+        ratings = read_ratings(args.ratings)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    result = summarise(ratings, mixed=not args.no_mixed)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=1))
+    else:
+        for sid, study in result["studies"].items():
+            print(f"study {sid}: {study['n_items']} items, {study['n_raters']} raters, {study['n_ratings']} ratings")
+            for dim, d in study["dimensions"].items():
+                for method, m in d["means"].items():
+                    print(f"  {dim} {method}: {_f(m['mean'] if m['mean'] is not None else math.nan)} "
+                          f"[{_f(m['ci_low'] if m['ci_low'] is not None else math.nan)}, {_f(m['ci_high'] if m['ci_high'] is not None else math.nan)}]")
+                for p in d["pairwise"]:
+                    print("  " + p["meaning"])
+                if d["position_effect"]:
+                    print("  " + d["position_effect"]["meaning"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,12 +1,14 @@
-"""Human-rating statistics on synthetic ratings tables whose answers are known."""
+"""Human-rating statistics on synthetic ratings tables whose answers are known. The unit is the item:
+each method's score on an item is the mean over its raters (see evaluation/human.py)."""
 
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
-from evaluation import human
+from evaluation import human, stats_design
 
 NAN = math.nan
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers,
@@ -27,6 +29,10 @@ def ratings_frame(rows):
     return df
 
 
+def simulate_study(seed=0, **design):
+    return stats_design.simulate(stats_design.Design(items=10, raters=3, **design), seed)
+
+
 def ordered_study(n_items=4, raters=("ann", "bob")):
     """Every rater scores A=5, B=3, C=1 on coherence; informativeness all 4; naturalness mixed."""
     rows = []
@@ -42,12 +48,27 @@ def test_method_means_with_ci_and_n():
     df = ordered_study()
     m = human.method_means(df).set_index(["method", "dimension"])
     assert m.loc[("A", "coherence"), "mean"] == 5 and m.loc[("C", "coherence"), "mean"] == 1
-    assert m.loc[("A", "coherence"), "n"] == 8
+    # n counts items (4), not ratings (8): two raters of one item are not two independent units
+    assert m.loc[("A", "coherence"), "n"] == 4 and m.loc[("A", "coherence"), "n_ratings"] == 8
     assert (m.loc[("B", "coherence"), "ci_low"], m.loc[("B", "coherence"), "ci_high"]) == (3, 3)
     nat = m.loc[("A", "naturalness")]
-    values = df[df.method == "A"]["naturalness"]
-    assert nat["mean"] == pytest.approx(values.mean())
-    assert values.min() <= nat["ci_low"] < nat["mean"] < nat["ci_high"] <= values.max()
+    item_means = df[df.method == "A"].groupby("item_id")["naturalness"].mean()
+    assert nat["mean"] == pytest.approx(item_means.mean())
+    assert item_means.min() <= nat["ci_low"] < nat["mean"] < nat["ci_high"] <= item_means.max()
+
+
+def test_cluster_bootstrap_of_a_mean_resamples_items_and_raters():
+    rng = np.random.default_rng(3)
+    n_items, n_raters = 60, 4
+    item = rng.normal(0, 1, (n_items, 1, 1))
+    rater = np.array([-1.5, -0.5, 0.5, 1.5])[None, :, None]  # large rater effects
+    cube = 3 + item + rater + rng.normal(0, 0.3, (n_items, n_raters, 1))
+    lo_two, hi_two = human.cluster_bootstrap_means(cube)
+    lo_one, hi_one = human.cluster_bootstrap_means(cube[:, :, :].mean(axis=1, keepdims=True))  # items only
+    item_only_width = hi_one[0] - lo_one[0]
+    # raters resampled too: rater variance (1.25 / 4 raters) widens the interval well beyond items alone
+    assert hi_two[0] - lo_two[0] > 1.5 * item_only_width
+    assert item_only_width == pytest.approx(2 * 1.96 * cube.mean(axis=1).std(ddof=1) / np.sqrt(n_items), rel=0.15)
 
 
 def test_bootstrap_ci_matches_the_normal_approximation_on_a_large_sample():
@@ -60,13 +81,30 @@ def test_bootstrap_ci_matches_the_normal_approximation_on_a_large_sample():
 def test_pairwise_wilcoxon_exact_p_and_holm():
     pw = human.pairwise_wilcoxon(ordered_study()).set_index(["dimension", "method_a", "method_b"])
     row = pw.loc[("coherence", "A", "B")]
-    # 8 paired units, all differences positive: exact two-sided p = 2 / 2^8
-    assert row["n_pairs"] == 8 and row["mean_diff"] == 2
-    assert row["p_value"] == pytest.approx(2 / 2**8)
+    # 4 items (the unit), all differences positive: exact two-sided p = 2 / 2^4. Before, each
+    # (item, rater) counted as a unit: 8 "pairs" and p = 2 / 2^8, overstating the evidence.
+    assert row["n_pairs"] == 4 and row["mean_diff"] == 2 and (row["ci_low"], row["ci_high"]) == (2, 2)
+    assert row["p_value"] == pytest.approx(2 / 2**4)
     # three equal p-values: Holm multiplies the smallest by 3 and keeps the rest monotone
-    assert list(pw.loc["coherence"]["p_holm"]) == pytest.approx([3 * 2 / 2**8] * 3)
+    assert list(pw.loc["coherence"]["p_holm"]) == pytest.approx([3 * 2 / 2**4] * 3)
     # no difference at all: no test
     assert math.isnan(pw.loc[("informativeness", "A", "B"), "p_value"])
+
+
+def test_more_raters_copying_the_same_scores_add_no_evidence():
+    df = simulate_study(seed=5)
+    copies = pd.concat([df, df.assign(rater=df["rater"] + "-copy")])
+    one, two = human.pairwise_wilcoxon(df), human.pairwise_wilcoxon(copies)
+    assert list(two["n_pairs"]) == list(one["n_pairs"])
+    assert list(two["p_value"]) == pytest.approx(list(one["p_value"]), nan_ok=True)
+    assert list(two["ci_low"]) == pytest.approx(list(one["ci_low"]), nan_ok=True)
+
+
+def test_t_interval_of_item_differences_by_hand():
+    d = np.array([0.5, 1.0, -0.5, 0.0, 1.5])
+    mean, lo, hi = human.t_interval(d)
+    half = 2.7764451051977987 * d.std(ddof=1) / np.sqrt(5)  # t(0.975, 4)
+    assert (mean, lo, hi) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
 
 
 def test_holm_by_hand():
@@ -76,10 +114,10 @@ def test_holm_by_hand():
 
 def test_friedman_on_a_perfect_ordering():
     fr = human.friedman(ordered_study()).set_index("dimension")
-    # n=8 blocks, k=3, rank sums 24, 16, 8: chi2 = 12/(n k (k+1)) * sum R^2 - 3 n (k+1) = 16
-    assert fr.loc["coherence", "statistic"] == pytest.approx(16.0)
-    assert fr.loc["coherence", "p_value"] == pytest.approx(math.exp(-8))  # chi2, 2 df
-    assert fr.loc["coherence", "n_units"] == 8
+    # n=4 items (blocks), k=3, rank sums 12, 8, 4: chi2 = 12/(n k (k+1)) * sum R^2 - 3 n (k+1) = 8
+    assert fr.loc["coherence", "statistic"] == pytest.approx(8.0)
+    assert fr.loc["coherence", "p_value"] == pytest.approx(math.exp(-4))  # chi2, 2 df
+    assert fr.loc["coherence", "n_units"] == 4
 
 
 def test_krippendorff_alpha_on_the_published_example():
@@ -92,13 +130,22 @@ def test_krippendorff_alpha_on_the_published_example():
     assert alpha.loc["coherence", "raters"] == 4 and alpha.loc["coherence", "units_pairable"] == 11
 
 
-def test_spearman_between_ppl_and_scores():
-    df = ordered_study()
-    ppl = {oid: 10.0 + 5 * (oid % 10) + oid / 100 for oid in df["output_id"].unique()}  # A lowest PPL, C highest
-    corr = human.ppl_correlation(df, ppl).set_index("dimension")
-    assert corr.loc["coherence", "spearman_rho"] < -0.8
-    assert corr.loc["coherence", "n_outputs"] == df["output_id"].nunique()
-    assert math.isnan(corr.loc["informativeness", "spearman_rho"])  # constant scores
+def test_ppl_correlation_within_method_not_pooled():
+    # Within each method, higher PPL goes with a higher score; across methods the method with the
+    # lowest PPL scores best. Pooled, the method would drive a strong negative correlation.
+    rows = []
+    for k, (method, base_ppl, base_score) in enumerate((("A", 5, 5), ("B", 20, 3), ("C", 60, 1))):
+        for item in range(6):
+            rows.append((1, "s", item, "ann", method, 100 * k + item, min(5, base_score + item // 3), 3, 3))
+    df = ratings_frame(rows)
+    ppl = {100 * k + item: base + item for k, base in enumerate((5, 20, 60)) for item in range(6)}
+    pooled = stats.spearmanr([ppl[o] for o in df["output_id"]], df["coherence"]).statistic
+    assert pooled < -0.8
+    corr = human.ppl_correlation(df, ppl).set_index(["dimension", "method"])
+    assert corr.loc[("coherence", "B"), "spearman_rho"] > 0.8 and corr.loc[("coherence", "B"), "n_outputs"] == 6
+    partial = corr.loc[("coherence", "(method partialled out)")]
+    assert partial["spearman_rho"] > 0.5 and partial["n_outputs"] == 18
+    assert math.isnan(corr.loc[("informativeness", "A"), "spearman_rho"])  # constant scores
 
 
 def test_filters_by_study_scenario_and_rater():
