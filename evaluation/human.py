@@ -80,7 +80,9 @@ def _scored(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
 def item_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
     """Items x methods: each method's score on an item, averaged over raters (each rater's mean over
     the method's samples first, so a rater counts once per item and method). NaN = not rated."""
-    df = _scored(ratings, dimension)
+    df = pd.DataFrame({"item_id": ratings["item_id"].to_numpy(), "method": ratings["method"].to_numpy(),
+                       "rater": ratings["rater"].to_numpy(),
+                       "_score": pd.to_numeric(ratings[dimension], errors="coerce").to_numpy(float)}).dropna(subset=["_score"])
     if df.empty:
         return pd.DataFrame()
     per_rater = df.groupby(["item_id", "method", "rater"], sort=False)["_score"].mean()
@@ -251,8 +253,10 @@ def friedman(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> p
         stat = p = math.nan
         k = table.shape[1]
         if k >= 3 and len(table) >= 2 and table.to_numpy().std() > 0:
-            res = stats.friedmanchisquare(*[table[c] for c in table.columns])
-            stat, p = float(res.statistic), float(res.pvalue)
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = stats.friedmanchisquare(*[table[c] for c in table.columns])
+            stat, p = float(res.statistic), float(res.pvalue)  # NaN when every item ties all methods
         rows.append({"dimension": dim, "k_methods": int(k), "n_units": int(len(table)), "statistic": stat, "p_value": p})
     return pd.DataFrame(rows, columns=["dimension", "k_methods", "n_units", "statistic", "p_value"])
 

@@ -1,0 +1,118 @@
+"""`python -m evaluation.human RATINGS.csv --json` on a real export (made through the store and the
+blind tab's API) and on a minimal file; bad input gives one `error:` line and exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from arena import blind
+from arena.export import export_to_path
+from arena.store import Store
+from evaluation import human, stats_design
+
+ROOT = Path(__file__).resolve().parents[1]
+METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
+QUALITY = {"BS-4": 4, "TS-Temp": 3, "TS-Tilted": 2}
+
+
+def rated_store(path: Path) -> tuple[Store, int]:
+    store = Store(f"sqlite:///{path}")
+    sid = store.create_study("cli study", methods=list(METHODS), settings={}, samples_per_method=1, max_new_tokens=8,
+                             base_seed=1)
+    iids = store.add_items(sid, [{"prompt": f"prompt {k}", "scenario": "s", "language": "en", "raw": False} for k in range(6)])
+    for n, iid in enumerate(iids):
+        for method in METHODS:
+            store.add_output(iid, method, 0, text=f"{method} answer {n}", settings={}, seed=None, model="m", new_tokens=8,
+                             latency_ms=1.0, ttft_ms=None, tokens_per_s=8.0)
+    for r, rater in enumerate(("ann", "bob", "cy")):
+        for index in range(1, 7):
+            view, _ = blind.open_item(store, rater, sid, index)
+            scores = {}
+            for resp in view.responses:
+                method = resp.text.split(" answer ")[0]
+                q = QUALITY[method] + (index + r) % 2 - (1 if resp.label == "A" and r == 2 else 0)
+                scores[resp.label] = {"coherence": q, "informativeness": 1 + (index * (r + 1)) % 5, "naturalness": 3}
+            blind.submit(store, rater, view.item, scores)
+    return store, sid
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evaluation.human", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_cli_on_a_real_export(tmp_path):
+    store, sid = rated_store(tmp_path / "a.db")
+    path = tmp_path / "ratings.csv"
+    assert export_to_path(store, path) == 6 * 3 * 3
+    proc = run_cli(str(path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert list(out["studies"]) == [str(sid)]
+    study = out["studies"][str(sid)]
+    assert (study["n_items"], study["n_raters"], study["n_ratings"]) == (6, 3, 54)
+    coh = study["dimensions"]["coherence"]
+    frame = store.ratings_frame(sid)
+    expected = human.method_means(frame, ["coherence"]).set_index("method")
+    for method in METHODS:
+        m = coh["means"][method]
+        assert m["mean"] == pytest.approx(expected.loc[method, "mean"]) and m["n_items"] == 6
+        assert m["ci_low"] <= m["mean"] <= m["ci_high"]
+    assert {(p["a"], p["b"]) for p in coh["pairwise"]} == {("BS-4", "TS-Temp"), ("BS-4", "TS-Tilted"), ("TS-Temp", "TS-Tilted")}
+    first = next(p for p in coh["pairwise"] if (p["a"], p["b"]) == ("BS-4", "TS-Tilted"))
+    assert set(first) >= {"a", "b", "diff", "ci_low", "ci_high", "p", "p_holm"}
+    assert first["diff"] == pytest.approx(2.0, abs=0.2) and first["ci_low"] > 0 and first["p_holm"] >= first["p"]
+    assert 0 <= coh["friedman_p"] < 0.05
+    assert coh["agreement"] is not None
+    pos = coh["position_effect"]
+    assert pos["n_items"] == 6 and pos["ci_low"] <= pos["diff"] <= pos["ci_high"]
+    assert coh["mixed_model"]["contrasts"] and "item" in coh["mixed_model"]["variance_components"]
+    # the same numbers on a file with only the required columns
+    minimal = tmp_path / "minimal.csv"
+    pd.read_csv(path)[list(human.REQUIRED_COLUMNS)].to_csv(minimal, index=False)
+    assert human.main([str(minimal), "--json", "--no-mixed"]) == 0
+
+
+def test_cli_on_a_minimal_file(tmp_path, capsys):
+    df = pd.concat([stats_design.simulate(stats_design.Design(items=8, raters=2, methods=3), 1, study_id=7),
+                    stats_design.simulate(stats_design.Design(items=5, raters=2, methods=2), 2, study_id=9)])
+    path = tmp_path / "minimal.csv"
+    df.assign(extra="ignored")[[*human.REQUIRED_COLUMNS, "extra"]].to_csv(path, index=False)
+    assert human.main([str(path), "--json", "--no-mixed"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["studies"]) == {"7", "9"}
+    nat = out["studies"]["9"]["dimensions"]["naturalness"]
+    assert set(nat["means"]) == {"A", "B"} and len(nat["pairwise"]) == 1 and nat["friedman_p"] is None
+    assert human.main([str(path)]) == 0 and "study 7" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "empty"),
+    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n", "no ratings"),
+    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness\n1,1,1,A,r,0,3,3\n", "naturalness"),
+    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,6,3,3\n", "coherence"),
+    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,3,2.5,3\n", "informativeness"),
+    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,3,,3\n", "informativeness"),
+])
+def test_bad_input_is_one_error_line_and_exit_2(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    assert human.main([str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0] and captured.out == ""
+    assert human.main([str(tmp_path / "missing.csv")]) == 2
+    assert capsys.readouterr().err.startswith("error:")
+
+
+def test_cli_process_exit_code_on_bad_input(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n1,2\n", encoding="utf-8")
+    proc = run_cli(str(path), "--json")
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("error: ") and len(proc.stderr.splitlines()) == 1
