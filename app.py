@@ -22,6 +22,19 @@ TABS: list[tuple[str, str]] = [
     ("Organizer", "organizer"),
     ("Multi-arm trace", "trace"),
 ]
+# ARENA_MODE=rating: a deployment for raters only (no Compare, no trace: nothing that generates, so
+# nothing that could replay a study's prompt), plus the published Results.
+MODES: dict[str, tuple[str, ...]] = {"full": tuple(m for _, m in TABS), "rating": ("rating", "results")}
+QUEUE_MAX_SIZE = 256  # waiting events beyond this are refused at once ("queue full") instead of piling up
+MAX_FILE_SIZE = "10mb"  # uploads: prompt files and rating exports
+
+
+def app_mode() -> str:
+    mode = os.environ.get("ARENA_MODE", "full").strip().lower() or "full"
+    if mode not in MODES:
+        print(f"error: ARENA_MODE must be one of {', '.join(MODES)}, not {mode!r}", file=sys.stderr)
+        raise SystemExit(2)
+    return mode
 
 
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
@@ -30,14 +43,19 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     from arena.ui.rating import install_quick_rate
 
     ctx = ctx or AppContext()
+    shown = MODES[app_mode()]
     install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
     with gr.Blocks(title="Decoding Arena") as demo:
         gr.Markdown("# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.")
         with gr.Tabs() as tabs:
             ctx.tabs = tabs
             for label, module in TABS:
+                if module not in shown:
+                    continue
                 with gr.Tab(label, id=module):
                     importlib.import_module(f"arena.ui.{module}").build(ctx)
+        for fn, inputs, outputs in ctx.extras.get("loaders", []):
+            demo.load(fn, inputs, outputs, api_visibility="private")
     return demo
 
 
@@ -75,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.cache_dir:
         os.environ["ARENA_CACHE_DIR"] = args.cache_dir
     status_rate = status_update_rate()
+    app_mode()
     from arena.errors import UserError
     from arena.models import get_default_model
 
@@ -85,8 +104,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2)
     logging.getLogger("arena").info("model ready: %s", lm.describe())
     demo = build_app()
-    demo.queue(default_concurrency_limit=4, status_update_rate=status_rate).launch(
-        server_name=args.host, server_port=args.port)
+    # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
+    # the browser's localStorage and offer them at /gradio_api/runs.
+    demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
+        server_name=args.host, server_port=args.port, run_history=False, max_file_size=MAX_FILE_SIZE)
 
 
 if __name__ == "__main__":

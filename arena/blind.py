@@ -1,10 +1,19 @@
-"""Double-blind presentation: balanced positions, the server-side mapping, and the rater's view.
+"""Double-blind presentation: balanced positions that cannot be predicted, the server-side mapping,
+and the rater's view.
 
-Positions follow a Williams design (a Latin square balanced for order), indexed by the item's
-place in the study plus the rater's arrival order, applied over a per-study secret order of the
-systems. Each rater therefore sees every system equally often in every position over consecutive
-items, and each item shows every system in every position across consecutive raters. The order a
-rater saw is recorded in the store the first time the item is shown and reused ever after.
+Positions follow a Williams design (a Latin square balanced for order and carry-over), made secret
+per (study, rater): the rater's own `order_seed` (drawn once, server-side) picks a permutation of the
+systems onto the design's symbols, and a shuffle of the design's rows within each block of B
+consecutive items (B = n rows for an even number of systems n, 2n for odd n). Over each complete
+block every system is shown in every position equally often, for that rater. Nothing is shared
+between raters or between blocks, so an item a rater manages to unblind says nothing about any other
+rater's orders nor about other blocks; within its own block it says only what balance implies (that
+row is used up). See tests/test_blind_attacks.py. The order a rater saw is recorded in the store the
+first time the item is shown and reused ever after.
+
+Who may rate: a rater opens a study with their invite code (arena/invites.py). The name-based entry
+points below (`open_item`, `submit`, `submit_slots`) are the trusted library API for scripts and
+tests; the app's handlers use the `*_with_code` ones.
 
 What reaches the browser is `RaterView`: labels (A, B, ...), the prompt and the texts, plus the
 rater's own scores. The mapping from label to output lives only in the store (and in this
@@ -15,7 +24,7 @@ again: a rater's id (raters are never renamed or deleted), the order recorded fo
 item (never updated; it goes only with its study), and an item's outputs (never updated). The
 item and output keys include the item's random public id, so a row id that the database hands out
 again after a study was deleted can never find a remembered entry. Anything that can change
-(which items are ready, the study, the rater's ratings) is read from the store every time.
+(which items are ready, the study and its state, the rater's ratings) is read from the store every time.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from . import invites
 from .errors import UserError
 from .store import SCORE_COLUMNS, Store, check_score, clean_rater_name
 from .studies import ready_item_ids
@@ -52,21 +62,25 @@ def williams_rows(n: int) -> list[list[int]]:
     return rows
 
 
-def secret_order(keys: Sequence[tuple[str, int]], blind_seed: int) -> list[tuple[str, int]]:
-    """The study's fixed, secret order of its systems (method, sample), before balancing."""
-    ordered = sorted(keys)
-    random.Random(f"{blind_seed}|{ordered!r}").shuffle(ordered)
-    return ordered
+def block_size(n: int) -> int:
+    """Items per balanced block for n systems: the number of rows of the Williams design."""
+    return len(williams_rows(n))
 
 
-def balanced_order(output_rows: Sequence[Mapping[str, Any]], blind_seed: int, item_ordinal: int,
-                   rater_index: int) -> list[int]:
-    """Output ids in display order (position 0 = A) for one rater and one item."""
+def balanced_order(output_rows: Sequence[Mapping[str, Any]], order_seed: int, item_ordinal: int) -> list[int]:
+    """Output ids in display order (position 0 = A) for one rater's `order_seed` and one item.
+
+    The systems (method, sample) are put onto the Williams symbols by a permutation drawn from the
+    seed; item k uses row perm_b[k mod B] of the design, perm_b a shuffle drawn per block b = k // B."""
     by_key = {(o["method"], int(o["sample_index"])): int(o["id"]) for o in output_rows}
-    base = secret_order(list(by_key), blind_seed)
-    rows = williams_rows(len(base))
-    row = rows[(item_ordinal + rater_index) % len(rows)]
-    return [by_key[base[k]] for k in row]
+    systems = sorted(by_key)
+    symbols = list(systems)
+    random.Random(f"systems|{order_seed}|{systems!r}").shuffle(symbols)
+    rows = williams_rows(len(systems))
+    block, within = divmod(int(item_ordinal), len(rows))
+    perm = list(range(len(rows)))
+    random.Random(f"block|{order_seed}|{len(rows)}|{block}").shuffle(perm)
+    return [by_key[symbols[s]] for s in rows[perm[within]]]
 
 
 @dataclass
@@ -177,11 +191,8 @@ def _mapping(store: Store, study_id: int, rater_id: int, item: Mapping[str, Any]
     mapping = _assignment(store, rater_id, item)
     if mapping:
         return mapping
-    study = store.get_study(study_id)
-    if study is None:
-        raise UserError("that study does not exist")
-    rater_index = store.study_rater_index(study["id"], rater_id)
-    order = balanced_order(store.outputs_for_item(item["id"]), study["blind_seed"], item["ordinal"], rater_index)
+    order = balanced_order(store.outputs_for_item(item["id"]), store.rater_order_seed(study_id, rater_id),
+                           item["ordinal"])
     mapping = store.record_assignment(rater_id, item["id"], order)
     _memo(store, "order").put((rater_id, item["id"], item["public_id"]), dict(mapping))
     return mapping
@@ -194,16 +205,38 @@ def _known_rater_id(store: Store, name: str) -> int:
 
 
 def open_item(store: Store, rater: object, study_id: Any, index: int | None = None) -> tuple[RaterView | None, str]:
-    """The view of item `index` (1-based) of a study for `rater`; with no index, the first item the
-    rater has not fully rated. Returns (None, message) when there is nothing to show."""
+    """Trusted API (scripts, tests): the view of item `index` (1-based) of a study for the rater named
+    `rater`, enrolling them on first use; with no index, the first item they have not fully rated.
+    Returns (None, message) when there is nothing to show. The app uses `open_with_code`."""
     name = clean_rater_name(rater)
     sid = _parse_study_id(study_id)
-    ready = ready_item_ids(store, sid)  # empty for a study that does not exist
+    return open_for(store, sid, lambda: _known_rater_id(store, name), index)
+
+
+def open_with_code(store: Store, code: object, index: int | None = None,
+                   client: str | None = None) -> tuple[RaterView | None, str]:
+    """The app's entry: the invite code names the study and the rater (see arena/invites.py)."""
+    enrolment = invites.resolve(store, code, client)
+    return open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
+
+
+def _check_open(study: Mapping[str, Any] | None) -> None:
+    if study is None:
+        raise UserError("that study does not exist")
+    if study.get("state", "open") != "open":
+        raise UserError({"draft": "this study is not open for rating yet",
+                         "closed": "this study is closed: rating has ended. Thank you!",
+                         "published": "this study is closed: rating has ended. Thank you!"}.get(
+                             study.get("state"), "this study is not open for rating"))
+
+
+def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None) -> tuple[RaterView | None, str]:
+    study = store.get_study(sid)
+    _check_open(study)
+    ready = ready_item_ids(store, sid)
     if not ready:
-        if store.get_study(sid) is None:
-            raise UserError("that study does not exist")
         return None, "This study has no items ready for rating yet."
-    rater_id = _known_rater_id(store, name)
+    rater_id = rater_id_of()
     counts = store.item_counts(sid, rater_id)
     done = [counts[i][1] >= counts[i][0] for i in ready]
     if index is None:
@@ -246,28 +279,41 @@ def locate(store: Store, study_id: Any, item_public_id: object) -> int:
     return ids.index(item["id"]) + 1
 
 
-def _opened(store: Store, rater: object, item_public_id: object) -> tuple[dict[str, Any] | None, int | None, dict[int, int]]:
+def _opened(store: Store, rater_id: int | None, item_public_id: object,
+            study_id: int | None = None) -> tuple[dict[str, Any] | None, int | None, dict[int, int]]:
     """(item, rater id, {position: output id}) for an item this rater opened; the mapping is empty
-    when the item, the rater or the recorded order is missing."""
+    when the item, the rater or the recorded order is missing. With `study_id`, an item of another
+    study counts as missing (a code opens its own study only)."""
     item = store.item_by_public_id(item_public_id)
-    rater_id = _find_rater(store, clean_rater_name(rater))
+    if item is not None and study_id is not None and item["study_id"] != study_id:
+        item = None
     if item is None or rater_id is None:
         return item, rater_id, {}
+    _check_open(store.get_study(item["study_id"]))
     return item, rater_id, _assignment(store, rater_id, item)
+
+
+def _by_name(store: Store, rater: object, item_public_id: object):
+    return _opened(store, _find_rater(store, clean_rater_name(rater)), item_public_id)
+
+
+def _by_code(store: Store, code: object, item_public_id: object, client: str | None = None):
+    enrolment = invites.resolve(store, code, client)
+    return _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
 
 
 def labels_shown(store: Store, rater: object, item_public_id: object) -> list[str]:
     """The labels this rater was shown for this item ([] if never shown)."""
-    return [LABELS[p] for p in sorted(_opened(store, rater, item_public_id)[2])]
+    return [LABELS[p] for p in sorted(_by_name(store, rater, item_public_id)[2])]
 
 
 def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[str, Mapping[str, Any]],
            comments: Mapping[str, Any] | None = None) -> None:
-    """Store one rater's scores for every response of an item, all or nothing.
+    """Trusted API: store one rater's scores for every response of an item, all or nothing.
 
     `scores` is {label: {dimension: 1..5}} for exactly the labels this rater was shown. The item
     must have been opened by this rater (that is when its order was recorded)."""
-    item, rater_id, mapping = _opened(store, clean_rater_name(rater), item_public_id)
+    item, rater_id, mapping = _by_name(store, rater, item_public_id)
     if item is None:
         raise UserError("unknown item; reload the study and try again")
     _save(store, rater_id, mapping, scores, comments)
@@ -275,9 +321,20 @@ def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[
 
 def submit_slots(store: Store, rater: object, item_public_id: object, slot_scores: Sequence[Sequence[Any]],
                  slot_comments: Sequence[Any]) -> None:
-    """`submit` for the rating tab's fixed rows of inputs: slot k holds response LABELS[k]. Slots
-    beyond the responses shown must be empty. The item and the rater's order are looked up once."""
-    item, rater_id, mapping = _opened(store, clean_rater_name(rater), item_public_id)
+    """Trusted API: `submit` for the rating tab's fixed rows of inputs (see `_submit_slots`)."""
+    _submit_slots(_by_name(store, rater, item_public_id), store, slot_scores, slot_comments)
+
+
+def submit_slots_with_code(store: Store, code: object, item_public_id: object,
+                           slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any],
+                           client: str | None = None) -> None:
+    """The app's submit: the code must open the item's study."""
+    _submit_slots(_by_code(store, code, item_public_id, client), store, slot_scores, slot_comments)
+
+
+def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> None:
+    """Slot k holds response LABELS[k]; slots beyond the responses shown must be empty."""
+    item, rater_id, mapping = opened
     if item is None:
         raise UserError("unknown item; reload the study and try again")
     shown = len(mapping)
@@ -323,8 +380,15 @@ def _save(store: Store, rater_id: int | None, mapping: Mapping[int, int], scores
 
 
 def reveal(store: Store, study_id: int) -> pd.DataFrame:
-    """Organizer only: for every rater and item shown, which method stood behind each label."""
+    """Organizer only, once the study is closed: for every rater and item shown, which method stood
+    behind each label, with its seed. Before that the organizer is blind too (double-blind)."""
     sid = _parse_study_id(study_id)
+    study = store.get_study(sid)
+    if study is None:
+        raise UserError("that study does not exist")
+    if study["state"] not in ("closed", "published"):
+        raise UserError("the mapping and the seeds are shown once the study is closed; close it first "
+                        "(raters can no longer rate then)")
     rows = []
     for item in store.items(sid):
         outs = {o["id"]: o for o in store.outputs_for_item(item["id"])}
@@ -335,3 +399,38 @@ def reveal(store: Store, study_id: int) -> pd.DataFrame:
                              "label": LABELS[position], "method": o["method"], "sample": o["sample_index"],
                              "seed": o["seed"], "settings": o["settings"]})
     return pd.DataFrame(rows, columns=["rater", "item", "scenario", "label", "method", "sample", "seed", "settings"])
+
+
+def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Organizer view of the design, safe while rating runs (no item, rater or label is named):
+    how often each method was shown at each position, and per rater how many items they were shown
+    and how many of those fill complete balanced blocks."""
+    sid = _parse_study_id(study_id)
+    study = store.get_study(sid)
+    if study is None:
+        raise UserError("that study does not exist")
+    counts: dict[str, dict[int, int]] = {}
+    shown: dict[int, set[int]] = {}
+    n_systems = 0
+    for item in store.items(sid):
+        outs = {o["id"]: o for o in store.outputs_for_item(item["id"])}
+        n_systems = max(n_systems, len(outs))
+        for _, rater_id in store.raters_for_item(item["id"]):
+            for position, oid in store.assignment(rater_id, item["id"]).items():
+                counts.setdefault(outs[oid]["method"], {}).setdefault(position, 0)
+                counts[outs[oid]["method"]][position] += 1
+            shown.setdefault(rater_id, set()).add(item["ordinal"])
+    positions = sorted({p for c in counts.values() for p in c})
+    by_method = pd.DataFrame([{"method": m, **{LABELS[p]: c.get(p, 0) for p in positions}}
+                              for m, c in sorted(counts.items())], columns=["method", *[LABELS[p] for p in positions]])
+    size = block_size(n_systems) if n_systems else 1
+    per_rater = []
+    for k, (_, ordinals) in enumerate(sorted(shown.items()), start=1):
+        blocks = {}
+        for o in ordinals:
+            blocks[o // size] = blocks.get(o // size, 0) + 1
+        complete = sum(1 for n in blocks.values() if n == size)
+        per_rater.append({"rater": f"rater {k}", "items shown": len(ordinals), "block size": size,
+                          "complete blocks": complete, "items in complete blocks": complete * size})
+    return by_method, pd.DataFrame(per_rater, columns=["rater", "items shown", "block size", "complete blocks",
+                                                       "items in complete blocks"])

@@ -26,7 +26,7 @@ from sqlalchemy import select
 from .errors import UserError
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.api import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
-from .store.schema import items, outputs, raters, ratings, studies
+from .store.schema import STUDY_STATES, items, outputs, raters, ratings, studies
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
 EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
@@ -34,13 +34,35 @@ EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
     "base_seed", "blind_seed", "study_created_at", "item_ordinal", "item_public_id", "raw", "item_created_at",
     "prompt_tokens", "finish_reason", "output_created_at",
 )
-INT_COLUMNS = {"study_id", "item_id", "output_id", "seed", "new_tokens", "position", "sample_index",
+# Added later; files written before them still import (a study without a state is imported as
+# "open": not published, so nothing of it becomes public by importing).
+OPTIONAL_COLUMNS: tuple[str, ...] = ("study_state", "format_version")
+FORMAT_VERSION = 2  # 2: CSV cells escaped against formula injection (see escape_cell)
+# Seeds are secrets while a study is rated: with the base seed and the public model, anyone could
+# regenerate the outputs and match them to methods. Exports carry them once the study is closed.
+SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
+INT_COLUMNS = {"format_version", "study_id", "item_id", "output_id", "seed", "new_tokens", "position", "sample_index",
                "samples_per_method", "max_new_tokens", "base_seed", "blind_seed", "item_ordinal", "prompt_tokens",
                *SCORE_COLUMNS}
 FLOAT_COLUMNS = {"latency_ms", "ttft_ms", "tokens_per_s"}
 TIME_COLUMNS = {"created_at", "updated_at", "study_created_at", "item_created_at", "output_created_at"}
 BOOL_COLUMNS = {"raw"}
 FORMATS = ("csv", "jsonl")
+
+
+def escape_cell(text: str) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula (OWASP): one leading apostrophe before
+    text that starts with = + - @ tab or CR, and before text that starts with an apostrophe itself,
+    so that `unescape_cell` takes exactly one away and gets the text back."""
+    if text and (text.startswith(FORMULA_START) or text.startswith("'")):
+        return "'" + text
+    return text
+
+
+def unescape_cell(text: str) -> str:
+    return text[1:] if text.startswith("'") else text
 
 
 def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
@@ -57,7 +79,7 @@ def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any
             studies.c.base_seed, studies.c.blind_seed, studies.c.created_at.label("study_created_at"),
             items.c.ordinal.label("item_ordinal"), items.c.public_id.label("item_public_id"), items.c.raw,
             items.c.created_at.label("item_created_at"), outputs.c.prompt_tokens, outputs.c.finish_reason,
-            outputs.c.created_at.label("output_created_at"),
+            outputs.c.created_at.label("output_created_at"), studies.c.state.label("study_state"),
         )
         .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id)
                      .join(items, items.c.id == outputs.c.item_id).join(studies, studies.c.id == items.c.study_id)
@@ -67,7 +89,12 @@ def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any
     if study_id is not None:
         query = query.where(studies.c.id == int(study_id))
     with store.read() as conn:
-        return [dict(r) for r in conn.execute(query).mappings()]
+        rows = [dict(r) for r in conn.execute(query).mappings()]
+    for row in rows:
+        row["format_version"] = FORMAT_VERSION
+        if row["study_state"] not in ("closed", "published"):
+            row.update({c: None for c in SECRET_COLUMNS})
+    return rows
 
 
 def _to_text(column: str, value: Any) -> Any:
@@ -86,15 +113,16 @@ def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: io.TextIOBase) -
     n = 0
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(EXPORT_COLUMNS)
+        writer.writerow(ALL_COLUMNS)
         for row in rows:
             # None is written as an empty field; every text column that may be empty is nullable or
             # cleaned to None by the store, so empty reads back as None without ambiguity.
-            writer.writerow(["" if (v := _to_text(c, row[c])) is None else v for c in EXPORT_COLUMNS])
+            writer.writerow(["" if (v := _to_text(c, row.get(c))) is None else
+                             escape_cell(v) if isinstance(v, str) else v for c in ALL_COLUMNS])
             n += 1
     else:
         for row in rows:
-            out.write(json.dumps({c: _to_text(c, row[c]) for c in EXPORT_COLUMNS}, ensure_ascii=False) + "\n")
+            out.write(json.dumps({c: _to_text(c, row.get(c)) for c in ALL_COLUMNS}, ensure_ascii=False) + "\n")
             n += 1
     return n
 
@@ -152,6 +180,13 @@ def _parse(column: str, value: Any, where: str) -> Any:
     return value
 
 
+def _unescaped(row: dict[str, Any]) -> dict[str, Any]:
+    """A CSV row as written: files from format 2 on have formula-leading cells escaped."""
+    if str(row.get("format_version") or "").strip() in ("", "1"):
+        return row
+    return {k: unescape_cell(v) if isinstance(v, str) else v for k, v in row.items()}
+
+
 def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]]:
     path = Path(path)
     fmt = fmt or format_from_suffix(path)
@@ -166,7 +201,7 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
         missing = set(EXPORT_COLUMNS) - set(reader.fieldnames or [])
         if missing:
             raise UserError(f"{path.name} is not an arena export: missing columns {', '.join(sorted(missing))}")
-        raw_rows = [(f"{path.name} row {n}", row) for n, row in enumerate(reader, start=2)]
+        raw_rows = [(f"{path.name} row {n}", _unescaped(row)) for n, row in enumerate(reader, start=2)]
     else:
         # split on "\n" only: str.splitlines would also cut at U+2028 inside a generated text
         for n, line in enumerate(text.split("\n"), start=1):
@@ -181,7 +216,9 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
             raw_rows.append((f"{path.name} line {n}", row))
     rows = []
     for where, row in raw_rows:
-        parsed = {c: _parse(c, row[c], where) for c in EXPORT_COLUMNS}
+        parsed = {c: _parse(c, row.get(c), where) for c in ALL_COLUMNS}
+        if parsed["study_state"] not in (None, *STUDY_STATES):
+            raise UserError(f"{where}: study_state must be one of {', '.join(STUDY_STATES)}")
         for c in ("study_name", "prompt", "method", "rater", "item_public_id", "study_created_at"):
             if parsed[c] in (None, ""):
                 raise UserError(f"{where}: {c} is empty")
@@ -251,7 +288,8 @@ def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
                     row["study_name"], kind=row["study_kind"] or "study", model=row["study_model"] or "",
                     methods=json.loads(row["study_methods"] or "[]"), settings=json.loads(row["study_settings"] or "{}"),
                     samples_per_method=row["samples_per_method"] or 1, max_new_tokens=row["max_new_tokens"] or 1,
-                    base_seed=row["base_seed"] or 0, blind_seed=row["blind_seed"], created_at=row["study_created_at"])
+                    base_seed=row["base_seed"] or 0, blind_seed=row["blind_seed"], created_at=row["study_created_at"],
+                    state=row["study_state"] or "open")
                 counts["studies"] += 1
             study_ids[skey] = found
         sid = study_ids[skey]

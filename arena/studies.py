@@ -9,13 +9,16 @@ even if two runs overlap.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
+import secrets
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -23,9 +26,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import decoders
 
 from .errors import UserError
-from .prompts import SCENARIOS, clean_prompt
+from .prompts import SCENARIOS, clean_prompt, encode_prompt
 from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_methods
 from .store import Store, clean_rater_name
+from .store.api import clean_name
 
 MAX_ITEMS = 1000
 MAX_SAMPLES = 10
@@ -127,13 +131,30 @@ def expected_slots(methods: Sequence[str], samples_per_method: int) -> list[tupl
     return [(m, s) for m in methods for s in range(samples_per_method if decoders.get(m).stochastic else 1)]
 
 
+def _letters(text: str) -> str:
+    """Lower-case letters and digits only: "BS-4", "bs 4" and "Bs_4" all read "bs4"."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+
+
+def method_names_in(name: str) -> list[str]:
+    """Registered method names that a study name gives away, ignoring case, spaces and punctuation."""
+    letters = _letters(name)
+    return [m for m in decoders.names() if _letters(m) and _letters(m) in letters]
+
+
 def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, methods: Sequence[str] | str | None = None,
                  settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
-                 max_new_tokens: int = 128, base_seed: int = 0, model: str = "") -> int:
-    """Validate everything, then store the study and its items (no generation yet)."""
-    if not (name or "").strip():
+                 max_new_tokens: int = 128, base_seed: int | None = None, model: str = "",
+                 lm: Any = None) -> int:
+    """Validate everything, then store the study and its items in one transaction (no generation yet).
+
+    The study starts as a draft; `generate_study` opens it once every output is stored. With no
+    `base_seed` the study gets a secret random one. With `lm`, every prompt is checked against the
+    model's context (prompt + max_new_tokens) before anything is written."""
+    name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
+    if not name:
         raise UserError("give the study a name")
-    named = [m for m in decoders.names() if m.lower() in name.lower()]
+    named = method_names_in(name)
     if named:
         raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
     chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
@@ -144,7 +165,7 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
     resolved = {m: decoders.get(m).resolve(settings.get(m)) for m in chosen}
     samples = _whole(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
     max_new = _whole(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
-    seed = _whole(base_seed, "base seed", 0, 2**62)
+    seed = secrets.randbelow(2**62) if base_seed in (None, "") else _whole(base_seed, "base seed", 0, 2**62)
     slots = expected_slots(chosen, samples)
     if len(slots) > MAX_RESPONSES:
         raise UserError(f"{len(slots)} responses per item is too many to rate side by side; "
@@ -154,10 +175,22 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
         raise UserError("the study has no prompts")
     if len(prompts) > MAX_ITEMS:
         raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
-    study_id = store.create_study(name, model=model, methods=chosen, settings=resolved, samples_per_method=samples,
-                                  max_new_tokens=max_new, base_seed=seed)
-    store.add_items(study_id, [p.as_item() for p in prompts])
-    return study_id
+    if lm is not None:
+        for k, p in enumerate(prompts, start=1):
+            try:
+                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new)
+            except UserError as exc:
+                raise UserError(f"prompt {k}: {exc}; nothing was created") from None
+    return store.create_study(name, model=model, methods=chosen, settings=resolved, samples_per_method=samples,
+                              max_new_tokens=max_new, base_seed=seed, state="draft",
+                              items_=[p.as_item() for p in prompts])
+
+
+def derive_seed(base_seed: int, item_public_id: str, method: str, sample: int) -> int:
+    """The seed of one (item, method, sample): a hash of the study's secret base seed and the slot, so
+    no two methods, samples or items share a seed and none can be guessed from another."""
+    digest = hashlib.sha256(f"{int(base_seed)}|{item_public_id}|{method}|{int(sample)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 2  # 62 bits: fits BIGINT and torch.manual_seed
 
 
 def _whole(value: Any, what: str, lo: int, hi: int) -> int:
@@ -179,10 +212,23 @@ class GenerationReport:
     total: int  # outputs the study needs
     existing: int  # already stored before this run
     generated: int  # stored by this run
+    # Items where two methods wrote the very same text: (item number, [methods]). A rater who sees
+    # two identical responses learns they are not from the one deterministic method, so the
+    # organizer is told (they may regenerate the item with other prompts or drop it).
+    identical: list[tuple[int, list[str]]] = field(default_factory=list)
+    opened: bool = False  # this run completed a draft and opened it for rating
 
     @property
     def complete(self) -> bool:
         return self.existing + self.generated >= self.total
+
+    def __str__(self) -> str:
+        text = f"{self.existing + self.generated} of {self.total} outputs stored ({self.generated} generated now)."
+        if self.opened:
+            text += " The study is now open for rating: invite raters."
+        for number, methods in self.identical:
+            text += f" Warning: on item {number}, {' and '.join(methods)} wrote identical text."
+        return text
 
 
 def pending_slots(store: Store, study_id: int) -> tuple[list[tuple[dict, str, int]], int]:
@@ -205,8 +251,9 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
                    should_stop: Callable[[], bool] | None = None) -> GenerationReport:
     """Generate every missing output of a study, one output at a time (so a stop loses at most one).
 
-    Sample k of a stochastic method runs with seed base_seed + k; the seed is stored with the output.
-    """
+    Each (item, method, sample) runs with its own seed, `derive_seed(base_seed, item, method, sample)`,
+    stored with the output: the same study re-generated gives the same texts, and no two methods
+    share a seed. A draft whose outputs are all stored becomes open."""
     with _running_lock:
         if study_id in _running:
             raise UserError("this study is being generated already; wait for that run to finish")
@@ -223,17 +270,75 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
                 break
             if progress:
                 progress(existing + generated, total, f"item {item['ordinal'] + 1}, {method} sample {sample + 1}")
+            seed = derive_seed(study["base_seed"], item["public_id"], method, sample)
             req = RunRequest(prompt=item["prompt"], methods=[method], settings={method: study["settings"].get(method, {})},
-                             max_new_tokens=study["max_new_tokens"], seed=study["base_seed"] + sample, raw=item["raw"])
+                             max_new_tokens=study["max_new_tokens"], seed=seed, raw=item["raw"])
             [result] = run_methods(lm, req)
             _, new = store.add_output(item["id"], method, sample, model=lm.name, **_output_fields(result))
             generated += int(new)
         if progress:
             progress(existing + generated, total, "done")
-        return GenerationReport(total, existing, generated)
+        report = GenerationReport(total, existing, generated, identical_texts(store, study_id))
+        if report.complete and study["state"] == "draft":
+            store.set_study_state(study_id, "open", allowed_from=("draft",))
+            report.opened = True
+        return report
     finally:
         with _running_lock:
             _running.discard(study_id)
+
+
+def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
+    """(item number, methods) wherever two different methods stored the same text for an item."""
+    found = []
+    for item in store.items(study_id):
+        by_text: dict[str, list[str]] = {}
+        for o in store.outputs_for_item(item["id"]):
+            by_text.setdefault(o["text"].strip(), []).append(o["method"])
+        for methods in by_text.values():
+            if len(set(methods)) > 1:
+                found.append((item["ordinal"] + 1, sorted(set(methods))))
+    return found
+
+
+# ---- lifecycle: draft -> open -> closed -> published ----------------------------------------------
+# Until a study is published nothing per method about it leaves the server except through the
+# organizer's routes; rating happens only while it is open; the mapping and seeds are shown to the
+# organizer once it is closed.
+
+def open_study(store: Store, study_id: int) -> None:
+    """A draft (all outputs stored) or a closed study (rating resumes) becomes open."""
+    missing, _ = pending_slots(store, study_id)
+    study = store.get_study(study_id)
+    if study is not None and study["kind"] == "study" and missing:
+        raise UserError(f"{len(missing)} outputs are still missing; generate them first")
+    store.set_study_state(study_id, "open", allowed_from=("draft", "closed"))
+
+
+def close_study(store: Store, study_id: int) -> None:
+    """Rating ends; the organizer may now see the mapping and the seeds."""
+    store.set_study_state(study_id, "closed", allowed_from=("open", "draft"))
+
+
+def publish_study(store: Store, study_id: int) -> None:
+    """The study's results become public (Results tab, stakeholder page). Only a closed study."""
+    store.set_study_state(study_id, "published", allowed_from=("closed",))
+
+
+def normalized_prompt(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def check_not_reserved(store: Store, prompt: object) -> None:
+    """Refuse a prompt that belongs to a study not yet published (after whitespace, case and
+    Unicode width are normalised): running it in Compare would show which method writes what.
+    The message does not name the study."""
+    if not isinstance(prompt, str) or not prompt.strip():
+        return
+    wanted = normalized_prompt(prompt)
+    if any(normalized_prompt(p) == wanted for p in store.prompts_of_unpublished()):
+        raise UserError("this prompt is reserved for a blind rating study that is still running; "
+                        "try another prompt")
 
 
 def _output_fields(result: MethodResult | Mapping[str, Any]) -> dict[str, Any]:
@@ -434,3 +539,9 @@ def delete_rater_ratings(store: Store, study_id: Any, rater: object, typed_name:
     files, kept = _write_backup(store, study, name)
     n = store.delete_rater_ratings(study["id"], rater_id, expect=before)
     return Deletion(study["id"], study["name"], {"ratings": n}, files, kept, rater=name)
+
+
+if __name__ == "__main__":  # python -m arena.studies (see arena/study_cli.py)
+    from arena.study_cli import main
+
+    raise SystemExit(main())

@@ -48,7 +48,7 @@ def test_williams_rows_are_latin_and_balanced(n):
         assert len(pairs) == n * (n - 1) and len(set(pairs.values())) == 1
 
 
-def test_positions_are_balanced_over_items_and_raters(store):
+def test_positions_are_balanced_for_each_rater_over_each_block(store):
     sid, iids = make_study(store, n_items=6)
     method_of = {o["id"]: o["method"] for iid in iids for o in store.outputs_for_item(iid)}
     per_rater_pos = Counter()
@@ -62,9 +62,11 @@ def test_positions_are_balanced_over_items_and_raters(store):
             for pos, oid in store.assignment(rid, item["id"]).items():
                 per_rater_pos[(rater, method_of[oid], pos)] += 1
                 per_item_pos[(item["id"], method_of[oid], pos)] += 1
-    # 6 items per rater, 3 methods x 3 positions: each method twice in each position for each rater
+    # 6 items per rater = one block, 3 methods x 3 positions: each method twice in each position for
+    # each rater. Across raters an item's positions are independent draws (what makes one rater's
+    # unblinded item useless for another's), so per item they are balanced only in expectation.
     assert set(per_rater_pos.values()) == {2} and len(per_rater_pos) == 6 * 9
-    assert set(per_item_pos.values()) == {2} and len(per_item_pos) == 6 * 9
+    assert sum(per_item_pos.values()) == 6 * 6 * 3
 
 
 def test_order_is_recorded_and_stable(store):
@@ -164,6 +166,9 @@ def test_items_with_missing_outputs_are_not_shown(store):
 def test_reveal_maps_labels_to_methods(store):
     sid, _ = make_study(store, n_items=2)
     view, _ = blind.open_item(store, "ann", sid)
+    with pytest.raises(UserError, match="closed"):  # the organizer is blind too while rating runs
+        blind.reveal(store, sid)
+    store.set_study_state(sid, "closed", allowed_from=("open",))
     table = blind.reveal(store, sid)
     assert len(table) == 3 and set(table.method) == set(METHODS) and list(table.label) == ["A", "B", "C"]
     texts = {o["method"]: o["text"] for o in store.outputs_for_item(store.item_by_public_id(view.item)["id"])}

@@ -13,7 +13,7 @@ import pytest
 
 from arena import blind
 from arena.errors import UserError
-from arena.export import EXPORT_COLUMNS, export_rows, export_to_path, import_file, main
+from arena.export import EXPORT_COLUMNS, OPTIONAL_COLUMNS, export_rows, export_to_path, import_file, main
 from arena.store import RATING_COLUMNS, Store
 from arena.store.testing import PG_SKIP_REASON, open_store, pg_url
 
@@ -69,6 +69,7 @@ def test_round_trip_loses_nothing(tmp_path, backend, fmt):
         for key in IDS:
             pairs = {(x[key], y[key]) for x, y in zip(a, b)}
             assert len(pairs) == len({x[key] for x in a}) == len({y[key] for y in b})
+        target.set_study_state(b[0]["study_id"], "closed", allowed_from=("open",))
         assert blind.reveal(target, b[0]["study_id"]).empty  # assignments are not exported, ratings keep positions
         assert {r["position"] for r in b} == {0, 1, 2}
     finally:
@@ -83,7 +84,7 @@ def test_export_has_the_analysis_columns_first(tmp_path):
     export_to_path(store, path)
     with open(path, newline="", encoding="utf-8") as fh:
         header = next(csv.reader(fh))
-    assert tuple(header) == EXPORT_COLUMNS and tuple(header[: len(RATING_COLUMNS)]) == RATING_COLUMNS
+    assert tuple(header) == EXPORT_COLUMNS + OPTIONAL_COLUMNS and tuple(header[: len(RATING_COLUMNS)]) == RATING_COLUMNS
     jl = tmp_path / "x.jsonl"
     export_to_path(store, jl)
     first = json.loads(jl.read_text(encoding="utf-8").split("\n")[0])
@@ -132,3 +133,63 @@ def test_cli_exports_and_imports(tmp_path, capsys):
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout, newline="")))
     assert len(rows) == 18 and {r["rater"] for r in rows} == {"ann", "Bob Smith"}
+
+
+FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-2+3", "@SUM(A1)", "\tx", "'quoted", "''=both"]
+
+
+def test_csv_cells_that_start_a_formula_are_escaped_and_come_back_exact(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    sid = store.create_study("formulas", methods=["BS-4", "TS-Temp"], max_new_tokens=8)
+    iids = store.add_items(sid, [{"prompt": f, "scenario": "s"} for f in FORMULAS])
+    for iid, f in zip(iids, FORMULAS):
+        for m in ("BS-4", "TS-Temp"):
+            store.add_output(iid, m, 0, text=f, settings={}, seed=1, model="m", new_tokens=1)
+    for index in range(1, len(FORMULAS) + 1):
+        view, _ = blind.open_item(store, FORMULAS[0], sid, index)  # even the rater's name starts with "="
+        blind.submit(store, FORMULAS[0], view.item, {r.label: {"coherence": 3, "informativeness": 3,
+                                                               "naturalness": 3} for r in view.responses},
+                     {"A": FORMULAS[index - 1]})
+    path = tmp_path / "x.csv"
+    export_to_path(store, path)
+    cells = [c for row in csv.reader(path.open(newline="", encoding="utf-8")) for c in row]
+    assert not any(c.startswith(("=", "+", "-", "@", "\t")) for c in cells if c and not c.lstrip("-").isdigit())
+    target = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    import_file(target, path)
+    assert strip_ids(export_rows(target)) == strip_ids(export_rows(store))
+    assert set(target.ratings_frame()["prompt"]) == set(FORMULAS)
+
+
+def test_seeds_leave_the_server_only_once_the_study_is_closed(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    sid = fill(store)
+    rows = export_rows(store)
+    assert all(r["seed"] is None and r["base_seed"] is None and r["blind_seed"] is None for r in rows)
+    store.set_study_state(sid, "closed", allowed_from=("open",))
+    rows = export_rows(store)
+    assert {r["base_seed"] for r in rows} == {3} and {r["seed"] for r in rows} >= {3}
+    path = tmp_path / "closed.jsonl"
+    export_to_path(store, path)
+    target = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    import_file(target, path)
+    [study] = target.list_studies()
+    assert study["state"] == "closed" and study["base_seed"] == 3
+
+
+def test_an_export_from_before_the_lifecycle_imports_and_is_not_published(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    fill(store)
+    path = tmp_path / "new.csv"
+    export_to_path(store, path)
+    rows = list(csv.DictReader(path.open(newline="", encoding="utf-8")))
+    old = tmp_path / "old.csv"  # as the previous version wrote it: no state, no version, no escaping
+    with open(old, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(EXPORT_COLUMNS)
+        for r in rows:
+            writer.writerow([r[c] for c in EXPORT_COLUMNS])
+    target = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    assert import_file(target, old)["ratings"] == 18
+    [study] = target.list_studies()
+    assert study["state"] == "open"  # never published by an import
+    assert set(target.outputs_frame()["text"]) == {r["text"] for r in rows}

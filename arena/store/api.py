@@ -21,6 +21,7 @@ from ..errors import UserError
 from .engine import make_engine, normalize_url
 from .schema import (
     SCORE_COLUMNS,
+    STUDY_STATES,
     assignments,
     items,
     outputs,
@@ -58,15 +59,22 @@ def _printable(text: str, keep: str = "") -> str:
     return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in ("Cc", "Cs"))
 
 
+def clean_name(text: object, what: str = "name", limit: int = 200) -> str:
+    """A display name as people read it: NFKC (so a full-width "ａｌｉｃｅ" is "alice"), without control,
+    format (zero-width, bidi overrides such as U+202E) or surrogate characters, spaces collapsed."""
+    if isinstance(text, str):
+        text = "".join(ch for ch in unicodedata.normalize("NFKC", text)
+                       if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
+    if not isinstance(text, str) or not text.strip():
+        raise UserError(f"enter a {what} first")
+    text = " ".join(text.split())
+    if len(text) > limit:
+        raise UserError(f"the {what} is longer than {limit} characters")
+    return text
+
+
 def clean_rater_name(name: object) -> str:
-    if isinstance(name, str):
-        name = _printable(name)
-    if not isinstance(name, str) or not name.strip():
-        raise UserError("enter your name or rater code first")
-    name = " ".join(name.split())
-    if len(name) > MAX_RATER_NAME:
-        raise UserError(f"the rater name is longer than {MAX_RATER_NAME} characters")
-    return name
+    return clean_name(name, "rater name", MAX_RATER_NAME)
 
 
 def check_score(name: str, value: object) -> int:
@@ -160,19 +168,38 @@ class Store:
     def create_study(self, name: str, *, kind: str = "study", model: str = "", methods: Sequence[str] = (),
                      settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
                      max_new_tokens: int = 128, base_seed: int = 0, blind_seed: int | None = None,
-                     created_at=None) -> int:
-        name = (name or "").strip()
+                     created_at=None, state: str = "open", items_: Iterable[Mapping[str, Any]] = ()) -> int:
+        """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
+        name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
         if not name:
             raise UserError("give the study a name")
+        if state not in STUDY_STATES:
+            raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
         values = dict(
             name=name, kind=kind, model=model, methods=dumps(list(methods)), settings=dumps(dict(settings or {})),
             samples_per_method=int(samples_per_method), max_new_tokens=int(max_new_tokens),
             base_seed=int(base_seed),
             blind_seed=int(blind_seed if blind_seed is not None else secrets.randbelow(2**62)),
-            created_at=created_at or utcnow(),
+            created_at=created_at or utcnow(), state=state,
         )
         with self.write() as conn:
-            return int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())
+            sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())
+            self._add_items(conn, sid, items_)
+            return sid
+
+    def set_study_state(self, study_id: int, state: str, *, allowed_from: Sequence[str]) -> dict[str, Any]:
+        """Move a study to `state` if it is in one of `allowed_from` now; return the study as it was."""
+        if state not in STUDY_STATES:
+            raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
+        with self.write() as conn:
+            row = conn.execute(select(studies).where(studies.c.id == int(study_id))).mappings().first()
+            if row is None:
+                raise UserError(f"there is no study #{int(study_id)}")
+            if row["state"] not in allowed_from:
+                raise UserError(f"study #{int(study_id)} is {row['state']}; it can become {state} only from "
+                                f"{' or '.join(allowed_from)}")
+            conn.execute(update(studies).where(studies.c.id == int(study_id)).values(state=state))
+        return _study_dict(row)
 
     def get_study(self, study_id: int) -> dict[str, Any] | None:
         with self.read() as conn:
@@ -188,21 +215,31 @@ class Store:
 
     def add_items(self, study_id: int, prompts: Iterable[Mapping[str, Any]]) -> list[int]:
         """Append items (dicts with prompt, and optional scenario, language, raw, public_id)."""
-        ids: list[int] = []
         with self.write() as conn:
-            start = conn.execute(
-                select(func.coalesce(func.max(items.c.ordinal), -1)).where(items.c.study_id == int(study_id))
-            ).scalar_one() + 1
-            for offset, p in enumerate(prompts):
-                values = dict(
-                    study_id=int(study_id), ordinal=start + offset,
-                    public_id=p.get("public_id") or secrets.token_urlsafe(12),
-                    scenario=p.get("scenario") or "", language=p.get("language") or "",
-                    prompt=p["prompt"], raw=bool(p.get("raw", False)),
-                    created_at=p.get("created_at") or utcnow(),
-                )
-                ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
+            return self._add_items(conn, study_id, prompts)
+
+    def _add_items(self, conn: Connection, study_id: int, prompts: Iterable[Mapping[str, Any]]) -> list[int]:
+        ids: list[int] = []
+        start = conn.execute(
+            select(func.coalesce(func.max(items.c.ordinal), -1)).where(items.c.study_id == int(study_id))
+        ).scalar_one() + 1
+        for offset, p in enumerate(prompts):
+            values = dict(
+                study_id=int(study_id), ordinal=start + offset,
+                public_id=p.get("public_id") or secrets.token_urlsafe(12),
+                scenario=p.get("scenario") or "", language=p.get("language") or "",
+                prompt=p["prompt"], raw=bool(p.get("raw", False)),
+                created_at=p.get("created_at") or utcnow(),
+            )
+            ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
         return ids
+
+    def prompts_of_unpublished(self) -> list[str]:
+        """Every prompt of a study (not a quick rating) that is not published yet."""
+        with self.read() as conn:
+            return list(conn.execute(
+                select(items.c.prompt).join(studies, studies.c.id == items.c.study_id)
+                .where(studies.c.state != "published", studies.c.kind == "study")).scalars())
 
     def set_item_ordinal(self, item_id: int, ordinal: int) -> None:
         with self.write() as conn:
@@ -319,6 +356,61 @@ class Store:
             except IntegrityError:
                 continue  # another rater took that index (PostgreSQL); read again
         raise RuntimeError("could not assign a rater index")
+
+    def rater_order_seed(self, study_id: int, rater_id: int) -> int:
+        """The secret seed of this rater's display orders in this study (drawn once, kept)."""
+        self.study_rater_index(study_id, rater_id)
+        where = and_(study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id))
+        with self.write() as conn:
+            found = conn.execute(select(study_raters.c.order_seed).where(where)).scalar()
+            if found is not None:
+                return int(found)
+            seed = secrets.randbelow(2**62)
+            conn.execute(update(study_raters).where(where, study_raters.c.order_seed.is_(None)).values(order_seed=seed))
+            return int(conn.execute(select(study_raters.c.order_seed).where(where)).scalar_one())
+
+    # ---- invitations: a rater's place in a study, opened by a code ------------------------------
+
+    def enrol(self, study_id: int, name: object, code_hash: str) -> int:
+        """Enrol rater `name` in a study with a new code (replacing and un-revoking an earlier one);
+        return the rater's id. The rater keeps their place (Latin-square row, orders, ratings)."""
+        rid = self.rater_id(name)
+        self.study_rater_index(study_id, rid)
+        with self.write() as conn:
+            conn.execute(update(study_raters).where(
+                study_raters.c.study_id == int(study_id), study_raters.c.rater_id == rid
+            ).values(code_hash=code_hash, revoked_at=None))
+        return rid
+
+    def enrolment_by_code(self, code_hash: str) -> dict[str, Any] | None:
+        """study_id, rater_id, rater (name) and revoked_at of the enrolment holding this code hash."""
+        with self.read() as conn:
+            row = conn.execute(
+                select(study_raters.c.study_id, study_raters.c.rater_id, study_raters.c.revoked_at,
+                       raters.c.name.label("rater"))
+                .join(raters, raters.c.id == study_raters.c.rater_id)
+                .where(study_raters.c.code_hash == code_hash)).mappings().first()
+        return dict(row) if row else None
+
+    def revoke(self, study_id: int, rater_id: int) -> bool:
+        """Revoke a rater's code for a study; True if there was a live code."""
+        with self.write() as conn:
+            done = conn.execute(update(study_raters).where(
+                study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id),
+                study_raters.c.revoked_at.is_(None), study_raters.c.code_hash.is_not(None),
+            ).values(revoked_at=utcnow())).rowcount
+        return bool(done)
+
+    def enrolments(self, study_id: int) -> list[dict[str, Any]]:
+        """Every rater enrolled in a study: rater, rater_id, rater_index, has_code, revoked_at, created_at."""
+        with self.read() as conn:
+            rows = conn.execute(
+                select(raters.c.name.label("rater"), study_raters.c.rater_id, study_raters.c.rater_index,
+                       study_raters.c.code_hash, study_raters.c.revoked_at, study_raters.c.created_at)
+                .join(raters, raters.c.id == study_raters.c.rater_id)
+                .where(study_raters.c.study_id == int(study_id)).order_by(study_raters.c.rater_index)).mappings()
+            return [{**{k: v for k, v in r.items() if k != "code_hash"}, "has_code": r["code_hash"] is not None}
+                    for r in rows]
 
     def assignment(self, rater_id: int, item_id: int) -> dict[int, int]:
         """{position: output_id} shown to this rater for this item; empty if never shown."""

@@ -18,6 +18,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -28,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator
 
 SCORE_COLUMNS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
+STUDY_STATES: tuple[str, ...] = ("draft", "open", "closed", "published")
 
 metadata = MetaData()
 
@@ -76,6 +78,9 @@ studies = Table(
     # Seeds the study's secret order of systems; balanced positions are applied on top of it.
     Column("blind_seed", BigInteger, nullable=False, default=0),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    # draft -> open -> closed -> published (see arena/lifecycle.py). A database from before the
+    # lifecycle gets "open" for its studies: rating goes on, and nothing becomes public by upgrading.
+    Column("state", String(20), nullable=False, default="open"),
 )
 
 items = Table(
@@ -131,7 +136,15 @@ study_raters = Table(
     Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), primary_key=True),
     Column("rater_index", Integer, nullable=False),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    # The rater's invite code for this study, as SHA-256 hex: the code itself is shown once and never
+    # stored. NULL = enrolled without a code yet (e.g. a rater from before invites), cannot rate.
+    Column("code_hash", String(64), nullable=True),
+    Column("revoked_at", UTCDateTime, nullable=True),
+    # Seeds this rater's secret method-to-symbol permutation and block shuffles (arena/blind.py).
+    Column("order_seed", BigInteger, nullable=True),
     UniqueConstraint("study_id", "rater_index", name="uq_study_raters_index"),
+    # An index, not a column constraint: the upgrade can add an index to an existing table.
+    Index("ux_study_raters_code_hash", "code_hash", unique=True),
 )
 
 # The blind mapping: which output a rater saw at which position (0 = A). Server-side only.
@@ -170,4 +183,4 @@ schema_info = Table(
     Column("upgraded_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2

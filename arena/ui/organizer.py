@@ -20,21 +20,30 @@ import pandas as pd
 
 import decoders
 
-from .. import blind, export, studies
+from .. import blind, export, invites, studies, throttle
 from ..errors import UserError
 from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from . import AppContext
 from .rating import store_for
+from .safe import md_text, toast
 
 SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
 
 
-def check_password(ctx: AppContext, password: Any) -> None:
+def check_password(ctx: AppContext, password: Any, client: str | None = None) -> None:
+    """The organizer password, compared in constant time; with `client`, wrong guesses from one
+    client wait longer and longer (arena/throttle.py)."""
     expected = ctx.organizer_password
     if not expected:
         raise UserError("the organizer view is disabled: set ARENA_ORGANIZER_PASSWORD on the server")
+    if client is not None:
+        throttle.organizer_password.check(client)
     if not isinstance(password, str) or not hmac.compare_digest(password.encode(), expected.encode()):
+        if client is not None:
+            throttle.organizer_password.failed(client)
         raise UserError("wrong organizer password")
+    if client is not None:
+        throttle.organizer_password.succeeded(client)
 
 
 def _file_path(upload: Any) -> str | None:
@@ -68,12 +77,12 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
         summary = store.study_summary(s["id"])
         expected = summary["items"] * len(studies.expected_slots(s["methods"], s["samples_per_method"])) \
             if s["kind"] == "study" else summary["outputs"]
-        rows.append({"id": s["id"], "name": s["name"], "kind": s["kind"], "model": s["model"],
+        rows.append({"id": s["id"], "name": s["name"], "state": s["state"], "kind": s["kind"], "model": s["model"],
                      "methods": ", ".join(s["methods"]), "samples": s["samples_per_method"],
                      "items": summary["items"], "outputs": f"{summary['outputs']} / {expected}",
                      "ready items": len(studies.ready_item_ids(store, s["id"])), "raters": summary["raters"],
                      "ratings": summary["ratings"], "created": s["created_at"].strftime("%Y-%m-%d %H:%M")})
-    return pd.DataFrame(rows, columns=["id", "name", "kind", "model", "methods", "samples", "items", "outputs",
+    return pd.DataFrame(rows, columns=["id", "name", "state", "kind", "model", "methods", "samples", "items", "outputs",
                                        "ready items", "raters", "ratings", "created"])
 
 
@@ -94,18 +103,20 @@ def _forget_cached_scores() -> None:
     results.forget_scores()
 
 
-def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any) -> studies.Deletion:
+def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any,
+                 client: str | None = None) -> studies.Deletion:
     """The danger zone's "Delete this study": password, then the study's exact name, then a copy, then
     the deletion. Raises UserError with the reason when it refuses (nothing is deleted then)."""
-    check_password(ctx, password)
+    check_password(ctx, password, client)
     deletion = studies.delete_study(store_for(ctx), study, typed_name)
     _forget_cached_scores()
     return deletion
 
 
-def delete_rater_ratings(ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any) -> studies.Deletion:
+def delete_rater_ratings(ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any,
+                         client: str | None = None) -> studies.Deletion:
     """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
-    check_password(ctx, password)
+    check_password(ctx, password, client)
     return studies.delete_rater_ratings(store_for(ctx), study, rater, typed_name)
 
 
@@ -129,7 +140,8 @@ def build(ctx: AppContext) -> None:
                                 label="Samples per stochastic method")
             max_new = gr.Number(DEFAULT_MAX_NEW_TOKENS, precision=0, minimum=MAX_NEW_TOKENS_RANGE[0],
                                 maximum=MAX_NEW_TOKENS_RANGE[1], label="max_new_tokens")
-            seed = gr.Number(0, precision=0, minimum=0, label="Base seed (sample k uses base + k)")
+            seed = gr.Number(None, precision=0, minimum=0,
+                             label="Base seed (empty: a secret random one; each output's seed derives from it)")
         create = gr.Button("Create study and generate its outputs", variant="primary")
 
     with gr.Accordion("Studies and progress", open=True):
@@ -140,6 +152,26 @@ def build(ctx: AppContext) -> None:
             resume = gr.Button("Resume generation", scale=1)
         table = gr.Dataframe(label="Studies", interactive=False)
         per_rater = gr.Dataframe(label="Progress per rater (chosen study)", interactive=False)
+        with gr.Row():
+            open_btn = gr.Button("Open for rating")
+            close_btn = gr.Button("Close rating")
+            publish_btn = gr.Button("Publish results")
+        gr.Markdown("A study is a **draft** until its outputs are generated, then **open**: raters with an invite "
+                    "code rate it. **Close** ends rating and shows you the mapping and seeds; **Publish** makes its "
+                    "results public in the Results tab. Until then nothing per method leaves the server.")
+        with gr.Row():
+            invite_names = gr.Textbox(label="Invite raters (names, comma or line separated; display only)", lines=2,
+                                      scale=3)
+            invite_btn = gr.Button("Create invite codes", scale=1)
+            revoke_name = gr.Textbox(label="Revoke a rater's code", max_lines=1, scale=2)
+            revoke_btn = gr.Button("Revoke", variant="stop", scale=1)
+        invite_table = gr.Dataframe(label="New invite codes: shown once, only their hashes are kept. Send each rater "
+                                          "their link.", interactive=False, wrap=True)
+        invite_file = gr.File(label="Invite codes (CSV)", interactive=False)
+        enrolled = gr.Dataframe(label="Enrolled raters (chosen study)", interactive=False)
+        with gr.Row():
+            balance = gr.Dataframe(label="Positions per method (counts of A, B, …)", interactive=False)
+            blocks = gr.Dataframe(label="Balanced blocks per rater", interactive=False)
         with gr.Row():
             reveal_btn = gr.Button("Reveal the blind mapping")
             export_csv = gr.Button("Export ratings (CSV)")
@@ -165,16 +197,18 @@ def build(ctx: AppContext) -> None:
         del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
 
     def guarded(fn):
-        """Check the password first; the wrapper's signature keeps `fn`'s gr.Progress parameter visible."""
-        def run(pw, *args, **kwargs):
+        """Check the password first (throttled per client); the wrapper's signature gives Gradio the
+        request and keeps `fn`'s gr.Progress parameter visible."""
+        def run(request: gr.Request, pw, *args, **kwargs):
             try:
-                check_password(ctx, pw)
+                check_password(ctx, pw, throttle.client_of(request))
                 return fn(*args, **kwargs)
             except UserError as exc:
-                raise gr.Error(str(exc), print_exception=False) from None
+                raise gr.Error(toast(exc), print_exception=False) from None
         params = list(inspect.signature(fn).parameters.values())
+        req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
         pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        run.__signature__ = inspect.Signature([pw_param, *params])
+        run.__signature__ = inspect.Signature([req_param, pw_param, *params])
         return run
 
     def overview(selected: Any = None):
@@ -184,13 +218,48 @@ def build(ctx: AppContext) -> None:
         return (gr.update(choices=options, value=value), studies_table(ctx), rater_table, "Unlocked.",
                 gr.update(choices=options))
 
+    def design(selected: Any):
+        sid = _study_id(selected)
+        store = store_for(ctx)
+        people = pd.DataFrame(store.enrolments(sid), columns=["rater", "rater_index", "has_code", "revoked_at",
+                                                              "created_at"])
+        by_method, per_rater = blind.position_balance(store, sid)
+        return people, by_method, per_rater
+
+    def do_state(action):
+        def run(selected):
+            sid = _study_id(selected)
+            action(store_for(ctx), sid)
+            choice, table_value, raters, _, danger = overview(sid)
+            state = store_for(ctx).get_study(sid)["state"]
+            return choice, table_value, raters, f"Study #{sid} is now **{state}**.", danger
+        return run
+
+    def do_invite(selected, names):
+        sid = _study_id(selected)
+        wanted = [n for n in str(names or "").replace("\n", ",").split(",") if n.strip()]
+        made = invites.invite(store_for(ctx), sid, wanted)
+        folder = Path(tempfile.mkdtemp(prefix="arena-invites-"))
+        path = folder / f"invites-study-{sid}.csv"
+        path.write_text(invites.invites_csv(made), encoding="utf-8")
+        table_value = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
+        return (table_value, str(path), *design(sid),
+                f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
+                "only now: download the CSV or copy the links.", "")
+
+    def do_revoke(selected, name):
+        sid = _study_id(selected)
+        done = invites.revoke(store_for(ctx), sid, name)
+        message = "Code revoked; their ratings stay." if done else "That rater had no live code in this study."
+        return (*design(sid), message)
+
     def do_create(study_name, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens,
                   base_seed, progress=gr.Progress()):
         store = store_for(ctx)
         lm = ctx.model()
         specs = prompts_from(src, lang, pasted_text, upload_value)
         sid = studies.create_study(store, study_name, specs, methods=method_list or [], samples_per_method=n_samples,
-                                   max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name)
+                                   max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name, lm=lm)
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
         return choice, table_value, raters, f"Study #{sid} created: {report}", danger
@@ -199,9 +268,7 @@ def build(ctx: AppContext) -> None:
         def tick(done: int, total: int, what: str) -> None:
             progress((done, total), desc=f"Generating: {what}", unit="outputs")
 
-        report = studies.generate_study(store, lm, sid, progress=tick)
-        return (f"{report.existing + report.generated} of {report.total} outputs stored "
-                f"({report.generated} generated now).")
+        return str(studies.generate_study(store, lm, sid, progress=tick))
 
     def do_resume(selected, progress=gr.Progress()):
         sid = _study_id(selected)
@@ -235,21 +302,21 @@ def build(ctx: AppContext) -> None:
     def after_deletion(deletion: studies.Deletion, selected: Any):
         choice, table_value, raters, _, danger = overview(selected)
         danger = gr.update(choices=danger["choices"], value=None)
-        return [str(p) for p in deletion.files], deletion.message(), choice, table_value, raters, danger, ""
+        return [str(p) for p in deletion.files], md_text(deletion.message()), choice, table_value, raters, danger, ""
 
-    def do_delete_study(pw, study, typed_name, selected):
+    def do_delete_study(request: gr.Request, pw, study, typed_name, selected):
         try:
-            deletion = delete_study(ctx, pw, study, typed_name)
+            deletion = delete_study(ctx, pw, study, typed_name, throttle.client_of(request))
             return after_deletion(deletion, selected)
         except UserError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
+            raise gr.Error(toast(exc), print_exception=False) from None
 
-    def do_delete_rater(pw, study, rater, typed_name, selected):
+    def do_delete_rater(request: gr.Request, pw, study, rater, typed_name, selected):
         try:
-            deletion = delete_rater_ratings(ctx, pw, study, rater, typed_name)
+            deletion = delete_rater_ratings(ctx, pw, study, rater, typed_name, throttle.client_of(request))
             return after_deletion(deletion, selected)
         except UserError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
+            raise gr.Error(toast(exc), print_exception=False) from None
 
     overview_outputs = [chosen, table, per_rater, status, del_study]
     private = dict(api_visibility="private")
@@ -261,6 +328,18 @@ def build(ctx: AppContext) -> None:
     resume.click(guarded(do_resume), [password, chosen], overview_outputs, concurrency_limit=1,
                  concurrency_id="generation", **private)
     reveal_btn.click(guarded(do_reveal), [password, chosen], [mapping, status], **private)
+    open_btn.click(guarded(do_state(studies.open_study)), [password, chosen], overview_outputs, **private)
+    close_btn.click(guarded(do_state(studies.close_study)), [password, chosen], overview_outputs, **private)
+    publish_btn.click(guarded(do_state(studies.publish_study)), [password, chosen], overview_outputs, **private)
+    invite_btn.click(guarded(do_invite), [password, chosen, invite_names],
+                     [invite_table, invite_file, enrolled, balance, blocks, status, invite_names], **private)
+    revoke_btn.click(guarded(do_revoke), [password, chosen, revoke_name], [enrolled, balance, blocks, status],
+                     **private)
+    chosen.change(guarded(design), [password, chosen], [enrolled, balance, blocks], **private)
+    # Pasting prompts means "use these": switch the source so they are not silently ignored.
+    pasted.input(lambda text: gr.update(value=SOURCES[1]) if str(text or "").strip() else gr.update(),
+                 [pasted], [source], **private)
+    upload.upload(lambda _f: gr.update(value=SOURCES[2]), [upload], [source], **private)
     export_csv.click(guarded(do_export("csv")), [password], [download, status], **private)
     export_jsonl.click(guarded(do_export("jsonl")), [password], [download, status], **private)
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)

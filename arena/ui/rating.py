@@ -1,8 +1,10 @@
 """The "Rate (blind)" tab: a thin layer over `arena.blind`.
 
-Only labels, the prompt and the texts reach the browser. The session state holds the rater's name,
-the study id and the item's random public id, nothing else; every handler re-validates its input
-on the server, since any of them can be called straight through the HTTP API.
+A rater gets in with their invite code (typed, pasted, or from an invite link `?invite=CODE`); the
+code names the study and the rater, and every handler checks it again on the server, throttled per
+client, since any handler can be called straight through the HTTP API. Only labels, the prompt and
+the texts reach the browser. The session state (server-side) holds the study id and the item's
+random public id.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from typing import Any
 
 import gradio as gr
 
-from .. import blind, studies
+from .. import blind, invites, studies, throttle
 from ..errors import UserError
 from ..store import Store, get_store
 from . import AppContext
+from .safe import md_text
 
 SLOTS = studies.MAX_RESPONSES
 SCORES = [1, 2, 3, 4, 5]
@@ -31,16 +34,6 @@ def store_for(ctx: AppContext) -> Store:
     if store is None:
         store = ctx.extras["store"] = get_store()
     return store
-
-
-def study_choices(store: Store) -> list[tuple[str, int]]:
-    """Studies with items ready to rate, newest first. Raters see these labels."""
-    out = []
-    for s in store.list_studies():
-        n = len(studies.ready_item_ids(store, s["id"]))
-        if n:
-            out.append((f"{s['name']} ({n} item{'s' if n != 1 else ''})", int(s["id"])))
-    return out
 
 
 def handoff_state(ctx: AppContext) -> gr.State:
@@ -65,10 +58,13 @@ def install_quick_rate(ctx: AppContext) -> None:
             else:
                 results = last_run
             try:
-                study_id, item_id = studies.quick_item(store_for(ctx), ctx.model().name, prompt_text, results or [], raw)
+                store = store_for(ctx)
+                study_id, item_id = studies.quick_item(store, ctx.model().name, prompt_text, results or [], raw)
+                [mine] = invites.invite(store, study_id, ["you (quick rating)"])
             except UserError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
-            return {"study_id": study_id, "item_id": item_id}, gr.Tabs(selected="rating")
+            # The code goes only to this session's server-side state, and from there into the code box.
+            return {"code": mine.code}, gr.Tabs(selected="rating")
 
         outputs = [handoff] + ([ctx.tabs] if ctx.tabs is not None else [])
         button.click(lambda p, r, res: on_rate(p, r, res)[: len(outputs)], [prompt, raw_box, last], outputs,
@@ -81,12 +77,18 @@ def _clean_session(session: Any) -> dict[str, Any]:
     return dict(session) if isinstance(session, dict) else {}
 
 
+def rater_line(enrolment: invites.Enrolment, store: Store) -> str:
+    study = store.get_study(enrolment.study_id) or {"name": "?"}
+    return f"Rating as **{md_text(enrolment.rater)}** in **{md_text(study['name'])}**."
+
+
 def build(ctx: AppContext) -> None:
     store = store_for(ctx)
     gr.Markdown(
         "Rate each response from 1 (poor) to 5 (excellent). The responses come from different decoding "
         "methods; which is which stays hidden, and their order differs between items and raters. "
-        "Your ratings are saved when you press **Submit**; you can go back and change them."
+        "Your ratings are saved when you press **Submit**; you can go back and change them. "
+        "To take part you need an invite code (or link) from the study's organizer."
     )
     session = gr.State({})
     # How many response slots are on screen (0: none, and no prompt). Only the rarely used
@@ -96,10 +98,9 @@ def build(ctx: AppContext) -> None:
     # config on the server (about 2 ms each, ~50 per view), while a plain value does not.
     layout = gr.State(0)
     with gr.Row():
-        rater = gr.Textbox(label="Your name or rater code", max_lines=1, scale=2)
-        study = gr.Dropdown(choices=study_choices(store), value=None, label="Study", allow_custom_value=True, scale=3)
-        refresh = gr.Button("Refresh list", scale=0)
+        code = gr.Textbox(label="Invite code or link", type="password", max_lines=1, scale=4)
         start = gr.Button("Start / continue", variant="primary", scale=1)
+    who = gr.Markdown("")
     progress = gr.Markdown("")
     prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, visible=False)
     slot_components: list[gr.components.Component] = []
@@ -176,45 +177,47 @@ def build(ctx: AppContext) -> None:
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
 
-    def on_start(name: str, study_id: Any, sess: Any):
+    def on_start(code_text: Any, sess: Any, request: gr.Request):
         try:
-            view, message = blind.open_item(store, name, study_id)
+            enrolment = invites.resolve(store, code_text, throttle.client_of(request))
+            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
             fail(exc)
-        return render(view, message, {"rater": " ".join(str(name).split()), "study_id": int(study_id)})
+        return [rater_line(enrolment, store), *render(view, message, {"study_id": enrolment.study_id})]
 
-    def _session_for(name: Any, sess: Any) -> dict[str, Any]:
+    def _session_for(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
         sess = _clean_session(sess)
-        if not sess.get("study_id") or not sess.get("rater"):
-            raise UserError("enter your name, choose a study and press Start")
-        if not isinstance(name, str) or " ".join(name.split()) != sess["rater"]:
-            raise UserError("the name changed: press Start to continue under the new name")
-        return sess
+        if not sess.get("study_id"):
+            raise UserError("enter your invite code and press Start")
+        enrolment = invites.resolve(store, code_text, throttle.client_of(request))
+        if enrolment.study_id != sess["study_id"]:
+            raise UserError("the invite code changed: press Start to continue with the new code")
+        return enrolment, sess
 
     def on_move(step: int):
-        def move(name: str, sess: Any):
+        def move(code_text: Any, sess: Any, request: gr.Request):
             try:
-                sess = _session_for(name, sess)
+                enrolment, sess = _session_for(code_text, sess, request)
+                total = len(studies.ready_item_ids(store, sess["study_id"]))
                 if "item" in sess:
                     index = sess.get("index", 1) + step
                 else:  # after the last item: Previous goes to the last one
-                    index = len(studies.ready_item_ids(store, sess["study_id"])) if step < 0 else 1
-                total = len(studies.ready_item_ids(store, sess["study_id"]))
+                    index = total if step < 0 else 1
                 if not 1 <= index <= total:
                     raise UserError("no earlier item" if step < 0 else "no further item: this is the last one")
-                view, message = blind.open_item(store, name, sess["study_id"], index)
+                view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
             except UserError as exc:
                 fail(exc)
             return render(view, message, sess)
         return move
 
-    def on_submit(name: Any, sess: Any, *values: Any):
+    def on_submit(request: gr.Request, code_text: Any, sess: Any, *values: Any):
         # Wired with preprocess=False and postprocess=False (the hot path under load: each input
         # and output would otherwise take its own hop through a worker thread), so the inputs
-        # arrive as the client sent them and are checked here as Gradio would: the name and the
-        # comments are text, a score is one of SCORES (the store checks 1..5 again).
+        # arrive as the client sent them and are checked here as Gradio would: the comments are
+        # text, a score is one of SCORES (the store checks 1..5 again).
         try:
-            sess = _session_for(name, sess)
+            enrolment, sess = _session_for(code_text, sess, request)
             if "item" not in sess:
                 raise UserError("there is no item on screen to rate")
             n_scores = SLOTS * len(blind.DIMENSIONS)
@@ -227,38 +230,45 @@ def build(ctx: AppContext) -> None:
             if any(v is not None and not isinstance(v, str) for v in notes):
                 raise UserError("a comment must be text")
             triples = [values[k * 3:(k + 1) * 3] for k in range(SLOTS)]
-            blind.submit_slots(store, name, sess["item"], triples, notes)  # committed before we move on
-            view, message = blind.open_item(store, name, sess["study_id"])
+            item, rater_id, mapping = blind._opened(store, enrolment.rater_id, sess["item"], enrolment.study_id)
+            blind._submit_slots((item, rater_id, mapping), store, triples, notes)  # committed before we move on
+            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
             fail(exc)
         if view is None:
             return render_values(None, message, sess, "Saved.")
         return render_values(view, "Saved. Here is the next item.", sess)
 
-    def on_refresh():
-        return gr.update(choices=study_choices(store))
-
-    def on_handoff(handoff: Any, name: str, sess: Any):
-        if not isinstance(handoff, dict) or "study_id" not in handoff:
-            return [gr.update()] + [gr.update()] * len(view_outputs)
-        study_id = int(handoff["study_id"])
-        dropdown = gr.update(choices=study_choices(store), value=study_id)
-        if not (name or "").strip():
-            message = "Enter your name or rater code, then press **Start** to rate these outputs blind."
-            return [dropdown] + render(None, message, {})
+    def on_handoff(handoff: Any, sess: Any, request: gr.Request):
+        if not isinstance(handoff, dict) or "code" not in handoff:
+            return [gr.update(), gr.update()] + [gr.update()] * len(view_outputs)
         try:
-            view, message = blind.open_item(store, name, study_id)
+            enrolment = invites.resolve(store, handoff["code"])
+            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
-            return [dropdown] + render(None, str(exc), {})
-        return [dropdown] + render(view, message, {"rater": " ".join(name.split()), "study_id": study_id})
+            return [gr.update(), ""] + render(None, str(exc), {})
+        return [handoff["code"], rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
 
-    start.click(on_start, [rater, study, session], view_outputs, api_name="rate_start")
-    rater.submit(on_start, [rater, study, session], view_outputs, api_visibility="private")
-    submit_btn.click(on_submit, [rater, session, *radios, *comments], value_outputs, api_name="rate_submit",
+    def on_load(sess: Any, request: gr.Request):
+        """An invite link (?invite=CODE) fills the code box and opens the study."""
+        given = (getattr(request, "query_params", None) or {}).get("invite") if request is not None else None
+        if not given:
+            return [gr.update(), gr.update()] + [gr.update()] * len(view_outputs)
+        try:
+            enrolment = invites.resolve(store, given, throttle.client_of(request))
+            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+        except UserError as exc:
+            return [gr.update(), ""] + render(None, str(exc), {})
+        return [given, rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
+
+    start_outputs = [who, *view_outputs]
+    start.click(on_start, [code, session], start_outputs, api_name="rate_start")
+    code.submit(on_start, [code, session], start_outputs, api_visibility="private")
+    submit_btn.click(on_submit, [code, session, *radios, *comments], value_outputs, api_name="rate_submit",
                      preprocess=False, postprocess=False)
     layout.change(on_layout, [layout], layout_outputs, api_visibility="private", show_progress="hidden")
-    prev_btn.click(on_move(-1), [rater, session], view_outputs, api_name="rate_previous")
-    next_btn.click(on_move(+1), [rater, session], view_outputs, api_name="rate_next")
-    refresh.click(on_refresh, None, study, api_name="rate_studies")
-    handoff_state(ctx).change(on_handoff, [handoff_state(ctx), rater, session], [study] + view_outputs,
+    prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="rate_previous")
+    next_btn.click(on_move(+1), [code, session], view_outputs, api_name="rate_next")
+    handoff_state(ctx).change(on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs,
                               api_visibility="private")
+    ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs))

@@ -1,0 +1,123 @@
+"""`python -m arena.studies`: scripted studies for organizers.
+
+    python -m arena.studies create --name "Pilot 3" --prompts prompts.txt --methods BS-4,TS-Temp,TS-Tilted \\
+        --max-new-tokens 96 --samples 1            # generates; last line {"study_id": 7}
+    python -m arena.studies generate --study 7     # resume an interrupted generation
+    python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
+    python -m arena.studies close --study 7
+    python -m arena.studies publish --study 7
+
+The store is the app's (DATABASE_URL / ARENA_DB_PATH) or `--database URL`; the model is the app's
+(ARENA_MODEL) or `--model`. `create` is resumable: run it again with the same name and a draft of
+that name continues where it stopped. Bad input prints one `error:` line and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import invites, studies
+from .errors import UserError
+from .store import Store
+
+
+def _prompts(path: str) -> list[studies.PromptSpec]:
+    file = Path(path)
+    if file.suffix.lower() == ".txt":
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"cannot read {file.name}: {exc}") from None
+        specs = studies.parse_pasted(text)
+        if not specs:
+            raise UserError(f"{file.name} holds no prompts")
+        return specs
+    return studies.parse_prompt_file(file)
+
+
+def _progress(done: int, total: int, what: str) -> None:
+    print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
+
+
+def _model(setting: str | None):
+    from .models import get_default_model, load_model
+
+    return load_model(setting) if setting else get_default_model()
+
+
+def _draft_named(store: Store, name: str) -> int | None:
+    return next((s["id"] for s in store.list_studies(kind="study") if s["name"] == name and s["state"] == "draft"), None)
+
+
+def _study(store: Store, value: int) -> int:
+    if store.get_study(value) is None:
+        raise UserError(f"there is no study #{value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> dict:
+    store = Store(args.database)
+    if args.command == "create":
+        specs = _prompts(args.prompts)
+        sid = _draft_named(store, args.name)
+        lm = _model(args.model)
+        if sid is None:
+            sid = studies.create_study(store, args.name, specs, methods=args.methods, samples_per_method=args.samples,
+                                       max_new_tokens=args.max_new_tokens, model=lm.name, lm=lm)
+        else:
+            print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
+        report = studies.generate_study(store, lm, sid, progress=_progress)
+        print(str(report), file=sys.stderr)
+        return {"study_id": sid}
+    sid = _study(store, args.study)
+    if args.command == "generate":
+        report = studies.generate_study(store, _model(args.model), sid, progress=_progress)
+        print(str(report), file=sys.stderr)
+        return {"study_id": sid, "complete": report.complete}
+    if args.command == "invite":
+        names = [n for n in (args.raters or "").split(",") if n.strip()]
+        made = invites.invite(store, sid, names, base_url=args.base_url)
+        return {"study_id": sid, "invites": [{"rater": i.rater, "code": i.code, "link": i.link} for i in made]}
+    action = {"open": studies.open_study, "close": studies.close_study, "publish": studies.publish_study}[args.command]
+    action(store, sid)
+    return {"study_id": sid, "state": store.get_study(sid)["state"]}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m arena.studies", description="Create, generate, invite, close and "
+                                "publish rating studies.")
+    sub = p.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
+    with_model = argparse.ArgumentParser(add_help=False)
+    with_model.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
+    create = sub.add_parser("create", parents=[common, with_model], help="create a study and generate its outputs")
+    create.add_argument("--name", required=True)
+    create.add_argument("--prompts", required=True, help=".txt (one prompt per line), .csv or .jsonl with 'prompt'")
+    create.add_argument("--methods", help="comma-separated, as in python -m decoders (default: the three)")
+    create.add_argument("--max-new-tokens", default=128)
+    create.add_argument("--samples", default=1, help="samples per stochastic method")
+    generate = sub.add_parser("generate", parents=[common, with_model], help="generate a study's missing outputs")
+    generate.add_argument("--study", type=int, required=True)
+    invite = sub.add_parser("invite", parents=[common], help="enrol raters; prints their codes and links once")
+    invite.add_argument("--study", type=int, required=True)
+    invite.add_argument("--raters", required=True, help="comma-separated display names")
+    invite.add_argument("--base-url", help="the app's public address for links (default: ARENA_PUBLIC_URL)")
+    for command, text in (("open", "open a draft or closed study for rating"), ("close", "end rating"),
+                          ("publish", "make a closed study's results public")):
+        sub.add_parser(command, parents=[common], help=text).add_argument("--study", type=int, required=True)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        result = run(args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
