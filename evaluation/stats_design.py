@@ -276,7 +276,7 @@ def plan(delta: float, target: float = 0.8, **kwargs: Any) -> tuple[pd.DataFrame
                 f"{int(best['raters'])} raters ({best['power']:.0%}). Add items: they help more than raters.")
     else:
         best = ok.iloc[0]
-        line = (f"{int(best['items'])} items × {int(best['raters'])} raters ({int(best['ratings'])} ratings with {methods} methods) "
+        line = (f"{int(best['items'])} items × {int(best['raters'])} rater{'s' if best['raters'] != 1 else ''} ({int(best['ratings'])} ratings with {methods} methods) "
                 f"give {best['power']:.0%} power to detect Δ = {delta:g} between two methods (Wilcoxon on items, Holm over all "
                 f"pairs, α = {kwargs.get('alpha', 0.05)}), by simulation.")
     return grid, line

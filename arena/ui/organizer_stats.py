@@ -1,0 +1,186 @@
+"""Organizer section "Raters, position and power": rater diagnostics and the position effect of a
+study, and a simulation-based power planner for the next study. The numbers come from
+`evaluation.stats_raters`, `evaluation.human` and `evaluation.stats_design`; this module checks the
+organizer password on every handler (server side, throttled per client, as the rest of the
+organizer tab) and shows the results.
+
+Included from arena/ui/organizer.py's build: `organizer_stats.build(ctx, password)`, with the tab's
+password box; called alone, `build(ctx)` makes its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from evaluation import human, stats_design, stats_raters
+
+from .. import throttle
+from ..errors import UserError
+from . import AppContext
+from .rating import store_for
+from .safe import md_text, toast
+
+MAX_GRID_CELLS = 40
+MAX_SIMS = 1000
+MAX_WORK = 4e8  # simulated studies x items x raters x methods over the whole grid
+
+
+def _check(ctx: AppContext, pw: Any, request: Any) -> None:
+    from .organizer import check_password  # late: organizer.py imports this module
+
+    check_password(ctx, pw, throttle.client_of(request))
+
+
+def _study_id(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UserError("choose a study") from None
+
+
+def _ints(text: Any, what: str, low: int, high: int) -> list[int]:
+    parts = [p for p in str(text if text is not None else "").replace(";", ",").replace(" ", ",").split(",") if p]
+    try:
+        values = sorted({int(p) for p in parts})
+    except ValueError:
+        raise UserError(f"{what}: whole numbers separated by commas, e.g. 8, 16, 32") from None
+    if not values or values[0] < low or values[-1] > high:
+        raise UserError(f"{what}: between {low} and {high}")
+    return values
+
+
+def _number(value: Any, what: str, low: float, high: float) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise UserError(f"{what} must be a number") from None
+    if not math.isfinite(x) or not low <= x <= high:
+        raise UserError(f"{what} must be between {low:g} and {high:g}")
+    return x
+
+
+def _fmt(df: pd.DataFrame) -> pd.DataFrame:
+    return df.apply(lambda col: col.map(lambda v: "–" if isinstance(v, float) and math.isnan(v)
+                                        else (f"{v:.3g}" if isinstance(v, float) else v)))
+
+
+def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """(rater table, position table, markdown) for one study; organizer only (names shown)."""
+    sid = _study_id(study)
+    if store.get_study(sid) is None:
+        raise UserError(f"there is no study #{sid}")
+    ratings = store.ratings_frame(sid)
+    if ratings.empty:
+        return pd.DataFrame(), pd.DataFrame(), f"Study #{sid} has no ratings yet."
+    diag = stats_raters.rater_diagnostics(ratings)
+    pos = human.position_effect(ratings)
+    lines = [md_text(line) for line in stats_raters.explain(diag)]
+    lines += [md_text(human.explain_position(r)) for r in pos.to_dict("records")]
+    lines.append("Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over "
+                 "30 min not counted). Leave-one-out α: the others' agreement without this rater; a negative change "
+                 "means the rest agree better without them.")
+    return _fmt(diag), _fmt(pos), "\n\n".join(f"- {line}" for line in lines[:-1]) + "\n\n" + lines[-1]
+
+
+def power_plan(store: Any, pilot: Any, dimension: Any, delta: Any, methods: Any, items: Any, raters: Any,
+               sims: Any) -> tuple[pd.DataFrame, str]:
+    """The power grid and its summary line, with SDs from a pilot study's ratings or the defaults."""
+    d = _number(delta, "Δ", 0.05, 4)
+    k = int(_number(methods, "methods", 2, 10))
+    n_sims = int(_number(sims, "simulated studies per design", 50, MAX_SIMS))
+    item_list = _ints(items, "items", 3, 500)
+    rater_list = _ints(raters, "raters", 1, 50)
+    if len(item_list) * len(rater_list) > MAX_GRID_CELLS:
+        raise UserError(f"at most {MAX_GRID_CELLS} items × raters combinations at once")
+    if n_sims * sum(i * r * k for i in item_list for r in rater_list) > MAX_WORK:
+        raise UserError("that grid is too large to simulate here: fewer simulated studies, items or raters")
+    if dimension not in human.DIMENSIONS:
+        raise UserError("choose a dimension")
+    source = "default SDs"
+    sds = dict(stats_design.DEFAULT_SD)
+    mean = stats_design.Design().mean
+    if pilot not in (None, ""):
+        sid = _study_id(pilot)
+        if store.get_study(sid) is None:
+            raise UserError(f"there is no study #{sid}")
+        ratings = store.ratings_frame(sid)
+        try:
+            sds = stats_design.pilot_sds(ratings, dimension)
+        except ValueError as exc:
+            raise UserError(f"pilot study #{sid}: {exc}") from None
+        mean = float(pd.to_numeric(ratings[dimension]).mean())
+        source = f"SDs from pilot study #{sid}"
+    grid, line = stats_design.plan(d, items=item_list, raters=rater_list, methods=k, sds=sds, mean=mean,
+                                   n_studies=n_sims)
+    table = grid.pivot(index="items", columns="raters", values="power")
+    table.columns = [f"{c} rater{'s' if c != 1 else ''}" for c in table.columns]
+    table = table.reset_index().apply(lambda col: col.map(lambda v: f"{v:.0%}" if isinstance(v, float) else v))
+    sd_text = ", ".join(f"{name} {value:.2f}" for name, value in sds.items())
+    text = (f"{md_text(line)}\n\n{md_text(source)}: {md_text(sd_text)} (mean {mean:.2f}); {n_sims} simulated studies "
+            "per design, every rater rates every item; Δ is on the latent 1–5 scale (rounding and the ends of the "
+            "scale shrink it a little).")
+    return table, text
+
+
+def build(ctx: AppContext, password: Any = None) -> None:
+    with gr.Accordion("Raters, position and power", open=False):
+        if password is None:
+            password = gr.Textbox(label="Organizer password", type="password", max_lines=1)
+        gr.Markdown("**Rater diagnostics and position effect** of a study (organizer only: shows rater names).")
+        with gr.Row():
+            study = gr.Dropdown(choices=[], label="Study", allow_custom_value=True, scale=3)
+            load = gr.Button("Load studies", scale=1)
+            diagnose = gr.Button("Diagnose", variant="primary", scale=1)
+        diag_text = gr.Markdown("")
+        diag_table = gr.Dataframe(label="Per rater", interactive=False, wrap=True)
+        pos_table = gr.Dataframe(label="Position effect: shown first − shown last (95% CI over items)", interactive=False)
+        gr.Markdown("**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
+                    "methods with the primary analysis (Wilcoxon on items, Holm over all pairs), by simulation.")
+        with gr.Row():
+            pilot = gr.Dropdown(choices=[], label="Pilot study for the variances (empty: defaults)",
+                                allow_custom_value=True, scale=2)
+            dimension = gr.Dropdown(list(human.DIMENSIONS), value=human.DIMENSIONS[0], label="Dimension", scale=1)
+            delta = gr.Number(0.5, label="Δ (score points)", minimum=0.05, maximum=4, scale=1)
+            methods = gr.Number(3, precision=0, minimum=2, maximum=10, label="Methods in the study", scale=1)
+        with gr.Row():
+            items = gr.Textbox("8, 12, 16, 24, 32, 48, 64", label="Items to try", max_lines=1)
+            raters = gr.Textbox("1, 2, 3, 5", label="Raters to try", max_lines=1)
+            sims = gr.Number(200, precision=0, minimum=50, maximum=MAX_SIMS, label="Simulated studies per design")
+        plan_btn = gr.Button("Plan")
+        plan_text = gr.Markdown("")
+        plan_table = gr.Dataframe(label="Power by items (rows) and raters (columns)", interactive=False)
+
+    def guarded(fn):
+        def run(request: gr.Request, pw, *args):
+            try:
+                _check(ctx, pw, request)
+                return fn(*args)
+            except UserError as exc:
+                raise gr.Error(toast(exc), print_exception=False) from None
+        params = list(inspect.signature(fn).parameters.values())
+        run.__signature__ = inspect.Signature([
+            inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
+            inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params])
+        return run
+
+    def do_load():
+        options = [(f"#{s['id']} {s['name']}", int(s["id"])) for s in store_for(ctx).list_studies()]
+        return gr.update(choices=options), gr.update(choices=options)
+
+    def do_diagnose(chosen):
+        return diagnostics(store_for(ctx), chosen)
+
+    def do_plan(pilot_study, dim, d, k, item_text, rater_text, n_sims):
+        table, text = power_plan(store_for(ctx), pilot_study, dim, d, k, item_text, rater_text, n_sims)
+        return table, text
+
+    private = dict(api_visibility="private")
+    load.click(guarded(do_load), [password], [study, pilot], **private)
+    diagnose.click(guarded(do_diagnose), [password, study], [diag_table, pos_table, diag_text], **private)
+    plan_btn.click(guarded(do_plan), [password, pilot, dimension, delta, methods, items, raters, sims],
+                   [plan_table, plan_text], concurrency_limit=1, **private)
