@@ -8,7 +8,9 @@ Definition (Holtzman et al. 2020; the same for generated and human text):
 BOS handling, the same for every text: the prompt is encoded exactly as for generation
 (`arena.prompts.encode_prompt`: the chat template, or for raw text the tokenizer with its own
 special tokens, which for SmolLM2 is no BOS). The continuation is tokenized on its own without
-special tokens, so the prompt/continuation boundary is the one generation saw. A prompt that
+special tokens, so the prompt/continuation boundary is the one generation saw, as long as encoding
+both jointly gives the same ids; where it does not (a prompt ending in a space or mid-word), the
+pair is split the lm-evaluation-harness way and flagged (`encode_pair`). A prompt that
 encodes to nothing gets the tokenizer's BOS (else EOS) so the first token has a context. For the
 runner's outputs the generated ids themselves are scored, minus a final end-of-sequence token
 (human text has none, so neither is counted).
@@ -53,11 +55,53 @@ def _start_ids(tokenizer) -> list[int]:
     return [int(tok)]
 
 
-def encode_pair(lm: LoadedModel, prompt: str, continuation: str, raw: bool = True) -> tuple[list[int], list[int]]:
-    """Prompt ids exactly as generation encodes them, continuation ids without special tokens."""
-    prompt_ids = encode_prompt(lm.tokenizer, prompt, raw, torch.device("cpu"), lm.context_length, 0)[0].tolist() if prompt.strip() else []
-    cont_ids = lm.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-    return prompt_ids or _start_ids(lm.tokenizer), list(cont_ids)
+class EncodedPair(tuple):
+    """(prompt ids, continuation ids), unpacks like a pair; `.harness` is True when the joint
+    encoding disagreed with the separate one and the lm-evaluation-harness split was used."""
+
+    harness: bool
+
+    def __new__(cls, prompt_ids: list[int], cont_ids: list[int], harness: bool = False) -> "EncodedPair":
+        obj = super().__new__(cls, (list(prompt_ids), list(cont_ids)))
+        obj.harness = harness
+        return obj
+
+
+def _prompt_text(tokenizer, prompt: str, raw: bool) -> tuple[str, bool]:
+    """The text generation's prompt ids encode, and whether the tokenizer adds its special tokens to it."""
+    from arena.prompts import clean_prompt
+
+    prompt = clean_prompt(prompt)
+    if not raw and getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                             tokenize=False), False
+    return prompt, True
+
+
+def encode_pair(lm: LoadedModel, prompt: str, continuation: str, raw: bool = True) -> EncodedPair:
+    """Prompt ids exactly as generation encodes them, continuation ids without special tokens, when
+    encoding prompt + continuation jointly gives exactly those ids one after the other (true for
+    generated text and for most boundaries). Where it does not (a prompt ending in a space or
+    mid-word, "The cat sat on the " + "mat"), tokenizing the continuation alone scores a split no
+    tokenizer would make, so the pair is encoded the lm-evaluation-harness way instead: the
+    prompt's trailing whitespace moves to the continuation, context = encode(prompt), whole =
+    encode(prompt + continuation), continuation ids = whole[len(context):]; `.harness` says so.
+    As in the harness, a token that spans a mid-word boundary (" m" + "at" -> " mat") belongs to
+    neither side: the continuation's scored ids start after it."""
+    tok = lm.tokenizer
+    prompt_ids = encode_prompt(tok, prompt, raw, torch.device("cpu"), lm.context_length, 0)[0].tolist() if prompt.strip() else []
+    cont_ids = list(tok(continuation, add_special_tokens=False)["input_ids"])
+    if not prompt_ids or not continuation:
+        return EncodedPair(prompt_ids or _start_ids(tok), cont_ids)
+    text, special = _prompt_text(tok, prompt, raw)
+    whole = list(tok(text + continuation, add_special_tokens=special)["input_ids"])
+    if whole == prompt_ids + cont_ids:
+        return EncodedPair(prompt_ids, cont_ids)
+    context = text.rstrip()
+    moved = text[len(context):] + continuation
+    context_ids = list(tok(context, add_special_tokens=special)["input_ids"])
+    whole = list(tok(context + moved, add_special_tokens=special)["input_ids"])
+    return EncodedPair(context_ids or _start_ids(tok), whole[len(context_ids):], harness=True)
 
 
 def strip_end(lm: LoadedModel, token_ids: Sequence[int]) -> list[int]:
