@@ -7,6 +7,8 @@ shows up here with no UI code. The pure helpers (`make_request`, `timing_frame`,
 
 from __future__ import annotations
 
+import os
+import threading
 from typing import Any, Iterator
 
 import gradio as gr
@@ -18,10 +20,14 @@ import decoders
 from decoders import Param
 
 from ..errors import UserError
+from ..gpu import friendly_error, hardware_banner, streaming_note
 from ..memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
 from ..prompts import SCENARIOS
-from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, stream_methods, validate_request
+from ..runner import (DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_order, stream_methods,
+                      validate_request)
+from .. import studies
 from . import AppContext
+from .rating import store_for
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -31,7 +37,36 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s", PEAK_LABEL, GROWTH_LABEL, "seed",
-                  "finish"]
+                  "finish", "dtype"]
+DEFAULT_COMPARE_MAX_TOKENS = 2048
+
+
+def compare_token_cap() -> int:
+    """The most max_new_tokens x methods one anonymous Compare run may ask for (ARENA_COMPARE_MAX_TOKENS)."""
+    raw = os.environ.get("ARENA_COMPARE_MAX_TOKENS", "").strip()
+    try:
+        cap = int(raw) if raw else DEFAULT_COMPARE_MAX_TOKENS
+    except ValueError:
+        cap = DEFAULT_COMPARE_MAX_TOKENS
+    return cap if cap > 0 else DEFAULT_COMPARE_MAX_TOKENS
+
+
+def check_token_cap(req: RunRequest, cap: int | None = None) -> None:
+    cap = compare_token_cap() if cap is None else cap
+    total = req.max_new_tokens * len(req.methods)
+    if total > cap:
+        raise UserError(f"{len(req.methods)} methods × {req.max_new_tokens} max_new_tokens = {total:,} tokens, over this "
+                        f"app's limit of {cap:,} per Compare run (ARENA_COMPARE_MAX_TOKENS); choose fewer methods or "
+                        "fewer tokens")
+
+
+def status_line(method: str, position: int, total: int) -> str:
+    return f"Running **{method}**, {position} of {total}…"
+
+
+# Stop: one cancel event per browser session's running Compare (a threading.Event cannot live in gr.State).
+_cancels: dict[str, threading.Event] = {}
+_cancels_lock = threading.Lock()
 
 
 def param_keys() -> list[tuple[str, Param]]:
@@ -49,7 +84,9 @@ def make_request(prompt: str, methods: list[str], raw: bool, seed: Any, max_new_
         if method in (methods or []) and value is not None and value != param.default:
             settings.setdefault(method, {})[param.name] = value
     seed_value = None if seed in (None, "") else seed
-    return validate_request(RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw)))
+    req = validate_request(RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw)))
+    check_token_cap(req)
+    return req
 
 
 def apply_preset(name: str) -> tuple[str, dict[str, Any]]:
@@ -65,7 +102,7 @@ def _or_na(value: float | None) -> float | str:
 def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
     rows = [
         [r.method, r.new_tokens, round(r.ttft_ms, 1), round(r.latency_ms, 1), round(r.tokens_per_s, 2),
-         _or_na(r.peak_mem_mb), _or_na(r.peak_mem_growth_mb), r.seed, r.finish_reason]
+         _or_na(r.peak_mem_mb), _or_na(r.peak_mem_growth_mb), r.seed, r.finish_reason, r.dtype or "n/a"]
         for r in results
     ]
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)
@@ -95,8 +132,11 @@ def _control(param: Param) -> gr.components.Component:
 def build(ctx: AppContext) -> None:
     all_names = decoders.names()
     lm = ctx.model()
-    gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {str(lm.dtype).replace('torch.', '')}"
-                f" · context {lm.context_length:,} tokens")
+    banner = hardware_banner(lm.device)
+    if banner:
+        gr.Markdown(banner)
+    gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
+                f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else ""))
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
@@ -112,6 +152,7 @@ def build(ctx: AppContext) -> None:
                               info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8")
             with gr.Row():
                 run = gr.Button("Run", variant="primary")
+                stop = gr.Button("Stop", variant="stop")
                 rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
     with gr.Accordion("Settings", open=False):
         with gr.Row():
@@ -151,30 +192,61 @@ def build(ctx: AppContext) -> None:
             chosen.append(method)
         return [gr.update(value=chosen)] + updates
 
-    def on_run(prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
+    def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
         try:
             req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
+            # A study's prompt run here would show its outputs with method names (arena/studies.py).
+            studies.check_not_reserved(store_for(ctx), req.prompt)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
+        session = getattr(request, "session_hash", None) or "anonymous"
+        cancel = threading.Event()
+        with _cancels_lock:
+            _cancels[session] = cancel
+        order = run_order(list(req.methods))
         texts = {n: "" for n in all_names}
         done: list[MethodResult] = []
-        header = f"Running {', '.join(req.methods)} one after another (seed {req.seed}, max {req.max_new_tokens} new tokens)…"
-        yield [gr.update(value=header)] + [gr.update(value="") for _ in all_names] + [gr.update(), gr.update(), []]
+        head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; sampling first, beam search last)"
+        # A new run clears the previous run's texts, timing and chart at once.
+        yield ([gr.update(value=f"Waiting for the model… {head}")] + [gr.update(value="") for _ in all_names]
+               + [None, None, []])
         try:
-            for event in stream_methods(ctx.model(), req):
+            for event in stream_methods(ctx.model(), req, cancel=cancel, ticks=True):
                 texts[event.method] = event.text
                 if event.result is not None:
                     done.append(event.result)
-                note = header if len(done) < len(req.methods) else f"Done: {len(done)} methods."
+                if len(done) == len(order):
+                    note = f"Done: {len(done)} methods {head}."
+                else:
+                    note = status_line(event.method, event.position, event.total) + f" {head}"
                 yield ([gr.update(value=note)] + [gr.update(value=texts[n]) for n in all_names]
-                       + [timing_frame(done), timing_figure(done) if done else gr.update(),
+                       + [timing_frame(done) if done else gr.update(), timing_figure(done) if done else gr.update(),
                           {"prompt": req.prompt, "raw": req.raw, "results": list(done)}])
+            if cancel.is_set() and len(done) < len(order):
+                yield ([gr.update(value=f"Stopped after {len(done)} of {len(order)} methods.")]
+                       + [gr.update() for _ in all_names] + [gr.update(), gr.update(), gr.update()])
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
+        except gr.Error as exc:
+            message = friendly_error(exc)
+            if message:
+                raise gr.Error(message, print_exception=False) from None
+            raise
+        finally:
+            cancel.set()  # a client that left or pressed Stop: generation ends at the next token
+            with _cancels_lock:
+                if _cancels.get(session) is cancel:
+                    del _cancels[session]
+
+    def on_stop(request: gr.Request):
+        with _cancels_lock:
+            cancel = _cancels.get(getattr(request, "session_hash", None) or "anonymous")
+        if cancel is not None:
+            cancel.set()
 
     methods.change(on_methods, methods, list(boxes.values()), api_visibility="private")
     preset.change(on_preset, [preset, methods], [methods] + controls, api_visibility="private")
-    run.click(
+    run_event = run.click(
         on_run,
         [prompt, methods, raw_box, seed, max_new] + controls,
         [status] + list(boxes.values()) + [timing, chart, last],
@@ -182,6 +254,8 @@ def build(ctx: AppContext) -> None:
         concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
         concurrency_id="generation",
     )
+    # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
+    stop.click(on_stop, None, None, cancels=[run_event], api_visibility="private")
     quick = ctx.extras.get("quick_rate")
     if quick is not None:
         quick(rate, prompt, raw_box, last)

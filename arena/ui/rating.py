@@ -249,17 +249,21 @@ def build(ctx: AppContext) -> None:
             return [gr.update(), ""] + render(None, str(exc), {})
         return [handoff["code"], rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
 
+    tab = [ctx.tabs] if ctx.tabs is not None else []
+
     def on_load(sess: Any, request: gr.Request):
-        """An invite link (?invite=CODE) fills the code box and opens the study."""
+        """An invite link (?invite=CODE) opens the Rate tab, fills the code box and opens the study."""
         given = (getattr(request, "query_params", None) or {}).get("invite") if request is not None else None
         if not given:
-            return [gr.update(), gr.update()] + [gr.update()] * len(view_outputs)
+            return [gr.update(), gr.update()] + [gr.update()] * len(view_outputs) + [gr.update()] * len(tab)
+        switch = [gr.Tabs(selected="rating")] * len(tab)
         try:
             enrolment = invites.resolve(store, given, throttle.client_of(request))
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
-            return [gr.update(), ""] + render(None, str(exc), {})
-        return [given, rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
+            return [gr.update(), ""] + render(None, str(exc), {}) + switch
+        return ([given, rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
+                + switch)
 
     start_outputs = [who, *view_outputs]
     start.click(on_start, [code, session], start_outputs, api_name="rate_start")
@@ -271,4 +275,4 @@ def build(ctx: AppContext) -> None:
     next_btn.click(on_move(+1), [code, session], view_outputs, api_name="rate_next")
     handoff_state(ctx).change(on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs,
                               api_visibility="private")
-    ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs))
+    ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs + tab))

@@ -1,0 +1,30 @@
+"""ARENA_MODE=rating: a deployment for raters serves no tab that generates (nothing can replay a
+study's prompt), and its handlers are not registered at all, so no API call reaches them."""
+
+from __future__ import annotations
+
+import pytest
+
+import app
+
+
+def tab_ids(demo) -> set[str]:
+    config = demo.get_config_file()
+    return {c["props"].get("id") for c in config["components"] if c.get("type") == "tabitem"}
+
+
+def test_rating_mode_serves_rate_and_results_only(monkeypatch):
+    monkeypatch.setenv("ARENA_MODE", "rating")
+    demo = app.build_app()
+    assert tab_ids(demo) == {"rating", "results"}
+    names = {d.get("api_name") for d in demo.get_config_file()["dependencies"]}
+    assert "compare" not in names and "rate_submit" in names
+
+
+def test_full_mode_and_a_bad_mode(monkeypatch):
+    monkeypatch.delenv("ARENA_MODE", raising=False)
+    assert tab_ids(app.build_app()) == {m for _, m in app.TABS}
+    monkeypatch.setenv("ARENA_MODE", "everything")
+    with pytest.raises(SystemExit) as exit_:
+        app.app_mode()
+    assert exit_.value.code == 2
