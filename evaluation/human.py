@@ -358,7 +358,8 @@ def alpha_of(data: np.ndarray, level: str = "ordinal") -> float:
         return math.nan
     # The value domain is the 1-5 scale, so an unused score still counts as a rank step.
     domain = np.union1d(values, np.arange(1, 6)) if level == "ordinal" else None
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
+    with np.errstate(all="ignore"):  # no expected disagreement (one value per unit) gives NaN, not a warning
+        return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
 
 
 def krippendorff_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: str = "ordinal") -> pd.DataFrame:

@@ -1,6 +1,11 @@
 """The Results view as data: one row per method with human scores (and CIs) next to perplexity,
 diversity, latency and throughput; the statistics; plotly figures. Works on the store's frames,
-so the UI only fetches and shows."""
+so the UI only fetches and shows.
+
+Human scores are the primary analysis of `evaluation.human`: the item is the unit (each method's
+score on an item is the mean over its raters), CIs from a two-way cluster bootstrap over items and
+raters, pairwise Wilcoxon on items with Holm and a t CI of the difference, Friedman on items, the
+mixed model, agreement, the position effect, and one plain-language line per result."""
 
 from __future__ import annotations
 
@@ -20,15 +25,19 @@ DIMENSIONS = human.DIMENSIONS
 @dataclass
 class Results:
     summary: pd.DataFrame  # numbers, one row per method (for CSV and charts)
-    means: pd.DataFrame  # method x dimension with CIs
-    pairwise: pd.DataFrame
+    means: pd.DataFrame  # method x dimension: mean over items, two-way cluster bootstrap CI, n = items
+    pairwise: pd.DataFrame  # on items: mean difference with t CI, Wilcoxon p, Holm
     friedman: pd.DataFrame
     agreement: pd.DataFrame
-    ppl_correlation: pd.DataFrame
+    ppl_correlation: pd.DataFrame  # within each method, and with the method partialled out
     n_ratings: int
     n_raters: int
     n_items: int
     notes: list[str] = field(default_factory=list)
+    mixed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.MIXED_COLUMNS))
+    variance_components: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.VC_COLUMNS))
+    position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.POSITION_COLUMNS))
+    lines: list[str] = field(default_factory=list)  # one plain-language line per result
 
 
 def _method_order(*frames: pd.DataFrame) -> list[str]:
@@ -68,27 +77,82 @@ def method_summary(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping
 
 
 def build_results(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[Any, ItemScore] | None = None,
-                  study: Any = None, scenario: Any = None, rater: Any = None) -> Results:
+                  study: Any = None, scenario: Any = None, rater: Any = None, mixed: bool = True) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs."""
     r = human.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
     o = human.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
-    means = human.method_means(r)
     ppl = {k: v.ppl for k, v in (scores or {}).items()}
     notes = []
     if not scores:
         notes.append("perplexity not computed")
+    if len(r):
+        a = human.analyse(r, mixed=mixed)
+    else:
+        a = {"means": human.method_means(r), "pairwise": human.pairwise_wilcoxon(r), "friedman": human.friedman(r),
+             "agreement": human.krippendorff_alpha(r), "position": pd.DataFrame(columns=human.POSITION_COLUMNS),
+             "mixed": pd.DataFrame(columns=human.MIXED_COLUMNS), "variance_components": pd.DataFrame(columns=human.VC_COLUMNS),
+             "lines": []}
     return Results(
-        summary=method_summary(r, o, scores, means),
-        means=means,
-        pairwise=human.pairwise_wilcoxon(r),
-        friedman=human.friedman(r),
-        agreement=human.krippendorff_alpha(r),
-        ppl_correlation=human.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=["dimension", "spearman_rho", "p_value", "n_outputs"]),
+        summary=method_summary(r, o, scores, a["means"]),
+        means=a["means"],
+        pairwise=a["pairwise"],
+        friedman=a["friedman"],
+        agreement=a["agreement"],
+        ppl_correlation=human.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=human.PPL_COLUMNS),
         n_ratings=len(r),
         n_raters=int(r["rater"].nunique()) if len(r) else 0,
         n_items=int(o["item_id"].nunique()) if len(o) else 0,
         notes=notes,
+        mixed=a["mixed"],
+        variance_components=a["variance_components"],
+        position=a["position"],
+        lines=a["lines"],
     )
+
+
+STATS_HELP = ("Fixed in advance. **The unit is the item**: all raters score the same outputs, so each method's "
+              "score on an item is the mean over its raters (and samples). Per method: the mean over items, 95% CI "
+              "from a two-way cluster bootstrap (items and raters resampled). Pairwise: Wilcoxon signed-rank on the "
+              "item differences, Holm-corrected per dimension, with the t interval of the mean difference "
+              "(calibrated by simulation: benchmarks/bench_calibration.py). Friedman across all methods on items. "
+              "Mixed model score ~ method + (1|item) + (1|rater) + (1|output), REML, effects with 95% Wald CIs and "
+              "in SDs of a single rating. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score "
+              "shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: "
+              "Spearman within each method and with the method partialled out, never pooled (the method drives "
+              "both). Perplexity: continuation tokens only, given the exact prompt, corpus PPL = exp(ΣNLL/Σtokens). "
+              "Repetition %: share of outputs with a phrase of 2+ words repeated 3+ times back to back.")
+
+
+def _cell(v: Any) -> Any:
+    return "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.3g}" if isinstance(v, float) else v)
+
+
+def statistics_tables(r: Results) -> dict[str, pd.DataFrame]:
+    """The statistics as display tables (numbers rounded, NaN as '–') with readable column names."""
+    def fmt(df: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
+        return df.rename(columns=dict(names)).apply(lambda col: col.map(_cell)) if len(df) else df.rename(columns=dict(names))
+
+    return {
+        "pairwise": fmt(r.pairwise, {"method_a": "a", "method_b": "b", "n_pairs": "items", "mean_diff": "a − b",
+                                     "ci_low": "95% CI low", "ci_high": "95% CI high", "statistic": "W", "p_value": "p",
+                                     "p_holm": "p (Holm)"}),
+        "friedman": fmt(r.friedman, {"n_units": "items", "p_value": "p"}),
+        "agreement": fmt(r.agreement, {}),
+        "ppl_correlation": fmt(r.ppl_correlation, {"p_value": "p"}),
+        "mixed": fmt(r.mixed, {"method_a": "a", "method_b": "b", "estimate": "a − b", "ci_low": "95% CI low",
+                               "ci_high": "95% CI high", "p_value": "p", "effect_size": "a − b (SD)",
+                               "effect_ci_low": "SD CI low", "effect_ci_high": "SD CI high"}),
+        "variance_components": fmt(r.variance_components, {}),
+        "position": fmt(r.position, {"diff": "first − last", "ci_low": "95% CI low", "ci_high": "95% CI high",
+                                     "p_value": "p", "n_items": "items"}),
+    }
+
+
+def statistics_markdown(r: Results) -> str:
+    """One plain-language line per result, as a Markdown list (method names are registry names)."""
+    if not r.lines:
+        return "No ratings yet."
+    return "\n".join(f"- {line}" for line in r.lines)
 
 
 def _num(v: Any, digits: int = 2) -> str:
@@ -111,7 +175,7 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def scores_figure(means: pd.DataFrame, title: str = "Human scores (mean, 95% bootstrap CI)"):
+def scores_figure(means: pd.DataFrame, title: str = "Human scores (mean over items, 95% cluster bootstrap CI)"):
     """Grouped bars per dimension, one colour per method, CI error bars."""
     import plotly.graph_objects as go
 
@@ -122,7 +186,7 @@ def scores_figure(means: pd.DataFrame, title: str = "Human scores (mean, 95% boo
             x=list(m["dimension"]), y=list(m["mean"]), name=method,
             error_y=dict(type="data", symmetric=False, array=list((m["ci_high"] - m["mean"]).fillna(0)),
                          arrayminus=list((m["mean"] - m["ci_low"]).fillna(0))),
-            customdata=list(m["n"]), hovertemplate="%{x}: %{y:.2f} (n=%{customdata})<extra>" + str(method) + "</extra>",
+            customdata=list(m["n"]), hovertemplate="%{x}: %{y:.2f} (%{customdata} items)<extra>" + str(method) + "</extra>",
         )
     fig.update_layout(barmode="group", title=title, yaxis=dict(range=[0, 5.2], title="score 1-5"), height=420)
     return fig
