@@ -145,9 +145,10 @@ def _fmt(df: pd.DataFrame) -> pd.DataFrame:
     return df.apply(lambda col: col.map(lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.4g}" if isinstance(v, float) else v)))
 
 
-def stats_tables(r: res.Results) -> dict[str, pd.DataFrame]:
-    return {"pairwise": _fmt(r.pairwise), "friedman": _fmt(r.friedman), "agreement": _fmt(r.agreement),
-            "ppl_correlation": _fmt(r.ppl_correlation)}
+def stats_tables(r: res.Results) -> dict[str, Any]:
+    """The primary analysis for display (evaluation.results): tables, and "lines", one plain-language
+    line per result (Markdown)."""
+    return {**res.statistics_tables(r), "lines": res.statistics_markdown(r)}
 
 
 def write_csv(summary: pd.DataFrame, study_id: int) -> str:
@@ -157,12 +158,7 @@ def write_csv(summary: pd.DataFrame, study_id: int) -> str:
     return str(path)
 
 
-STATS_HELP = ("Fixed in advance: Wilcoxon signed-rank on paired (item, rater) units, Holm-corrected per "
-              "dimension; Friedman across all methods on complete units; Krippendorff's alpha (ordinal) "
-              "over outputs; Spearman between per-output perplexity and mean score. CIs: 95% percentile "
-              "bootstrap over ratings. Perplexity: continuation tokens only, given the exact prompt, "
-              "corpus PPL = exp(ΣNLL/Σtokens). Repetition %: share of outputs with a phrase of 2+ words "
-              "repeated 3+ times back to back.")
+STATS_HELP = res.STATS_HELP
 
 
 def build(ctx: AppContext) -> None:
@@ -182,12 +178,17 @@ def build(ctx: AppContext) -> None:
         bars = gr.Plot(label="Human scores")
         scatter = gr.Plot(label="Quality against latency")
     csv_file = gr.File(label="CSV (numbers per method)", interactive=False)
+    with gr.Accordion("What the ratings say (items as the unit)", open=True):
+        verdict = gr.Markdown("")
     with gr.Accordion("Statistics", open=False) as stats_box:
         gr.Markdown(STATS_HELP)
-        pairwise = gr.Dataframe(label="Pairwise Wilcoxon (Holm)", interactive=False)
-        friedman = gr.Dataframe(label="Friedman", interactive=False)
+        pairwise = gr.Dataframe(label="Pairwise on items: difference with t CI, Wilcoxon, Holm", interactive=False)
+        friedman = gr.Dataframe(label="Friedman on items", interactive=False)
+        mixed = gr.Dataframe(label="Mixed model: score ~ method + (1|item) + (1|rater) + (1|output)", interactive=False)
+        components = gr.Dataframe(label="Mixed model: variance components", interactive=False)
+        position = gr.Dataframe(label="Position effect: shown first − shown last", interactive=False)
         agreement = gr.Dataframe(label="Inter-rater agreement (Krippendorff's alpha, ordinal)", interactive=False)
-        correlation = gr.Dataframe(label="Spearman: perplexity vs human scores", interactive=False)
+        correlation = gr.Dataframe(label="Spearman: perplexity vs human scores, within each method", interactive=False)
 
     def on_refresh():
         return gr.update(choices=study_options(store_for(ctx)))
@@ -200,13 +201,15 @@ def build(ctx: AppContext) -> None:
         s = view["stats"]
         return (view["headline"], view["table"], view["scores_figure"], view["latency_figure"],
                 write_csv(view["summary"], int(study_id)), s["pairwise"], s["friedman"], s["agreement"],
-                s["ppl_correlation"], gr.update(choices=view["scenarios"]), gr.update(choices=view["raters"]))
+                s["ppl_correlation"], gr.update(choices=view["scenarios"]), gr.update(choices=view["raters"]),
+                s["lines"], s["mixed"], s["variance_components"], s["position"])
 
     def on_present(on):
         return gr.update(visible=not on), gr.update(visible=not on)
 
     refresh.click(on_refresh, None, study, api_name="results_studies")
-    outputs = [headline, table, bars, scatter, csv_file, pairwise, friedman, agreement, correlation, scenario, rater]
+    outputs = [headline, table, bars, scatter, csv_file, pairwise, friedman, agreement, correlation, scenario, rater,
+               verdict, mixed, components, position]
     show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
     study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
     present.change(on_present, present, [controls, stats_box], api_visibility="private")
