@@ -166,6 +166,29 @@ def test_tilt_first_step_distribution_matches_transformers(engine, client_lm, hf
     assert (plain[check] - want).abs().max() > 0.1
 
 
+def test_greedy_and_ngram_blocking_match_transformers(engine, client_lm, hf_float32):
+    """Deterministic methods give transformers' tokens on the server: Greedy, and greedy with
+    no_repeat_ngram_size=3 (Routed's chat preset with greedy_chat=true), which runs in our
+    ArenaNoRepeatNGram processor on the server. The prompt invites repetition, so blocking matters."""
+    from arena.prompts import encode_prompt
+
+    prompt = "one two three, one two three, one two three, one two three,"
+    ids = encode_prompt(client_lm.tokenizer, prompt, True, "cpu", 2048, 12)
+    routed = {"task": "chat", "greedy_chat": True}
+    req = RunRequest(prompt, ["Greedy", "Routed"], {"Routed": routed}, max_new_tokens=12, seed=0, raw=True)
+    greedy, blocked = engine.run_methods(client_lm, req)
+    assert blocked.settings["server_request"]["vllm_xargs"] == {"arena_no_repeat_ngram_size": 3}
+    with torch.inference_mode():
+        ref_greedy = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=12,
+                                         pad_token_id=client_lm.tokenizer.pad_token_id)[0, ids.shape[1]:].tolist()
+        ref_blocked = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=12,
+                                          no_repeat_ngram_size=3,
+                                          pad_token_id=client_lm.tokenizer.pad_token_id)[0, ids.shape[1]:].tolist()
+    assert greedy.token_ids == ref_greedy
+    assert blocked.token_ids == ref_blocked
+    assert ref_blocked != ref_greedy
+
+
 def test_lambda_zero_tilted_equals_temp_on_the_engine(engine, client_lm):
     common = {"temperature": 0.8, "top_p": 0.9, "top_k": 50}
     req = RunRequest(PROMPT, ["TS-Temp", "TS-Tilted"], {"TS-Temp": common, "TS-Tilted": {**common, "alpha": 0.0}},
