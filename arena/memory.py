@@ -103,8 +103,11 @@ def reset_peak(device: torch.device | str = "cpu") -> float | None:
     where peak memory cannot be measured on this device or system."""
     device = torch.device(device)
     if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(device)
-        return torch.cuda.memory_allocated(device) / 2**20
+        try:
+            torch.cuda.reset_peak_memory_stats(device)
+            return torch.cuda.memory_allocated(device) / 2**20
+        except (AttributeError, RuntimeError):  # an emulated device (ZeroGPU's CPU emulation): n/a
+            return None
     if device.type == "cpu":
         return _reset_cpu()
     return None
@@ -114,7 +117,10 @@ def peak_mb(device: torch.device | str = "cpu") -> float | None:
     """The highest level in MiB since the last `reset_peak` (CPU: peak RSS; CUDA: peak allocated)."""
     device = torch.device(device)
     if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device) / 2**20
+        try:
+            return torch.cuda.max_memory_allocated(device) / 2**20
+        except (AttributeError, RuntimeError):
+            return None
     if device.type == "cpu" and sys.platform.startswith("linux"):
         st = _status_kb()
         return None if st is None else st["VmHWM"] / 1024

@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,9 @@ class LoadedModel:
     warmed: set = field(default_factory=set, repr=False)
 
     def __getstate__(self) -> dict:
-        # Picklable for ZeroGPU, which may hand the model to a worker process; locks are per process.
+        # Locks are per process. A LoadedModel is never sent into a ZeroGPU task (after packing its
+        # weights are offloaded in the main process and cannot be pickled): tasks get `lm.key`, a
+        # string, and find the model with `arena.models.lookup` in the worker forked from this process.
         state = dict(self.__dict__)
         state.pop("lock", None)
         return state
@@ -66,7 +69,16 @@ class LoadedModel:
         self.lock = threading.Lock()
 
     def describe(self) -> str:
-        return f"{self.name} · {self.device.type} · {str(self.dtype).replace('torch.', '')}"
+        return f"{self.name} · {self.device.type} · {self.dtype_name}"
+
+    @property
+    def dtype_name(self) -> str:
+        return dtype_name(self.dtype)
+
+    @property
+    def key(self) -> str:
+        """A plain string naming this model in this process's registry: what GPU tasks receive."""
+        return register(self)
 
     @property
     def has_chat_template(self) -> bool:
@@ -161,10 +173,43 @@ def pick_device(requested: str | None = None) -> torch.device:
         raise UserError(f"unknown device {requested!r}") from None
 
 
-def pick_dtype(device: torch.device) -> torch.dtype:
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DTYPE_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16", "float": "float32"}
+
+
+def dtype_name(dtype: torch.dtype | str) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
+    """avx512_bf16 or AMX (amx_bf16) among the CPU flags in /proc/cpuinfo."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return False
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        if line.startswith(("flags", "Features")):
+            flags.update(line.split(":", 1)[-1].split())
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
+def pick_dtype(device: torch.device, requested: str | None = None, cpuinfo: str | None = None) -> torch.dtype:
+    """The dtype the model loads in. `ARENA_DTYPE` (auto|float32|bfloat16|float16) forces one.
+
+    auto: on CUDA bf16 where the GPU has it natively (compute capability 8.0+), else fp16 -- a T4
+    (sm_75) only *emulates* bf16, which `is_bf16_supported()` counts as support, so we ask with
+    `including_emulation=False`. On the CPU bf16 where it is native (avx512_bf16 or AMX), else fp32."""
+    setting = (requested if requested is not None else os.environ.get("ARENA_DTYPE", "auto")).strip().lower() or "auto"
+    setting = DTYPE_ALIASES.get(setting, setting)
+    if setting != "auto":
+        if setting not in DTYPES:
+            raise UserError(f"ARENA_DTYPE must be auto, float32, bfloat16 or float16, not {setting!r}")
+        return DTYPES[setting]
     if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.float32
+        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+    return torch.bfloat16 if cpu_has_native_bf16(cpuinfo) else torch.float32
 
 
 def load_model(
@@ -180,6 +225,10 @@ def load_model(
     root = cache_root(cache_dir)
     dev = pick_device(device)
     dtype = pick_dtype(dev)
+    if dev.type == "cpu":
+        from .gpu import warn_cpu_fallback
+
+        warn_cpu_fallback(dev)
     if kind == "gguf":
         folder = root / "converted" / _gguf_cache_key(where)
         if not (folder / "config.json").is_file():
@@ -198,7 +247,7 @@ def load_model(
     out = model.get_output_embeddings()
     logits_size = int(out.weight.shape[0]) if out is not None else int(model.config.vocab_size)
     context = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
-    return LoadedModel(
+    lm = LoadedModel(
         model=model,
         tokenizer=tokenizer,
         name=name,
@@ -209,6 +258,29 @@ def load_model(
         logits_size=logits_size,
         cache_dir=str(root),
     )
+    register(lm)
+    return lm
+
+
+# Every loaded model by key, so GPU tasks (forked from this process on ZeroGPU) can find it from a string.
+# Weak: the registry never keeps a model alive that nothing else uses.
+_registry: "weakref.WeakValueDictionary[str, LoadedModel]" = weakref.WeakValueDictionary()
+_registry_lock = threading.Lock()
+
+
+def register(lm: LoadedModel) -> str:
+    key = f"{lm.name}|{lm.dtype_name}|{id(lm):x}"
+    with _registry_lock:
+        if _registry.get(key) is not lm:
+            _registry[key] = lm
+    return key
+
+
+def lookup(key: str) -> LoadedModel:
+    try:
+        return _registry[key]
+    except KeyError:
+        raise UserError("this model is not loaded in the GPU worker; restart the app") from None
 
 
 _default: LoadedModel | None = None
@@ -222,6 +294,11 @@ def get_default_model() -> LoadedModel:
         if _default is None:
             _default = load_model()
         return _default
+
+
+def loaded_default() -> LoadedModel | None:
+    """The default model if it is loaded already (never loads it)."""
+    return _default
 
 
 def set_default_model(lm: LoadedModel) -> None:

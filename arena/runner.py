@@ -6,6 +6,14 @@ Rules that make the numbers comparable:
   * `torch.inference_mode`, and CUDA is synchronised before each clock read;
   * seed S means `torch.manual_seed(S)` immediately before that method's `generate`.
 
+GPU work goes through plain-data functions defined at import time (`gpu_run`, `gpu_stream`,
+`gpu_trace`): a model key, method names, settings, token ids as a list, seed, max_new_tokens in;
+dicts, lists and numbers out. On ZeroGPU each is a `spaces.GPU` task (a generator one for
+streaming) that warms up and times inside the task; elsewhere they run in-process unchanged.
+
+Cancelling (Stop, a client that leaves): a `threading.Event` checked by a stopping criterion ends
+generation at the next token; the model's lock is released only after the generating thread ended.
+
 Time to first token is the moment the first step's logits reach the processors, i.e. prefill
 plus one forward pass, read by a pass-through processor. For beam search this is when the first
 step's candidates exist (beam search commits to its text only at the end).
@@ -21,16 +29,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList
+from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 from transformers.generation.streamers import BaseStreamer
 
 import decoders
 from decoders import DecodeContext, GenerationPlan
 
 from .errors import UserError
-from .gpu import gpu_task, streaming_supported
+from .gpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
-from .models import LoadedModel
+from .models import LoadedModel, lookup
 from .prompts import encode_prompt
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)
@@ -53,6 +61,7 @@ class MethodResult:
     finish_reason: str = "length"
     token_ids: list[int] = field(default_factory=list, repr=False)
     peak_mem_growth_mb: float | None = None  # peak_mem_mb minus the level just before the run
+    dtype: str = ""  # the model's dtype during this run (float32, bfloat16, float16)
 
     def public(self) -> dict[str, Any]:
         """The fields the CLI prints and the store keeps."""
@@ -157,10 +166,42 @@ def plan_for(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, 
     return decoders.get(method).plan(overrides, make_context(lm, prompt_length, max_new_tokens, prompt))
 
 
-def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, processors: list, streamer=None) -> torch.Tensor:
+class Cancelled(Exception):
+    """The run was stopped (Stop button, client gone) before it finished."""
+
+
+class _CancelCriteria(StoppingCriteria):
+    """Ends `generate` at the next token once the event is set (every row done)."""
+
+    def __init__(self, event: threading.Event):
+        self.event = event
+
+    def __call__(self, input_ids, scores, **kwargs):
+        return torch.full((input_ids.shape[0],), self.event.is_set(), dtype=torch.bool, device=input_ids.device)
+
+
+class _CancelCheck(LogitsProcessor):
+    """The same for decoders with their own step loop (custom_generate): raises at the next step."""
+
+    def __init__(self, event: threading.Event):
+        self.event = event
+
+    def __call__(self, input_ids, scores):
+        if self.event.is_set():
+            raise Cancelled("stopped")
+        return scores
+
+
+def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, processors: list, streamer=None,
+              cancel: threading.Event | None = None) -> torch.Tensor:
     kwargs = dict(plan.generate_kwargs)
     kwargs.setdefault("pad_token_id", lm.tokenizer.pad_token_id)
     generate = plan.custom_generate or lm.model.generate
+    if cancel is not None:
+        if plan.custom_generate is None:
+            kwargs["stopping_criteria"] = StoppingCriteriaList([_CancelCriteria(cancel)])
+        else:
+            processors = list(processors) + [_CancelCheck(cancel)]
     return generate(
         input_ids=input_ids,
         attention_mask=torch.ones_like(input_ids),
@@ -170,10 +211,10 @@ def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, pr
     )
 
 
-@gpu_task
-def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, seed: int | None, streamer=None) -> tuple[torch.Tensor, float, float, MemoryReading]:
-    """Generate once and time it; on ZeroGPU this whole function runs inside `spaces.GPU`,
-    so queueing for the GPU happens before the clock starts."""
+def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, seed: int | None, streamer=None,
+                    cancel: threading.Event | None = None) -> tuple[torch.Tensor, float, float, MemoryReading]:
+    """Generate once and time it. Runs inside the GPU task (on ZeroGPU a `spaces.GPU` worker), so
+    queueing for the GPU happens before the clock starts."""
     sync = _sync(lm.device)
     clock = _FirstStepClock(sync)
     processors = list(plan.logits_processors) + [clock]
@@ -184,7 +225,7 @@ def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tens
             torch.manual_seed(seed)
         sync()
         start = time.perf_counter()
-        output = _generate(lm, plan, input_ids, processors, streamer)
+        output = _generate(lm, plan, input_ids, processors, streamer, cancel)
         sync()
         end = time.perf_counter()
     mem = memory.stop()
@@ -193,7 +234,8 @@ def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tens
 
 
 def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str = "") -> None:
-    """One short untimed run per method and model: first calls pay for allocations and kernels."""
+    """One short untimed run per method and model, on the device that times it (inside the GPU task):
+    first calls pay for allocations and kernels."""
     if method in lm.warmed:
         return
     plan = plan_for(lm, method, None, input_ids.shape[1], WARMUP_TOKENS, prompt)
@@ -227,17 +269,20 @@ def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch
         prompt_tokens=int(input_ids.shape[1]),
         peak_mem_mb=round(mem.peak_mb, 1) if mem.peak_mb is not None else None,
         finish_reason=finish,
-        token_ids=new_ids,
+        token_ids=[int(t) for t in new_ids],
         peak_mem_growth_mb=round(mem.growth_mb, 1) if mem.growth_mb is not None else None,
+        dtype=lm.dtype_name,
     )
 
 
 def run_one(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Mapping[str, Any] | None,
-            max_new_tokens: int, seed: int | None, prompt: str = "") -> MethodResult:
-    """Warm up (once), then one timed generation. Caller holds `lm.lock`."""
+            max_new_tokens: int, seed: int | None, prompt: str = "", cancel: threading.Event | None = None) -> MethodResult:
+    """Warm up (once), then one timed generation, in this process. Caller holds `lm.lock`."""
     warm_up(lm, method, input_ids, prompt)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    output, ttft, latency, mem = _timed_generate(lm, plan, input_ids, seed)
+    output, ttft, latency, mem = _timed_generate(lm, plan, input_ids, seed, cancel=cancel)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled(f"{method} was stopped")
     return _result(lm, method, plan, input_ids, output, ttft, latency, mem, seed)
 
 
@@ -245,72 +290,223 @@ def encode(lm: LoadedModel, req: RunRequest) -> torch.Tensor:
     return encode_prompt(lm.tokenizer, req.prompt, req.raw, lm.device, lm.context_length, req.max_new_tokens)
 
 
-def run_methods(lm: LoadedModel, req: RunRequest) -> list[MethodResult]:
-    """Run every requested method on the same prompt, one after another."""
+def encode_ids(lm: LoadedModel, req: RunRequest) -> list[int]:
+    """The prompt's token ids as a plain list, encoded on the CPU (what crosses into a GPU task)."""
+    ids = encode_prompt(lm.tokenizer, req.prompt, req.raw, torch.device("cpu"), lm.context_length, req.max_new_tokens)
+    return [int(t) for t in ids[0].tolist()]
+
+
+def run_order(methods: list[str]) -> list[str]:
+    """Compare's order: methods that stream first (something to read soon), beam search and other
+    whole-output methods last; otherwise as chosen."""
+    return sorted(methods, key=lambda m: 0 if decoders.get(m).streams else 1)
+
+
+# -- the GPU functions: plain data in, plain data out ------------------------------------------------
+
+def _beams(methods: list[str]) -> int:
+    return sum(1 for m in methods if not decoders.get(m).streams)
+
+
+def _run_duration(key: str, methods: list[str], settings: dict, prompt_ids: list[int], seed: int | None,
+                  max_new_tokens: int, prompt: str = "", cancel: Any = None) -> int:
+    return duration_s(max_new_tokens, len(methods), _beams(methods))
+
+
+def _device_ids(lm: LoadedModel, prompt_ids: list[int]) -> torch.Tensor:
+    return torch.tensor([list(prompt_ids)], dtype=torch.long, device=lm.device)
+
+
+def _events(lm: LoadedModel, methods: list[str], settings: Mapping[str, Any], prompt_ids: list[int], seed: int | None,
+            max_new_tokens: int, prompt: str, cancel: threading.Event, interval_s: float = 0.05) -> Iterator[tuple]:
+    """Run each method in a generating thread; yield ("start", method, i, n), ("tokens", method,
+    [ids]) while it streams, ("tick",) while nothing arrives, ("done", method, result dict). The
+    thread only queues token ids. Closing this generator sets `cancel` and waits for the thread."""
+    input_ids = _device_ids(lm, prompt_ids)
+    try:
+        for i, method in enumerate(methods, start=1):
+            yield ("start", method, i, len(methods))
+            warm_up(lm, method, input_ids, prompt)
+            plan = plan_for(lm, method, settings.get(method), input_ids.shape[1], max_new_tokens, prompt)
+            streamer = _TokenQueue() if decoders.get(method).streams else None
+            box: dict[str, Any] = {}
+            finished = threading.Event()
+
+            def work() -> None:
+                try:
+                    box["out"] = _timed_generate(lm, plan, input_ids, seed, streamer, cancel)
+                except BaseException as exc:  # surfaced below
+                    box["error"] = exc
+                finally:
+                    finished.set()
+                    if streamer is not None:
+                        streamer.q.put(None)
+
+            worker = threading.Thread(target=work, daemon=True, name=f"generate-{method}")
+            box["thread"] = worker
+            worker.start()
+            ended = False  # the loop ran to the end (not closed early by the consumer)
+            try:
+                while not finished.is_set() or (streamer is not None and not streamer.q.empty()):
+                    if streamer is None:
+                        finished.wait(interval_s * 5)
+                        if not finished.is_set():
+                            yield ("tick",)
+                        continue
+                    try:
+                        chunk = streamer.q.get(timeout=interval_s * 5)
+                    except queue.Empty:
+                        yield ("tick",)
+                        continue
+                    ids: list[int] = []
+                    while chunk is not None:
+                        ids.extend(chunk)
+                        try:
+                            chunk = streamer.q.get_nowait()
+                        except queue.Empty:
+                            break
+                    if ids:
+                        yield ("tokens", method, ids)
+                    if chunk is None:
+                        break
+                ended = True
+            finally:
+                if not ended:
+                    cancel.set()  # closed early: end generation at the next token
+                worker.join()
+            if cancel.is_set() or isinstance(box.get("error"), Cancelled):
+                return
+            if "error" in box:
+                raise box["error"]
+            output, ttft, latency, mem = box["out"]
+            result = _result(lm, method, plan, input_ids, output, ttft, latency, mem, seed)
+            yield ("done", method, _plain_result(result))
+    finally:
+        cancel.set()  # nothing may go on generating once the consumer has gone
+
+
+def _plain_result(result: MethodResult) -> dict[str, Any]:
+    out = asdict(result)
+    out["token_ids"] = list(result.token_ids)
+    return out
+
+
+@gpu_task(duration=_run_duration)
+def gpu_run(key: str, methods: list[str], settings: dict, prompt_ids: list[int], seed: int | None,
+            max_new_tokens: int, prompt: str = "", cancel: threading.Event | None = None) -> list[dict[str, Any]]:
+    """Every method on one prompt, one after another, in one GPU task; one result dict each."""
+    lm = lookup(key)
+    input_ids = _device_ids(lm, prompt_ids)
+    out = []
+    for m in methods:
+        out.append(_plain_result(run_one(lm, m, input_ids, settings.get(m), max_new_tokens, seed, prompt, cancel)))
+    return out
+
+
+@gpu_task(duration=_run_duration)
+def gpu_stream(key: str, methods: list[str], settings: dict, prompt_ids: list[int], seed: int | None,
+               max_new_tokens: int, prompt: str = "", cancel: threading.Event | None = None) -> Iterator[tuple]:
+    """The streaming variant: a generator (on ZeroGPU a generator GPU task, whose values `spaces`
+    sends out of the worker as they come; closing it stops the worker's generator)."""
+    lm = lookup(key)
+    yield from _events(lm, methods, settings, prompt_ids, seed, max_new_tokens, prompt,
+                       cancel if cancel is not None else threading.Event())
+
+
+def _task_cancel(cancel: threading.Event | None) -> threading.Event | None:
+    # A threading.Event cannot be pickled into a ZeroGPU worker: there, closing the generator stops it.
+    return None if on_zero_gpu() else cancel
+
+
+def run_methods(lm: LoadedModel, req: RunRequest, cancel: threading.Event | None = None) -> list[MethodResult]:
+    """Run every requested method on the same prompt, one after another (in the order given)."""
     req = validate_request(req)
-    input_ids = encode(lm, req)
+    prompt_ids = encode_ids(lm, req)
     with lm.lock:
-        return [run_one(lm, m, input_ids, req.settings.get(m), req.max_new_tokens, req.seed, req.prompt) for m in req.methods]
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("stopped before it started")
+        results = gpu_run(lm.key, list(req.methods), dict(req.settings), prompt_ids, req.seed, req.max_new_tokens,
+                          req.prompt, _task_cancel(cancel))
+    return [MethodResult(**r) for r in results]
 
 
 @dataclass
 class StreamEvent:
-    """`text` so far for `method`; `result` is set once that method has finished."""
+    """`text` so far for `method`; `result` is set once that method has finished. `position` of
+    `total` says which method is running (Compare's status line)."""
 
     method: str
     text: str
     result: MethodResult | None = None
+    position: int = 0
+    total: int = 0
 
 
-def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05) -> Iterator[StreamEvent]:
-    """Like `run_methods`, yielding partial texts while each method generates.
-
-    Methods that cannot stream (beam search), and every method on ZeroGPU, arrive whole.
-    The generating thread only queues token ids; decoding for display happens here.
-    """
+def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05,
+                   cancel: threading.Event | None = None, ticks: bool = False) -> Iterator[StreamEvent]:
+    """Like `run_methods`, yielding partial texts while each method generates. Methods that stream
+    run first, beam search last. Token ids come out of the GPU task; decoding for display happens
+    here. Setting `cancel`, or closing this generator (Gradio does when a client leaves or presses
+    Stop), ends generation at the next token; the lock is released after the generator stopped.
+    `ticks`: also yield the current state every ~0.25 s while nothing new arrives (beam search), so
+    a caller that must yield to notice it was abandoned (a Gradio handler) gets the chance."""
     req = validate_request(req)
-    input_ids = encode(lm, req)
+    prompt_ids = encode_ids(lm, req)
+    methods = run_order(list(req.methods))
+    cancel = cancel if cancel is not None else threading.Event()
     with lm.lock:
-        for method in req.methods:
-            if not (decoders.get(method).streams and streaming_supported()):
-                result = run_one(lm, method, input_ids, req.settings.get(method), req.max_new_tokens, req.seed, req.prompt)
-                yield StreamEvent(method, result.text, result)
-                continue
-            warm_up(lm, method, input_ids, req.prompt)
-            plan = plan_for(lm, method, req.settings.get(method), input_ids.shape[1], req.max_new_tokens, req.prompt)
-            streamer = _TokenQueue()
-            box: dict[str, Any] = {}
-
-            def work() -> None:
-                try:
-                    box["out"] = _timed_generate(lm, plan, input_ids, req.seed, streamer)
-                except BaseException as exc:  # surfaced to the caller below
-                    box["error"] = exc
-                    streamer.end()
-
-            worker = threading.Thread(target=work, daemon=True)
-            worker.start()
+        events = gpu_stream(lm.key, methods, dict(req.settings), prompt_ids, req.seed, req.max_new_tokens, req.prompt,
+                            _task_cancel(cancel))
+        try:
             ids: list[int] = []
-            done = False
-            while not done:
-                try:
-                    chunk = streamer.q.get(timeout=interval_s)
-                except queue.Empty:
-                    continue
-                while chunk is not None:
-                    ids.extend(chunk)
-                    try:
-                        chunk = streamer.q.get_nowait()
-                    except queue.Empty:
-                        break
-                done = chunk is None
-                yield StreamEvent(method, lm.tokenizer.decode(ids, skip_special_tokens=True))
-            worker.join()
-            if "error" in box:
-                raise box["error"]
-            output, ttft, latency, mem = box["out"]
-            result = _result(lm, method, plan, input_ids, output, ttft, latency, mem, req.seed)
-            yield StreamEvent(method, result.text, result)
+            position, method, text = 0, "", ""
+            for event in events:
+                if cancel.is_set():
+                    break
+                kind = event[0]
+                if kind == "start":
+                    _, method, position, _total = event
+                    ids, text = [], ""
+                    yield StreamEvent(method, "", None, position, len(methods))
+                elif kind == "tokens":
+                    ids.extend(event[2])
+                    text = lm.tokenizer.decode(ids, skip_special_tokens=True)
+                    yield StreamEvent(event[1], text, None, position, len(methods))
+                elif kind == "tick":
+                    if ticks and method:
+                        yield StreamEvent(method, text, None, position, len(methods))
+                elif kind == "done":
+                    result = MethodResult(**event[2])
+                    yield StreamEvent(result.method, result.text, result, position, len(methods))
+        finally:
+            cancel.set()
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()  # in-process: sets the event and joins the generating thread
+
+
+# -- the Multi-arm trace ---------------------------------------------------------------------------
+
+def _trace_duration(key: str, prompt_ids: list[int], overrides: dict | None, seed: int | None, max_new_tokens: int,
+                    prompt: str = "") -> int:
+    return duration_s(max_new_tokens * 3, 1)  # three arms per step
+
+
+@gpu_task(duration=_trace_duration)
+def gpu_trace(key: str, prompt_ids: list[int], overrides: dict | None, seed: int | None, max_new_tokens: int,
+              prompt: str = "", method: str = "Multi-Arm") -> dict[str, Any]:
+    """One Multi-Arm generation with its trace, in one GPU task: answer token ids, the trace as a
+    dict of plain values, and the effective settings."""
+    lm = lookup(key)
+    input_ids = _device_ids(lm, prompt_ids)
+    plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
+    with torch.inference_mode():
+        if seed is not None:
+            torch.manual_seed(seed)
+        output = plan.custom_generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
+                                      max_new_tokens=max_new_tokens, pad_token_id=lm.tokenizer.pad_token_id)
+    new_ids = [int(t) for t in output[0, input_ids.shape[1]:].tolist()]
+    return {"token_ids": new_ids, "trace": plan.custom_generate.last_trace.as_dict(), "settings": plan.effective}
 
 
 def environment() -> dict[str, str]:

@@ -15,6 +15,9 @@ encodes to nothing gets the tokenizer's BOS (else EOS) so the first token has a 
 runner's outputs the generated ids themselves are scored, minus a final end-of-sequence token
 (human text has none, so neither is counted).
 
+Dtype: scores are computed in the model's dtype (`lm.dtype_name`; logits are upcast to fp32 for the
+loss). The batched-equals-loop check at 1e-4 is an fp32 check; caches of scores are keyed by dtype.
+
 Batching pads on the right with an attention mask: under a causal mask, real tokens never see the
 padding, so a batched score equals the one-at-a-time score up to float rounding. Logits are
 computed only at the scored positions (the LM head applied to those hidden states), which saves
@@ -30,7 +33,8 @@ from typing import Any, Sequence
 
 import torch
 
-from arena.models import LoadedModel
+from arena.gpu import duration_s, gpu_task
+from arena.models import LoadedModel, lookup
 from arena.prompts import SCENARIOS, encode_prompt
 
 
@@ -230,8 +234,39 @@ def score_outputs(lm: LoadedModel, outputs: Any, batch_size: int = 16) -> dict[A
         return {}
     rows = outputs.drop_duplicates("output_id")
     raws = [prompt_is_raw(p, r) for p, r in zip(rows["prompt"], rows["raw"] if "raw" in rows else [None] * len(rows))]
-    scores = score_texts(lm, list(rows["prompt"]), list(rows["text"].fillna("")), raws, batch_size=batch_size)
+    # Encoding needs only the tokenizer (CPU, this process); scoring runs where the model's device
+    # is: in GPU tasks of at most PPL_TASK_ITEMS items on ZeroGPU, in-process elsewhere.
+    pairs = [encode_pair(lm, p, c, r) for p, c, r in zip(rows["prompt"], rows["text"].fillna(""), raws)]
+    scores = scores_on_device(lm, pairs, batch_size=batch_size)
     return dict(zip(rows["output_id"], scores))
+
+
+# -- the GPU task: plain data in (a model key, token id lists), numbers out ------------------------
+
+PPL_TASK_ITEMS = 64  # items per GPU task: each task stays short, so it fits a visitor's ZeroGPU quota
+
+
+def _scores_duration(key: str, pairs: list, batch_size: int = 16) -> int:
+    tokens = sum(len(p) + len(c) for p, c in pairs)
+    return duration_s(max(1, tokens // 2000), 1)  # a forward over ~2k tokens costs about one decode step
+
+
+@gpu_task(duration=_scores_duration)
+def gpu_scores(key: str, pairs: list[tuple[list[int], list[int]]], batch_size: int = 16) -> list[tuple[float, int]]:
+    """Score (prompt ids, continuation ids) pairs with the model named by `key`, inside one GPU
+    task on ZeroGPU; (summed NLL, tokens) per pair."""
+    lm = lookup(key)
+    return [(float(s.nll), int(s.tokens)) for s in continuation_scores(lm, pairs, batch_size=batch_size)]
+
+
+def scores_on_device(lm: LoadedModel, pairs: Sequence[tuple[Sequence[int], Sequence[int]]], batch_size: int = 16,
+                     task_items: int = PPL_TASK_ITEMS) -> list[ItemScore]:
+    """`continuation_scores` through the GPU path, chunked into tasks of `task_items` pairs."""
+    plain = [([int(t) for t in p], [int(t) for t in c]) for p, c in pairs]
+    out: list[ItemScore] = []
+    for k in range(0, len(plain), max(1, task_items)):
+        out.extend(ItemScore(nll, n) for nll, n in gpu_scores(lm.key, plain[k : k + task_items], batch_size))
+    return out
 
 
 @torch.inference_mode()

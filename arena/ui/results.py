@@ -23,11 +23,10 @@ from evaluation import results as res
 from evaluation.perplexity import ItemScore, score_outputs
 
 from ..errors import UserError
-from ..gpu import gpu_task
 from ..store import Store, get_store
 from . import AppContext
 
-_ppl_cache: dict[tuple[str, int], ItemScore] = {}
+_ppl_cache: dict[tuple[str, str, int], ItemScore] = {}
 _ppl_lock = threading.Lock()
 
 
@@ -39,17 +38,20 @@ def store_for(ctx: AppContext) -> Store:
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
-    """Studies that have outputs, newest first."""
-    out = []
-    for s in store.list_studies():
-        out.append((f"{s['name']} (#{s['id']})", int(s["id"])))
-    return out
+    """Published studies, newest first: nothing per method about a study leaves the server through
+    this public tab before its organizer publishes it (after rating has closed)."""
+    return [(f"{s['name']} (#{s['id']})", int(s["id"])) for s in store.list_studies() if s["state"] == "published"]
 
 
-@gpu_task
 def _score_on_device(lm, outputs: pd.DataFrame) -> dict[Any, ItemScore]:
-    # On ZeroGPU the model's device exists only inside a `spaces.GPU` task, as for generation.
+    # On ZeroGPU the model's device exists only inside a `spaces.GPU` task: `score_outputs` encodes
+    # here and scores in `evaluation.perplexity.gpu_scores` tasks (plain token ids in, numbers out).
     return score_outputs(lm, outputs)
+
+
+def _ppl_key(lm, output_id: Any) -> tuple[str, str, int]:
+    # The dtype is part of the key: the same model in bf16 and fp32 gives different perplexities.
+    return (lm.name, str(getattr(lm, "dtype", "")).replace("torch.", ""), int(output_id))
 
 
 def forget_scores() -> None:
@@ -62,13 +64,13 @@ def forget_scores() -> None:
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
     """Per-output perplexity under `lm`, computed once per output and model (outputs never change)."""
     raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
-    todo = outputs[[(lm.name, int(o)) not in _ppl_cache for o in outputs["output_id"]]]
+    todo = outputs[[_ppl_key(lm, o) not in _ppl_cache for o in outputs["output_id"]]]
     if len(todo):
         with lm.lock:  # never alongside a timed generation on the same device
             fresh = _score_on_device(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
         with _ppl_lock:
-            _ppl_cache.update({(lm.name, int(k)): v for k, v in fresh.items()})
-    return {o: _ppl_cache[(lm.name, int(o))] for o in outputs["output_id"]}
+            _ppl_cache.update({_ppl_key(lm, k): v for k, v in fresh.items()})
+    return {o: _ppl_cache[_ppl_key(lm, o)] for o in outputs["output_id"]}
 
 
 def pseudonymize_raters(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -91,17 +93,20 @@ def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
 
 
-def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None) -> dict[str, Any]:
-    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it."""
+def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None,
+                 public: bool = True) -> dict[str, Any]:
+    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
+    `public` (the Results tab): only a published study; any other id, existing or not, gets the same
+    answer, so the reply does not even tell whether a study exists."""
     if study_id in (None, ""):
         raise UserError("choose a study")
     try:
         study_id = int(study_id)
-    except (TypeError, ValueError):
-        raise UserError(f"there is no study {study_id!r}") from None
-    study = store.get_study(study_id)
-    if study is None:
-        raise UserError(f"there is no study #{study_id}")
+    except (TypeError, ValueError, OverflowError):
+        raise UserError("there is no published study with that id") from None
+    study = store.get_study(study_id) if -2**63 <= study_id < 2**63 else None
+    if study is None or (public and study["state"] != "published"):
+        raise UserError("there is no published study with that id")
     ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")

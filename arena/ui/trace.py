@@ -14,14 +14,15 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 import plotly.graph_objects as go
-import torch
 from plotly.subplots import make_subplots
 
 from decoders.multiarm import MultiArmTrace
+from decoders.multiarm.trace import ArmEvent, ArmStep
 
 from ..errors import UserError
 from ..models import LoadedModel
-from ..runner import RunRequest, encode, plan_for, validate_request
+from ..gpu import friendly_error
+from ..runner import RunRequest, encode_ids, gpu_trace, validate_request
 from . import AppContext
 
 METHOD = "Multi-Arm"
@@ -40,18 +41,22 @@ class TraceRun:
 
 def run_trace(lm: LoadedModel, prompt: str, raw: bool = False, max_new_tokens: Any = 48, seed: Any = 0,
               overrides: dict[str, Any] | None = None) -> TraceRun:
-    """One Multi-Arm generation; its trace, answer text and effective settings."""
+    """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
+    in `arena.runner.gpu_trace`, the same plain-data GPU path as Compare (a ZeroGPU task there)."""
     req = validate_request(RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw))
-    input_ids = encode(lm, req)
+    prompt_ids = encode_ids(lm, req)
     with lm.lock:
-        plan = plan_for(lm, METHOD, req.settings.get(METHOD), input_ids.shape[1], req.max_new_tokens, req.prompt)
-        with torch.inference_mode():
-            if req.seed is not None:
-                torch.manual_seed(req.seed)
-            output = plan.custom_generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
-                                          max_new_tokens=req.max_new_tokens, pad_token_id=lm.tokenizer.pad_token_id)
-    text = lm.tokenizer.decode(output[0, input_ids.shape[1]:].tolist(), skip_special_tokens=True)
-    return TraceRun(text, plan.custom_generate.last_trace, plan.effective)
+        out = gpu_trace(lm.key, prompt_ids, req.settings.get(METHOD), req.seed, req.max_new_tokens, req.prompt)
+    text = lm.tokenizer.decode(out["token_ids"], skip_special_tokens=True)
+    return TraceRun(text, trace_from_dict(out["trace"]), out["settings"])
+
+
+def trace_from_dict(d: dict[str, Any]) -> MultiArmTrace:
+    """A MultiArmTrace back from `MultiArmTrace.as_dict()` (what comes out of a GPU task)."""
+    d = dict(d)
+    d["steps"] = [ArmStep(**s) for s in d.get("steps", [])]
+    d["events"] = [ArmEvent(**e) for e in d.get("events", [])]
+    return MultiArmTrace(**d)
 
 
 def _token_text(tokenizer, token: int) -> str:
@@ -133,6 +138,11 @@ def build(ctx: AppContext) -> None:
                                None if seed_value in (None, "") else seed_value)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
+        except gr.Error as exc:
+            message = friendly_error(exc)
+            if message:
+                raise gr.Error(message, print_exception=False) from None
+            raise
         return (result.text, trace_figure(result.trace, lm.tokenizer), arms_frame(result.trace, lm.tokenizer),
                 events_frame(result.trace))
 
