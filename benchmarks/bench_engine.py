@@ -18,6 +18,7 @@ A warm-up run per engine comes first, untimed. The server must be running (e.g. 
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import tempfile
@@ -52,8 +53,9 @@ def run_inprocess(lm, prompts, methods, samples, max_new):
         store = Store(f"sqlite:///{tmp}/bench.db")
         try:
             sid = make_study(store, prompts, methods, samples, max_new)
+            kwargs = {"batch_size": 1} if "batch_size" in inspect.signature(studies.generate_study).parameters else {}
             start = time.perf_counter()
-            studies.generate_study(store, lm, sid)
+            studies.generate_study(store, lm, sid, **kwargs)  # batch_size=1: one output at a time, each timed
             wall = time.perf_counter() - start
             outs = outputs_of(store, sid)
             return wall, len(outs), sum(o["new_tokens"] for o in outs)

@@ -228,6 +228,23 @@ def test_compare_streams_from_the_server(engine, client_lm):
         assert tuple(seq[end - 2:end + 1]) not in earlier
 
 
+def test_methods_needing_our_processors_are_refused_by_a_server_without_them(engine, client_lm):
+    """A server started without --logits-processors would accept vllm_xargs and ignore them
+    (TS-Tilted silently = TS-Temp); the engine asks the server which processors it runs."""
+    from arena.engines.vllm import VllmEngine
+
+    bare = VllmEngine(engine.url)
+    info = bare.info()
+    assert info.processors == {"ArenaTilt", "ArenaNoRepeatNGram"}  # the real probe, on our server
+    info.processors = set()  # what the probe finds on a server without them
+    with pytest.raises(UserError, match="--logits-processors serving.vllm_arena:ArenaTilt"):
+        bare.prepare(client_lm, "TS-Tilted", None, [1, 2, 3], 4, 0)
+    with pytest.raises(UserError, match="ArenaNoRepeatNGram"):
+        bare.prepare(client_lm, "N-gram-Block", None, [1, 2, 3], 4, 0)
+    assert bare.prepare(client_lm, "TS-Temp", None, [1, 2, 3], 4, 0).body["temperature"] == 0.9
+    assert bare.prepare(client_lm, "TS-Tilted", {"alpha": 0.0}, [1, 2, 3], 4, 0)  # λ=0 needs no processor
+
+
 def test_refused_method_sends_nothing(engine, client_lm):
     req = RunRequest(PROMPT, ["TS-Temp", "Multi-Arm"], max_new_tokens=4, seed=0)
     with pytest.raises(UserError, match="Multi-Arm cannot run on the vLLM engine"):
@@ -235,6 +252,8 @@ def test_refused_method_sends_nothing(engine, client_lm):
 
 
 def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_path):
+    from arena.engines.vllm import _study_seed
+
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     try:
         prompts = [studies.PromptSpec("Name three colours."), studies.PromptSpec("Say hello in French."),
@@ -252,7 +271,9 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
         for o in outputs:
             settings = json.loads(o["settings"]) if isinstance(o["settings"], str) else o["settings"]
             assert settings["engine"]["name"] == "vllm" and "vLLM" in o["model"]
-            assert o["seed"] == 3 + o["sample_index"] and o["text"]
+            item = next(i for i in store.items(study_id) if i["id"] == o["item_id"])
+            assert o["seed"] == _study_seed(store.get_study(study_id), item, o["method"], o["sample_index"])
+            assert o["text"]
         # all twelve were in flight together: the run took far less than the sum of their latencies
         assert wall_ms < 0.6 * sum(o["latency_ms"] for o in outputs)
         # resumable as before: nothing left, nothing duplicated

@@ -19,12 +19,13 @@ transformers.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -131,8 +132,9 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
             if temperature != 1.0:
                 raise _refuse(method, "the tilt processor expects generate's temperature to be 1")
             temperature = tilt.temperature
-            xargs[XARG_ALPHA] = tilt.alpha
-            xargs[XARG_PRIOR] = str(effective.get("prior", "wordfreq"))
+            if tilt.alpha != 0.0:  # λ = 0 is plain temperature sampling: nothing for the processor to do
+                xargs[XARG_ALPHA] = tilt.alpha
+                xargs[XARG_PRIOR] = str(effective.get("prior", "wordfreq"))
         body = {"temperature": temperature, "top_k": top_k if top_k > 0 else 0, "top_p": top_p, "min_p": min_p}
     else:
         if tilt is not None:
@@ -154,6 +156,7 @@ class ServerInfo:
     model: str  # the served model name, sent with every request
     max_model_len: int | None
     version: str
+    processors: set = field(default_factory=set)  # our logits processors the server runs
 
     def label(self) -> str:
         return f"{self.model} (vLLM {self.version} at {self.url})"
@@ -186,8 +189,32 @@ class VllmEngine:
                 if not models:
                     raise UserError(f"the vLLM server at {self.url} serves no model")
                 first = models[0]
-                self._info = ServerInfo(self.url, first["id"], first.get("max_model_len"), version)
+                info = ServerInfo(self.url, first["id"], first.get("max_model_len"), version)
+                info.processors = self._probe_processors(info.model)
+                self._info = info
             return self._info
+
+    def _probe_processors(self, model: str) -> set[str]:
+        """Which of our logits processors the server loaded. Without them vLLM would accept the
+        `vllm_xargs` and ignore them (TS-Tilted would silently be TS-Temp), so we ask: a request
+        with an invalid xarg is refused (HTTP 400, by the processor's `validate_params`) only by a
+        server that runs the processor. Nothing is generated either way that matters (1 token)."""
+        loaded = set()
+        for name, xargs in (("ArenaTilt", {XARG_ALPHA: 0.1, XARG_PRIOR: "-probe-"}),
+                            ("ArenaNoRepeatNGram", {XARG_NGRAM: -1})):
+            try:
+                r = self.http.post("/v1/completions", json={"model": model, "prompt": [0], "max_tokens": 1,
+                                                            "temperature": 1.0, "vllm_xargs": xargs})
+            except httpx.HTTPError:
+                continue
+            if r.status_code == 400 and ("arena_" in r.text):
+                loaded.add(name)
+        return loaded
+
+    def require_processor(self, method: str, name: str, what: str) -> None:
+        if name not in self.info().processors:
+            raise _refuse(method, f"the server at {self.url} runs without our {name} logits processor ({what}); "
+                                  f"start it with --logits-processors serving.vllm_arena:{name} (see README)")
 
     def describe(self) -> str:
         return self.info().label()
@@ -203,6 +230,11 @@ class VllmEngine:
         plan = plan_on_engine(lm, method, overrides, len(input_ids), max_new_tokens, prompt)
         sampling, effective, beam = translate(method, plan)
         info = self.info()
+        xargs = sampling.get("vllm_xargs", {})
+        if XARG_ALPHA in xargs:
+            self.require_processor(method, "ArenaTilt", "the tilt")
+        if XARG_NGRAM in xargs:
+            self.require_processor(method, "ArenaNoRepeatNGram", "no-repeat n-gram blocking")
         body = {"model": info.model, "prompt": list(input_ids), "max_tokens": int(max_new_tokens),
                 "return_token_ids": True, "skip_special_tokens": True, **sampling}
         if seed is not None and not beam:
@@ -216,7 +248,7 @@ class VllmEngine:
         return EngineRequest(method, body, effective, beam)
 
     def execute(self, lm, req: EngineRequest, input_ids: list[int], seed: int | None,
-                on_tokens: Callable[[list[int]], None] | None = None):
+                on_tokens: Callable[[list[int]], None] | None = None, cancel: threading.Event | None = None):
         """Send one request, time it on this side, and return a `MethodResult`."""
         from ..runner import MethodResult
 
@@ -241,6 +273,8 @@ class VllmEngine:
                         response.read()
                         self._raise_for(response, req.method)
                     for line in response.iter_lines():
+                        if cancel is not None and cancel.is_set():
+                            break  # closing the stream makes the server abort the request
                         if not line.startswith("data: "):
                             continue
                         data = line[6:]
@@ -315,46 +349,66 @@ class VllmEngine:
         """The chosen methods one after another, as the in-process runner does."""
         return [event.result for event in self.stream_methods(lm, req) if event.result is not None]
 
-    def stream_methods(self, lm, req, interval_s: float = 0.05) -> Iterator:
+    def stream_methods(self, lm, req, interval_s: float = 0.05, cancel: threading.Event | None = None,
+                       ticks: bool = False) -> Iterator:
         """Like `arena.runner.stream_methods`: partial texts while each method generates on the server
-        (beam search arrives whole). Methods run one after another, so their timings don't share
-        the server with each other (they may share it with other clients)."""
-        from ..runner import StreamEvent, validate_request
+        (beam search arrives whole), in the runner's order. Methods run one after another, so their
+        timings don't share the server with each other (they may share it with other clients).
+        Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
+        from .. import runner
 
-        req = validate_request(req)
+        req = runner.validate_request(req)
         input_ids = self._encode(lm, req)
+        order = runner.run_order(list(req.methods)) if hasattr(runner, "run_order") else list(req.methods)
         prepared = [self.prepare(lm, m, req.settings.get(m), input_ids, req.max_new_tokens, req.seed, req.prompt)
-                    for m in req.methods]  # every refusal before the first request
-        for er in prepared:
-            if er.beam:
-                result = self.execute(lm, er, input_ids, req.seed)
-                yield StreamEvent(er.method, result.text, result)
-                continue
-            box: dict[str, Any] = {}
-            latest: list[list[int]] = []
-            done = threading.Event()
+                    for m in order]  # every refusal before the first request
+        cancel = cancel if cancel is not None else threading.Event()
+        has_position = "position" in {f.name for f in dataclasses.fields(runner.StreamEvent)}
 
-            def work(er=er) -> None:
-                try:
-                    box["result"] = self.execute(lm, er, input_ids, req.seed, on_tokens=latest.append)
-                except BaseException as exc:  # surfaced below
-                    box["error"] = exc
-                finally:
-                    done.set()
+        def event(method: str, text: str, result=None, position: int = 0):
+            if has_position:
+                return runner.StreamEvent(method, text, result, position, len(prepared))
+            return runner.StreamEvent(method, text, result)
 
-            worker = threading.Thread(target=work, daemon=True)
-            worker.start()
-            shown = 0
-            while not done.wait(interval_s):
-                if latest and len(latest[-1]) != shown:
-                    ids = latest[-1]
-                    shown = len(ids)
-                    yield StreamEvent(er.method, lm.tokenizer.decode(ids, skip_special_tokens=True))
-            worker.join()
-            if "error" in box:
-                raise box["error"]
-            result = box["result"]
-            yield StreamEvent(er.method, result.text, result)
+        try:
+            for position, er in enumerate(prepared, start=1):
+                if cancel.is_set():
+                    return
+                box: dict[str, Any] = {}
+                latest: list[list[int]] = []
+                done = threading.Event()
+
+                def work(er=er) -> None:
+                    try:
+                        box["result"] = self.execute(lm, er, input_ids, req.seed, on_tokens=latest.append, cancel=cancel)
+                    except BaseException as exc:  # surfaced below
+                        box["error"] = exc
+                    finally:
+                        done.set()
+
+                worker = threading.Thread(target=work, daemon=True)
+                worker.start()
+                yield event(er.method, "", None, position)
+                shown, text, last = 0, "", time.monotonic()
+                while not done.wait(interval_s):
+                    if latest and len(latest[-1]) != shown:
+                        ids = latest[-1]
+                        shown = len(ids)
+                        text = lm.tokenizer.decode(ids, skip_special_tokens=True)
+                        last = time.monotonic()
+                        yield event(er.method, text, None, position)
+                    elif ticks and time.monotonic() - last >= 0.25:
+                        last = time.monotonic()
+                        yield event(er.method, text, None, position)
+                worker.join()
+                if "error" in box:
+                    raise box["error"]
+                if cancel.is_set():
+                    return
+                result = box["result"]
+                yield event(er.method, result.text, result, position)
+        finally:
+            cancel.set()
 
     def generate_study(self, store, lm, study_id: int, progress=None, should_stop=None):
         """Every missing output of a study, all requests in flight at once (up to
@@ -380,7 +434,7 @@ class VllmEngine:
                 req = validate_request(RunRequest(prompt=item["prompt"], methods=[method],
                                                   settings={method: study["settings"].get(method, {})},
                                                   max_new_tokens=study["max_new_tokens"],
-                                                  seed=study["base_seed"] + sample, raw=item["raw"]))
+                                                  seed=_study_seed(study, item, method, sample), raw=item["raw"]))
                 ids = self._encode(lm, req)
                 er = self.prepare(lm, method, req.settings.get(method), ids, req.max_new_tokens, req.seed, req.prompt)
                 jobs.append((item, method, sample, er, ids, req.seed))
@@ -412,12 +466,27 @@ class VllmEngine:
                 finally:
                     for fut in pending:
                         fut.cancel()
+            report = studies.GenerationReport(total, existing, generated)
+            if hasattr(studies, "identical_texts") and hasattr(report, "identical"):
+                report.identical = studies.identical_texts(store, study_id)
             if progress:
                 progress(existing + generated, total, "done")
-            return studies.GenerationReport(total, existing, generated)
+            if report.complete and study.get("state") == "draft" and hasattr(report, "opened"):
+                store.set_study_state(study_id, "open", allowed_from=("draft",))  # as the in-process path does
+                report.opened = True
+            return report
         finally:
             with studies._running_lock:
                 studies._running.discard(study_id)
+
+
+def _study_seed(study, item, method: str, sample: int) -> int:
+    """The seed the in-process path gives this slot (`arena.studies.derive_seed` where it exists)."""
+    from .. import studies
+
+    if hasattr(studies, "derive_seed") and item.get("public_id") is not None:
+        return studies.derive_seed(study["base_seed"], item["public_id"], method, sample)
+    return study["base_seed"] + sample
 
 
 # ---- the model on the app's side: its tokenizer only -------------------------------------------
