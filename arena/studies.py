@@ -27,7 +27,9 @@ import decoders
 
 from .errors import UserError
 from .prompts import SCENARIOS, clean_prompt, encode_prompt
-from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_methods
+from . import batching
+from .batching import DEFAULT_BATCH_SIZE
+from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, encode_ids, run_methods
 from .store import Store, clean_rater_name
 from .store.api import clean_name
 
@@ -249,12 +251,16 @@ _running_lock = threading.Lock()
 
 
 def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None = None,
-                   should_stop: Callable[[], bool] | None = None) -> GenerationReport:
-    """Generate every missing output of a study, one output at a time (so a stop loses at most one).
+                   should_stop: Callable[[], bool] | None = None, batch_size: Any = None) -> GenerationReport:
+    """Generate every missing output of a study; a stop loses at most one batch.
 
-    Each (item, method, sample) runs with its own seed, `derive_seed(base_seed, item, method, sample)`,
-    stored with the output: the same study re-generated gives the same texts, and no two methods
-    share a seed. A draft whose outputs are all stored becomes open."""
+    With batch size 1 every output is generated alone and timed, with its own seed
+    `derive_seed(base_seed, item, method, sample)`. With a larger batch size (default
+    `DEFAULT_BATCH_SIZE`), each method's first output is still generated alone and timed (the
+    study's speed figures), and the rest go in batches of prompts of similar length, one seed per
+    batch (see arena/batching.py for exactly what that seed reproduces); batched outputs carry no
+    timing. Multi-Arm always runs alone. A draft whose outputs are all stored becomes open."""
+    size = DEFAULT_BATCH_SIZE if batch_size in (None, "", "auto") else _whole(batch_size, "batch size", 1, 64)
     with _running_lock:
         if study_id in _running:
             raise UserError("this study is being generated already; wait for that run to finish")
@@ -263,23 +269,40 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
         study = store.get_study(study_id)
         missing, total = pending_slots(store, study_id)
         existing = total - len(missing)
-        generated = 0
+        done = [0]
         if progress:
             progress(existing, total, "starting")
-        for item, method, sample in missing:
-            if should_stop is not None and should_stop():
-                break
+        timed = set(store.outputs_frame(study_id).dropna(subset=["latency_ms"])["method"]) if size > 1 else set()
+
+        def stored(n: int, what: str) -> None:
+            done[0] += n
             if progress:
-                progress(existing + generated, total, f"item {item['ordinal'] + 1}, {method} sample {sample + 1}")
-            seed = derive_seed(study["base_seed"], item["public_id"], method, sample)
-            req = RunRequest(prompt=item["prompt"], methods=[method], settings={method: study["settings"].get(method, {})},
-                             max_new_tokens=study["max_new_tokens"], seed=seed, raw=item["raw"])
-            [result] = run_methods(lm, req)
-            _, new = store.add_output(item["id"], method, sample, model=lm.name, **_output_fields(result))
-            generated += int(new)
+                progress(existing + done[0], total, what)
+
+        for (method, sample), slots in _by_method(missing):
+            settings = study["settings"].get(method, {})
+            alone = slots if size == 1 else []
+            batched = [] if size == 1 else slots
+            if size > 1 and method not in timed:
+                alone, batched = slots[:1], slots[1:]
+                timed.add(method)
+            for item in alone:
+                if should_stop is not None and should_stop():
+                    break
+                seed = derive_seed(study["base_seed"], item["public_id"], method, sample)
+                req = RunRequest(prompt=item["prompt"], methods=[method], settings={method: settings},
+                                 max_new_tokens=study["max_new_tokens"], seed=seed, raw=item["raw"])
+                [result] = run_methods(lm, req)
+                _, new = store.add_output(item["id"], method, sample, model=lm.name, **_output_fields(result))
+                stored(int(new), f"item {item['ordinal'] + 1}, {method} sample {sample + 1}")
+            for chunk in _batches(lm, method, settings, batched, study["max_new_tokens"], size):
+                if should_stop is not None and should_stop():
+                    break
+                stored(_generate_batch(store, lm, study, method, sample, settings, chunk),
+                       f"{method} sample {sample + 1}: a batch of {len(chunk)}")
+        report = GenerationReport(total, existing, done[0], identical_texts(store, study_id))
         if progress:
-            progress(existing + generated, total, "done")
-        report = GenerationReport(total, existing, generated, identical_texts(store, study_id))
+            progress(existing + done[0], total, "done")
         if report.complete and study["state"] == "draft":
             store.set_study_state(study_id, "open", allowed_from=("draft",))
             report.opened = True
@@ -287,6 +310,46 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
     finally:
         with _running_lock:
             _running.discard(study_id)
+
+
+def _by_method(missing: list[tuple[dict, str, int]]) -> list[tuple[tuple[str, int], list[dict]]]:
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for item, method, sample in missing:
+        groups.setdefault((method, sample), []).append(item)
+    return list(groups.items())
+
+
+def _batches(lm, method: str, settings: Mapping[str, Any], items: list[dict], max_new: int,
+             size: int) -> list[list[tuple[dict, list[int]]]]:
+    """Items with the same plan, sorted by prompt length (less padding), in chunks of `size`;
+    a method with its own step loop gets chunks of one."""
+    groups: dict[str | None, list[tuple[dict, list[int]]]] = {}
+    for item in items:
+        ids = encode_ids(lm, RunRequest(prompt=item["prompt"], methods=[method], max_new_tokens=max_new,
+                                        raw=item["raw"]))
+        groups.setdefault(batching.plan_key(lm, method, settings, item["prompt"], max_new), []).append((item, ids))
+    chunks = []
+    for key, members in groups.items():
+        members.sort(key=lambda m: len(m[1]))
+        step = 1 if key is None else size
+        chunks += [members[i:i + step] for i in range(0, len(members), step)]
+    return chunks
+
+
+def _generate_batch(store: Store, lm, study: Mapping[str, Any], method: str, sample: int,
+                    settings: Mapping[str, Any], chunk: list[tuple[dict, list[int]]]) -> int:
+    items = [item for item, _ in chunk]
+    seed = derive_seed(study["base_seed"], "+".join(i["public_id"] for i in items), method, sample)
+    rows = batching.generate_batch(lm, method, settings, [ids for _, ids in chunk], study["max_new_tokens"], seed,
+                                   items[0]["prompt"])
+    new = 0
+    for (item, ids), row in zip(chunk, rows):
+        _, added = store.add_output(
+            item["id"], method, sample, model=lm.name, text=row.text, seed=seed, new_tokens=row.new_tokens,
+            settings={**row.settings, "dtype": getattr(lm, "dtype_name", ""), "batch_size": len(chunk)},
+            prompt_tokens=len(ids), finish_reason=row.finish_reason)
+        new += int(added)
+    return new
 
 
 def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
@@ -344,7 +407,10 @@ def check_not_reserved(store: Store, prompt: object) -> None:
 
 def _output_fields(result: MethodResult | Mapping[str, Any]) -> dict[str, Any]:
     r = result.public() if isinstance(result, MethodResult) else dict(result)
-    return dict(text=r["text"], settings=r.get("settings") or {}, seed=r.get("seed"), new_tokens=r.get("new_tokens", 0),
+    settings = dict(r.get("settings") or {})
+    if r.get("dtype"):
+        settings.setdefault("dtype", r["dtype"])
+    return dict(text=r["text"], settings=settings, seed=r.get("seed"), new_tokens=r.get("new_tokens", 0),
                 latency_ms=r.get("latency_ms"), ttft_ms=r.get("ttft_ms"), tokens_per_s=r.get("tokens_per_s"),
                 prompt_tokens=r.get("prompt_tokens"), finish_reason=r.get("finish_reason"))
 

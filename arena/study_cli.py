@@ -1,7 +1,7 @@
 """`python -m arena.studies`: scripted studies for organizers.
 
     python -m arena.studies create --name "Pilot 3" --prompts prompts.txt --methods BS-4,TS-Temp,TS-Tilted \\
-        --max-new-tokens 96 --samples 1            # generates; last line {"study_id": 7}
+        --max-new-tokens 96 --samples 1 --batch-size 8   # generates; last line {"study_id": 7}
     python -m arena.studies generate --study 7     # resume an interrupted generation
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
     python -m arena.studies close --study 7
@@ -69,12 +69,12 @@ def run(args: argparse.Namespace) -> dict:
                                        max_new_tokens=args.max_new_tokens, model=lm.name, lm=lm)
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
-        report = studies.generate_study(store, lm, sid, progress=_progress)
+        report = studies.generate_study(store, lm, sid, progress=_progress, batch_size=args.batch_size)
         print(str(report), file=sys.stderr)
         return {"study_id": sid}
     sid = _study(store, args.study)
     if args.command == "generate":
-        report = studies.generate_study(store, _model(args.model), sid, progress=_progress)
+        report = studies.generate_study(store, _model(args.model), sid, progress=_progress, batch_size=args.batch_size)
         print(str(report), file=sys.stderr)
         return {"study_id": sid, "complete": report.complete}
     if args.command == "invite":
@@ -94,6 +94,8 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
     with_model = argparse.ArgumentParser(add_help=False)
     with_model.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
+    with_model.add_argument("--batch-size", default="auto",
+                            help="prompts per generate call (default auto = 8; 1 = every output alone and timed)")
     create = sub.add_parser("create", parents=[common, with_model], help="create a study and generate its outputs")
     create.add_argument("--name", required=True)
     create.add_argument("--prompts", required=True, help=".txt (one prompt per line), .csv or .jsonl with 'prompt'")
