@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def emulation():
     pytest.importorskip("spaces", reason="spaces is in requirements-dev.txt")
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "ARENA_DB_PATH", "SPACES_ZERO_GPU"}}
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "ARENA_DB_PATH", "SPACES_ZERO_GPU", "ARENA_DTYPE"}}
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.run([sys.executable, str(ROOT / "tests" / "zerogpu_emulation.py")], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=1500)
