@@ -23,3 +23,15 @@ def lm():
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """In-process handlers called without a request count as one client ("local"); a test that sends
+    wrong codes or passwords on purpose must not make the next test wait (arena/throttle.py). Tests
+    of the backoff itself build their own `Backoff` or start their own app."""
+    yield
+    throttle = sys.modules.get("arena.throttle")
+    if throttle is not None:
+        throttle.invite_codes.reset()
+        throttle.organizer_password.reset()

@@ -48,6 +48,9 @@ def app_env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str
         PYTHONUNBUFFERED="1",
         NO_PROXY="127.0.0.1,localhost",
         no_proxy="127.0.0.1,localhost",
+        # Security and fault tests send many wrong codes and passwords from 127.0.0.1 on purpose; the
+        # backoff itself is tested with its own app started with the default (extra_env overrides).
+        ARENA_AUTH_FREE_ATTEMPTS="1000",
     )
     env.pop("DATABASE_URL", None)  # a test that wants PostgreSQL passes it in `extra`
     env.update(extra or {})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from arena import invites
 from arena.store import Store
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
@@ -35,3 +36,30 @@ def seed_study(store: Store, name: str, prompts: Sequence[str], texts: Sequence[
                              model="seeded", new_tokens=new_tokens, latency_ms=latency_ms, ttft_ms=ttft_ms,
                              tokens_per_s=tokens_per_s, prompt_tokens=5, finish_reason="length")
     return sid, item_ids
+
+
+def invite(store: Store, study_id: int, name: str) -> str:
+    """Enrol the rater `name` in the study and return their invite code (what the Rate tab takes)."""
+    [made] = invites.invite(store, study_id, [name])
+    return made.code
+
+
+def invite_all(store: Store, study_id: int, names: Sequence[str]) -> dict[str, str]:
+    """Enrol several raters at once: {name: code}."""
+    return {i.rater: i.code for i in invites.invite(store, study_id, list(names))}
+
+
+def close(store: Store, study_id: int) -> None:
+    """End rating (the organizer may reveal the mapping and the seeds then)."""
+    from arena import studies
+
+    studies.close_study(store, study_id)
+
+
+def publish(store: Store, study_id: int) -> None:
+    """Close the study (if it is still open) and publish it: the Results tab shows only published studies."""
+    from arena import studies
+
+    if store.get_study(study_id)["state"] in ("draft", "open"):
+        studies.close_study(store, study_id)
+    studies.publish_study(store, study_id)

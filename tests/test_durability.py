@@ -8,6 +8,7 @@ from gradio_client import Client
 from arena import studies
 from arena.store import Store
 from tests.live_app import start_app
+from tests.seeding import invite
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -21,14 +22,16 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
     for method in ("BS-4", "TS-Temp", "TS-Tilted"):
         store.add_output(item["id"], method, 0, text=f"a response ({len(method)})", settings={}, seed=0, model="m",
                          new_tokens=4)
+    studies.open_study(store, sid)  # a draft opens once every output is stored
+    code = invite(store, sid, "Durable Rater")
     store.dispose()
 
     app = start_app(tmp_path)
     try:
         client = Client(app.url, verbose=False)
-        client.predict("Durable Rater", sid, api_name="/rate_start")
+        client.predict(code, api_name="/rate_start")
         radios = [4, 2, 5, 1, 3, 2, 5, 5, 4] + [None] * (3 * (studies.MAX_RESPONSES - 3))
-        result = client.predict("Durable Rater", *radios, *["kept", "", ""] + [""] * (studies.MAX_RESPONSES - 3),
+        result = client.predict(code, *radios, *["kept", "", ""] + [""] * (studies.MAX_RESPONSES - 3),
                                 api_name="/rate_submit")
         assert "Saved" in str(result[-1])  # acknowledged ...
         app.kill()  # ... then SIGKILL at once: no shutdown, no flush, no checkpoint
@@ -47,9 +50,10 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
         store.dispose()
         # and the restarted app shows the rater their saved scores
         client = Client(app.url, verbose=False)
-        view = client.predict("Durable Rater", sid, api_name="/rate_start")
-        assert "rated all 1 items" in str(view[0])
-        back = client.predict("Durable Rater", api_name="/rate_previous")
+        view = client.predict(code, api_name="/rate_start")
+        assert "Durable Rater" in str(view[0])  # who: the same code opens the same rater after the restart
+        assert "rated all 1 items" in str(view[1])
+        back = client.predict(code, api_name="/rate_previous")
         values = [v.get("value") if isinstance(v, dict) else v for v in back]
         assert values[3:6] == [4, 2, 5]  # progress, prompt, text A, then its three scores
     finally:

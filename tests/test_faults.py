@@ -28,7 +28,7 @@ import pytest
 
 from arena.store import Store
 from live_app import ORGANIZER_PASSWORD, GradioHTTP, LiveApp, free_port, start_app
-from seeding import db_store, seed_study
+from seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -143,15 +143,17 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
         again = client.call(dep_by_trigger(client, "Resume generation"), [ORGANIZER_PASSWORD, sid], session_hash=session)
         assert again.ok and "(0 generated now)" in again.raw
         assert slots(store, sid) == after
+        assert store.get_study(sid)["state"] == "open"  # the complete draft opened for rating
         STATS["survived"] += 1
 
         # Second fault on the same data: SIGKILL the moment a submit is acknowledged.
         start, submit = dep_by_api_name(client, "rate_start"), dep_by_api_name(client, "rate_submit")
         rater = f"durable-{uuid.uuid4().hex[:6]}"
+        code = invite(store, sid, rater)
         rs = uuid.uuid4().hex[:11]
-        opened = client.call(start, [rater, sid, None], session_hash=rs)
+        opened = client.call(start, [code, None], session_hash=rs)
         assert opened.ok, opened.error
-        done = client.call(submit, [rater, None, *submit_values([2, 3, 4], len(METHODS), "kept")], session_hash=rs)
+        done = client.call(submit, [code, None, *submit_values([2, 3, 4], len(METHODS), "kept")], session_hash=rs)
         assert done.ok and "Saved" in done.raw, done.error
         second.kill()  # no graceful shutdown: only what was committed survives
         STATS["injected"] += 1
@@ -166,7 +168,7 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
         assert len(mine) == len(METHODS), mine
         assert set(zip(mine.coherence, mine.informativeness, mine.naturalness)) == {(2, 3, 4)}
         client = GradioHTTP(third.url)
-        back = client.call(dep_by_api_name(client, "rate_start"), [rater, sid, None])
+        back = client.call(dep_by_api_name(client, "rate_start"), [code, None])
         assert back.ok and "you have rated 1 of 2" in back.raw, back.raw[-400:]
         client.close()
         STATS["survived"] += 1
@@ -246,17 +248,18 @@ def test_postgres_stopped_mid_study_clear_error_nothing_lost(tmp_path, pg_cluste
     store = Store(url)
     texts = {m: f"pg answer {k}" for k, m in enumerate(METHODS)}
     sid, _ = seed_study(store, "PG fault study", ["PG prompt"], [texts])
+    rater = f"pg-rater-{uuid.uuid4().hex[:6]}"
+    code = invite(store, sid, rater)
     store.dispose()
 
     app = start_app(tmp_path, extra_env={"DATABASE_URL": url})
     try:
         client = GradioHTTP(app.url, timeout_s=180)
         start, submit = dep_by_api_name(client, "rate_start"), dep_by_api_name(client, "rate_submit")
-        rater = f"pg-rater-{uuid.uuid4().hex[:6]}"
         session = uuid.uuid4().hex[:11]
-        opened = client.call(start, [rater, sid, None], session_hash=session)
+        opened = client.call(start, [code, None], session_hash=session)
         assert opened.ok and "pg answer" in opened.raw, opened.error
-        values = [rater, None, *submit_values([4, 4, 5], len(METHODS), "during outage")]
+        values = [code, None, *submit_values([4, 4, 5], len(METHODS), "during outage")]
 
         pg_cluster.stop()
         STATS["injected"] += 1
@@ -269,8 +272,7 @@ def test_postgres_stopped_mid_study_clear_error_nothing_lost(tmp_path, pg_cluste
 
         pg_cluster.start()
         check = Store(url)
-        assert check.find_rater(rater) is None or check.ratings_frame(sid).query("rater == @rater").empty, \
-            "a half-written rating was left behind"
+        assert check.ratings_frame(sid).query("rater == @rater").empty, "a half-written rating was left behind"
         again = client.call(submit, values, session_hash=session)
         assert again.ok and "Saved" in again.raw, again.error
         frame = check.ratings_frame(sid)

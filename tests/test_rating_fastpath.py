@@ -14,7 +14,7 @@ import gradio as gr
 import pytest
 from sqlalchemy import delete
 
-from arena import blind
+from arena import blind, invites
 from arena.store import Store
 from arena.store.schema import assignments, items, outputs, ratings, studies, study_raters
 from arena.ui import AppContext, rating
@@ -30,6 +30,22 @@ def seed(store: Store, tag: str, n_items: int = 2) -> tuple[int, list[int]]:
             store.add_output(iid, m, 0, text=f"{tag} text {k} of item {iid}", settings={"method": m}, seed=3,
                              model="m", new_tokens=4, latency_ms=111.5, ttft_ms=22.5, tokens_per_s=33.5)
     return sid, iids
+
+
+def code_for(store: Store, sid: int, name: str) -> str:
+    [made] = invites.invite(store, sid, [name])
+    return made.code
+
+
+def start(fns, code: str) -> dict:
+    """rate_start in-process (no request: the client counts as "local"); its outputs are the
+    "Rating as ..." line, then the session."""
+    return fns["rate_start"].fn(code, {}, None)[1]
+
+
+def submit(fns, code: object, sess, *values):
+    """rate_submit in-process: Gradio passes the request first."""
+    return fns["rate_submit"].fn(None, code, sess, *values)
 
 
 @pytest.fixture
@@ -69,11 +85,14 @@ def test_submit_is_one_event_of_plain_values(tab):
 def test_submit_returns_plain_values_and_leaks_nothing(store, tab):
     _, fns, _ = tab
     sid, _ = seed(store, "plain")
-    sess = fns["rate_start"].fn("Ann", sid, {})[0]
-    out = fns["rate_submit"].fn("Ann", sess, *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 5)]))
+    code = code_for(store, sid, "Ann")
+    sess = start(fns, code)
+    out = submit(fns, code, sess, *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 5)]))
     assert len(out) == len(fns["rate_submit"].outputs)
     sess, shown = out[0], out[1]
-    assert shown == 3 and set(sess) == {"rater", "study_id", "item", "index"}
+    # the session holds the study and the item on screen: not the code, not the rater
+    assert shown == 3 and set(sess) == {"study_id", "item", "index"}
+    assert code not in json.dumps(out)
     values = out[2:]
     assert not any(isinstance(v, dict) for v in values), "a gr.update in Submit's outputs rebuilds a component"
     assert "Item 2 of 2" in values[0] and values[-1].startswith("Saved")
@@ -81,7 +100,7 @@ def test_submit_returns_plain_values_and_leaks_nothing(store, tab):
     for secret in (*METHODS, "111.5", "22.5", "33.5", '"seed"', "settings"):
         assert secret not in text
     # the last item: everything cleared, and the layout count drops to 0 (the page hides the slots)
-    out = fns["rate_submit"].fn("Ann", out[0], *radios_and_notes([(1, 1, 1)] * 3))
+    out = submit(fns, code, out[0], *radios_and_notes([(1, 1, 1)] * 3))
     assert out[1] == 0 and "rated all 2 items" in out[2] and out[3] == ""
     assert store.count_ratings() == 6
 
@@ -91,17 +110,23 @@ def test_submit_checks_scores_itself(store, tab, bad):
     """Without Gradio's preprocessing the handler refuses what the radio would have refused."""
     _, fns, _ = tab
     sid, _ = seed(store, "bad")
-    sess = fns["rate_start"].fn("Bo", sid, {})[0]
+    other, _ = seed(store, "other")
+    code, elsewhere = code_for(store, sid, "Bo"), code_for(store, other, "Bo")
+    sess = start(fns, code)
     with pytest.raises(gr.Error):
-        fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(bad, 3, 3), (3, 3, 3), (3, 3, 3)]))
+        submit(fns, code, sess, *radios_and_notes([(bad, 3, 3), (3, 3, 3), (3, 3, 3)]))
     with pytest.raises(gr.Error):  # a comment must be text
-        fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(3, 3, 3)] * 3, [{"x": 1}] + [None] * 7))
+        submit(fns, code, sess, *radios_and_notes([(3, 3, 3)] * 3, [{"x": 1}] + [None] * 7))
     with pytest.raises(gr.Error):  # a score in a slot that is not shown
-        fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(3, 3, 3)] * 4))
-    with pytest.raises(gr.Error):  # another name than the session's
-        fns["rate_submit"].fn("Mallory", sess, *radios_and_notes([(3, 3, 3)] * 3))
+        submit(fns, code, sess, *radios_and_notes([(3, 3, 3)] * 4))
+    with pytest.raises(gr.Error, match="not valid"):  # a name is not a code
+        submit(fns, "Bo", sess, *radios_and_notes([(3, 3, 3)] * 3))
+    with pytest.raises(gr.Error, match="not valid"):  # nor is anything that is not text
+        submit(fns, bad, sess, *radios_and_notes([(3, 3, 3)] * 3))
+    with pytest.raises(gr.Error, match="code changed"):  # the same rater's code for another study
+        submit(fns, elsewhere, sess, *radios_and_notes([(3, 3, 3)] * 3))
     assert store.count_ratings() == 0
-    fns["rate_submit"].fn("Bo", sess, *radios_and_notes([(4.0, 3, 3), (3, 3, 3), (3, 3, 3)]))  # as the radio allows
+    submit(fns, code, sess, *radios_and_notes([(4.0, 3, 3), (3, 3, 3), (3, 3, 3)]))  # as the radio allows
     assert store.count_ratings() == 3
 
 

@@ -6,6 +6,7 @@ import gradio as gr
 import pandas as pd
 import pytest
 
+from arena import studies
 from arena.store import Store
 from arena.store.testing import sqlite_url
 from arena.ui import AppContext
@@ -67,7 +68,9 @@ def store(tmp_path):
     s.dispose()
 
 
-def fill(store):
+def fill(store, published: bool = True):
+    """A rated study, published (closed, then published) unless asked otherwise: the Results tab
+    shows published studies only."""
     study = store.create_study("Quarterly check", methods=["BS-4", "TS-Temp", "TS-Tilted"], max_new_tokens=8)
     [item] = store.add_items(study, [{"prompt": "The cat sat on the", "scenario": "sci-fi", "language": "en", "raw": True}])
     ids = {}
@@ -78,6 +81,9 @@ def fill(store):
         rid = store.rater_id(rater)
         for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
             store.save_rating(rid, ids[method], base + k // 2, 3, min(5, base + k))
+    if published:
+        studies.close_study(store, study)
+        studies.publish_study(store, study)
     return study
 
 
@@ -111,6 +117,26 @@ def test_compute_view_rejects_a_missing_study(store):
     assert tab.compute_view(store, study, scenarios="sci-fi (en)", raters="rater 2")["results"].n_ratings == 3
 
 
+@pytest.mark.parametrize("state", ["open", "closed"])
+def test_an_unpublished_study_is_answered_like_a_missing_one(store, state):
+    """Nothing per method leaves the server through the public tab before the organizer publishes
+    the study, and the reply does not even tell whether it exists."""
+    from arena.errors import UserError
+
+    study = fill(store, published=False)
+    if state == "closed":
+        studies.close_study(store, study)
+    replies = []
+    for sid in (study, str(study), 999, "abc", 2**70):
+        with pytest.raises(UserError) as refused:
+            tab.compute_view(store, sid)
+        replies.append(str(refused.value))
+    assert set(replies) == {"there is no published study with that id"}
+    assert tab.study_options(store) == []
+    # the organizer's own view (not the public tab) still reads it
+    assert tab.compute_view(store, study, public=False)["results"].n_ratings == 6
+
+
 def test_tab_builds_and_has_no_rating_controls(store):
     fill(store)
     ctx = AppContext(model=lambda: None)
@@ -121,6 +147,8 @@ def test_tab_builds_and_has_no_rating_controls(store):
     assert {"Dataframe", "Plot", "File", "Dropdown"} <= kinds
     assert "Radio" not in kinds and "Slider" not in kinds  # read-only: nothing to score with
     assert tab.study_options(store)[0][1] == store.list_studies()[0]["id"]
+    fill(store, published=False)  # newer, but not published: not offered
+    assert [sid for _, sid in tab.study_options(store)] == [store.list_studies()[1]["id"]]
 
 
 def test_scenario_filter_tells_languages_apart(store):

@@ -6,14 +6,20 @@ API page and from `gradio_client`. So this test reads the handler list from /con
 browser gets) and calls each one itself, with empty, wrong and hostile inputs, in a fresh session
 and in a session that has started rating. It then checks:
 
-  * organizer actions (unlock/overview, create, resume, reveal, export, import, delete a study or a
-    rater's ratings) answer only with the organizer password and change nothing without it;
-  * no response reaches a rater with another rater's comment, a method name of a blind study, or
-    the planted timing and seed numbers of its outputs;
-  * files the server holds (the ratings database, the source) are not served by the file routes.
+  * organizer actions (unlock/overview, create, resume, open/close/publish, invite/revoke, reveal,
+    export, import, delete a study or a rater's ratings) answer only with the organizer password and
+    change nothing without it;
+  * no response reaches a rater with another rater's comment, name or invite code, a method name of
+    a blind study, or the planted timing and seed numbers of its outputs (those numbers reach no
+    route at all, the Results tab included, while the study is unpublished);
+  * the rating handlers take an invite code, never a name: a name in the code box is refused with
+    the one generic message, and a code opens only its own study;
+  * files the server holds (the ratings database, the source) are not served by the file routes,
+    and there is no run history (/gradio_api/runs) that would keep codes and scores.
 
-Positive controls (the right password reveals the mapping, imports the file and deletes a study)
-prove that the calls reach the handlers, so a passing sweep means refused, not unreachable.
+Positive controls (the right password reveals the mapping once the study is closed, imports the
+file and deletes a study) prove that the calls reach the handlers, so a passing sweep means
+refused, not unreachable.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ import httpx
 import pytest
 
 import decoders
-from arena import export
+from arena import blind, export, invites
+from arena.errors import UserError
 from live_app import API, ORGANIZER_PASSWORD, CallResult, GradioHTTP, LiveApp, dependency_tab, shared_app
-from seeding import db_store, seed_study
+from seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -44,6 +51,7 @@ IMPORTED_RATER = f"imported-by-mallory-{TOKEN}"
 PLANTED = dict(latency_ms=98765.4321, ttft_ms=12345.678, tokens_per_s=4321.987, seed=918273645, new_tokens=7)
 OPEN_TABS = {"compare", "trace", "results"}  # open comparison and per-method results: method names belong there
 GENERATING_TABS = {"compare", "trace"}  # their handlers run the model: called once per variant, to save time
+CODES: dict[str, str] = {}  # invite codes the `world` fixture hands out: "victim", "attacker", "other"
 
 
 def dep_by_api_name(client: GradioHTTP, name: str) -> int:
@@ -64,7 +72,7 @@ def dep_by_trigger(client: GradioHTTP, label: str) -> int:
 
 
 def rating_values(scores: list[list[int]], comments: list[str | None]) -> list[Any]:
-    """rate_submit's inputs after (name, session): 8 slots x 3 radios, then 8 comments."""
+    """rate_submit's inputs after (code, session): 8 slots x 3 radios, then 8 comments."""
     slots = 8
     radios: list[Any] = [None] * (3 * slots)
     notes: list[Any] = [None] * slots
@@ -81,16 +89,21 @@ def app(tmp_path_factory) -> LiveApp:
 
 @pytest.fixture(scope="module")
 def world(app: LiveApp, tmp_path_factory):
-    """A blind study, rated by the victim with a secret comment; and a forged import file."""
+    """A blind study, rated by the victim with a secret comment; the attacker enrolled in it too (and
+    in a second study); and a forged import file."""
     store = db_store(app.workdir)
     texts = {"BS-4": f"first answer {TOKEN}", "TS-Temp": f"second answer {TOKEN}", "TS-Tilted": f"third answer {TOKEN}"}
     sid, _ = seed_study(store, f"Security study {TOKEN}", [f"Security prompt {TOKEN}"], [texts], **PLANTED)
+    other_texts = {m: f"other study {m} {TOKEN}" for m in texts}
+    other, _ = seed_study(store, f"Other study {TOKEN}", [f"Other prompt {TOKEN}"], [other_texts])
+    CODES.update(victim=invite(store, sid, VICTIM), attacker=invite(store, sid, ATTACKER),
+                 other=invite(store, other, ATTACKER))
     client = GradioHTTP(app.url)
     start, submit = dep_by_api_name(client, "rate_start"), dep_by_api_name(client, "rate_submit")
     victim_session = uuid.uuid4().hex[:11]
-    opened = client.call(start, [VICTIM, sid, None], session_hash=victim_session)
+    opened = client.call(start, [CODES["victim"], None], session_hash=victim_session)
     assert opened.ok, opened.error
-    done = client.call(submit, [VICTIM, None, *rating_values([[5, 4, 3]] * 3, [VICTIM_COMMENT] * 3)],
+    done = client.call(submit, [CODES["victim"], None, *rating_values([[5, 4, 3]] * 3, [VICTIM_COMMENT] * 3)],
                        session_hash=victim_session)
     assert done.ok and "Saved" in json.dumps(done.data), done.error
     victim_rows = store.ratings_frame(sid)
@@ -112,7 +125,7 @@ def world(app: LiveApp, tmp_path_factory):
                           timeout=60, trust_env=False)
     uploaded.raise_for_status()
     file_data = {"path": uploaded.json()[0], "orig_name": "ratings.csv", "meta": {"_type": "gradio.FileData"}}
-    yield dict(store=store, sid=sid, client=client, file_data=file_data, victim_session=victim_session)
+    yield dict(store=store, sid=sid, other=other, client=client, file_data=file_data, victim_session=victim_session)
     client.close()
     store.dispose()
 
@@ -133,18 +146,32 @@ def learn_choices(dep: dict, result: CallResult, known: dict[int, list[Any]]) ->
             known[cid] = _choice_values(value["choices"])
 
 
+def is_code_box(comp: dict) -> bool:
+    """The Rate tab's invite code box (a password-type textbox, like the organizer password)."""
+    props = comp.get("props", {})
+    return comp["type"] == "textbox" and "invite code" in str(props.get("label", "")).lower()
+
+
+def is_password_box(comp: dict) -> bool:
+    return comp["type"] == "textbox" and comp.get("props", {}).get("type") == "password" and not is_code_box(comp)
+
+
 def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data: dict,
                known: dict[int, list[Any]] | None = None) -> list[Any]:
     """Values for a handler's inputs: what a fresh page sends ("defaults") or hostile ones. Dropdowns
     get what the session was offered (Gradio refuses other values before the handler runs),
-    preferring the study under attack, or every choice where several may be picked."""
+    preferring the study under attack, or every choice where several may be picked. The invite code
+    box gets the attacker's own code ("hostile": the handlers run as that rater) or the attacker's
+    name ("name": a name is not a code)."""
     comps = client.components()
     values: list[Any] = []
     for cid in dep["inputs"]:
         comp = comps[cid]
         kind, props = comp["type"], comp.get("props", {})
         default = props.get("value")
-        if kind == "slider":
+        if is_code_box(comp):
+            values.append({"defaults": default, "hostile": CODES["attacker"], "name": ATTACKER}[variant])
+        elif kind == "slider":
             values.append(props.get("minimum", default))  # keeps any generation to a token or so
         elif kind == "state":
             values.append(None)  # state comes from the server-side session, whatever is sent
@@ -177,14 +204,16 @@ def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data:
 def secrets_in(text: str, with_methods: bool) -> list[str]:
     """Secrets found in `text`. `with_methods`: also method names and the outputs' own timing and
     seed, which a blind route must not carry (the open Compare and Results tabs show them by design)."""
-    # A rater's name or code is their only credential (it opens their ratings), so it is a secret too.
-    found = [s for s in (VICTIM_COMMENT, IMPORTED_RATER, VICTIM) if s in text]
+    # A rater's code is their only credential (it opens their ratings), so it is a secret, and so
+    # is another rater's name.
+    found = [s for s in (VICTIM_COMMENT, IMPORTED_RATER, VICTIM, CODES.get("victim")) if s and s in text]
+    # The study is unpublished: its own numbers reach no route, not even the open tabs'.
+    for name in ("latency_ms", "ttft_ms", "tokens_per_s"):
+        if repr(PLANTED[name]) in text:
+            found.append(f"{name}={PLANTED[name]}")
+    if str(PLANTED["seed"]) in text:
+        found.append("seed")
     if with_methods:
-        for name in ("latency_ms", "ttft_ms", "tokens_per_s"):
-            if repr(PLANTED[name]) in text:
-                found.append(f"{name}={PLANTED[name]}")
-        if str(PLANTED["seed"]) in text:
-            found.append("seed")
         found += [m for m in decoders.names() if m in text]
     return found
 
@@ -201,11 +230,13 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
 
     # A rater's session that has legitimately opened the study, to call handlers "from inside".
     attacker_session = uuid.uuid4().hex[:11]
-    opened = client.call(dep_by_api_name(client, "rate_start"), [ATTACKER, sid, None], session_hash=attacker_session)
+    opened = client.call(dep_by_api_name(client, "rate_start"), [CODES["attacker"], None], session_hash=attacker_session)
     assert opened.ok and f"first answer {TOKEN}" in opened.raw, "positive control: a rater sees the texts"
     assert not secrets_in(opened.raw, with_methods=True)
+    comps = client.components()
 
     organizer_calls = 0
+    name_refusals = 0
     calls = 0
     problems: list[str] = []
     known: dict[str, dict[int, list[Any]]] = {}  # session -> dropdown choices offered to it
@@ -217,7 +248,15 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
             tab = dependency_tab(config, dep)
             if dep.get("api_visibility") == "private" and not dep.get("inputs") and not dep.get("outputs"):
                 continue  # a pure front-end event: nothing runs on the server
+            takes_code = any(is_code_box(comps[c]) for c in dep.get("inputs", []))
             variants = ["defaults", "hostile"] if round_ == 1 else ["hostile"]
+            if takes_code and round_ == 1:
+                variants.append("name")
+            # Pasting prompts or uploading a file switches the organizer's prompt source: the only
+            # organizer handlers without the password. They read nothing stored and write only that radio.
+            convenience = tab == "organizer" and not any(is_password_box(comps[c]) for c in dep.get("inputs", []))
+            if convenience:
+                assert [comps[c]["type"] for c in dep["outputs"]] == ["radio"] and len(dep["inputs"]) == 1, dep
             for variant in variants:
                 sessions = [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
                 for session in sessions:
@@ -231,14 +270,21 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
                     leaked = secrets_in(result.raw, with_methods=tab not in OPEN_TABS)
                     if leaked:
                         problems.append(f"{where} leaked {leaked}: {result.raw[:300]}")
-                    if tab == "organizer":
+                    if variant == "name":
+                        name_refusals += 1
+                        # in a fresh session Previous/Next/Submit first ask for Start; in the rater's, the code fails
+                        expected = [invites.INVALID] + (["press Start"] if session != attacker_session else [])
+                        if result.ok or not any(e in (result.error or "") for e in expected):
+                            problems.append(f"{where} took a name instead of an invite code: {result.raw[:300]}")
+                    if tab == "organizer" and not convenience:
                         organizer_calls += 1
                         if result.ok:
                             problems.append(f"{where} answered without the organizer password: {result.raw[:300]}")
                         elif "password" not in (result.error or ""):
                             problems.append(f"{where} refused without saying why: {result.error!r}")
     assert not problems, "\n".join(problems)
-    assert organizer_calls >= 8 * 3, f"only {organizer_calls} organizer calls were made: are its handlers all found?"
+    assert organizer_calls >= 14 * 3, f"only {organizer_calls} organizer calls were made: are its handlers all found?"
+    assert name_refusals >= 2 * 4, f"only {name_refusals} rating calls with a name: are the rating handlers found?"
 
     after_victim = store.ratings_frame(sid).sort_values("output_id").to_dict("records")
     assert after_victim == before["victim"], "a forged call changed the victim's ratings"
@@ -247,14 +293,71 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     print(f"\nsecurity sweep: {len(deps)} handlers, {calls} forged calls, {organizer_calls} organizer calls refused")
 
 
+def test_a_code_opens_only_its_own_study(app: LiveApp, world):
+    """The code names the study: a session that opened one study cannot go on with another study's
+    code, another study's code shows only that study, and the library refuses an item of another
+    study for a code. A revoked code gets the generic message."""
+    client: GradioHTTP = world["client"]
+    store = world["store"]
+    start, submit = dep_by_api_name(client, "rate_start"), dep_by_api_name(client, "rate_submit")
+    moves = [dep_by_api_name(client, "rate_next"), dep_by_api_name(client, "rate_previous")]
+    before = store.count_ratings()
+
+    other_session = uuid.uuid4().hex[:11]
+    other = client.call(start, [CODES["other"], None], session_hash=other_session)
+    assert other.ok and f"other study TS-Temp {TOKEN}" in other.raw, other.error
+    assert f"answer {TOKEN}" not in other.raw and not secrets_in(other.raw, with_methods=False)
+
+    session = uuid.uuid4().hex[:11]
+    opened = client.call(start, [CODES["attacker"], None], session_hash=session)
+    assert opened.ok and f"first answer {TOKEN}" in opened.raw, opened.error
+    for fn, data in [(submit, [CODES["other"], None, *rating_values([[1, 1, 1]] * 3, [None] * 3)]),
+                     *[(m, [CODES["other"], None]) for m in moves]]:
+        swapped = client.call(fn, data, session_hash=session)
+        assert not swapped.ok and "code changed" in (swapped.error or ""), swapped.error
+        assert not secrets_in(swapped.raw, with_methods=True)
+
+    item = store.items(world["sid"])[0]["public_id"]
+    with pytest.raises(UserError, match="unknown item"):
+        blind.submit_slots_with_code(store, CODES["other"], item, [[1, 1, 1]] * 3 + [[None] * 3] * 5, [None] * 8)
+    with pytest.raises(UserError) as refused:
+        blind.submit_slots_with_code(store, ATTACKER, item, [[1, 1, 1]] * 3 + [[None] * 3] * 5, [None] * 8)
+    assert str(refused.value) == invites.INVALID
+
+    revoked = invite(store, world["other"], f"revoked-{TOKEN}")
+    assert invites.revoke(store, world["other"], f"revoked-{TOKEN}")
+    shut = client.call(start, [revoked, None])
+    assert not shut.ok and invites.INVALID in (shut.error or ""), shut.error
+    assert store.count_ratings() == before
+
+
+def test_no_run_history_keeps_codes_or_scores(app: LiveApp):
+    """Gradio's run history would keep every call's inputs (invite codes, scores) in the browser and
+    offer them at /gradio_api/runs: the app turns it off."""
+    config = httpx.get(f"{app.url}/config", timeout=60, trust_env=False).json()
+    assert config.get("run_history") is False
+    for path in (f"{API}/runs", f"{API}/runs/"):
+        r = httpx.get(f"{app.url}{path}", timeout=30, trust_env=False)
+        assert r.status_code == 404, f"{path} answered {r.status_code}"
+    r = httpx.post(f"{app.url}{API}/run-history/connect", json={}, timeout=30, trust_env=False)
+    assert r.status_code in (404, 405), r.status_code
+
+
 def test_the_right_password_opens_the_same_routes(app: LiveApp, world):
-    """Positive control for the sweep: with the password, reveal shows the methods and import imports."""
+    """Positive control for the sweep: with the password, reveal shows the methods (once the study is
+    closed: until then the organizer is blind too) and import imports."""
     client: GradioHTTP = world["client"]
     session = uuid.uuid4().hex[:11]
     unlocked = client.call(dep_by_trigger(client, "Organizer password"), [ORGANIZER_PASSWORD], session_hash=session)
     assert unlocked.ok and "Unlocked" in unlocked.raw, unlocked.error
-    reveal = client.call(dep_by_trigger(client, "Reveal the blind mapping"), [ORGANIZER_PASSWORD, world["sid"]],
+    reveal_fn = dep_by_trigger(client, "Reveal the blind mapping")
+    early = client.call(reveal_fn, [ORGANIZER_PASSWORD, world["sid"]], session_hash=session)
+    assert not early.ok and "close" in (early.error or ""), early.error
+    assert not secrets_in(early.raw, with_methods=True)
+    closed = client.call(dep_by_trigger(client, "Close rating"), [ORGANIZER_PASSWORD, world["sid"]],
                          session_hash=session)
+    assert closed.ok and world["store"].get_study(world["sid"])["state"] == "closed", closed.error
+    reveal = client.call(reveal_fn, [ORGANIZER_PASSWORD, world["sid"]], session_hash=session)
     assert reveal.ok, reveal.error
     assert all(m in reveal.raw for m in ("BS-4", "TS-Temp", "TS-Tilted")) and VICTIM in reveal.raw
     imported = client.call(dep_by_trigger(client, "Import"), [ORGANIZER_PASSWORD, world["file_data"]], session_hash=session)
@@ -277,7 +380,8 @@ def test_the_right_password_and_name_delete_over_http(app: LiveApp, world):
     wrong = client.call(delete, [ORGANIZER_PASSWORD, doomed, name + "?", None], session_hash=session)
     assert not wrong.ok and "exact name" in (wrong.error or ""), wrong.error
     done = client.call(delete, [ORGANIZER_PASSWORD, doomed, name, None], session_hash=session)
-    assert done.ok and f"Deleted study #{doomed}" in done.raw, done.error
+    # the message is Markdown with its punctuation escaped (md_text): read it without the backslashes
+    assert done.ok and f"Deleted study #{doomed}" in done.raw.replace("\\\\", ""), done.error
     assert store.get_study(doomed) is None and len(store.list_studies()) == n_studies - 1
     assert store.ratings_frame(world["sid"]).sort_values("output_id").to_dict("records") == kept
 
