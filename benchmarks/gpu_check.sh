@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Every GPU figure in one prepared run (well under 8 minutes on one GPU), printed and written under
+# artifacts/gpu_check/. Run on a machine with CUDA after `bash scripts/setup.sh`:
+#
+#   bash benchmarks/gpu_check.sh            # OUT=artifacts/gpu_check by default
+#
+# 1. environment: GPU, compute capability, driver/CUDA/torch, the dtype `auto` picks
+# 2. decode tokens/s (bare greedy `generate`, batch 1) against the memory-bandwidth limit
+#    (measured copy bandwidth / bytes of weights read per token)
+# 3. batched perplexity against the one-at-a-time loop over the held-out fragments, fp32 (1e-4 check)
+# 4. TS-Tilted/TS-Temp time per token and our runner against bare `generate` (bench_core)
+# 5. batched study generation against batch size 1 (bench_studygen), if present
+# Each step has its own time limit, so one slow step cannot eat the whole budget.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] && . .venv/bin/activate
+export OUT=${OUT:-artifacts/gpu_check}
+mkdir -p "$OUT"
+export ARENA_DEVICE=${ARENA_DEVICE:-cuda}
+start=$(date +%s)
+status=0
+
+step() {  # step NAME SECONDS COMMAND...
+  local name=$1 limit=$2; shift 2
+  echo "== $name (limit ${limit}s)"
+  local t0=$(date +%s)
+  timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.log" | grep -v "Loading weights"
+  local rc=${PIPESTATUS[0]}
+  echo "== $name: exit $rc, $(( $(date +%s) - t0 )) s"
+  [ "$rc" -eq 0 ] || status=1
+}
+
+step environment 60 python - <<'EOF'
+import torch
+from arena.models import pick_dtype
+assert torch.cuda.is_available(), "no CUDA device: this script measures GPU figures only"
+p = torch.cuda.get_device_properties(0)
+print(f"gpu {p.name} sm_{p.major}{p.minor} {p.total_memory / 2**30:.0f} GiB; torch {torch.__version__} CUDA {torch.version.cuda}")
+print(f"bf16 native: {torch.cuda.is_bf16_supported(including_emulation=False)}; auto dtype: {pick_dtype(torch.device('cuda'))}")
+EOF
+
+step decode_vs_bandwidth 180 python - <<'EOF'
+import json, os, time, torch
+from arena.models import load_model
+lm = load_model()
+dev = lm.device
+# copy bandwidth: read + write of a 1 GiB buffer, best of 5
+x = torch.empty(2**28, dtype=torch.float32, device=dev); y = torch.empty_like(x)
+best = 0.0
+for _ in range(5):
+    torch.cuda.synchronize(); t = time.perf_counter(); y.copy_(x); torch.cuda.synchronize()
+    best = max(best, 2 * x.numel() * 4 / (time.perf_counter() - t))
+del x, y
+weights = sum(p.numel() * p.element_size() for p in lm.model.parameters())
+ids = lm.tokenizer("Explain the basic principles of quantum computing.", return_tensors="pt")["input_ids"].to(dev)
+n = 128
+def run():
+    with torch.inference_mode():
+        torch.cuda.synchronize(); t = time.perf_counter()
+        out = lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
+                                do_sample=False, pad_token_id=lm.tokenizer.pad_token_id)
+        torch.cuda.synchronize()
+        return (out.shape[1] - ids.shape[1]) / (time.perf_counter() - t)
+run()
+rates = sorted(run() for _ in range(5))
+tok_s = rates[len(rates) // 2]
+limit = best / weights
+fig = {"dtype": lm.dtype_name, "weights_mb": round(weights / 2**20, 1), "copy_gb_s": round(best / 1e9, 1),
+       "decode_tok_s": round(tok_s, 1), "bandwidth_limit_tok_s": round(limit, 1), "fraction_of_limit": round(tok_s / limit, 3)}
+print(json.dumps(fig))
+json.dump(fig, open(os.path.join(os.environ.get("OUT", "artifacts/gpu_check"), "decode.json"), "w"))
+EOF
+
+step perplexity_batched_vs_loop 180 python benchmarks/bench_ppl.py --device cuda --dtype float32
+step core_tilt_and_runner 150 python benchmarks/bench_core.py --trials 7 --max-new-tokens 48 --json "$OUT/core.json"
+if [ -f benchmarks/bench_studygen.py ]; then
+  step study_generation_batched 90 python benchmarks/bench_studygen.py --items 16 --max-new-tokens 32 --rounds 1
+fi
+echo "== all steps: $(( $(date +%s) - start )) s; logs in $OUT"
+exit $status
