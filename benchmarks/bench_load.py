@@ -1,7 +1,8 @@
 """Many raters at once against one app process: submit latency, and every rating stored once.
 
 Each simulated rater is its own `gradio_client.Client` (its own session, as a browser tab would
-be): it opens the study, waits until every rater is ready, then all submit together; each rates
+be) with its own invite code (the raters are enrolled in the study first, as an organizer would):
+it opens the study with its code, waits until every rater is ready, then all submit together; each rates
 every item, and some submit an item a second time (as after "Previous"), which must update, not
 duplicate. Afterwards the database is read directly and compared with what was sent.
 
@@ -27,6 +28,7 @@ import argparse
 import multiprocessing
 import os
 import queue
+import re
 import statistics
 import sys
 import tempfile
@@ -72,14 +74,14 @@ class RaterResult:
     last_reply_at: float | None = None  # ... and when the last one was answered
 
 
-def _submit_args(name: str, index: int, item: int, shown: int) -> list[Any]:
+def _submit_args(name: str, code: str, index: int, item: int, shown: int) -> list[Any]:
     radios: list[Any] = [None] * (SLOTS * len(DIMENSIONS))
     notes: list[Any] = [None] * SLOTS
     for slot in range(shown):
         for d in range(len(DIMENSIONS)):
             radios[slot * len(DIMENSIONS) + d] = score(index, item, slot, d)
         notes[slot] = comment(name, item, slot)
-    return [name, *radios, *notes]
+    return [code, *radios, *notes]
 
 
 def _shown(view: tuple) -> int:
@@ -98,7 +100,7 @@ def _shown(view: tuple) -> int:
 _connecting = threading.Semaphore(8)  # clients connect a few at a time; they submit all at once
 
 
-def _rater(url: str, study_id: int, index: int, name: str, n_items: int, resubmit: bool,
+def _rater(url: str, index: int, name: str, code: str, n_items: int, resubmit: bool,
            ready: Any, connecting: Any = _connecting) -> RaterResult:
     from gradio_client import Client
 
@@ -108,21 +110,24 @@ def _rater(url: str, study_id: int, index: int, name: str, n_items: int, resubmi
         with connecting:
             client = Client(url, verbose=False, download_files=False, analytics_enabled=False, max_workers=2,
                             ssl_verify=False, httpx_kwargs={"timeout": CALL_TIMEOUT_S})
-        view = client.submit(name, study_id, api_name="/rate_start").result(timeout=CALL_TIMEOUT_S)
-        shown = _shown(view)
+        # rate_start answers "Rating as <name> in <study>" first, then the view
+        view = client.submit(code, api_name="/rate_start").result(timeout=CALL_TIMEOUT_S)
+        if name not in re.sub(r"\\(.)", r"\1", str(view[0])):  # Markdown-escaped: load\-x\-001
+            raise AssertionError(f"{name}'s code opened the study as someone else: {view[0]!r}")
+        shown = _shown(view[1:])
         ready.wait(timeout=CALL_TIMEOUT_S)  # everyone submits at once
         out.first_submit_at = time.time()
         for item in range(n_items):
             started = time.perf_counter()
-            view = client.submit(*_submit_args(name, index, item, shown), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
+            view = client.submit(*_submit_args(name, code, index, item, shown), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
             out.submit_s.append(time.perf_counter() - started)
             out.sent += shown
             if item + 1 < n_items:
                 shown = _shown(view)
         if resubmit:  # back to the last item, submit the same scores again: an update, not a new row
-            view = client.submit(name, api_name="/rate_previous").result(timeout=CALL_TIMEOUT_S)
+            view = client.submit(code, api_name="/rate_previous").result(timeout=CALL_TIMEOUT_S)
             started = time.perf_counter()
-            client.submit(*_submit_args(name, index, n_items - 1, _shown(view)), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
+            client.submit(*_submit_args(name, code, index, n_items - 1, _shown(view)), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
             out.submit_s.append(time.perf_counter() - started)
             out.sent += shown
         out.last_reply_at = time.time()
@@ -217,43 +222,50 @@ class _CpuSampler:
         return at(t1) - at(t0)
 
 
-def _run_threads(url: str, study_id: int, jobs: list[tuple[int, str, bool]], items: int, ready: Any,
+def _run_threads(url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready: Any,
                  connecting: Any) -> list[RaterResult]:
     with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
-        futures = [pool.submit(_rater, url, study_id, i, name, items, resubmit, ready, connecting)
-                   for i, name, resubmit in jobs]
+        futures = [pool.submit(_rater, url, i, name, code, items, resubmit, ready, connecting)
+                   for i, name, code, resubmit in jobs]
         return [f.result(timeout=CALL_TIMEOUT_S * (items + 3)) for f in futures]
 
 
-def _worker(url: str, study_id: int, jobs: list[tuple[int, str, bool]], items: int, ready: Any,
+def _worker(url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready: Any,
             connect_slots: int, results: Any) -> None:
     """One worker process: its share of the raters, as threads; results go back on a queue."""
     try:
-        out = _run_threads(url, study_id, jobs, items, ready, threading.Semaphore(connect_slots))
+        out = _run_threads(url, jobs, items, ready, threading.Semaphore(connect_slots))
     except BaseException as exc:  # reported as every job's error, never swallowed
         ready.abort()
-        out = [RaterResult(name, errors=[f"worker: {type(exc).__name__}: {exc}"]) for _, name, _ in jobs]
+        out = [RaterResult(name, errors=[f"worker: {type(exc).__name__}: {exc}"]) for _, name, _, _ in jobs]
     results.put(out)
 
 
 def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubmit_every: int = 5,
-               prefix: str | None = None, procs: int = 5, server_pid: int | None = None) -> LoadReport:
+               prefix: str | None = None, procs: int = 5, server_pid: int | None = None, *,
+               store: Any) -> LoadReport:
     """`raters` simulated raters rate all `items` of a study at once; returns their timings.
 
-    The raters are spread over `procs` worker processes (1: threads of this process, as before).
-    With `server_pid`, the app process's CPU time during the submit phase is measured too."""
+    The raters are first enrolled in the study through `store` (a Store on the app's database), each
+    with its own invite code. They are spread over `procs` worker processes (1: threads of this
+    process, as before). With `server_pid`, the app process's CPU time during the submit phase is
+    measured too."""
+    from arena import invites
+
     prefix = prefix or f"load-{uuid.uuid4().hex[:6]}"
-    jobs = [(i, f"{prefix}-{i:03d}", resubmit_every > 0 and i % resubmit_every == 0) for i in range(raters)]
+    names = [f"{prefix}-{i:03d}" for i in range(raters)]
+    codes = {inv.rater: inv.code for inv in invites.invite(store, study_id, names)}
+    jobs = [(i, name, codes[name], resubmit_every > 0 and i % resubmit_every == 0) for i, name in enumerate(names)]
     procs = max(1, min(procs, raters))
     started = time.perf_counter()
     with _CpuSampler(server_pid) as sampler:
         if procs == 1:
-            results = _run_threads(url, study_id, jobs, items, threading.Barrier(raters), _connecting)
+            results = _run_threads(url, jobs, items, threading.Barrier(raters), _connecting)
         else:
             ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
             ready, box = ctx.Barrier(raters), ctx.Queue()
             shares = [jobs[k::procs] for k in range(procs)]
-            workers = [ctx.Process(target=_worker, args=(url, study_id, share, items, ready, max(1, 8 // procs), box),
+            workers = [ctx.Process(target=_worker, args=(url, share, items, ready, max(1, 8 // procs), box),
                                    daemon=True) for share in shares]
             for w in workers:
                 w.start()
@@ -265,13 +277,13 @@ def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubm
                 ready.abort()
                 got = {r.name for r in results}
                 results += [RaterResult(name, errors=["no result from its worker process"])
-                            for _, name, _ in jobs if name not in got]
+                            for _, name, _, _ in jobs if name not in got]
             finally:
                 for w in workers:
                     w.join(timeout=30)
                     if w.is_alive():
                         w.kill()
-            order = {name: k for k, (_, name, _) in enumerate(jobs)}
+            order = {name: k for k, (_, name, _, _) in enumerate(jobs)}
             results.sort(key=lambda r: order.get(r.name, len(order)))
     wall = time.perf_counter() - started
     firsts = [r.first_submit_at for r in results if r.first_submit_at is not None]
@@ -340,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         app = start_app(workdir)
         try:
             report = run_raters(app.url, sid, args.raters, args.items, args.resubmit_every, procs=args.procs,
-                                server_pid=app.proc.pid)
+                                server_pid=app.proc.pid, store=store)
         finally:
             app.stop()
         counts = check_stored(store.ratings_frame(sid), report, n_responses=3)

@@ -31,7 +31,8 @@ def test_fifty_raters_at_once_every_rating_stored_exactly_once(app: LiveApp, art
     texts = [{m: f"load response {m[-1]} item {k} {token}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(ITEMS)]
     sid, _ = seed_study(store, f"Load study {token}", [f"Load prompt {k} {token}" for k in range(ITEMS)], texts)
 
-    report = run_raters(app.url, sid, raters=RATERS, items=ITEMS, resubmit_every=5, prefix=f"load-{token}")
+    report = run_raters(app.url, sid, raters=RATERS, items=ITEMS, resubmit_every=5, prefix=f"load-{token}",
+                        store=store)  # enrols each rater with an invite code first
     counts = check_stored(store.ratings_frame(sid), report, n_responses=3)
     text = summary(report, counts)
     print("\n" + text)
