@@ -173,15 +173,15 @@ def test_greedy_and_ngram_blocking_match_transformers(engine, client_lm, hf_floa
     from arena.prompts import encode_prompt
 
     prompt = "one two three, one two three, one two three, one two three,"
-    ids = encode_prompt(client_lm.tokenizer, prompt, True, "cpu", 2048, 12)
+    ids = encode_prompt(client_lm.tokenizer, prompt, True, "cpu", 2048, 8)
     routed = {"task": "chat", "greedy_chat": True}
-    req = RunRequest(prompt, ["Greedy", "Routed"], {"Routed": routed}, max_new_tokens=12, seed=0, raw=True)
+    req = RunRequest(prompt, ["Greedy", "Routed"], {"Routed": routed}, max_new_tokens=8, seed=0, raw=True)
     greedy, blocked = engine.run_methods(client_lm, req)
     assert blocked.settings["server_request"]["vllm_xargs"] == {"arena_no_repeat_ngram_size": 3}
     with torch.inference_mode():
-        ref_greedy = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=12,
+        ref_greedy = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=8,
                                          pad_token_id=client_lm.tokenizer.pad_token_id)[0, ids.shape[1]:].tolist()
-        ref_blocked = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=12,
+        ref_blocked = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=8,
                                           no_repeat_ngram_size=3,
                                           pad_token_id=client_lm.tokenizer.pad_token_id)[0, ids.shape[1]:].tolist()
     assert greedy.token_ids == ref_greedy
