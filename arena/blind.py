@@ -325,6 +325,13 @@ def submit_slots(store: Store, rater: object, item_public_id: object, slot_score
     _submit_slots(_by_name(store, rater, item_public_id), store, slot_scores, slot_comments)
 
 
+def submit_slots_for(store: Store, enrolment: "invites.Enrolment", item_public_id: object,
+                     slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> None:
+    """Submit for an enrolment already resolved from its code (the rating tab resolves once per call)."""
+    opened = _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
+    _submit_slots(opened, store, slot_scores, slot_comments)
+
+
 def submit_slots_with_code(store: Store, code: object, item_public_id: object,
                            slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any],
                            client: str | None = None) -> None:

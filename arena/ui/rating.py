@@ -230,8 +230,7 @@ def build(ctx: AppContext) -> None:
             if any(v is not None and not isinstance(v, str) for v in notes):
                 raise UserError("a comment must be text")
             triples = [values[k * 3:(k + 1) * 3] for k in range(SLOTS)]
-            item, rater_id, mapping = blind._opened(store, enrolment.rater_id, sess["item"], enrolment.study_id)
-            blind._submit_slots((item, rater_id, mapping), store, triples, notes)  # committed before we move on
+            blind.submit_slots_for(store, enrolment, sess["item"], triples, notes)  # committed before we move on
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
             fail(exc)
