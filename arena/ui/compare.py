@@ -216,7 +216,7 @@ def build(ctx: AppContext) -> None:
                 if event.result is not None:
                     done.append(event.result)
                 if len(done) == len(order):
-                    note = f"Done: {len(done)} methods {head}."
+                    note = f"Done: {len(done)} methods. {head}"
                 else:
                     note = status_line(event.method, event.position, event.total) + f" {head}"
                 yield ([gr.update(value=note)] + [gr.update(value=texts[n]) for n in all_names]
