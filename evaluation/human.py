@@ -209,12 +209,43 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out.tolist()
 
 
+EXACT_MAX_N = 13  # scipy's own limit: up to 2**13 sign patterns it enumerates them all
+
+
+def signed_rank_exact_p(diffs: np.ndarray) -> np.ndarray:
+    """Two-sided p of the Wilcoxon signed-rank test by enumerating all 2**n sign flips, for rows of
+    n <= 13 differences (zeros dropped from the ranking, ties given average ranks). The same p as
+    scipy's `wilcoxon(method="auto")` on a row with ties or zeros (its exact permutation test), and
+    as its exact distribution on a row without: vectorised over rows and much faster."""
+    d = np.atleast_2d(np.asarray(diffs, dtype=float))
+    n = d.shape[1]
+    if n > EXACT_MAX_N:
+        raise ValueError(f"at most {EXACT_MAX_N} differences per row")
+    a = np.where(d == 0, np.inf, np.abs(d))
+    r = stats.rankdata(a, axis=1, method="average")
+    r[d == 0] = 0.0
+    observed = np.sum(r * (d > 0), axis=1)
+    signs = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1).astype(float)  # (2**n, n)
+    null = signs @ r.T  # (2**n, rows)
+    gamma = np.abs(np.finfo(float).eps * 100 * observed)
+    less = np.mean(null <= observed + gamma, axis=0)
+    greater = np.mean(null >= observed - gamma, axis=0)
+    return np.clip(2 * np.minimum(less, greater), 0, 1)
+
+
 def wilcoxon_p(diff: np.ndarray) -> tuple[float, float]:
-    """(statistic, p) of the two-sided Wilcoxon signed-rank test, zeros dropped; NaN when all are zero."""
+    """(statistic, p) of the two-sided Wilcoxon signed-rank test, zeros dropped; NaN when all are
+    zero. scipy's test, except that up to 13 differences the exact p comes from
+    `signed_rank_exact_p` (the same value, without scipy's per-permutation overhead)."""
     diff = np.asarray(diff, dtype=float)
     diff = diff[~np.isnan(diff)]
     if np.count_nonzero(diff) < 1:
         return math.nan, math.nan
+    if len(diff) <= EXACT_MAX_N:
+        a = np.where(diff == 0, np.inf, np.abs(diff))
+        r = stats.rankdata(a)
+        r[diff == 0] = 0.0
+        return float(min(np.sum(r * (diff > 0)), np.sum(r * (diff < 0)))), float(signed_rank_exact_p(diff)[0])
     res = stats.wilcoxon(diff, zero_method="wilcox")
     return float(res.statistic), float(res.pvalue)
 

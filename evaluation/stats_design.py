@@ -223,7 +223,9 @@ def simulated_power(design: Design, n_studies: int = 300, alpha: float = 0.05, s
     for k, (a, b) in enumerate(pairs):
         diff = item_means[:, :, a] - item_means[:, :, b]
         nonzero = np.count_nonzero(diff, axis=1) > 0
-        if nonzero.any():
+        if nonzero.any() and design.items <= human.EXACT_MAX_N:
+            pvals[nonzero, k] = human.signed_rank_exact_p(diff[nonzero])  # what scipy gives, faster
+        elif nonzero.any():
             with np.errstate(all="ignore"):
                 pvals[nonzero, k] = stats.wilcoxon(diff[nonzero], axis=1, zero_method="wilcox").pvalue
     target = pairs.index((0, design.methods - 1))

@@ -155,3 +155,16 @@ def test_filters_by_study_scenario_and_rater():
     only = human.filter_ratings(df, study=1, scenario="qa", rater="ann")
     assert set(only["scenario"]) == {"qa"} and set(only["rater"]) == {"ann"} and len(only) == 2 * 3
     assert len(human.filter_ratings(df, rater=["ann", "bob"])) == len(df)
+
+
+def test_exact_signed_rank_p_is_scipys():
+    # up to 13 items the exact sign-flip p is computed by enumeration; it must be scipy's value
+    rng = np.random.default_rng(0)
+    for trial in range(18):
+        n = int(rng.integers(2, 14))
+        x = [np.round(rng.normal(size=n) * 3) / 3, rng.normal(size=n), rng.integers(-2, 3, size=n).astype(float)][trial % 3]
+        if np.count_nonzero(x) == 0:
+            continue
+        ref = stats.wilcoxon(x, zero_method="wilcox")
+        stat, p = human.wilcoxon_p(x)
+        assert p == pytest.approx(ref.pvalue, abs=1e-12) and stat == pytest.approx(ref.statistic)
