@@ -323,10 +323,17 @@ def _handlers(build, ctx: AppContext) -> dict[str, object]:
     return found
 
 
-def shown_text(message: object) -> str:
-    """A message as the organizer reads it: the app escapes names for HTML (toasts) and Markdown
-    (the status line) before showing them (arena/ui/safe.py)."""
-    return html.unescape(re.sub(r"\\(.)", r"\1", str(message)))
+def shown_toast(message: object) -> str:
+    """An error toast as the organizer reads it: the app HTML-escapes it (arena/ui/safe.py `toast`)
+    and the browser renders it as HTML."""
+    return html.unescape(str(message))
+
+
+def shown_markdown(message: object) -> str:
+    """A Markdown status line as the organizer reads it (arena/ui/safe.py `md_text`): character
+    references are decoded, then backslash escapes give their character. As in CommonMark, an escape
+    inside a reference (`&\\#x27;`) leaves the reference as literal text."""
+    return re.sub(r"\\(.)", r"\1", html.unescape(str(message)))
 
 
 def test_the_organizer_delete_handlers_refuse_then_delete(store):
@@ -354,15 +361,15 @@ def test_the_organizer_delete_handlers_refuse_then_delete(store):
     for fn, args, message in refusals:
         with pytest.raises(gr.Error) as refused:
             fn(None, *args)  # Gradio passes the request first (None: called in-process)
-        assert message in shown_text(refused.value), (args, refused.value)
+        assert message in shown_toast(refused.value), (args, refused.value)
     assert counts(store) == before
 
     files, message, choice, table, _, danger, confirm = delete_rater.fn(None, PASSWORD, a, "bob", "Pilot A", a)
-    assert "Deleted 6 ratings by 'bob'" in shown_text(message) and len(files) == 1 and Path(files[0]).exists()
+    assert "Deleted 6 ratings by 'bob'" in shown_markdown(message) and len(files) == 1 and Path(files[0]).exists()
     assert counts(store)["ratings"] == before["ratings"] - 6
 
     files, message, choice, table, _, danger, confirm = delete.fn(None, PASSWORD, a, "Pilot A", a)
-    assert shown_text(message).startswith(f"Deleted study #{a} 'Pilot A': 2 items, 6 outputs, 6 ratings")
+    assert shown_markdown(message).startswith(f"Deleted study #{a} 'Pilot A': 2 items, 6 outputs, 6 ratings")
     assert [Path(f).exists() for f in files] == [True, True]
     assert [v for _, v in choice["choices"]] == [b] and choice["value"] == b
     assert [v for _, v in danger["choices"]] == [b] and danger["value"] is None and confirm == ""

@@ -1,5 +1,6 @@
 """The Compare tab's "Rate these blind" hand-off, in a real browser: one click stores the current
-outputs as an ad-hoc study, switches to the rating tab and shows them blind.
+outputs as an ad-hoc study with an invite code for the requester, switches to the rating tab, fills
+the code box and shows them blind.
 
 The Compare tab is stood in for by the same components it hands over (button, prompt, raw
 checkbox, last-results state), so the test needs no model; the rating tab is the real one.
@@ -8,15 +9,18 @@ checkbox, last-results state), so the test needs no model; the rating tab is the
 from __future__ import annotations
 
 import os
+import re
 import socket
 from types import SimpleNamespace
 
 import gradio as gr
 import pytest
 
+from arena import invites
 from arena.runner import MethodResult
 from arena.store import Store
 from arena.ui import AppContext, rating
+from browser_helpers import score_all
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
 pytestmark = [
@@ -62,20 +66,28 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
             page.set_default_timeout(90_000)
             page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
             page.get_by_role("button", name="Rate these blind").click()
-            page.get_by_text("Enter your name or rater code, then press").wait_for()  # switched, asks for a name
-            page.get_by_label("Your name or rater code").fill("Browser Rater")
-            page.get_by_role("button", name="Start / continue").click()
-            page.get_by_text("Item 1 of 1").wait_for()
+            page.get_by_text("Item 1 of 1").wait_for()  # switched, and opened with the requester's fresh code
+            page.get_by_text(re.compile(r"Rating as you \(quick rating\) in Quick rating")).wait_for()
+            code = page.get_by_label("Invite code or link").input_value()
+            assert invites.resolve(store, code).rater == "you (quick rating)"
             shown = [page.get_by_label(f"Response {label}", exact=True).input_value() for label in "ABC"]
             assert sorted(shown) == sorted(TEXTS)
             body = page.locator("body").inner_text()
             for name in ("BS-4", "TS-Temp", "TS-Tilted"):
                 assert name not in body
-            # a second click with the name filled in opens the new item directly
+            # the filled-in code rates: Submit saves under it
+            score_all(page, page.locator("body"), 3, [4, 3, 5])
+            page.get_by_role("button", name="Submit ratings").click()
+            page.get_by_text(re.compile(r"You have rated all 1 items")).wait_for()
+            first_study = invites.resolve(store, code).study_id
+            assert len(store.ratings_frame(first_study)) == 3
+            # a second click opens the new item directly, with a new code for the new study
             page.get_by_role("tab", name="Compare").click()
             page.get_by_role("button", name="Rate these blind").click()
             page.get_by_text("Item 1 of 1").wait_for()
             assert page.get_by_label("Response A", exact=True).input_value() in TEXTS
+            second = page.get_by_label("Invite code or link").input_value()
+            assert second != code and invites.resolve(store, second).study_id != first_study
         finally:
             page.close()
         adhoc = [s for s in store.list_studies() if s["kind"] == "adhoc"]

@@ -1,6 +1,7 @@
 """Submit sends plain values only; the page's layout (which response slots show) follows through the
 rating tab's private layout event. In a real browser: after a submit the next item's responses
-show, after the last one they are hidden, and Previous brings them back with the scores given."""
+show, after the last one they are hidden, and Previous brings them back with the scores given.
+The rater gets in with an invite code typed into the code box."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import secrets
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, panel, pick_option, score_all
-from seeding import db_store, seed_study
+from browser_helpers import open_app, panel, score_all
+from seeding import db_store, invite, seed_study
 
 
 def test_submit_keeps_the_layout_in_step(page, app):
@@ -19,16 +20,16 @@ def test_submit_keeps_the_layout_in_step(page, app):
     texts = [{m: f"layout {token} item {k} response {m[-1]}" for m in ("BS-4", "TS-Temp", "TS-Tilted")}
              for k in range(2)]
     study_name = f"Layout study {token}"
-    seed_study(store, study_name, [f"Layout prompt {k} {token}" for k in range(2)], texts)
+    sid, _ = seed_study(store, study_name, [f"Layout prompt {k} {token}" for k in range(2)], texts)
+    code = invite(store, sid, f"layout-rater-{token}")
     store.dispose()
 
     open_app(page, app, "Rate (blind)")
     rate = panel(page)
-    rate.get_by_label("Your name or rater code").fill(f"layout-rater-{token}")
-    rate.get_by_role("button", name="Refresh list").click()
-    pick_option(page, rate, "Study", re.compile(re.escape(study_name)))
+    rate.get_by_label("Invite code or link").fill(code)
     rate.get_by_role("button", name="Start / continue").click()
     expect(rate.get_by_text("Item 1 of 2")).to_be_visible()
+    expect(rate.get_by_text(f"Rating as layout-rater-{token} in {study_name}")).to_be_visible()
     response = {label: rate.get_by_role("textbox", name=f"Response {label}", exact=True) for label in "ABCD"}
     expect(response["D"]).to_be_hidden()
 

@@ -1,8 +1,9 @@
 """Prompts, outputs, study and rater names are shown as text: markup in them never runs.
 
 Payloads go where the app shows user or model text: a study's name and prompt, the three outputs
-(written straight into the database, as a model could have produced them), the rater's name and
-comment; and a prompt typed into the Compare tab. A real browser then visits every tab that shows
+(written straight into the database, as a model could have produced them), the rater's name (shown
+back to them in "Rating as ...", and to the organizer) and comment; and a prompt typed into the
+Compare tab. A real browser then visits every tab that shows
 them. A payload that ran would set `window.__xss`, or leave a live <img>/<svg>/<iframe> in the page.
 """
 
@@ -15,7 +16,7 @@ from playwright.sync_api import expect
 
 from browser_helpers import open_app, panel, pick_option, score_all, set_number
 from live_app import ORGANIZER_PASSWORD
-from seeding import db_store, seed_study
+from seeding import db_store, invite, publish, seed_study
 
 PAYLOADS = [
     "<script>window.__xss = 'script'</script>",
@@ -50,19 +51,21 @@ def test_markup_in_prompts_outputs_and_names_never_runs(page, app, artifacts_dir
     rater = f"xss-{token}<img src=x onerror=\"window.__xss='rater'\">"
     store = db_store(app.workdir)
     sid, _ = seed_study(store, study_name, [prompt], [texts])
+    code = invite(store, sid, rater)
     store.dispose()
     problems: list[str] = []
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
 
-    # Rating tab: study name in the list, prompt and outputs in the responses, rater name and comment.
+    # Rating tab: study and rater name in "Rating as ...", prompt and outputs in the responses, comment.
     open_app(page, app, "Rate (blind)")
     rate = panel(page)
-    rate.get_by_label("Your name or rater code").fill(rater)
-    rate.get_by_role("button", name="Refresh list").click()
-    pick_option(page, rate, "Study", re.compile(f"XSS study {token}"))
+    rate.get_by_label("Invite code or link").fill(code)
     rate.get_by_role("button", name="Start / continue").click()
     expect(rate.get_by_text("Item 1 of 1")).to_be_visible()
+    who = rate.get_by_text(re.compile(r"^Rating as ")).inner_text()
+    if who != f"Rating as {rater} in {study_name}.":  # the names exactly as given, as text
+        problems.append(f"the rating tab shows the names altered: {who!r}")
     expect(rate.get_by_role("textbox", name="Prompt")).to_have_value(prompt)  # shown literally, as text
     shown = sorted(rate.get_by_role("textbox", name=f"Response {label}", exact=True).input_value() for label in "ABC")
     assert shown == sorted(texts.values())
@@ -73,6 +76,9 @@ def test_markup_in_prompts_outputs_and_names_never_runs(page, app, artifacts_dir
     expect(rate.get_by_text(re.compile(r"^Saved\b"))).to_be_visible()
     problems += inert_problems(page, "the rating tab after submit")
     page.screenshot(path=str(artifacts_dir / "e2e-xss-rating.png"), full_page=True)
+    store = db_store(app.workdir)
+    publish(store, sid)  # rating over: closed, then published, so the Results tab shows it
+    store.dispose()
 
     # Results tab: study name in the list and headline, rater name in the filter.
     page.get_by_role("tab", name="Results").click()
