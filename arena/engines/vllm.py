@@ -345,9 +345,14 @@ class VllmEngine:
         for m in methods:
             self.prepare(lm, m, (settings or {}).get(m), ids, max_new_tokens, 0)
 
-    def run_methods(self, lm, req) -> list:
-        """The chosen methods one after another, as the in-process runner does."""
-        return [event.result for event in self.stream_methods(lm, req) if event.result is not None]
+    def run_methods(self, lm, req, cancel: threading.Event | None = None) -> list:
+        """The chosen methods one after another, as the in-process runner does (results in the
+        order given)."""
+        results = {event.result.method: event.result
+                   for event in self.stream_methods(lm, req, cancel=cancel) if event.result is not None}
+        if cancel is not None and cancel.is_set() and len(results) < len(req.methods):
+            raise UserError("stopped before all methods finished")
+        return [results[m] for m in req.methods if m in results]
 
     def stream_methods(self, lm, req, interval_s: float = 0.05, cancel: threading.Event | None = None,
                        ticks: bool = False) -> Iterator:
