@@ -28,3 +28,17 @@ def test_full_mode_and_a_bad_mode(monkeypatch):
     with pytest.raises(SystemExit) as exit_:
         app.app_mode()
     assert exit_.value.code == 2
+
+
+def test_a_space_without_database_url_warns_in_rate_and_organizer(monkeypatch):
+    monkeypatch.setenv("SPACE_ID", "someone/decoding-arena")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("ARENA_MODE", raising=False)
+    config = app.build_app().get_config_file()
+    texts = [c["props"].get("value") or "" for c in config["components"] if c.get("type") == "markdown"]
+    warned = [t for t in texts if "lost when it restarts; set DATABASE_URL" in t]
+    assert len(warned) == 2  # the Rate tab and the Organizer tab
+    monkeypatch.setenv("DATABASE_URL", "postgresql://db.example/arena")
+    texts = [c["props"].get("value") or "" for c in app.build_app().get_config_file()["components"]
+             if c.get("type") == "markdown"]
+    assert not any("lost when it restarts" in t for t in texts)

@@ -193,13 +193,10 @@ def test_where_the_database_lives(monkeypatch, tmp_path):
     assert normalize_url("sqlite:////x.db") == "sqlite:////x.db"
     monkeypatch.delenv("ARENA_DB_PATH")
     monkeypatch.delenv("DATABASE_URL")
-    import arena.store.engine as engine
+    from pathlib import Path
 
-    volume = tmp_path / "data"
-    monkeypatch.setattr(engine, "SPACE_VOLUME", volume)
-    assert default_db_path() == engine.Path("data") / "arena.db"  # no volume: ./data/arena.db
-    volume.mkdir()
-    assert default_db_path() == volume / "arena.db"  # a Space's persistent volume
+    # never a network-mounted /data (a Space's storage bucket: SQLite's WAL is unsafe there)
+    assert default_db_path() == Path("data") / "arena.db"
 
 
 def test_bad_database_url_is_a_user_error():

@@ -1,7 +1,7 @@
 """The ratings store: studies, items, outputs, raters and ratings in any SQLAlchemy database.
 
-`Store()` connects to `DATABASE_URL`, else a SQLite file (`ARENA_DB_PATH`, else `/data/arena.db`
-on a Space's persistent volume, else `./data/arena.db`), and creates or upgrades the schema
+`Store()` connects to `DATABASE_URL`, else a SQLite file (`ARENA_DB_PATH`, else `./data/arena.db`),
+and creates or upgrades the schema
 without dropping anything.
 """
 

@@ -16,16 +16,16 @@ from sqlalchemy.engine import make_url
 from ..errors import UserError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
-SPACE_VOLUME = Path("/data")  # a Hugging Face Space's persistent storage mounts here
-
-
 def default_db_path() -> Path:
-    """`ARENA_DB_PATH`, else `/data/arena.db` on a writable persistent volume, else `./data/arena.db`."""
+    """`ARENA_DB_PATH`, else `./data/arena.db`.
+
+    No network-mounted folder is picked automatically: Spaces' persistent storage is now a mounted
+    storage bucket (a network filesystem), where SQLite's WAL mode (shared memory, file locks) is
+    not safe. On a Space, use PostgreSQL through DATABASE_URL; the Rate and Organizer tabs warn
+    while ratings live on the Space's own disk."""
     env = os.environ.get("ARENA_DB_PATH")
     if env:
         return Path(env).expanduser()
-    if SPACE_VOLUME.is_dir() and os.access(SPACE_VOLUME, os.W_OK):
-        return SPACE_VOLUME / "arena.db"
     return Path("data") / "arena.db"
 
 

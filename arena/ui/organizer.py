@@ -23,7 +23,8 @@ import decoders
 from .. import blind, export, invites, studies, throttle
 from ..errors import UserError
 from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
-from . import AppContext
+from ..gpu import hardware_banner, storage_banner
+from . import AppContext, organizer_stats
 from .rating import store_for
 from .safe import md_text, toast
 
@@ -123,6 +124,9 @@ def delete_rater_ratings(ctx: AppContext, password: Any, study: Any, rater: Any,
 def build(ctx: AppContext) -> None:
     gr.Markdown("Organizer tools. Everything here needs the organizer password "
                 "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server).")
+    for banner in (storage_banner(), hardware_banner()):
+        if banner:
+            gr.Markdown(banner, elem_classes=["arena-banner"])
     password = gr.Textbox(label="Organizer password", type="password", max_lines=1)
     status = gr.Markdown("")
 
@@ -195,6 +199,8 @@ def build(ctx: AppContext) -> None:
             del_study_btn = gr.Button("Delete this study", variant="stop")
             del_rater_btn = gr.Button("Delete this rater's ratings in this study", variant="stop")
         del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
+
+    organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
 
     def guarded(fn):
         """Check the password first (throttled per client); the wrapper's signature gives Gradio the

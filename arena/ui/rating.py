@@ -16,6 +16,7 @@ import gradio as gr
 from .. import blind, invites, studies, throttle
 from ..errors import UserError
 from ..store import Store, get_store
+from ..gpu import hardware_banner, storage_banner
 from . import AppContext
 from .safe import md_text
 
@@ -90,6 +91,9 @@ def build(ctx: AppContext) -> None:
         "Your ratings are saved when you press **Submit**; you can go back and change them. "
         "To take part you need an invite code (or link) from the study's organizer."
     )
+    for banner in (storage_banner(), hardware_banner()):
+        if banner:
+            gr.Markdown(banner, elem_classes=["arena-banner"])
     session = gr.State({})
     # How many response slots are on screen (0: none, and no prompt). Only the rarely used
     # handlers (Start, Previous, Next, hand-off) send visibility with their values; Submit sends
