@@ -38,11 +38,9 @@ def store_for(ctx: AppContext) -> Store:
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
-    """Studies that have outputs, newest first."""
-    out = []
-    for s in store.list_studies():
-        out.append((f"{s['name']} (#{s['id']})", int(s["id"])))
-    return out
+    """Published studies, newest first: nothing per method about a study leaves the server through
+    this public tab before its organizer publishes it (after rating has closed)."""
+    return [(f"{s['name']} (#{s['id']})", int(s["id"])) for s in store.list_studies() if s["state"] == "published"]
 
 
 def _score_on_device(lm, outputs: pd.DataFrame) -> dict[Any, ItemScore]:
@@ -95,17 +93,20 @@ def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
 
 
-def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None) -> dict[str, Any]:
-    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it."""
+def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None,
+                 public: bool = True) -> dict[str, Any]:
+    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
+    `public` (the Results tab): only a published study; any other id, existing or not, gets the same
+    answer, so the reply does not even tell whether a study exists."""
     if study_id in (None, ""):
         raise UserError("choose a study")
     try:
         study_id = int(study_id)
-    except (TypeError, ValueError):
-        raise UserError(f"there is no study {study_id!r}") from None
-    study = store.get_study(study_id)
-    if study is None:
-        raise UserError(f"there is no study #{study_id}")
+    except (TypeError, ValueError, OverflowError):
+        raise UserError("there is no published study with that id") from None
+    study = store.get_study(study_id) if -2**63 <= study_id < 2**63 else None
+    if study is None or (public and study["state"] != "published"):
+        raise UserError("there is no published study with that id")
     ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
