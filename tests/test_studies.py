@@ -83,6 +83,9 @@ def test_create_study_validates_before_storing(store):
     assert studies.expected_slots(study["methods"], 2) == [
         ("BS-4", 0), ("TS-Temp", 0), ("TS-Temp", 1), ("TS-Tilted", 0), ("TS-Tilted", 1)]
     assert len(store.items(sid)) == 3
+    assert study["state"] == "draft"  # opened for rating only once its outputs are generated
+    with pytest.raises(UserError, match="not open"):
+        blind.open_item(store, "ann", sid)
 
 
 def test_pregeneration_is_resumable_without_duplicates(store, lm):
@@ -98,14 +101,21 @@ def test_pregeneration_is_resumable_without_duplicates(store, lm):
     assert (first.total, first.existing, first.generated, first.complete) == (5, 0, 2, False)
     assert calls[0] == (0, 5) and calls[-1] == (2, 5)
     assert studies.ready_item_ids(store, sid) == []  # half-generated items are not rated
+    assert not first.opened and store.get_study(sid)["state"] == "draft"
     second = studies.generate_study(store, lm, sid)
     assert (second.existing, second.generated, second.complete) == (2, 3, True)
+    assert second.opened and store.get_study(sid)["state"] == "open"
     third = studies.generate_study(store, lm, sid)
     assert (third.existing, third.generated) == (5, 0)
     frame = store.outputs_frame(sid)
     assert len(frame) == 5 and not frame.duplicated(["item_id", "method", "sample_index"]).any()
+    # each (item, method, sample) has its own seed derived from the base seed: reproducible, and no
+    # two methods or samples share one (nor can one be told from another)
     seeds = {(r.method, r.sample_index): r.seed for r in frame.itertuples()}
-    assert seeds == {("BS-4", 0): 10, ("TS-Temp", 0): 10, ("TS-Temp", 1): 11, ("TS-Tilted", 0): 10, ("TS-Tilted", 1): 11}
+    public_id = store.items(sid)[0]["public_id"]
+    assert seeds == {(m, k): studies.derive_seed(10, public_id, m, k) for m, k in seeds}
+    assert len(set(seeds.values())) == 5 and 10 not in seeds.values()
+    assert all(0 <= seed < 2**62 for seed in seeds.values())
     assert (frame.new_tokens <= 4).all() and (frame.latency_ms > 0).all() and set(frame.model) == {lm.name}
     settings = json.loads(frame.set_index(["method", "sample_index"]).loc[("TS-Temp", 1), "settings"])
     assert settings["temperature"] == 0.9 and settings["max_new_tokens"] == 4
