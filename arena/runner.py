@@ -35,6 +35,7 @@ from transformers.generation.streamers import BaseStreamer
 import decoders
 from decoders import DecodeContext, GenerationPlan
 
+from .engines import current_engine
 from .errors import UserError
 from .gpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
@@ -420,6 +421,9 @@ def _task_cancel(cancel: threading.Event | None) -> threading.Event | None:
 
 def run_methods(lm: LoadedModel, req: RunRequest, cancel: threading.Event | None = None) -> list[MethodResult]:
     """Run every requested method on the same prompt, one after another (in the order given)."""
+    engine = current_engine()
+    if engine is not None:  # ARENA_ENGINE=vllm: on the server (arena/engines)
+        return engine.run_methods(lm, req, cancel)
     req = validate_request(req)
     prompt_ids = encode_ids(lm, req)
     with lm.lock:
@@ -450,6 +454,10 @@ def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05,
     Stop), ends generation at the next token; the lock is released after the generator stopped.
     `ticks`: also yield the current state every ~0.25 s while nothing new arrives (beam search), so
     a caller that must yield to notice it was abandoned (a Gradio handler) gets the chance."""
+    engine = current_engine()
+    if engine is not None:  # ARENA_ENGINE=vllm: streamed from the server (arena/engines)
+        yield from engine.stream_methods(lm, req, interval_s, cancel, ticks)
+        return
     req = validate_request(req)
     prompt_ids = encode_ids(lm, req)
     methods = run_order(list(req.methods))

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import decoders
 
+from .engines import current_engine
 from .errors import UserError
 from .prompts import SCENARIOS, clean_prompt, encode_prompt
 from . import batching
@@ -260,6 +261,9 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
     study's speed figures), and the rest go in batches of prompts of similar length, one seed per
     batch (see arena/batching.py for exactly what that seed reproduces); batched outputs carry no
     timing. Multi-Arm always runs alone. A draft whose outputs are all stored becomes open."""
+    engine = current_engine()
+    if engine is not None:  # ARENA_ENGINE=vllm: every request at once, batched by the server (arena/engines)
+        return engine.generate_study(store, lm, study_id, progress, should_stop)
     size = DEFAULT_BATCH_SIZE if batch_size in (None, "", "auto") else _whole(batch_size, "batch size", 1, 64)
     with _running_lock:
         if study_id in _running:
