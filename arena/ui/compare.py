@@ -135,8 +135,15 @@ def build(ctx: AppContext) -> None:
     banner = hardware_banner(lm.device)
     if banner:
         gr.Markdown(banner)
-    gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
-                f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else ""))
+    from ..engines import current_engine
+
+    engine = current_engine()
+    if engine is not None:  # ARENA_ENGINE=vllm: outputs come from the server (arena/engines)
+        gr.Markdown(f"**Engine:** vLLM server · **model:** {engine.describe()} · timing measured on this side, "
+                    f"see README (Engines)")
+    else:
+        gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
+                    f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else ""))
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
