@@ -286,3 +286,25 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
         assert store.output_slots(bad) == set()
     finally:
         store.dispose()
+
+
+def test_the_app_paths_go_to_the_engine(monkeypatch, vllm_url, client_lm, tmp_path):
+    """With ARENA_ENGINE=vllm the runner (Compare, CLI) and study generation use the server: the
+    tokenizer-only model here has no weights, so nothing can have run in process."""
+    from arena import runner
+
+    monkeypatch.setenv("ARENA_ENGINE", "vllm")
+    monkeypatch.setenv("ARENA_VLLM_URL", vllm_url)
+    assert client_lm.model is None
+    [result] = runner.run_methods(client_lm, RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=3, seed=1))
+    assert result.settings["engine"]["name"] == "vllm" and result.new_tokens >= 1
+    events = list(runner.stream_methods(client_lm, RunRequest(PROMPT, ["TS-Tilted"], max_new_tokens=3, seed=1)))
+    assert events[-1].result is not None and events[-1].result.settings["engine"]["url"] == vllm_url
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    try:
+        sid = studies.create_study(store, "engine hook study", [studies.PromptSpec("Say hi.")], methods=["TS-Temp", "Greedy"],
+                                   max_new_tokens=3)
+        report = studies.generate_study(store, client_lm, sid)
+        assert report.complete and report.generated == 2
+    finally:
+        store.dispose()
