@@ -159,55 +159,90 @@ def _num(v: Any, digits: int = 2) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
+# Column names for people: plain words, the unit once, and which way is better (↑ higher, ↓ lower).
+# Hyphens inside a name are U+2011 (non-breaking), so a narrow header never splits "distinct-2".
+COLUMNS = {"ppl": "PPL ↓", "distinct_2": "distinct\u20112 ↑", "repetition_pct": "repetition % ↓",
+           "self_bleu4": "Self\u2011BLEU4 ↓", "zipf": "Zipf", "latency_ms": "latency ms ↓", "tokens_per_s": "tokens/s ↑"}
+
+METRICS_HELP = ("**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a "
+                "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
+                "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
+                "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
+                "**Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of "
+                "the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall "
+                "time per output in milliseconds. **tokens/s**: new tokens per second of generation.")
+
+
 def display_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """The summary with CIs written as 'mean [low, high]', for people."""
+    """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
     rows = []
     for _, s in summary.iterrows():
-        row = {"method": s["method"], "outputs": int(s["outputs"]), "ratings": int(s["ratings"])}
+        row = {"method": s["method"], "ratings": int(s["ratings"])}
         for dim in DIMENSIONS:
-            row[dim] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'], 1)}–{_num(s[f'{dim}_ci_high'], 1)}]"
+            row[f"{dim} ↑"] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'], 1)}–{_num(s[f'{dim}_ci_high'], 1)}]"
         row.update({
-            "PPL": _num(s["ppl"]), "distinct-1": _num(s["distinct_1"], 3), "distinct-2": _num(s["distinct_2"], 3),
-            "repetition %": _num(s["repetition_pct"], 1), "Self-BLEU4": _num(s["self_bleu4"], 3), "Zipf": _num(s["zipf"]),
-            "latency s": _num(s["latency_ms"] / 1000, 2), "tokens/s": _num(s["tokens_per_s"], 1),
+            COLUMNS["ppl"]: _num(s["ppl"]), COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
+            COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1), COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),
+            COLUMNS["zipf"]: _num(s["zipf"]), COLUMNS["latency_ms"]: _num(s["latency_ms"], 0),
+            COLUMNS["tokens_per_s"]: _num(s["tokens_per_s"], 1),
         })
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def scores_figure(means: pd.DataFrame, title: str = "Human scores (mean over items, 95% cluster bootstrap CI)"):
-    """Grouped bars per dimension, one colour per method, CI error bars."""
+# One colour per method, the same in every chart (Okabe-Ito, readable for colour-blind viewers).
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
+
+
+def method_colours(methods: Sequence[str]) -> dict[str, str]:
+    return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(dict.fromkeys(methods))}
+
+
+def scores_figure(means: pd.DataFrame, title: str = "Human scores ↑ (mean over prompts, 95% CI)"):
+    """Grouped bars per dimension, one colour per method, CI error bars, on the 1–5 scale (the axis
+    starts at 1, the lowest score, not at 0)."""
     import plotly.graph_objects as go
 
+    colours = method_colours(list(means["method"]))
     fig = go.Figure()
     for method in dict.fromkeys(means["method"]):
         m = means[means["method"] == method]
         fig.add_bar(
-            x=list(m["dimension"]), y=list(m["mean"]), name=method,
+            x=list(m["dimension"]), y=list(m["mean"]), name=str(method), marker_color=colours[method],
             error_y=dict(type="data", symmetric=False, array=list((m["ci_high"] - m["mean"]).fillna(0)),
                          arrayminus=list((m["mean"] - m["ci_low"]).fillna(0))),
-            customdata=list(m["n"]), hovertemplate="%{x}: %{y:.2f} (%{customdata} items)<extra>" + str(method) + "</extra>",
+            customdata=list(m["n"]), hovertemplate="%{x}: %{y:.2f} (%{customdata} prompts)<extra>" + str(method) + "</extra>",
         )
-    fig.update_layout(barmode="group", title=title, yaxis=dict(range=[0, 5.2], title="score 1-5"), height=420)
+    fig.update_layout(barmode="group", title=title, height=420, legend_title_text="method",
+                      yaxis=dict(range=[1, 5.05], title="score (1 = worst, 5 = best)", tickvals=[1, 2, 3, 4, 5]))
     return fig
 
 
 def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS):
-    """Mean human score (with CI) against mean latency per method; one marker per dimension."""
+    """Mean human score (with CI) against mean latency in ms, one colour per method (its name beside
+    its markers), one marker shape per dimension."""
     import plotly.graph_objects as go
 
-    fig = go.Figure()
+    colours = method_colours(list(summary["method"]))
     symbols = ["circle", "square", "diamond", "triangle-up"]
-    for k, dim in enumerate(dimensions):
+    fig = go.Figure()
+    for _, s in summary.iterrows():
+        method = s["method"]
+        ys = [s[d] for d in dimensions]
         fig.add_scatter(
-            x=list(summary["latency_ms"]), y=list(summary[dim]), mode="markers+text" if k == 0 else "markers", name=dim,
-            text=list(summary["method"]), textposition="middle right", marker=dict(size=12, symbol=symbols[k % 4]),
-            error_y=dict(type="data", symmetric=False, array=list((summary[f"{dim}_ci_high"] - summary[dim]).fillna(0)),
-                         arrayminus=list((summary[dim] - summary[f"{dim}_ci_low"]).fillna(0))),
+            x=[s["latency_ms"]] * len(dimensions), y=ys, mode="markers+text", name=str(method),
+            text=[str(method) if k == 0 else "" for k in range(len(dimensions))], textposition="middle right",
+            textfont=dict(color=colours[method], size=13),
+            marker=dict(size=12, color=colours[method], symbol=[symbols[k % 4] for k in range(len(dimensions))]),
+            customdata=list(dimensions), hovertemplate="%{customdata}: %{y:.2f} at %{x:.0f} ms<extra>" + str(method) + "</extra>",
+            error_y=dict(type="data", symmetric=False, array=[max(0.0, s[f"{d}_ci_high"] - s[d]) if pd.notna(s[f"{d}_ci_high"]) else 0 for d in dimensions],
+                         arrayminus=[max(0.0, s[d] - s[f"{d}_ci_low"]) if pd.notna(s[f"{d}_ci_low"]) else 0 for d in dimensions]),
         )
-    fig.update_layout(title="Quality against latency", xaxis_title="mean latency (ms)", yaxis_title="mean score 1-5",
-                      yaxis=dict(range=[0, 5.2]), height=420)
+    shapes = ", ".join(f"{sym.replace('-up', '')} = {d}" for sym, d in zip(symbols, dimensions))
+    fig.update_layout(title=f"Quality ↑ against latency ↓ (markers: {shapes})", xaxis_title="mean latency per output (ms) ↓",
+                      yaxis_title="mean score, 1–5 ↑", yaxis=dict(range=[1, 5.05], tickvals=[1, 2, 3, 4, 5]), height=420,
+                      legend_title_text="method")
     slowest = pd.to_numeric(summary["latency_ms"], errors="coerce").max()
     if pd.notna(slowest) and slowest > 0:
-        fig.update_xaxes(range=[0, slowest * 1.3])  # room for the method label right of the slowest point
+        fig.update_xaxes(range=[0, slowest * 1.35])  # room for the method label right of the slowest point
     return fig

@@ -46,8 +46,8 @@ def test_summary_has_scores_ppl_diversity_and_speed_per_method():
     assert s.loc["TS-Temp", "self_bleu4"] == pytest.approx(1.0)  # three identical texts
     assert r.n_raters == 2 and r.n_items == 3 and r.n_ratings == 18
     table = res.display_table(r.summary)
-    assert table.loc[0, "coherence"].startswith("2.50 [") and table.loc[0, "latency s"] == "1.00"
-    assert {"PPL", "distinct-2", "Self-BLEU4", "Zipf", "latency s", "tokens/s"} <= set(table.columns)
+    assert table.loc[0, "coherence ↑"].startswith("2.50 [") and table.loc[0, "latency ms ↓"] == "1000"
+    assert {"PPL ↓", "distinct\u20112 ↑", "Self\u2011BLEU4 ↓", "Zipf", "latency ms ↓", "tokens/s ↑"} <= set(table.columns)
     bars = res.scores_figure(r.means)
     assert len(bars.data) == 3 and bars.data[0].error_y.array is not None
     assert len(res.quality_latency_figure(r.summary).data) == 3
@@ -92,14 +92,14 @@ def test_compute_view_from_a_store_with_perplexity(store, lm):
     view = tab.compute_view(store, study, lm=lm)
     table = view["table"].set_index("method")
     assert list(table.index) == ["BS-4", "TS-Temp", "TS-Tilted"]
-    assert all(table["PPL"] != "–")
+    assert all(table["PPL ↓"] != "–")
     assert view["raters"] == ["rater 1", "rater 2"] and view["scenarios"] == ["sci-fi (en)"]
     assert "ann" not in view["table"].to_string() and "bob" not in str(view["stats"])
     assert view["summary"].set_index("method").loc["TS-Tilted", "coherence"] == pytest.approx(3.5)
     path = tab.write_csv(view["summary"], study)
     assert pd.read_csv(path)["method"].tolist() == ["BS-4", "TS-Temp", "TS-Tilted"]
     no_ppl = tab.compute_view(store, study, raters=["rater 1"])  # ann rated first
-    assert (no_ppl["table"]["PPL"] == "–").all() and no_ppl["results"].n_ratings == 3
+    assert (no_ppl["table"]["PPL ↓"] == "–").all() and no_ppl["results"].n_ratings == 3
 
 
 def test_compute_view_rejects_a_missing_study(store):

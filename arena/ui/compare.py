@@ -37,7 +37,9 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s", PEAK_LABEL, GROWTH_LABEL, "seed",
-                  "finish", "dtype"]
+                  "finish", "dtype", "settings"]
+# Below this many parameters the Compare tab says what not to expect from the model.
+SMALL_MODEL_PARAMS = 1_000_000_000
 DEFAULT_COMPARE_MAX_TOKENS = 2048
 
 
@@ -95,6 +97,41 @@ def apply_preset(name: str) -> tuple[str, dict[str, Any]]:
     return PRESETS[name]
 
 
+def preset_note(name: str) -> str:
+    """What a preset set, in words, for the line under the presets (Markdown)."""
+    method, values = apply_preset(name)
+    d = decoders.get(method)
+    set_ = ", ".join(f"{_label(d, k)} = {v}" for k, v in values.items())
+    rest = ", ".join(f"{p.label or p.name} = {p.default}" for p in d.params if p.name not in values)
+    return (f"**{name}** set **{method}**: {set_}" + (f"; its other settings are back to their defaults ({rest})" if rest else "")
+            + f". See Settings › {method}; change any slider there and the run uses that instead.")
+
+
+def _label(d, name: str) -> str:
+    return next((p.label or p.name for p in d.params if p.name == name), name)
+
+
+def settings_text(settings: dict[str, Any] | None) -> str:
+    """A method's effective settings as one compact cell: "temperature=1.1, top_p=0.95"."""
+    if not settings:
+        return "defaults"
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in settings.items()
+                     if k not in ("dtype", "batch_size"))
+
+
+def model_size_note(lm) -> str:
+    """One line when the model is small: what it will do badly (a 135M model and a Chinese prompt)."""
+    try:
+        n = sum(p.numel() for p in lm.model.parameters())
+    except Exception:
+        return ""
+    if not n or n >= SMALL_MODEL_PARAMS:
+        return ""
+    size = f"{n / 1e6:.0f}M" if n < 1e9 else f"{n / 1e9:.1f}B"
+    return (f"*{lm.name.split(' ')[0]} has {size} parameters: expect weak Chinese and reasoning, and off-topic "
+            "answers to hard prompts; it is here to compare decoding methods, not models.*")
+
+
 def _or_na(value: float | None) -> float | str:
     return "n/a" if value is None else value
 
@@ -102,7 +139,8 @@ def _or_na(value: float | None) -> float | str:
 def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
     rows = [
         [r.method, r.new_tokens, round(r.ttft_ms, 1), round(r.latency_ms, 1), round(r.tokens_per_s, 2),
-         _or_na(r.peak_mem_mb), _or_na(r.peak_mem_growth_mb), r.seed, r.finish_reason, r.dtype or "n/a"]
+         _or_na(r.peak_mem_mb), _or_na(r.peak_mem_growth_mb), r.seed, r.finish_reason, r.dtype or "n/a",
+         settings_text(r.settings)]
         for r in results
     ]
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)
@@ -144,6 +182,9 @@ def build(ctx: AppContext) -> None:
     else:
         gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
                     f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else ""))
+        small = model_size_note(lm)
+        if small:
+            gr.Markdown(small, elem_id="compare-model-note")
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
@@ -157,18 +198,24 @@ def build(ctx: AppContext) -> None:
             methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
             preset = gr.Radio(choices=list(PRESETS), value=None, label="Article presets",
                               info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8")
+            preset_line = gr.Markdown("", elem_id="compare-preset-note")
             with gr.Row():
                 run = gr.Button("Run", variant="primary")
                 stop = gr.Button("Stop", variant="stop")
                 rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
-    with gr.Accordion("Settings", open=False):
+    method_boxes: dict[str, gr.Accordion] = {}
+    with gr.Accordion("Settings", open=False) as settings_box:
         with gr.Row():
             seed = gr.Number(value=0, precision=0, label="Seed (torch.manual_seed before each method; empty = random)")
             lo, hi = MAX_NEW_TOKENS_RANGE
             max_new = gr.Slider(lo, hi, value=DEFAULT_MAX_NEW_TOKENS, step=1, label="max_new_tokens")
         controls: list[gr.components.Component] = []
         for d in decoders.all_decoders():
-            with gr.Accordion(f"{d.name} — {d.description}", open=False):
+            # The title names the method only: the description's numbers are the defaults, and a preset
+            # or a slider can change them (the sliders always show what a run will use).
+            with gr.Accordion(f"{d.name} settings", open=False) as box:
+                method_boxes[d.name] = box
+                gr.Markdown(f"{d.description} *(described at its default settings)*")
                 with gr.Row():
                     controls.extend(_control(p) for p in d.params)
     status = gr.Markdown("")
@@ -190,14 +237,15 @@ def build(ctx: AppContext) -> None:
 
     def on_preset(name: str | None, selected: list[str]):
         if not name:
-            return [gr.update()] * (1 + len(controls))
+            return [gr.update()] * (3 + len(method_boxes) + len(controls))
         method, values = apply_preset(name)
         updates = [gr.update(value=values[p.name]) if m == method and p.name in values
                    else (gr.update(value=p.default) if m == method else gr.update()) for m, p in keys]
         chosen = list(selected or [])
         if method not in chosen:
             chosen.append(method)
-        return [gr.update(value=chosen)] + updates
+        opened = [gr.update(open=True) if m == method else gr.update() for m in method_boxes]
+        return [gr.update(value=chosen), gr.update(value=preset_note(name)), gr.update(open=True)] + opened + updates
 
     def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
         try:
@@ -252,7 +300,8 @@ def build(ctx: AppContext) -> None:
             cancel.set()
 
     methods.change(on_methods, methods, list(boxes.values()), api_visibility="private")
-    preset.change(on_preset, [preset, methods], [methods] + controls, api_visibility="private")
+    preset.change(on_preset, [preset, methods], [methods, preset_line, settings_box] + list(method_boxes.values()) + controls,
+                  api_visibility="private")
     run_event = run.click(
         on_run,
         [prompt, methods, raw_box, seed, max_new] + controls,

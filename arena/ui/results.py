@@ -20,11 +20,13 @@ import gradio as gr
 import pandas as pd
 
 from evaluation import results as res
+from evaluation import story
 from evaluation.perplexity import ItemScore, score_outputs
 
 from ..errors import UserError
 from ..store import Store, get_store
 from . import AppContext
+from .present import present_url
 
 _ppl_cache: dict[tuple[str, str, int], ItemScore] = {}
 _ppl_lock = threading.Lock()
@@ -118,6 +120,10 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
                 + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed"))
     return {
         "headline": headline,
+        "story": (f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
+                  f"{story.agreement_words(r.agreement)}\n\n"
+                  f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
+                  "(a page of its own: no tabs, no controls)"),
         "table": res.display_table(r.summary) if len(r.summary) else pd.DataFrame(),
         "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
         "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
@@ -176,9 +182,10 @@ def build(ctx: AppContext) -> None:
             rater = gr.Dropdown(label="Raters (empty = all)", choices=[], multiselect=True, interactive=True)
             with_ppl = gr.Checkbox(label="Perplexity under the loaded model", value=True)
         show = gr.Button("Show results", variant="primary")
-    present = gr.Checkbox(label="Presentation view (read-only, for stakeholders: hides the controls)", value=False)
     headline = gr.Markdown("Choose a study and press **Show results**.")
-    table = gr.Dataframe(label="Per method", interactive=False, wrap=True)
+    takeaway = gr.Markdown("", elem_id="results-story")
+    table = gr.Dataframe(label="Per method", interactive=False, wrap=True, elem_id="results-table")
+    gr.Markdown(res.METRICS_HELP, elem_id="results-help")
     with gr.Row():
         bars = gr.Plot(label="Human scores")
         scatter = gr.Plot(label="Quality against latency")
@@ -207,16 +214,12 @@ def build(ctx: AppContext) -> None:
         return (view["headline"], view["table"], view["scores_figure"], view["latency_figure"],
                 write_csv(view["summary"], int(study_id)), s["pairwise"], s["friedman"], s["agreement"],
                 s["ppl_correlation"], gr.update(choices=view["scenarios"]), gr.update(choices=view["raters"]),
-                s["lines"], s["mixed"], s["variance_components"], s["position"])
-
-    def on_present(on):
-        return gr.update(visible=not on), gr.update(visible=not on)
+                s["lines"], s["mixed"], s["variance_components"], s["position"], view["story"])
 
     refresh.click(on_refresh, None, study, api_name="results_studies")
     outputs = [headline, table, bars, scatter, csv_file, pairwise, friedman, agreement, correlation, scenario, rater,
-               verdict, mixed, components, position]
+               verdict, mixed, components, position, takeaway]
     show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
     study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
-    present.change(on_present, present, [controls, stats_box], api_visibility="private")
     if ctx.tabs is not None:
         ctx.tabs.select(on_refresh, None, study, api_visibility="private")

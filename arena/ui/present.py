@@ -1,0 +1,202 @@
+"""The stakeholder page: `/present?study=N`, one published study on a plain HTML page with no tabs,
+controls or Gradio footer. A takeaway sentence and rater agreement in words (`evaluation.story`),
+a compact table with plain column names and ↑/↓, the charts (1–5 axes, latency in ms) and how the
+timing was measured and on what.
+
+Served as a plain Starlette route added to Gradio's FastAPI app (`routes()` goes into
+`launch(app_kwargs={"routes": ...})`), so it works in every ARENA_MODE. Any id that is not a
+published study, existing or not, gets the same neutral page (status 404). Every user string is
+HTML-escaped; charts are plotly JSON inside <script type="application/json"> (with `<`, `>`, `&`
+escaped) drawn by plotly.js served from the installed plotly package (no CDN: works offline).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections import Counter
+from typing import Any, Callable
+
+import pandas as pd
+
+from evaluation import results as res
+from evaluation import story
+
+from ..errors import UserError
+from ..store import Store, get_store
+
+PATH = "/present"
+PLOTLY_PATH = "/present/plotly.js"
+NOT_FOUND = "There is no published study with that id."
+
+
+def present_url(study_id: int) -> str:
+    return f"{PATH}?study={int(study_id)}"
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _json_for_script(obj: Any) -> str:
+    # Inside <script type="application/json">: no "</script>" or HTML-significant characters survive.
+    return json.dumps(obj).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
+    """How the timing was measured and on what (plain text): model, dtype and batch size from the
+    stored outputs; the device from the model serving this page when it is the same model."""
+    if outputs.empty:
+        return "No outputs yet."
+    settings = [s if isinstance(s, dict) else _loads(s) for s in outputs["settings"]]
+    dtypes = Counter(str(s.get("dtype")) for s in settings if s.get("dtype"))
+    batches = Counter(int(s["batch_size"]) for s in settings if str(s.get("batch_size", "")).isdigit())
+    models = sorted({str(m) for m in outputs["model"].dropna()})
+    timed = int(pd.to_numeric(outputs["latency_ms"], errors="coerce").notna().sum())
+    parts = [f"Model: {', '.join(models) or 'not recorded'}",
+             f"dtype: {', '.join(dtypes) or 'not recorded'}"]
+    if batches:
+        parts.append("generated in batches of " + ", ".join(str(b) for b in sorted(batches)))
+    text = ("; ".join(parts) + f". Latency is the wall-clock time from the request to the last token of one output, "
+            f"in milliseconds, measured on the server that generated it ({timed} of {len(outputs)} outputs timed); "
+            "tokens/s is new tokens divided by that time. Timing depends on the hardware and on what else ran at the "
+            "same time, so compare methods within this study only.")
+    if lm is not None and getattr(lm, "name", None) in models:
+        text += f" This server runs {lm.describe()} (model · device · dtype)."
+    return text
+
+
+def _loads(s: Any) -> dict:
+    try:
+        v = json.loads(s) if isinstance(s, str) else {}
+        return v if isinstance(v, dict) else {}
+    except ValueError:
+        return {}
+
+
+def study_view(store: Store, study_id: Any) -> dict[str, Any]:
+    """What the page shows, as data (tests call this): raises UserError(NOT_FOUND) unless published."""
+    from .results import compute_view  # the same published-only rule and pseudonyms as the Results tab
+
+    try:
+        view = compute_view(store, study_id, public=True)
+    except UserError:
+        raise UserError(NOT_FOUND) from None
+    r = view["results"]
+    study = store.get_study(int(study_id))
+    outputs = store.outputs_frame(int(study_id))
+    return {
+        "name": study["name"],
+        "study_id": int(study_id),
+        "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters),
+        "agreement": story.agreement_words(r.agreement),
+        "table": res.display_table(r.summary).drop(columns=[res.COLUMNS["ppl"]], errors="ignore") if len(r.summary) else pd.DataFrame(),
+        "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
+        "timing": timing_note(outputs, _loaded_model()),
+        "methods": list(r.summary["method"]) if len(r.summary) else [],
+        "sizes": (r.n_items, r.n_ratings, r.n_raters),
+    }
+
+
+def _loaded_model():
+    try:
+        from ..models import loaded_default
+
+        return loaded_default()
+    except Exception:  # the page never loads a model itself
+        return None
+
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fff;line-height:1.5}
+main{max-width:1180px;margin:0 auto;padding:24px 32px}
+h1{font-size:1.6rem;margin:0 0 4px} .sub{color:#444;margin:0 0 16px}
+.takeaway{font-size:1.25rem;font-weight:600;border-left:6px solid #0072B2;padding:8px 16px;background:#f3f7fb;margin:16px 0}
+table{border-collapse:collapse;margin:12px 0;font-size:.95rem} th,td{border-bottom:1px solid #ccc;padding:6px 10px;text-align:left}
+th{word-break:keep-all;white-space:normal;hyphens:none;vertical-align:bottom} td,th[scope=row]{white-space:nowrap}
+.charts{display:flex;flex-wrap:wrap;gap:12px} .chart{flex:1 1 520px;min-height:420px}
+.note{color:#333;font-size:.92rem} footer{display:none}
+"""
+
+
+def _table_html(table: pd.DataFrame) -> str:
+    if table.empty:
+        return "<p>No numbers yet.</p>"
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
+    body = "".join("<tr>" + "".join((f'<th scope="row">{_e(v)}</th>' if i == 0 else f"<td>{_e(v)}</td>")
+                                    for i, v in enumerate(row)) + "</tr>" for row in table.itertuples(index=False))
+    return (f'<table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
+            f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def page_html(view: dict[str, Any] | None) -> str:
+    """The whole page; `view` None = the neutral "no published study" page."""
+    if view is None:
+        title, body = "Decoding Arena", f"<h1>Decoding Arena</h1><p>{_e(NOT_FOUND)}</p>"
+        return _document(title, body, charts=False)
+    n_items, n_ratings, n_raters = view["sizes"]
+    charts = "".join(
+        f'<figure class="chart" id="chart-{k}" aria-label="{_e(fig.layout.title.text or "chart")}" role="img"></figure>'
+        f'<script type="application/json" id="chart-{k}-data">{_json_for_script(json.loads(fig.to_json()))}</script>'
+        for k, fig in enumerate(view["figures"]))
+    body = (f"<h1>{_e(view['name'])}</h1>"
+            f'<p class="sub">Study #{view["study_id"]} · {n_items} prompts · {n_ratings} ratings by {n_raters} raters, '
+            f"double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
+            f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
+            f'<p id="agreement">{_e(view["agreement"])}</p>'
+            f"<h2>Per method</h2>{_table_html(view['table'])}"
+            f'<p class="note">{_e(_help_plain())}</p>'
+            f'<h2>Charts</h2><div class="charts">{charts}</div>'
+            f'<h2>How the timing was measured</h2><p class="note" id="timing">{_e(view["timing"])}</p>')
+    return _document(f"{view['name']} · Decoding Arena", body, charts=bool(view["figures"]))
+
+
+def _help_plain() -> str:
+    return res.METRICS_HELP.replace("**", "")
+
+
+def _document(title: str, body: str, charts: bool) -> str:
+    script = ""
+    if charts:
+        script = (f'<script src="{PLOTLY_PATH}"></script><script>'
+                  "document.querySelectorAll('figure.chart').forEach(function(el){"
+                  "var fig=JSON.parse(document.getElementById(el.id+'-data').textContent);"
+                  "Plotly.newPlot(el,fig.data,fig.layout,{displaylogo:false,responsive:true,displayModeBar:false});});"
+                  "</script>")
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{_e(title)}</title>'
+            f"<style>{STYLE}</style></head><body><main>{body}</main>{script}</body></html>")
+
+
+def render(store: Store, study_id: Any) -> tuple[int, str]:
+    """(HTTP status, HTML) for `/present?study=<study_id>`."""
+    try:
+        return 200, page_html(study_view(store, study_id))
+    except UserError:
+        return 404, page_html(None)
+
+
+def plotly_js_path() -> str:
+    import plotly
+
+    return os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
+
+
+def routes(store_factory: Callable[[], Store] = get_store) -> list:
+    """Starlette routes for Gradio's FastAPI app: the page and plotly.js."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import FileResponse, HTMLResponse
+    from starlette.routing import Route
+
+    headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+    async def page(request):
+        status, body = await run_in_threadpool(render, store_factory(), request.query_params.get("study"))
+        return HTMLResponse(body, status_code=status, headers=headers)
+
+    async def plotly_js(request):
+        return FileResponse(plotly_js_path(), media_type="application/javascript",
+                            headers={"Cache-Control": "public, max-age=86400"})
+
+    return [Route(PATH, page, methods=["GET"]), Route(PLOTLY_PATH, plotly_js, methods=["GET"])]

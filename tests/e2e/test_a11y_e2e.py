@@ -1,0 +1,115 @@
+"""Accessibility (axe-core, via axe-playwright-python: axe.min.js ships inside the wheel, so this runs
+offline) on every tab and on the stakeholder page: no serious or critical violation. The same visit
+saves the screenshots the README shows (docs/screenshots/, PNG, 1280x800).
+
+Exclusions are only for markup inside Gradio's own components that the app cannot change; each one
+names the exact selector and why (EXCLUDE below). Everything else is fixed in the app.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import pytest
+
+from browser_helpers import open_app, panel, pick_option
+from seeding import METHODS, db_store, publish, seed_study
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 800}
+TABS = [("Compare", "compare"), ("Rate (blind)", "rate"), ("Results", "results"), ("Organizer", "organizer"),
+        ("Multi-arm trace", "trace")]
+BAD = ("serious", "critical")
+# [selector, reason]: parts of Gradio's own markup that the app cannot change.
+EXCLUDE: list[tuple[str, str]] = [
+    # Gradio's empty-value placeholder (gr.Plot / gr.File / gr.Dataframe before a value) is a bare <div>
+    # with aria-label="Empty value" and no role (aria-prohibited-attr); it is inside Gradio's Svelte
+    # component and no component argument changes it.
+    ('div.empty.unpadded_box[aria-label="Empty value"]', "Gradio's empty placeholder"),
+]
+
+
+def axe_problems(page, where: str) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = {"exclude": [[sel] for sel, _ in EXCLUDE]} if EXCLUDE else None
+    result = Axe().run(page, context=context, options={"resultTypes": ["violations"]})
+    found = []
+    for v in result.response["violations"]:
+        if v.get("impact") in BAD:
+            targets = "; ".join(", ".join(map(str, n["target"])) + " :: " + n.get("html", "")[:160] for n in v["nodes"][:6])
+            found.append(f"{where}: {v['id']} ({v['impact']}, {len(v['nodes'])} nodes) {v['help']}: {targets}")
+    return found
+
+
+def published_study(app, token: str) -> int:
+    """A published study with four prompts rated by three raters (written straight into the database)."""
+    store = db_store(app.workdir)
+    prompts = [f"Prompt {k} {token}: write two sentences about the sea." for k in range(4)]
+    texts = [{m: f"{m} output {k}: the sea is wide and {'calm' if j else 'grey'} today." for j, m in enumerate(METHODS)}
+             for k in range(4)]
+    sid, items = seed_study(store, f"Sea study {token}", prompts, texts)
+    outputs = {(o["item_id"], o["method"]): o["output_id"] for o in store.outputs_frame(sid).to_dict("records")}
+    for r, rater in enumerate(("ana", "ben", "cho")):
+        rid = store.rater_id(f"{rater}-{token}")
+        for k, item in enumerate(items):
+            for j, m in enumerate(METHODS):
+                store.save_rating(rid, outputs[(item, m)], min(5, 2 + j + (k + r) % 2), 3 + (j == 1), min(5, 2 + j))
+    publish(store, sid)
+    store.dispose()
+    return sid
+
+
+@pytest.fixture
+def wide_page(browser, app):
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    yield page
+    context.close()
+
+
+def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, app):
+    page = wide_page
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(3)
+    sid = published_study(app, token)
+    problems: list[str] = []
+
+    open_app(page, app)
+    for label, slug in TABS:
+        page.get_by_role("tab", name=label).first.click()
+        tab = panel(page)
+        tab.first.wait_for()
+        if slug == "results":
+            tab.get_by_role("button", name="Refresh studies").click()
+            pick_option(page, tab, "Study", f"Sea study {token} (#{sid})")
+            tab.get_by_text("What the ratings say", exact=False).first.wait_for()
+            page.locator("#results-story").get_by_text("Presentation view").wait_for()
+            page.locator(".js-plotly-plot").first.wait_for()
+        page.wait_for_timeout(500)  # let Gradio finish its transitions before axe reads colours
+        problems += axe_problems(page, f"tab {label}")
+        page.screenshot(path=str(SHOTS / f"{slug}.png"))
+
+    page.goto(f"{app.url}/present?study={sid}", wait_until="load")
+    page.locator("#takeaway").wait_for()
+    page.locator("figure.chart .main-svg").first.wait_for()
+    problems += axe_problems(page, "stakeholder page")
+    page.screenshot(path=str(SHOTS / "present.png"))
+    assert not problems, "\n".join(problems)
+
+
+def test_stakeholder_page_is_neutral_for_anything_unpublished(wide_page, app):
+    page = wide_page
+    store = db_store(app.workdir)
+    sid, _ = seed_study(store, "Unpublished <b>draft</b>", ["p"], [{m: "t" for m in METHODS}])
+    store.dispose()
+    shown = {}
+    for study in (str(sid), "987654321", "abc"):
+        response = page.goto(f"{app.url}/present?study={study}")
+        shown[study] = (response.status, page.locator("main").inner_text())
+    assert len(set(shown.values())) == 1 and next(iter(shown.values()))[0] == 404
+    assert "draft" not in str(shown) and page.locator("footer, [role=tablist], button, input").count() == 0

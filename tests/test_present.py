@@ -1,0 +1,127 @@
+"""The stakeholder page (/present?study=N) and the study in words, without a browser."""
+
+import math
+
+import pandas as pd
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from arena import studies
+from arena.store import Store
+from arena.store.testing import sqlite_url
+from arena.ui import present
+from evaluation import results as res
+from evaluation import story
+
+NAME = '<script>alert(1)</script> "Q3" & co'
+
+
+def pair(a, b, dim, d, lo, hi, p, n=20):
+    return dict(dimension=dim, method_a=a, method_b=b, n_pairs=n, mean_diff=d, ci_low=lo, ci_high=hi, p_holm=p)
+
+
+def test_takeaway_names_the_leader_and_how_sure():
+    pw = pd.DataFrame([pair("BS-4", "TS-Temp", "coherence", -0.8, -1.2, -0.4, 0.004),
+                       pair("BS-4", "TS-Tilted", "coherence", -0.5, -0.9, -0.1, 0.03),
+                       pair("TS-Temp", "TS-Tilted", "coherence", 0.3, 0.1, 0.5, 0.04),
+                       pair("BS-4", "TS-Temp", "naturalness", 0.1, -0.3, 0.5, 0.6)])
+    s = story.takeaway(pw, 20, 180, 3)
+    assert s.startswith("TS-Temp leads on coherence (probably: at least +0.30 points")
+    assert "no clear leader on naturalness" in s and "N = 20 prompts, 180 ratings by 3 raters" in s
+
+
+def test_takeaway_without_a_difference_says_so_with_n():
+    pw = pd.DataFrame([pair("BS-4", "TS-Temp", "coherence", 0.1, -0.5, 0.7, 0.7)])
+    assert story.takeaway(pw, 4, 24, 2) == "No clear difference yet between the methods (N = 4 prompts, 24 ratings by 2 raters)."
+    assert story.takeaway(pd.DataFrame(), 0, 0, 0).startswith("No ratings yet")
+    one = story.takeaway(pd.DataFrame([pair("A", "B", "coherence", -1.0, -1.5, -0.5, 0.0004),
+                                       pair("A", "C", "coherence", 0.1, -0.5, 0.6, 0.8)]), 30, 90, 1)
+    assert "B is rated above A on coherence by 1.00 points (very clearly" in one
+
+
+def test_agreement_in_words():
+    ag = pd.DataFrame([{"dimension": "coherence", "alpha": -0.17, "raters": 3, "units_pairable": 9},
+                       {"dimension": "naturalness", "alpha": 0.85, "raters": 3, "units_pairable": 9}])
+    words = story.agreement_words(ag)
+    assert words.startswith("Raters disagree more than chance") and "coherence α = -0.17" in words
+    assert story.agreement_words(ag.iloc[1:]).startswith("Raters agree well")
+    assert "not computable" in story.agreement_words(ag.assign(alpha=math.nan))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(sqlite_url(tmp_path))
+    yield s
+    s.dispose()
+
+
+def fill(store, published=True, name=NAME):
+    study = store.create_study(name, methods=["BS-4", "TS-Temp", "TS-Tilted"], max_new_tokens=8)
+    items = store.add_items(study, [{"prompt": f"p{k}", "scenario": "<b>x</b>", "language": "en"} for k in range(4)])
+    for item in items:
+        ids = {}
+        for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
+            ids[method], _ = store.add_output(item, method, 0, text=f"text {k} {item}", seed=0, model="SmolLM2",
+                                              settings={"dtype": "float32", "batch_size": 1}, new_tokens=8,
+                                              latency_ms=250.0 * (k + 1))
+        for rater, base in (("Zelda Quux", 2), ("Yorick Vex", 3)):
+            rid = store.rater_id(rater)
+            for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
+                store.save_rating(rid, ids[method], base + k // 2, 3, min(5, base + k))
+    if published:
+        studies.close_study(store, study)
+        studies.publish_study(store, study)
+    return study
+
+
+def test_page_of_a_published_study_escapes_and_shows_everything(store):
+    study = fill(store)
+    status, page = present.render(store, str(study))
+    assert status == 200
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; &quot;Q3&quot; &amp; co" in page
+    assert "<b>x</b>" not in page
+    assert 'id="takeaway"' in page and "N = 4 prompts, 24 ratings by 2 raters" in page
+    assert 'id="agreement"' in page and "Krippendorff" in page
+    assert "latency ms ↓" in page and "coherence ↑" in page and "PPL" not in page.split("<table>")[1].split("</table>")[0]
+    assert "Model: SmolLM2; dtype: float32; generated in batches of 1" in page
+    assert page.count('class="chart"') == 2 and present.PLOTLY_PATH in page
+    assert "Zelda" not in page and "Yorick" not in page
+    assert "<footer" not in page and "gradio" not in page.lower()
+
+
+@pytest.mark.parametrize("state", ["draft", "open", "closed", "missing", "junk"])
+def test_anything_but_a_published_study_gets_the_same_neutral_page(store, state):
+    neutral = present.render(store, "999999")
+    assert neutral[0] == 404 and present.NOT_FOUND in neutral[1]
+    if state == "junk":
+        for junk in (None, "", "abc", "1e9", "-1", "9" * 40):
+            assert present.render(store, junk) == neutral
+        return
+    if state == "missing":
+        return
+    study = fill(store, published=False)
+    if state == "open":
+        studies.open_study(store, study) if store.get_study(study)["state"] == "draft" else None
+    if state == "closed":
+        studies.close_study(store, study)
+    assert present.render(store, str(study)) == neutral
+
+
+def test_routes_serve_the_page_and_plotly(store):
+    study = fill(store)
+    client = TestClient(Starlette(routes=present.routes(lambda: store)))
+    ok = client.get(f"/present?study={study}")
+    assert ok.status_code == 200 and ok.headers["content-type"].startswith("text/html")
+    assert client.get("/present?study=424242").status_code == 404
+    js = client.get(present.PLOTLY_PATH)
+    assert js.status_code == 200 and len(js.content) > 1_000_000
+
+
+def test_charts_use_the_1_to_5_scale_and_one_colour_per_method(store):
+    view = present.study_view(store, fill(store))
+    bars, scatter = view["figures"]
+    assert tuple(bars.layout.yaxis.range) == (1, 5.05) and tuple(scatter.layout.yaxis.range) == (1, 5.05)
+    assert [t.name for t in scatter.data] == ["BS-4", "TS-Temp", "TS-Tilted"]
+    assert len({t.marker.color for t in scatter.data}) == 3 and "(ms)" in scatter.layout.xaxis.title.text
+    assert set(res.method_colours(["BS-4", "TS-Temp"]).values()) <= set(res.PALETTE)
