@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> None:
     app_mode()
     from arena.errors import UserError
     from arena.models import get_default_model
+    from arena.ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
+    from arena.ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 
     try:
         lm = get_default_model()  # fail fast on a bad model setting, before the port opens
@@ -107,7 +109,8 @@ def main(argv: list[str] | None = None) -> None:
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
-        server_name=args.host, server_port=args.port, run_history=False, max_file_size=MAX_FILE_SIZE)
+        server_name=args.host, server_port=args.port, run_history=False, max_file_size=MAX_FILE_SIZE,
+        css=a11y.CSS, app_kwargs={"routes": present_routes()})
 
 
 if __name__ == "__main__":
