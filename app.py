@@ -12,7 +12,7 @@ if os.environ.get("SPACES_ZERO_GPU"):
 
 import gradio as gr
 
-from arena.ui import AppContext
+from arena.ui import AppContext, assets
 
 # (tab label, module under arena.ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
         server_name=args.host, server_port=args.port, run_history=False, max_file_size=MAX_FILE_SIZE,
-        css=a11y.CSS, app_kwargs={"routes": present_routes()})
+        css=assets.CSS + a11y.CSS, head=assets.HEAD, app_kwargs={"routes": present_routes()})
 
 
 if __name__ == "__main__":

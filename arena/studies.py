@@ -148,7 +148,7 @@ def method_names_in(name: str) -> list[str]:
 def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, methods: Sequence[str] | str | None = None,
                  settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
                  max_new_tokens: int = 128, base_seed: int | None = None, model: str = "",
-                 lm: Any = None) -> int:
+                 lm: Any = None, guidelines: str | None = None) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
     The study starts as a draft; `generate_study` opens it once every output is stored. With no
@@ -186,7 +186,7 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
                 raise UserError(f"prompt {k}: {exc}; nothing was created") from None
     return store.create_study(name, model=model, methods=chosen, settings=resolved, samples_per_method=samples,
                               max_new_tokens=max_new, base_seed=seed, state="draft",
-                              items_=[p.as_item() for p in prompts])
+                              items_=[p.as_item() for p in prompts], guidelines=guidelines)
 
 
 def derive_seed(base_seed: int, item_public_id: str, method: str, sample: int) -> int:

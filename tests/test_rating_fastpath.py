@@ -77,7 +77,8 @@ def test_submit_is_one_event_of_plain_values(tab):
     assert not submit.preprocess and not submit.postprocess
     # no layout blocks among its outputs, and nothing chained after it
     assert all(isinstance(b, gr.components.Component) for b in submit.outputs)
-    assert not any(getattr(f, "trigger_after", None) == submit._id for f in demo.fns.values())
+    # (the only thing chained runs in the browser: it brings the next prompt into view, no server call)
+    assert not any(getattr(f, "trigger_after", None) == submit._id and f.fn is not None for f in demo.fns.values())
     # visibility moves only through the private layout event, when the number of responses changes
     assert len(layout) == 1 and layout[0].api_visibility == "private"
 
@@ -91,11 +92,11 @@ def test_submit_returns_plain_values_and_leaks_nothing(store, tab):
     assert len(out) == len(fns["rate_submit"].outputs)
     sess, shown = out[0], out[1]
     # the session holds the study and the item on screen: not the code, not the rater
-    assert shown == 3 and set(sess) == {"study_id", "item", "index"}
+    assert shown == 3 and set(sess) == {"study_id", "item", "index", "shown"}
     assert code not in json.dumps(out)
     values = out[2:]
     assert not any(isinstance(v, dict) for v in values), "a gr.update in Submit's outputs rebuilds a component"
-    assert "Item 2 of 2" in values[0] and values[-1].startswith("Saved")
+    assert "Item 2 of 2" in values[0] and values[-2].startswith("Saved") and values[-1] == []
     text = json.dumps(values)
     for secret in (*METHODS, "111.5", "22.5", "33.5", '"seed"', "settings"):
         assert secret not in text
@@ -154,3 +155,21 @@ def test_remembered_orders_and_texts_never_outlive_their_study(store):
     frame = store.ratings_frame(new_sid)
     assert len(frame) == 3 and set(frame.text.str.slice(0, 8)) == {"new text"}
     assert sorted(frame.position) == [0, 1, 2]
+
+
+def test_a_missing_score_keeps_everything_and_marks_only_the_empty_rows(store, tab):
+    _, fns, _ = tab
+    sid, _ = seed(store, "missing", n_items=1)
+    code = code_for(store, sid, "Mo")
+    sess = start(fns, code)
+    given = [(5, 4, 3), (2, None, 2), (1, 3, None)]
+    out = submit(fns, code, sess, *radios_and_notes(given, ["keep me", None, None] + [None] * 5))
+    assert store.count_ratings() == 0  # nothing half-saved
+    status, marked = out[-2], out[-1]
+    assert "Not saved yet" in status and "7 of 9 scored" in status and "B · informativeness" in status
+    assert sorted(map(tuple, marked)) == [(1, 1), (2, 2)]
+    assert out[5:8] == [5, 4, 3] and out[8] == "keep me" and out[10:13] == [2, None, 2]  # what was entered
+    marks = [f for f in tab[0].fns.values() if f.name == "on_missing"][0].fn(marked)
+    assert [u.get("elem_classes") for u in marks[:9]] == [[], [], [], [], ["rate-missing"], [], [], [], ["rate-missing"]]
+    out = submit(fns, code, out[0], *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 4)]))
+    assert store.count_ratings() == 3 and out[-1] == [] and "rated all 1 items" in out[2]

@@ -168,7 +168,8 @@ class Store:
     def create_study(self, name: str, *, kind: str = "study", model: str = "", methods: Sequence[str] = (),
                      settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
                      max_new_tokens: int = 128, base_seed: int = 0, blind_seed: int | None = None,
-                     created_at=None, state: str = "open", items_: Iterable[Mapping[str, Any]] = ()) -> int:
+                     created_at=None, state: str = "open", items_: Iterable[Mapping[str, Any]] = (),
+                     guidelines: str | None = None) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
         if not name:
@@ -181,6 +182,7 @@ class Store:
             base_seed=int(base_seed),
             blind_seed=int(blind_seed if blind_seed is not None else secrets.randbelow(2**62)),
             created_at=created_at or utcnow(), state=state,
+            guidelines=clean_comment(guidelines) if guidelines else None,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())

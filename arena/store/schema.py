@@ -81,6 +81,7 @@ studies = Table(
     # draft -> open -> closed -> published (see arena/lifecycle.py). A database from before the
     # lifecycle gets "open" for its studies: rating goes on, and nothing becomes public by upgrading.
     Column("state", String(20), nullable=False, default="open"),
+    Column("guidelines", Text, nullable=True),  # for raters, Markdown; NULL = the app's default
 )
 
 items = Table(

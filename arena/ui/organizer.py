@@ -25,7 +25,7 @@ from ..errors import UserError
 from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from ..gpu import hardware_banner, storage_banner
 from . import AppContext, organizer_stats
-from .rating import store_for
+from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
 SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
@@ -146,6 +146,9 @@ def build(ctx: AppContext) -> None:
                                 maximum=MAX_NEW_TOKENS_RANGE[1], label="max_new_tokens")
             seed = gr.Number(None, precision=0, minimum=0,
                              label="Base seed (empty: a secret random one; each output's seed derives from it)")
+        guidelines = gr.Textbox(label="Guidelines for raters (Markdown; empty = the default shown below)", lines=4)
+        with gr.Accordion("The default guidelines", open=False):
+            gr.Markdown(DEFAULT_GUIDELINES)
         create = gr.Button("Create study and generate its outputs", variant="primary")
 
     with gr.Accordion("Studies and progress", open=True):
@@ -260,12 +263,13 @@ def build(ctx: AppContext) -> None:
         return (*design(sid), message)
 
     def do_create(study_name, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens,
-                  base_seed, progress=gr.Progress()):
+                  base_seed, guideline_text, progress=gr.Progress()):
         store = store_for(ctx)
         lm = ctx.model()
         specs = prompts_from(src, lang, pasted_text, upload_value)
         sid = studies.create_study(store, study_name, specs, methods=method_list or [], samples_per_method=n_samples,
-                                   max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name, lm=lm)
+                                   max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name, lm=lm,
+                                   guidelines=guideline_text)
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
         return choice, table_value, raters, f"Study #{sid} created: {report}", danger
@@ -329,7 +333,8 @@ def build(ctx: AppContext) -> None:
     password.submit(guarded(overview), [password], overview_outputs, **private)
     refresh.click(guarded(overview), [password, chosen], overview_outputs, **private)
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
-    create.click(guarded(do_create), [password, name, source, language, pasted, upload, methods, samples, max_new, seed],
+    create.click(guarded(do_create), [password, name, source, language, pasted, upload, methods, samples, max_new, seed,
+                                      guidelines],
                  overview_outputs, concurrency_limit=1, concurrency_id="generation", **private)
     resume.click(guarded(do_resume), [password, chosen], overview_outputs, concurrency_limit=1,
                  concurrency_id="generation", **private)

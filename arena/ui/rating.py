@@ -18,10 +18,24 @@ from ..errors import UserError
 from ..store import Store, get_store
 from ..gpu import hardware_banner, storage_banner
 from . import AppContext
+from . import assets
 from .safe import md_text
 
 SLOTS = studies.MAX_RESPONSES
 SCORES = [1, 2, 3, 4, 5]
+DEFAULT_GUIDELINES = """**Rate each response on its own, from 1 to 5, on three things:**
+
+- **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·
+  *3* mostly holds together, with a slip or two · *5* clear and consistent from start to end.
+- **Informativeness / creativity**: does it say something useful or interesting? *1* empty or
+  generic · *3* some substance · *5* specific, useful or genuinely inventive.
+- **Naturalness**: does it read like fluent human writing? *1* broken or robotic · *3* understandable
+  but awkward · *5* reads as if a fluent person wrote it.
+
+Responses are **cut off after a fixed number of tokens on purpose**: don't mark a response down
+because it stops mid-sentence. The order of the responses is random; which method wrote which stays
+hidden. You can go back and change a rating.
+"""
 HELP = {
     "coherence": "Coherence: logical, consistent, on topic",
     "informativeness": "Informativeness / creativity: says something useful or interesting",
@@ -78,6 +92,12 @@ def _clean_session(session: Any) -> dict[str, Any]:
     return dict(session) if isinstance(session, dict) else {}
 
 
+def guidelines_for(store: Store, study_id: int) -> str:
+    """The study's guidelines as the organizer wrote them (Markdown, sanitised by Gradio), else the default."""
+    study = store.get_study(study_id) or {}
+    return (study.get("guidelines") or "").strip() or DEFAULT_GUIDELINES
+
+
 def rater_line(enrolment: invites.Enrolment, store: Store) -> str:
     study = store.get_study(enrolment.study_id) or {"name": "?"}
     return f"Rating as **{md_text(enrolment.rater)}** in **{md_text(study['name'])}**."
@@ -106,44 +126,50 @@ def build(ctx: AppContext) -> None:
         start = gr.Button("Start / continue", variant="primary", scale=1)
     who = gr.Markdown("")
     progress = gr.Markdown("")
-    prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, visible=False)
+    prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, visible=False, elem_id="rate-prompt")
     slot_components: list[gr.components.Component] = []
     slot_values: list[gr.components.Component] = []  # per slot: text, three radios, comment
-    boxes: list[gr.Group] = []
+    boxes: list[gr.Column] = []
     texts: list[gr.Textbox] = []
     radios: list[gr.Radio] = []
     comments: list[gr.Textbox] = []
-    for k in range(SLOTS):
-        label = blind.LABELS[k]
-        with gr.Group(visible=False) as box:
-            # Textbox, not Markdown: a model's output is shown as text, never run as markup.
-            text = gr.Textbox(label=f"Response {label}", interactive=False, lines=6)
-            with gr.Row():
-                mine = [gr.Radio(SCORES, label=HELP[d], value=None) for d in blind.DIMENSIONS]
-            comment = gr.Textbox(label=f"Comment on {label} (optional)", max_lines=3)
-        boxes.append(box)
-        texts.append(text)
-        radios.extend(mine)
-        comments.append(comment)
-        slot_components.extend([box, text, *mine, comment])
-        slot_values.extend([text, *mine, comment])
-    with gr.Row():
+    with gr.Accordion("How to rate (guidelines)", open=False, visible=False) as guide_box:
+        guide = gr.Markdown(DEFAULT_GUIDELINES)
+    # Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS).
+    with gr.Row(elem_id="rate-responses"):
+        for k in range(SLOTS):
+            label = blind.LABELS[k]
+            with gr.Column(visible=False, elem_classes=["rate-slot"], min_width=300) as box:
+                # Textbox, not Markdown: a model's output is shown as text, never run as markup.
+                text = gr.Textbox(label=f"Response {label}", interactive=False, lines=6)
+                mine = [gr.Radio(SCORES, label=f"{HELP[d]} ({label})", value=None) for d in blind.DIMENSIONS]
+                comment = gr.Textbox(label=f"Comment on {label} (optional)", max_lines=3)
+            boxes.append(box)
+            texts.append(text)
+            radios.extend(mine)
+            comments.append(comment)
+            slot_components.extend([box, text, *mine, comment])
+            slot_values.extend([text, *mine, comment])
+    gr.Markdown("Keys: **1–5** score the focused row of buttons · **Tab** moves on · **Ctrl+Enter** submits.")
+    missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
+    with gr.Row(elem_id="rate-submit-row"):
         prev_btn = gr.Button("← Previous")
-        submit_btn = gr.Button("Submit ratings", variant="primary")
+        submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
         next_btn = gr.Button("Next →")
-    status = gr.Markdown("")
+        counter = gr.Markdown("")
+    status = gr.Markdown("", elem_id="rate-status")
 
     # Start, Previous, Next: values and visibility. Submit: values only (see `layout`).
     view_outputs = [session, layout, progress, prompt, *slot_components, status]
-    value_outputs = [session, layout, progress, prompt, *slot_values, status]
-    layout_outputs = [prompt, *boxes, *texts]
+    value_outputs = [session, layout, progress, prompt, *slot_values, status, missing]
+    layout_outputs = [prompt, guide_box, guide, *boxes, *texts]
 
     def _parts(view: blind.RaterView | None, message: str, sess: dict[str, Any]):
         """(session, shown, progress line, prompt, [(text, scores, comment)] per slot)."""
         if view is None:
             sess = {k: v for k, v in sess.items() if k != "item"}
             return sess, 0, message, "", [("", [None] * len(blind.DIMENSIONS), "")] * SLOTS
-        sess = {**sess, "item": view.item, "index": view.index}
+        sess = {**sess, "item": view.item, "index": view.index, "shown": len(view.responses)}
         slots = []
         for k in range(SLOTS):
             if k < len(view.responses):
@@ -171,12 +197,23 @@ def build(ctx: AppContext) -> None:
         values: list[Any] = []
         for text, scores, note in slots:
             values += [text, *scores, note]
-        return [sess, shown, line, prompt_text, *values, status_text if view is None else message]
+        return [sess, shown, line, prompt_text, *values, status_text if view is None else message, []]
 
-    def on_layout(shown: Any):
+    def on_layout(shown: Any, sess: Any):
+        """Show the slots in use, and the study's guidelines above them (open in full on a rater's
+        first item)."""
         shown = shown if isinstance(shown, int) and 0 <= shown <= SLOTS else 0
         visible = [gr.update(visible=k < shown) for k in range(SLOTS)]
-        return [gr.update(visible=shown > 0), *visible, *visible]
+        sess = _clean_session(sess)
+        first = sess.get("index") == 1 and shown > 0
+        text = guidelines_for(store, sess["study_id"]) if sess.get("study_id") else DEFAULT_GUIDELINES
+        return [gr.update(visible=shown > 0), gr.Accordion(visible=shown > 0, open=first), text, *visible, *visible]
+
+    def on_missing(marked: Any):
+        """Mark the empty score rows in place (and clear earlier marks)."""
+        marked = {tuple(m) for m in marked} if isinstance(marked, list) else set()
+        return [gr.update(elem_classes=["rate-missing"] if (k, d) in marked else [])
+                for k in range(SLOTS) for d in range(len(blind.DIMENSIONS))]
 
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
@@ -234,6 +271,22 @@ def build(ctx: AppContext) -> None:
             if any(v is not None and not isinstance(v, str) for v in notes):
                 raise UserError("a comment must be text")
             triples = [values[k * 3:(k + 1) * 3] for k in range(SLOTS)]
+            shown = int(sess.get("shown") or 0)
+            empty = [(k, d) for k in range(shown) for d in range(len(blind.DIMENSIONS)) if triples[k][d] is None]
+            if shown and empty:
+                # Nothing is lost and nothing turns red but the empty rows: the page keeps what was
+                # entered, one line says what is missing, and the missing rows are marked in place.
+                view, _ = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, sess["index"])
+                out = render_values(view, "", sess)
+                for k in range(SLOTS):
+                    base = 4 + k * 5
+                    out[base + 1: base + 4] = list(triples[k])
+                    out[base + 4] = notes[k] or ""
+                where = ", ".join(f"{blind.LABELS[k]} · {blind.DIMENSIONS[d]}" for k, d in empty)
+                out[-2] = (f"**Not saved yet**: {3 * shown - len(empty)} of {3 * shown} scored. Missing: {where}. "
+                           "Your scores are kept: fill in the marked rows and submit again.")
+                out[-1] = [list(m) for m in empty]
+                return out
             blind.submit_slots_for(store, enrolment, sess["item"], triples, notes)  # committed before we move on
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
@@ -244,7 +297,7 @@ def build(ctx: AppContext) -> None:
 
     def on_handoff(handoff: Any, sess: Any, request: gr.Request):
         if not isinstance(handoff, dict) or "code" not in handoff:
-            return [gr.update(), gr.update()] + [gr.update()] * len(view_outputs)
+            return [gr.update()] * 2 + [gr.update()] * len(view_outputs)
         try:
             enrolment = invites.resolve(store, handoff["code"])
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
@@ -258,7 +311,7 @@ def build(ctx: AppContext) -> None:
         """An invite link (?invite=CODE) opens the Rate tab, fills the code box and opens the study."""
         given = (getattr(request, "query_params", None) or {}).get("invite") if request is not None else None
         if not given:
-            return [gr.update(), gr.update()] + [gr.update()] * len(view_outputs) + [gr.update()] * len(tab)
+            return [gr.update()] * 2 + [gr.update()] * len(view_outputs) + [gr.update()] * len(tab)
         switch = [gr.Tabs(selected="rating")] * len(tab)
         try:
             enrolment = invites.resolve(store, given, throttle.client_of(request))
@@ -271,9 +324,13 @@ def build(ctx: AppContext) -> None:
     start_outputs = [who, *view_outputs]
     start.click(on_start, [code, session], start_outputs, api_name="rate_start")
     code.submit(on_start, [code, session], start_outputs, api_visibility="private")
-    submit_btn.click(on_submit, [code, session, *radios, *comments], value_outputs, api_name="rate_submit",
-                     preprocess=False, postprocess=False)
-    layout.change(on_layout, [layout], layout_outputs, api_visibility="private", show_progress="hidden")
+    submitted = submit_btn.click(on_submit, [code, session, *radios, *comments], value_outputs,
+                                 api_name="rate_submit", preprocess=False, postprocess=False)
+    submitted.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    missing.change(on_missing, [missing], radios, api_visibility="private", show_progress="hidden")
+    for radio in radios:
+        radio.change(None, None, counter, js=assets.COUNT_JS)
+    layout.change(on_layout, [layout, session], layout_outputs, api_visibility="private", show_progress="hidden")
     prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="rate_previous")
     next_btn.click(on_move(+1), [code, session], view_outputs, api_name="rate_next")
     handoff_state(ctx).change(on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs,
