@@ -25,7 +25,7 @@ from ..memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
 from ..prompts import SCENARIOS
 from ..runner import (DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_order, stream_methods,
                       validate_request)
-from .. import studies
+from .. import estimate, studies
 from . import AppContext
 from .rating import store_for
 
@@ -270,6 +270,8 @@ def build(ctx: AppContext) -> None:
                 texts[event.method] = event.text
                 if event.result is not None:
                     done.append(event.result)
+                    # measured throughput for the Organizer's "about T min on this machine" preview
+                    estimate.record(ctx.model().name, event.result.method, event.result.tokens_per_s)
                 if len(done) == len(order):
                     note = f"Done: {len(done)} methods. {head}"
                 else:

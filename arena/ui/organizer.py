@@ -24,7 +24,7 @@ from .. import blind, export, invites, studies, throttle
 from ..errors import UserError
 from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from ..gpu import hardware_banner, storage_banner
-from . import AppContext, organizer_stats
+from . import AppContext, organizer_dashboard, organizer_stats
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
@@ -149,6 +149,7 @@ def build(ctx: AppContext) -> None:
         guidelines = gr.Textbox(label="Guidelines for raters (Markdown; empty = the default shown below)", lines=4)
         with gr.Accordion("The default guidelines", open=False):
             gr.Markdown(DEFAULT_GUIDELINES)
+        preview_line = gr.Markdown("", elem_id="organizer-preview")  # "N prompts × M methods = K outputs, about T min"
         create = gr.Button("Create study and generate its outputs", variant="primary")
 
     with gr.Accordion("Studies and progress", open=True):
@@ -204,6 +205,8 @@ def build(ctx: AppContext) -> None:
         del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
 
     organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
+    organizer_dashboard.wire_preview(ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new],
+                                     prompts_from)
 
     def guarded(fn):
         """Check the password first (throttled per client); the wrapper's signature gives Gradio the
@@ -223,7 +226,7 @@ def build(ctx: AppContext) -> None:
     def overview(selected: Any = None):
         options = study_options(ctx)
         value = selected if selected in [v for _, v in options] else (options[0][1] if options else None)
-        rater_table = store_for(ctx).progress(value) if value is not None else None
+        rater_table = organizer_dashboard.rater_table(store_for(ctx), value) if value is not None else None
         return (gr.update(choices=options, value=value), studies_table(ctx), rater_table, "Unlocked.",
                 gr.update(choices=options))
 

@@ -1,0 +1,109 @@
+"""Organizer dashboard pieces: the preview before generating and the compact per-rater table.
+
+`preview` counts what "Create study" would generate and how long it would take on this machine
+(arena/estimate.py, from measured throughput); `rater_table` shows per rater: % of the study done,
+the median seconds per item (evaluation.stats_raters) and the last activity to the minute, with a
+totals row.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import pandas as pd
+
+from evaluation.stats_raters import seconds_per_item
+
+from .. import estimate, studies
+from ..errors import UserError
+from ..store import Store
+
+RATER_COLUMNS = ["rater", "% done", "items done", "median s / item", "last activity (UTC)"]
+_throughput_cache: dict[str, tuple[float, dict[str, float]]] = {}
+CACHE_S = 60.0
+
+
+def _minute(value: Any) -> str:
+    t = pd.to_datetime(value, errors="coerce", utc=True)
+    return "–" if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M")
+
+
+def rater_table(store: Store, study_id: int) -> pd.DataFrame:
+    """Per rater: % done, items done (of N), median seconds per item, last activity; then a total row."""
+    progress = store.progress(study_id)
+    n_items = len(store.items(study_id))
+    if progress.empty:
+        return pd.DataFrame(columns=RATER_COLUMNS)
+    speed = seconds_per_item(store.ratings_frame(study_id))
+    rows = []
+    for r in progress.to_dict("records"):
+        pace = speed.get(r["rater"], math.nan)
+        rows.append({"rater": r["rater"],
+                     "% done": f"{100 * r['items_done'] / n_items:.0f}%" if n_items else "–",
+                     "items done": f"{r['items_done']} of {n_items}",
+                     "median s / item": "–" if pace is None or not math.isfinite(pace) else f"{pace:.0f}",
+                     "last activity (UTC)": _minute(r["last_rating"])})
+    done = int(progress["items_done"].sum())
+    finite = [v for v in speed.values if math.isfinite(v)]
+    rows.append({"rater": f"all {len(progress)} raters",
+                 "% done": f"{100 * done / (n_items * len(progress)):.0f}%" if n_items else "–",
+                 "items done": f"{done} of {n_items * len(progress)}",
+                 "median s / item": f"{pd.Series(finite).median():.0f}" if finite else "–",
+                 "last activity (UTC)": _minute(progress["last_rating"].max())})
+    return pd.DataFrame(rows, columns=RATER_COLUMNS)
+
+
+def throughput(store: Store, lm) -> dict[str, float]:
+    """Measured tokens/s per method for the loaded model: stored timed outputs (cached a minute),
+    overridden by this process's latest Compare runs."""
+    cached = _throughput_cache.get(lm.name)
+    if cached is None or time.monotonic() - cached[0] > CACHE_S:
+        cached = (time.monotonic(), estimate.from_outputs(store.outputs_frame(), lm.name))
+        _throughput_cache[lm.name] = cached
+    return {**cached[1], **estimate.measured(lm.name)}
+
+
+def preview(prompts: list, methods: list[str] | None, samples: Any, max_new_tokens: Any, rates: dict[str, float]) -> str:
+    """The line shown above "Create study": counts and time, or what is missing (Markdown-safe text)."""
+    if not methods:
+        return "Choose at least one method."
+    try:
+        n_samples = max(1, int(samples or 1))
+        max_new = int(max_new_tokens)
+    except (TypeError, ValueError):
+        return "Enter whole numbers for samples and max_new_tokens."
+    if not prompts:
+        return "No prompts yet."
+    slots = studies.expected_slots(methods, n_samples)
+    return "**Preview:** " + estimate.describe(len(prompts), slots, max_new, rates)
+
+
+def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:
+    try:
+        return prompts_from(*args), None
+    except UserError as exc:
+        return [], str(exc)
+
+
+def wire_preview(ctx, line, inputs: list, prompts_from) -> None:
+    """Update `line` whenever an input of "Create a study" changes: [source, language, pasted,
+    upload, methods, samples, max_new]. Counts and a time estimate only: no password needed."""
+    import gradio as gr
+
+    from .rating import store_for
+    from .safe import md_text
+
+    def update(src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens):
+        prompts, error = safe_prompts(prompts_from, src, lang, pasted_text, upload_value)
+        if error:
+            return f"**Preview:** {md_text(error)}"
+        lm = ctx.model()
+        return preview(prompts, method_list, n_samples, max_new_tokens, throughput(store_for(ctx), lm))
+
+    for component in inputs:
+        component.change(update, inputs, line, api_visibility="private", trigger_mode="always_last",
+                         show_progress="hidden")
+    if ctx.tabs is not None:
+        ctx.tabs.select(update, inputs, line, api_visibility="private", show_progress="hidden")
