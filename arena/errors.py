@@ -1,5 +1,6 @@
-"""Errors whose message is meant for the person using the app or the CLI."""
+"""Errors whose message is meant for the person using the app or the CLI (defined in decoders/errors.py,
+the bottom layer, so that decoders never imports from arena)."""
 
+from decoders.errors import UserError
 
-class UserError(ValueError):
-    """Bad input: the UI shows the message, the CLI prints it and exits with code 2."""
+__all__ = ["UserError"]

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 import torch
 from transformers import LogitsProcessor
 
-from arena.errors import UserError
+from .errors import UserError
 
 
 class InvalidSettings(UserError):
