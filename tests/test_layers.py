@@ -84,7 +84,7 @@ def test_the_check_finds_upward_imports_at_any_depth(tmp_path):
         (tmp_path / rel).write_text(source)
     assert sorted(upward_imports(tmp_path)) == [
         "arena/probe.py:1 imports arena.ui",
-        "arena/store/probe.py:1 imports evaluation.human",
+        "arena/store/probe.py:1 imports evaluation",
         "decoders/probe.py:2 imports arena.runner",
         "evaluation/probe.py:1 imports arena.ui.results",
     ]
