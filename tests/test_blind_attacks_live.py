@@ -112,6 +112,12 @@ def test_attack2_compare_refuses_a_study_prompt_however_it_is_typed(world):
         assert "Harbour" not in (result.error or "") and TOKEN not in (result.error or "")
 
 
+def test_attack2_the_trace_tab_refuses_a_study_prompt_too(world):
+    client = world["client"]
+    result = client.call(dep(client, "multiarm_trace"), [PROMPT.lower(), False, 0, 4])
+    assert not result.ok and "reserved" in (result.error or "") and TOKEN not in (result.error or "")
+
+
 def test_attack5_a_name_is_not_a_password_and_guesses_are_throttled(world):
     client, store, sid = world["client"], world["store"], world["sid"]
     start = dep(client, "rate_start")

@@ -23,7 +23,9 @@ from ..errors import UserError
 from ..models import LoadedModel
 from ..gpu import friendly_error
 from ..runner import RunRequest, encode_ids, gpu_trace, validate_request
+from .. import studies
 from . import AppContext
+from .rating import store_for
 
 METHOD = "Multi-Arm"
 COLORS = ("#e45756", "#4c78a8", "#54a24b", "#b279a2", "#f58518")
@@ -134,6 +136,8 @@ def build(ctx: AppContext) -> None:
     def on_run(prompt_text, raw_value, seed_value, max_new_value):
         lm = ctx.model()
         try:
+            # as in Compare: a blind study's prompt would show Multi-Arm's output by name
+            studies.check_not_reserved(store_for(ctx), prompt_text)
             result = run_trace(lm, prompt_text or "", bool(raw_value), max_new_value,
                                None if seed_value in (None, "") else seed_value)
         except UserError as exc:
