@@ -153,7 +153,10 @@ def page_html(view: dict[str, Any] | None) -> str:
 
 
 def _help_plain() -> str:
-    return res.METRICS_HELP.replace("**", "")
+    # The page's table has no perplexity column (it needs the model; the Results tab computes it).
+    import re
+
+    return re.sub(r"PPL \(perplexity\):.*?repetitive\)\. ", "", res.METRICS_HELP.replace("**", ""))
 
 
 def _document(title: str, body: str, charts: bool) -> str:
