@@ -1,6 +1,7 @@
 """Accessibility (axe-core, via axe-playwright-python: axe.min.js ships inside the wheel, so this runs
 offline) on every tab and on the stakeholder page: no serious or critical violation. The same visit
-saves the screenshots the README shows (docs/screenshots/, PNG, 1280x800).
+saves screenshots (PNG, 1280x800) into artifacts/screenshots/, or, with ARENA_UPDATE_SCREENSHOTS=1,
+into docs/screenshots/, the ones the README shows (so an ordinary test run leaves tracked files alone).
 
 Exclusions are only for markup inside Gradio's own components that the app cannot change; each one
 names the exact selector and why (EXCLUDE below). Everything else is fixed in the app.
@@ -19,7 +20,7 @@ from live_app import ORGANIZER_PASSWORD
 from seeding import METHODS, db_store, publish, seed_study
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
+DOC_SHOTS = ROOT / "docs" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 800}
 TABS = [("Compare", "compare"), ("Rate (blind)", "rate"), ("Results", "results"), ("Organizer", "organizer"),
         ("Multi-arm trace", "trace")]
@@ -87,8 +88,9 @@ def wide_page(browser, app):
     context.close()
 
 
-def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, app):
+def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, app, artifacts_dir):
     page = wide_page
+    SHOTS = DOC_SHOTS if os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1" else artifacts_dir / "screenshots"
     SHOTS.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(3)
     sid = published_study(app, token)
@@ -142,3 +144,19 @@ def test_stakeholder_page_is_neutral_for_anything_unpublished(wide_page, app):
         shown[study] = (response.status, page.locator("main").inner_text())
     assert len(set(shown.values())) == 1 and next(iter(shown.values()))[0] == 404
     assert "draft" not in str(shown) and page.locator("footer, [role=tablist], button, input").count() == 0
+
+
+def test_stakeholder_page_is_served_in_rating_mode(tmp_path, browser):
+    """ARENA_MODE=rating serves only Rate and Results, and the published results' stakeholder page."""
+    from live_app import start_app
+
+    app = start_app(tmp_path / "rating-mode", extra_env={"ARENA_MODE": "rating"})
+    try:
+        sid = published_study(app, secrets.token_hex(3))
+        page = browser.new_page(viewport=VIEWPORT)
+        response = page.goto(f"{app.url}/present?study={sid}", wait_until="load")
+        assert response.status == 200 and "Sea study" in page.locator("h1").inner_text()
+        assert page.goto(f"{app.url}/present?study={sid + 1}").status == 404
+        page.close()
+    finally:
+        app.stop()

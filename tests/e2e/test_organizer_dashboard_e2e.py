@@ -1,0 +1,45 @@
+"""Organizer dashboard in a browser: the preview counts what "Create" would generate, and the
+progress bar moves during generation (Gradio shows the gr.Progress ticks of arena/studies.py:
+"k/n outputs"), not only at the end."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from playwright.sync_api import expect
+
+from browser_helpers import open_app, panel
+from live_app import ORGANIZER_PASSWORD
+
+WATCH = """() => {
+  window.__progress = [];
+  new MutationObserver(() => {
+    const m = document.body.innerText.match(/(\\d+)\\s*\\/\\s*(\\d+)\\s*outputs/);
+    if (m && window.__progress[window.__progress.length - 1] !== m[0]) window.__progress.push(m[0]);
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def test_preview_then_a_progress_bar_that_moves(page, app):
+    token = secrets.token_hex(3)
+    open_app(page, app, "Organizer")
+    org = panel(page)
+    org.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
+    org.get_by_label("Organizer password").press("Enter")
+    expect(org.get_by_text("Unlocked.")).to_be_visible()
+    org.get_by_label("Study name").fill(f"Progress study {token}")
+    org.get_by_label("Pasted list (one prompt per line)").check()
+    org.get_by_label("Pasted prompts (one per line)").fill("\n".join(f"Name a colour, {k} {token}." for k in range(4)))
+    org.get_by_label("max_new_tokens").fill("4")
+    org.get_by_label("max_new_tokens").blur()
+    preview = page.locator("#organizer-preview")
+    expect(preview).to_contain_text("4 prompts × 3 methods = 12 outputs")
+    page.evaluate(WATCH)
+    org.get_by_role("button", name="Create study and generate its outputs").click()
+    expect(org.get_by_text(re.compile(r"Study #\d+ created: 12 of 12 outputs stored"))).to_be_visible(timeout=600_000)
+    seen = page.evaluate("window.__progress")
+    print("progress seen:", seen)
+    assert len(seen) >= 2, f"the progress bar showed {seen}"
+    counts = [int(re.match(r"(\d+)", s).group(1)) for s in seen]
+    assert counts == sorted(counts) and 0 < max(counts) <= 12 and min(counts) < 12, seen
