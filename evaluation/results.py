@@ -177,7 +177,7 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
     """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
     rows = []
     for _, s in summary.iterrows():
-        row = {"method": s["method"], "ratings": int(s["ratings"])}
+        row = {"method": s["method"]}  # ratings per method: in the headline and the CSV
         for dim in DIMENSIONS:
             row[f"{dim} ↑"] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'], 1)}–{_num(s[f'{dim}_ci_high'], 1)}]"
         row.update({

@@ -87,9 +87,9 @@ def agreement_words(agreement: pd.DataFrame) -> str:
     vals = [(r["dimension"], float(r["alpha"])) for _, r in agreement.iterrows() if _finite(r["alpha"])]
     if not vals:
         return "Agreement between raters: not computable yet (needs 2+ raters on the same outputs)."
-    low = min(a for _, a in vals)
+    low = round(min(a for _, a in vals), 3)  # classified as shown (3 decimals), so "0.667" never reads "low"
     word = ("Raters agree well" if low >= 0.8 else "Raters agree only tentatively" if low >= 0.667
             else "Raters often disagree" if low >= 0.2 else "Raters barely agree, so treat the scores with care"
             if low >= 0 else "Raters disagree more than chance would, so treat the scores with care")
-    detail = ", ".join(f"{d} α = {a:.2f}" for d, a in vals)
+    detail = ", ".join(f"{d} α = {a:.3f}" for d, a in vals)
     return f"{word} ({detail}; Krippendorff's α: 1 = perfect, 0 = chance, ≥ 0.8 good, ≥ 0.667 tentative)."

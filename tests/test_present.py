@@ -44,7 +44,7 @@ def test_agreement_in_words():
     ag = pd.DataFrame([{"dimension": "coherence", "alpha": -0.17, "raters": 3, "units_pairable": 9},
                        {"dimension": "naturalness", "alpha": 0.85, "raters": 3, "units_pairable": 9}])
     words = story.agreement_words(ag)
-    assert words.startswith("Raters disagree more than chance") and "coherence α = -0.17" in words
+    assert words.startswith("Raters disagree more than chance") and "coherence α = -0.170" in words
     assert story.agreement_words(ag.iloc[1:]).startswith("Raters agree well")
     assert "not computable" in story.agreement_words(ag.assign(alpha=math.nan))
 
