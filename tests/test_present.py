@@ -125,3 +125,13 @@ def test_charts_use_the_1_to_5_scale_and_one_colour_per_method(store):
     assert [t.name for t in scatter.data] == ["BS-4", "TS-Temp", "TS-Tilted"]
     assert len({t.marker.color for t in scatter.data}) == 3 and "(ms)" in scatter.layout.xaxis.title.text
     assert set(res.method_colours(["BS-4", "TS-Temp"]).values()) <= set(res.PALETTE)
+
+
+def test_page_is_cached_until_the_study_changes(store, monkeypatch):
+    study = fill(store)
+    first = present.render(store, study)
+    calls = []
+    monkeypatch.setattr(present, "study_view", lambda *a: calls.append(a) or pytest.fail("not cached"))
+    assert present.render(store, f" {study} ") == first and not calls
+    store.set_study_state(study, "open", allowed_from=("published",))  # unpublished again: neutral at once
+    assert present.render(store, study)[0] == 404

@@ -15,7 +15,8 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 import pandas as pd
@@ -172,12 +173,44 @@ def _document(title: str, body: str, charts: bool) -> str:
             f"<style>{STYLE}</style></head><body><main>{body}</main>{script}</body></html>")
 
 
+_cache: "OrderedDict[tuple, str]" = OrderedDict()
+_cache_lock = threading.Lock()
+_render_lock = threading.Lock()
+CACHE_SIZE = 32
+
+
 def render(store: Store, study_id: Any) -> tuple[int, str]:
-    """(HTTP status, HTML) for `/present?study=<study_id>`."""
+    """(HTTP status, HTML) for `/present?study=<study_id>`.
+
+    The page is public and its statistics (bootstrap, mixed model) take seconds, so a rendered page
+    is kept, keyed by the study's id, state and counts (a published study no longer changes; a
+    deletion or a change of state gives a new key), and one page is computed at a time."""
     try:
-        return 200, page_html(study_view(store, study_id))
-    except UserError:
+        sid = int(str(study_id).strip())
+        study = store.get_study(sid) if -2**63 <= sid < 2**63 else None
+    except (TypeError, ValueError, OverflowError):
+        study = None
+    if study is None or study["state"] != "published":
         return 404, page_html(None)
+    key = (str(store.url) if hasattr(store, "url") else id(store), sid, study["name"], study["state"],
+           tuple(sorted(store.study_summary(sid).items())))
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return 200, _cache[key]
+    with _render_lock:
+        with _cache_lock:
+            if key in _cache:
+                return 200, _cache[key]
+        try:
+            body = page_html(study_view(store, sid))
+        except UserError:
+            return 404, page_html(None)
+        with _cache_lock:
+            _cache[key] = body
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    return 200, body
 
 
 def plotly_js_path() -> str:
