@@ -93,7 +93,8 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     session = uuid.uuid4().hex[:11]
     unlock(client, session)
     create = dep_by_trigger(client, "Create study and generate its outputs")
-    args = [ORGANIZER_PASSWORD, "Fault study", SOURCES[1], "all", "\n".join(PROMPTS), None, METHODS, 1, 8, 0]
+    # password, name, source, language, pasted, upload, methods, samples, max_new_tokens, base seed, guidelines
+    args = [ORGANIZER_PASSWORD, "Fault study", SOURCES[1], "all", "\n".join(PROMPTS), None, METHODS, 1, 8, 0, ""]
     box: dict = {}
 
     def create_in_background() -> None:
@@ -115,6 +116,8 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
                 break
             assert len(before) < total, "generation finished before the kill: nothing was interrupted"
         assert first.alive(), first.log_tail()
+        refused = box.get("error") or (box["result"].error if "result" in box and not box["result"].ok else None)
+        assert refused is None, f"the create call failed before any output was stored: {refused}"
         time.sleep(0.05)
     first.kill()
     STATS["injected"] += 1

@@ -198,10 +198,13 @@ def test_bad_and_forged_submissions_are_refused_and_store_nothing(rated_app):
         assert invites.INVALID in message and "Traceback" not in message, (bad, message)
     client.predict(two, api_name="/rate_start")
     for bad in ([(6, 3, 3)] + [(3, 3, 3)] * 2, [(0, 3, 3)] + [(3, 3, 3)] * 2, [(2.5, 3, 3)] + [(3, 3, 3)] * 2,
-                [("x", 3, 3)] + [(3, 3, 3)] * 2, [(None, 3, 3)] + [(3, 3, 3)] * 2, [(3, 3, 3)] * 2,
-                [(3, 3, 3)] * 4):
+                [("x", 3, 3)] + [(3, 3, 3)] * 2, [(3, 3, 3)] * 4):
         message = _error_of(lambda: client.predict(*submit_args(two, bad), api_name="/rate_submit"))
         assert message and "Traceback" not in message
+    # a missing score is not an error: the form keeps what was entered and says what is missing
+    for missing in ([(None, 3, 3)] + [(3, 3, 3)] * 2, [(3, 3, 3)] * 2):
+        reply = parse_view(client.predict(*submit_args(two, missing), api_name="/rate_submit"))
+        assert "Not saved yet" in reply["status"], reply["status"]
     # the session's rater is Rater Two; a name cannot write as anyone (it is not a code), and
     # neither can a revoked code
     for forged in ("Rater One", "Rater Two", codes["Revoked Rater"]):
@@ -326,7 +329,7 @@ def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
     assert "Exported" in json.dumps(exported[0].data)
 
     # create a study from a pasted prompt and pre-generate it, through the organizer handler
-    create = next((i, d) for i, d in deps if len(d["inputs"]) == 10)
+    create = _by_button(http, deps, "Create study and generate its outputs")
     made = http.call(create[0], _organizer_inputs(http, create[1], ORGANIZER_PASSWORD, sid))
     assert made.ok, made.error
     assert "2 of 2 outputs stored" in json.dumps(made.data)
