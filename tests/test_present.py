@@ -135,3 +135,12 @@ def test_page_is_cached_until_the_study_changes(store, monkeypatch):
     assert present.render(store, f" {study} ") == first and not calls
     store.set_study_state(study, "open", allowed_from=("published",))  # unpublished again: neutral at once
     assert present.render(store, study)[0] == 404
+
+
+def test_results_tab_shows_the_story_and_links_the_stakeholder_page(store):
+    from arena.ui import results as tab
+
+    study = fill(store)
+    view = tab.compute_view(store, study)
+    assert f"(/present?study={study})" in view["story"] and "Krippendorff" in view["story"]
+    assert view["story"].startswith("**No clear difference yet") or " leads on " in view["story"]
