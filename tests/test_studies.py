@@ -116,7 +116,10 @@ def test_pregeneration_is_resumable_without_duplicates(store, lm):
     assert seeds == {(m, k): studies.derive_seed(10, public_id, m, k) for m, k in seeds}
     assert len(set(seeds.values())) == 5 and 10 not in seeds.values()
     assert all(0 <= seed < 2**62 for seed in seeds.values())
-    assert (frame.new_tokens <= 4).all() and (frame.latency_ms > 0).all() and set(frame.model) == {lm.name}
+    assert (frame.new_tokens <= 4).all() and set(frame.model) == {lm.name}
+    # each method's first output is timed alone; the rest may come from a batch (no per-output timing)
+    timed = frame.dropna(subset=["latency_ms"])
+    assert (timed.latency_ms > 0).all() and set(timed.method) == set(frame.method)
     settings = json.loads(frame.set_index(["method", "sample_index"]).loc[("TS-Temp", 1), "settings"])
     assert settings["temperature"] == 0.9 and settings["max_new_tokens"] == 4
     assert studies.ready_item_ids(store, sid) == [store.items(sid)[0]["id"]]

@@ -14,7 +14,7 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 
 def md_text(text: object) -> str:
     """`text` as literal characters in Markdown or HTML: HTML-escaped, Markdown punctuation escaped."""
-    return _MARKDOWN.sub(r"\\\1", html.escape(str(text), quote=True))
+    return _MARKDOWN.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
 def toast(message: object) -> str:
