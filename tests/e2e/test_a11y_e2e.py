@@ -17,7 +17,7 @@ import pytest
 
 from browser_helpers import open_app, panel, pick_option
 from live_app import ORGANIZER_PASSWORD
-from seeding import METHODS, db_store, publish, seed_study
+from seeding import METHODS, db_store, invite, publish, seed_study
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_SHOTS = ROOT / "docs" / "screenshots"
@@ -94,6 +94,11 @@ def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, a
     SHOTS.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(3)
     sid = published_study(app, token)
+    store = db_store(app.workdir)  # an open study for the Rate tab: axe checks the rating form with an item
+    open_sid, _ = seed_study(store, f"Rating form {token}", [f"Rate me {token}"],
+                             [{m: f"**{m[-1]}** response {token}" for m in METHODS}])
+    code = invite(store, open_sid, f"axe-rater-{token}")
+    store.dispose()
     problems: list[str] = []
 
     open_app(page, app)
@@ -104,6 +109,10 @@ def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, a
         if slug == "compare":  # a preset says what it set and opens that method's settings
             tab.get_by_label("Creative").check()
             page.locator("#compare-preset-note").get_by_text("set TS-Temp: temperature = 1.1").wait_for()
+        if slug == "rate":  # an item on screen: prompt, responses side by side, named score groups
+            tab.get_by_label("Invite code or link").fill(code)
+            tab.get_by_role("button", name="Start / continue").click()
+            tab.get_by_text("Item 1 of 1").wait_for()
         if slug == "organizer":  # unlocked, with the preview of what "Create" would generate
             tab.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
             tab.get_by_label("Organizer password").press("Enter")
