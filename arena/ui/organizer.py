@@ -206,7 +206,7 @@ def build(ctx: AppContext) -> None:
 
     organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
     organizer_dashboard.wire_preview(ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new],
-                                     prompts_from)
+                                     prompts_from, password)
 
     def guarded(fn):
         """Check the password first (throttled per client); the wrapper's signature gives Gradio the

@@ -87,23 +87,36 @@ def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:
         return [], str(exc)
 
 
-def wire_preview(ctx, line, inputs: list, prompts_from) -> None:
+def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     """Update `line` whenever an input of "Create a study" changes: [source, language, pasted,
-    upload, methods, samples, max_new]. Counts and a time estimate only: no password needed."""
+    upload, methods, samples, max_new]. Behind the organizer password like every organizer handler:
+    the estimate comes from measured per-method throughput (unpublished studies' timings included),
+    and the handler reads the prompt source, uploads too."""
     import gradio as gr
 
+    from . import organizer
+    from .. import throttle
     from .rating import store_for
     from .safe import md_text
 
-    def update(src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens):
+    def update(request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens):
+        if not pw:
+            return "**Preview:** enter the organizer password above to see counts and time."
+        try:
+            organizer.check_password(ctx, pw, throttle.client_of(request))
+        except UserError as exc:
+            return f"**Preview:** {md_text(exc)}"
         prompts, error = safe_prompts(prompts_from, src, lang, pasted_text, upload_value)
         if error:
             return f"**Preview:** {md_text(error)}"
         lm = ctx.model()
         return preview(prompts, method_list, n_samples, max_new_tokens, throughput(store_for(ctx), lm))
 
+    pw_box = [password] if password is not None else [gr.Textbox(visible=False)]
+    # Not on every keystroke in the password box (each would count as a wrong guess): on Enter there.
+    pw_box[0].submit(update, [*pw_box, *inputs], line, api_visibility="private", show_progress="hidden")
     for component in inputs:
-        component.change(update, inputs, line, api_visibility="private", trigger_mode="always_last",
+        component.change(update, [*pw_box, *inputs], line, api_visibility="private", trigger_mode="always_last",
                          show_progress="hidden")
     if ctx.tabs is not None:
-        ctx.tabs.select(update, inputs, line, api_visibility="private", show_progress="hidden")
+        ctx.tabs.select(update, [*pw_box, *inputs], line, api_visibility="private", show_progress="hidden")
