@@ -12,6 +12,7 @@ import math
 import time
 from typing import Any
 
+import gradio as gr
 import pandas as pd
 
 from evaluation.stats_raters import seconds_per_item
@@ -92,8 +93,6 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     upload, methods, samples, max_new]. Behind the organizer password like every organizer handler:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
     and the handler reads the prompt source, uploads too."""
-    import gradio as gr
-
     from . import organizer
     from .. import throttle
     from .rating import store_for
