@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -185,7 +185,6 @@ def quality(lm_scorer, records: Sequence[dict[str, Any]], heldout_n: int, prompt
 
 
 def html_report(path: str, result: dict[str, Any]) -> None:
-    import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     rows = result["per_method_scenario"]

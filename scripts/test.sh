@@ -14,8 +14,12 @@ for service in scripts/services/*.sh; do
   . "$service"
 done
 set +e
+# Lint first (pyflakes rules and syntax, see pyproject.toml); a finding fails the run after the tests.
+python -m ruff check .
+lint=$?
 python -m pytest "$@"
 status=$?
+[ "$status" -eq 0 ] && [ "$lint" -ne 0 ] && status=$lint
 set -e
 for stop in "${ARENA_SERVICE_STOPS[@]:-}"; do [ -n "$stop" ] && eval "$stop" || true; done
 exit $status

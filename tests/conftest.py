@@ -1,7 +1,6 @@
 """Shared fixtures. The embedded model is loaded once per test session (converted on first use,
 then read from the cache folder)."""
 
-import os
 import sys
 from pathlib import Path
 

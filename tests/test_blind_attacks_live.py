@@ -16,7 +16,6 @@ import json
 import secrets
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,7 +24,7 @@ import pytest
 from arena import invites, studies
 from arena.store import Store
 from arena.store.testing import PG_SKIP_REASON, fresh_pg_url, pg_url
-from live_app import API, ORGANIZER_PASSWORD, GradioHTTP, LiveApp, start_app
+from live_app import API, ORGANIZER_PASSWORD, GradioHTTP, start_app
 from seeding import seed_study
 
 pytestmark = pytest.mark.timeout(900)

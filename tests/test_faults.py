@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Store
-from live_app import ORGANIZER_PASSWORD, GradioHTTP, LiveApp, free_port, start_app
+from live_app import ORGANIZER_PASSWORD, GradioHTTP, free_port, start_app
 from seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)

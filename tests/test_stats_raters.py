@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from evaluation import human, stats_design as sd, stats_raters
 

@@ -173,7 +173,7 @@ STATS_HELP = res.STATS_HELP
 
 
 def build(ctx: AppContext) -> None:
-    with gr.Column(elem_id="results-controls") as controls:
+    with gr.Column(elem_id="results-controls"):
         with gr.Row():
             study = gr.Dropdown(label="Study", choices=[], interactive=True, scale=3)
             refresh = gr.Button("Refresh studies", scale=1)
@@ -192,7 +192,7 @@ def build(ctx: AppContext) -> None:
     csv_file = gr.File(label="CSV (numbers per method)", interactive=False)
     with gr.Accordion("What the ratings say (items as the unit)", open=True):
         verdict = gr.Markdown("")
-    with gr.Accordion("Statistics", open=False) as stats_box:
+    with gr.Accordion("Statistics", open=False):
         gr.Markdown(STATS_HELP)
         pairwise = gr.Dataframe(label="Pairwise on items: difference with t CI, Wilcoxon, Holm", interactive=False)
         friedman = gr.Dataframe(label="Friedman on items", interactive=False)
