@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import secrets
 
+from playwright.sync_api import expect
+
 from arena import invites
 from seeding import db_store, seed_study
 
@@ -25,8 +27,8 @@ def test_invite_link_rate_and_nothing_kept_in_the_browser(page, app, artifacts_d
     sid, _ = seed_study(store, f"Browser invite {TOKEN}", [f"Prompt in the browser {TOKEN}"], [texts])
     [inv] = invites.invite(store, sid, [f"rater {TOKEN}"])
     page.goto(f"{app.url}/?invite={inv.code}")
-    page.get_by_text(f"Prompt in the browser {TOKEN}").first.wait_for()
-    page.get_by_text(f"rater {TOKEN}").first.wait_for()  # "Rating as …"
+    page.get_by_text(f"rater {TOKEN}").first.wait_for()  # "Rating as …": the link opened the Rate tab
+    expect(page.locator("#rate-prompt textarea")).to_have_value(f"Prompt in the browser {TOKEN}")
     radios = page.get_by_role("radio", name="4")  # responses A, B, C x three dimensions
     n = radios.count()
     assert n >= 9, n
