@@ -316,6 +316,8 @@ def _handlers(build, ctx: AppContext) -> dict[str, object]:
     found = {}
     for f in demo.fns.values():
         for target in f.targets:
+            if target[0] is None:  # a step chained with .then (e.g. the browser-side focus after Submit)
+                continue
             block = demo.blocks[target[0]]
             found.setdefault(str(getattr(block, "value", None) or getattr(block, "label", None)), f)
         if f.api_name:
