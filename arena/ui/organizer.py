@@ -205,8 +205,6 @@ def build(ctx: AppContext) -> None:
         del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
 
     organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
-    organizer_dashboard.wire_preview(ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new],
-                                     prompts_from, password)
 
     def guarded(fn):
         """Check the password first (throttled per client); the wrapper's signature gives Gradio the
@@ -363,3 +361,6 @@ def build(ctx: AppContext) -> None:
                         concurrency_limit=1, concurrency_id="deletion", **private)
     del_rater_btn.click(do_delete_rater, [password, del_study, del_rater, del_confirm, chosen], deletion_outputs,
                         concurrency_limit=1, concurrency_id="deletion", **private)
+    # Last, so the password box's first handler stays "unlock" (the preview also listens to Enter there).
+    organizer_dashboard.wire_preview(ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new],
+                                     prompts_from, password)
