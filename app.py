@@ -12,9 +12,9 @@ if os.environ.get("SPACES_ZERO_GPU"):
 
 import gradio as gr
 
-from arena.ui import AppContext, assets
+from ui import AppContext, assets
 
-# (tab label, module under arena.ui). A module is imported only when its tab is built.
+# (tab label, module under ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
     ("Compare", "compare"),
     ("Rate (blind)", "rating"),
@@ -40,7 +40,7 @@ def app_mode() -> str:
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     import importlib
 
-    from arena.ui.rating import install_quick_rate
+    from ui.rating import install_quick_rate
 
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
@@ -53,7 +53,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
                 if module not in shown:
                     continue
                 with gr.Tab(label, id=module):
-                    importlib.import_module(f"arena.ui.{module}").build(ctx)
+                    importlib.import_module(f"ui.{module}").build(ctx)
         for fn, inputs, outputs in ctx.extras.get("loaders", []):
             demo.load(fn, inputs, outputs, api_visibility="private")
     return demo
@@ -95,9 +95,9 @@ def main(argv: list[str] | None = None) -> None:
     status_rate = status_update_rate()
     app_mode()
     from arena.errors import UserError
-    from arena.models import get_default_model
-    from arena.ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
-    from arena.ui.present import routes as present_routes  # /present?study=N, the stakeholder page
+    from arena.llm import get_default_model
+    from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
+    from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 
     try:
         lm = get_default_model()  # fail fast on a bad model setting, before the port opens

@@ -25,8 +25,8 @@ from transformers import LogitsProcessorList
 
 import decoders
 
-from .gpu import duration_s, gpu_task
-from .models import LoadedModel, lookup
+from .zerogpu import duration_s, gpu_task
+from .llm import LoadedModel, lookup
 from .runner import plan_for
 
 DEFAULT_BATCH_SIZE = 8

@@ -25,7 +25,7 @@ from sqlalchemy import select
 
 from .errors import UserError
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
-from .store.api import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
+from .store.store import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
 from .store.schema import STUDY_STATES, items, outputs, raters, ratings, studies
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.

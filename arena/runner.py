@@ -37,9 +37,9 @@ from decoders import DecodeContext, GenerationPlan
 
 from .engines import current_engine
 from .errors import UserError
-from .gpu import duration_s, gpu_task, on_zero_gpu
+from .zerogpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
-from .models import LoadedModel, lookup
+from .llm import LoadedModel, lookup
 from .prompts import encode_prompt
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)

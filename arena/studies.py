@@ -32,7 +32,7 @@ from . import batching
 from .batching import DEFAULT_BATCH_SIZE
 from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, encode_ids, run_methods
 from .store import Store, clean_rater_name
-from .store.api import clean_name
+from .store.store import clean_name
 
 MAX_ITEMS = 1000
 MAX_SAMPLES = 10

@@ -43,7 +43,7 @@ def _progress(done: int, total: int, what: str) -> None:
 
 
 def _model(setting: str | None):
-    from .models import get_default_model, load_model
+    from .llm import get_default_model, load_model
 
     return load_model(setting) if setting else get_default_model()
 

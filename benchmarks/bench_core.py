@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.models import load_model  # noqa: E402
+from arena.llm import load_model  # noqa: E402
 from arena.runner import RunRequest, _timed_generate, encode, plan_for, run_methods, warm_up  # noqa: E402
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"

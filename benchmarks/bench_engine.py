@@ -32,7 +32,7 @@ import torch  # noqa: E402
 
 from arena import studies  # noqa: E402
 from arena.engines.vllm import VllmEngine, tokenizer_only_model  # noqa: E402
-from arena.models import load_model  # noqa: E402
+from arena.llm import load_model  # noqa: E402
 from arena.prompts import encode_prompt  # noqa: E402
 from arena.runner import plan_for  # noqa: E402
 from arena.store import Store  # noqa: E402

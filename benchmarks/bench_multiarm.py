@@ -27,7 +27,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.models import get_default_model  # noqa: E402
+from arena.llm import get_default_model  # noqa: E402
 from arena.prompts import encode_prompt  # noqa: E402
 from decoders.multiarm import DEFAULT_ARMS, MultiArmGenerator, MultiArmSettings  # noqa: E402
 

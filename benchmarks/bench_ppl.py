@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.models import load_model  # noqa: E402
+from arena.llm import load_model  # noqa: E402
 from evaluation.heldout import load_heldout  # noqa: E402
 from evaluation.perplexity import continuation_scores, corpus_ppl, encode_pair, loop_scores  # noqa: E402
 

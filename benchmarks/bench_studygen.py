@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import studies  # noqa: E402
-from arena.models import load_model  # noqa: E402
+from arena.llm import load_model  # noqa: E402
 from arena.store import Store  # noqa: E402
 
 TOPICS = ["the sea", "a market", "winter", "a library", "trains", "bread", "a garden", "rain", "mountains", "a city",

@@ -32,7 +32,7 @@ step() {  # step NAME SECONDS COMMAND...
 
 step environment 60 python - <<'EOF'
 import torch
-from arena.models import pick_dtype
+from arena.llm import pick_dtype
 assert torch.cuda.is_available(), "no CUDA device: this script measures GPU figures only"
 p = torch.cuda.get_device_properties(0)
 print(f"gpu {p.name} sm_{p.major}{p.minor} {p.total_memory / 2**30:.0f} GiB; torch {torch.__version__} CUDA {torch.version.cuda}")
@@ -41,7 +41,7 @@ EOF
 
 step decode_vs_bandwidth 180 python - <<'EOF'
 import json, os, time, torch
-from arena.models import load_model
+from arena.llm import load_model
 lm = load_model()
 dev = lm.device
 # copy bandwidth: read + write of a 1 GiB buffer, best of 5

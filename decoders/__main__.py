@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(list_decoders())
         return 0
     try:
-        from arena.models import load_model
+        from arena.llm import load_model
         from arena.prompts import clean_prompt
         from arena.runner import RunRequest, run_methods, validate_request
 

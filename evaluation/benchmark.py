@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     import decoders
     from arena.memory import DESCRIPTION as MEMORY_HELP, process_peak_rss_mb
-    from arena.models import get_default_model, load_model
+    from arena.llm import get_default_model, load_model
 
     for name in ("trials", "warmup", "heldout"):
         if getattr(args, name) < (1 if name == "trials" else 0):

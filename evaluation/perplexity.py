@@ -33,8 +33,8 @@ from typing import Any, Sequence
 
 import torch
 
-from arena.gpu import duration_s, gpu_task
-from arena.models import LoadedModel, lookup
+from arena.zerogpu import duration_s, gpu_task
+from arena.llm import LoadedModel, lookup
 from arena.prompts import SCENARIOS, encode_prompt
 
 

@@ -13,7 +13,7 @@ ARTIFACTS = ROOT / "artifacts"
 
 @pytest.fixture(scope="session")
 def lm():
-    from arena.models import get_default_model
+    from arena.llm import get_default_model
 
     return get_default_model()
 

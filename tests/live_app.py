@@ -223,7 +223,7 @@ class GradioHTTP:
 
 
 def tab_of_components(config: dict) -> dict[int, str]:
-    """Component id -> id of the tab (gr.Tab `id`, i.e. the arena.ui module) it lives in."""
+    """Component id -> id of the tab (gr.Tab `id`, i.e. the ui module) it lives in."""
     comps = {c["id"]: c for c in config["components"]}
     owner: dict[int, str] = {}
 

@@ -11,7 +11,7 @@ import pytest
 import decoders
 from arena import blind
 from arena.errors import UserError
-from arena.store.testing import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]

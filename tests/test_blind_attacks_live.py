@@ -23,7 +23,7 @@ import pytest
 
 from arena import invites, studies
 from arena.store import Store
-from arena.store.testing import PG_SKIP_REASON, fresh_pg_url, pg_url
+from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
 from live_app import API, ORGANIZER_PASSWORD, GradioHTTP, start_app
 from seeding import seed_study
 

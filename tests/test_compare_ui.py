@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import torch
 
 from arena.runner import MethodResult
-from arena.ui import compare
+from ui import compare
 
 
 def test_preset_note_says_what_was_set_and_what_went_back_to_default():

@@ -10,10 +10,10 @@ import pytest
 
 import decoders
 from arena.errors import UserError
-from arena.models import resolve_source
+from arena.llm import resolve_source
 from arena.prompts import clean_prompt, encode_prompt
 from arena.runner import RunRequest, validate_request
-from arena.ui.compare import PRESETS, apply_preset, make_request, param_keys, timing_frame
+from ui.compare import PRESETS, apply_preset, make_request, param_keys, timing_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 

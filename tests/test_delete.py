@@ -19,9 +19,9 @@ from arena.store import Store
 from arena.store.schema import assignments, items, metadata, outputs, ratings, studies as studies_table
 from arena.store.schema import study_raters
 from arena.store import make_engine
-from arena.store.testing import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
-from arena.ui import AppContext
-from arena.ui import organizer, rating, results
+from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
+from ui import AppContext
+from ui import organizer, rating, results
 from seeding import invite, publish, seed_study
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
@@ -326,13 +326,13 @@ def _handlers(build, ctx: AppContext) -> dict[str, object]:
 
 
 def shown_toast(message: object) -> str:
-    """An error toast as the organizer reads it: the app HTML-escapes it (arena/ui/safe.py `toast`)
+    """An error toast as the organizer reads it: the app HTML-escapes it (ui/safe.py `toast`)
     and the browser renders it as HTML."""
     return html.unescape(str(message))
 
 
 def shown_markdown(message: object) -> str:
-    """A Markdown status line as the organizer reads it (arena/ui/safe.py `md_text`): character
+    """A Markdown status line as the organizer reads it (ui/safe.py `md_text`): character
     references are decoded, then backslash escapes give their character. As in CommonMark, an escape
     inside a reference (`&\\#x27;`) leaves the reference as literal text."""
     return re.sub(r"\\(.)", r"\1", html.unescape(str(message)))

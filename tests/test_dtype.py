@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from arena.errors import UserError
-from arena.models import cpu_has_native_bf16, pick_dtype
+from arena.llm import cpu_has_native_bf16, pick_dtype
 
 CUDA = torch.device("cuda")
 CPU = torch.device("cpu")
@@ -82,7 +82,7 @@ def test_runner_equals_bare_generate_in_bf16(lm):
     gives bare `generate`'s tokens within one dtype."""
     import copy
 
-    from arena.models import LoadedModel
+    from arena.llm import LoadedModel
     from arena.runner import RunRequest, encode, run_methods
 
     model = copy.deepcopy(lm.model).to(torch.bfloat16)

@@ -85,7 +85,7 @@ def slots(store: Store, sid: int) -> list[tuple[int, str, int, int, str]]:
 
 
 def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
-    from arena.ui.organizer import SOURCES
+    from ui.organizer import SOURCES
 
     store = db_store(tmp_path)
     first = start_app(tmp_path)

@@ -13,8 +13,8 @@ from sqlalchemy import text
 from arena import blind, invites, studies, throttle
 from arena.errors import UserError
 from arena.store import clean_rater_name
-from arena.store.testing import PG_SKIP_REASON, open_store, pg_url
-from arena.ui.safe import md_text, toast
+from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
+from ui.safe import md_text, toast
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]

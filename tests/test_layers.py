@@ -1,4 +1,4 @@
-"""The layers go one way: decoders -> arena (core) -> evaluation -> arena.ui -> app.py.
+"""The layers go one way: decoders -> arena (core) -> evaluation -> ui -> app.py.
 
 Every import in every module is read (module level and inside functions), and an import of a
 higher layer fails this test. Entry points (`__main__` modules, CLIs) may import from any layer."""
@@ -9,13 +9,13 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"decoders": 0, "arena": 1, "evaluation": 2, "arena.ui": 3, "app": 4}
+LAYERS = {"decoders": 0, "arena": 1, "evaluation": 2, "ui": 3, "app": 4}
 ENTRY_POINTS = {"decoders/__main__.py", "arena/study_cli.py"}
 
 
 def layer_of(module: str) -> int | None:
-    if module == "arena.ui" or module.startswith("arena.ui."):
-        return LAYERS["arena.ui"]
+    if module == "ui" or module.startswith("ui."):
+        return LAYERS["ui"]
     top = module.split(".")[0]
     return LAYERS.get(top)
 
@@ -51,7 +51,7 @@ def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
 
 def upward_imports(root: Path = ROOT) -> list[str]:
     wrong = []
-    for folder in ("decoders", "arena", "evaluation"):
+    for folder in ("decoders", "arena", "evaluation", "ui"):
         for path in sorted((root / folder).rglob("*.py")):
             rel = path.relative_to(root).as_posix()
             if rel in ENTRY_POINTS:
@@ -65,7 +65,7 @@ def upward_imports(root: Path = ROOT) -> list[str]:
 
 
 def test_no_module_imports_a_higher_layer():
-    scanned = sum(1 for f in ("decoders", "arena", "evaluation") for _ in (ROOT / f).rglob("*.py"))
+    scanned = sum(1 for f in ("decoders", "arena", "evaluation", "ui") for _ in (ROOT / f).rglob("*.py"))
     assert scanned > 50
     wrong = upward_imports()
     assert not wrong, "upward imports:\n" + "\n".join(wrong)
@@ -74,17 +74,17 @@ def test_no_module_imports_a_higher_layer():
 def test_the_check_finds_upward_imports_at_any_depth(tmp_path):
     probes = {
         "decoders/probe.py": "def f():\n    from arena.runner import run_methods\n",
-        "arena/probe.py": "from .ui import rating\n",
+        "arena/probe.py": "from ui import rating\n",
         "arena/store/probe.py": "from ...evaluation import human\n",
-        "evaluation/probe.py": "import arena.ui.results\n",
-        "arena/ui/fine.py": "from evaluation import human\nfrom .. import blind\n",
+        "evaluation/probe.py": "import ui.results\n",
+        "ui/fine.py": "from evaluation import human\nfrom arena import blind\n",
     }
     for rel, source in probes.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(source)
     assert sorted(upward_imports(tmp_path)) == [
-        "arena/probe.py:1 imports arena.ui",
+        "arena/probe.py:1 imports ui",
         "arena/store/probe.py:1 imports evaluation",
         "decoders/probe.py:2 imports arena.runner",
-        "evaluation/probe.py:1 imports arena.ui.results",
+        "evaluation/probe.py:1 imports ui.results",
     ]

@@ -183,7 +183,7 @@ def test_runner_contract(lm):
 
 
 def test_trace_view_data(lm, forced):
-    from arena.ui.trace import arms_frame, events_frame, run_trace, trace_figure
+    from ui.trace import arms_frame, events_frame, run_trace, trace_figure
 
     _, _, trace = forced
     fig = trace_figure(trace, lm.tokenizer)
@@ -203,8 +203,8 @@ def test_trace_view_data(lm, forced):
 def test_trace_tab_builds_without_a_model_call():
     import gradio as gr
 
-    from arena.ui import AppContext
-    from arena.ui import trace
+    from ui import AppContext
+    from ui import trace
 
     def no_model():
         raise AssertionError("building the tab must not load or use the model")

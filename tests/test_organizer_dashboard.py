@@ -6,8 +6,8 @@ import pytest
 
 from arena import estimate
 from arena.store import Store
-from arena.store.testing import sqlite_url
-from arena.ui import organizer_dashboard as dash
+from tests.support.stores import sqlite_url
+from ui import organizer_dashboard as dash
 
 
 def test_estimate_uses_measured_throughput_and_says_when_there_is_none():

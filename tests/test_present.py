@@ -9,8 +9,8 @@ from starlette.testclient import TestClient
 
 from arena import studies
 from arena.store import Store
-from arena.store.testing import sqlite_url
-from arena.ui import present
+from tests.support.stores import sqlite_url
+from ui import present
 from evaluation import results as res
 from evaluation import story
 
@@ -138,7 +138,7 @@ def test_page_is_cached_until_the_study_changes(store, monkeypatch):
 
 
 def test_results_tab_shows_the_story_and_links_the_stakeholder_page(store):
-    from arena.ui import results as tab
+    from ui import results as tab
 
     study = fill(store)
     view = tab.compute_view(store, study)

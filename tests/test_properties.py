@@ -240,7 +240,7 @@ from pathlib import Path  # noqa: E402
 
 from arena import blind, export, studies  # noqa: E402
 from arena.store import Store  # noqa: E402
-from arena.store.testing import open_store, pg_url  # noqa: E402
+from tests.support.stores import open_store, pg_url  # noqa: E402
 
 BACKENDS = ["sqlite"] + (["postgresql"] if pg_url() else [])
 LABEL_KEYS = st.one_of(st.sampled_from(["A", "B", "C", "D", "a", "", " A"]), st.text(max_size=3))

@@ -17,7 +17,7 @@ from sqlalchemy import delete
 from arena import blind, invites
 from arena.store import Store
 from arena.store.schema import assignments, items, outputs, ratings, studies, study_raters
-from arena.ui import AppContext, rating
+from ui import AppContext, rating
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
 

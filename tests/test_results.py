@@ -8,9 +8,9 @@ import pytest
 
 from arena import studies
 from arena.store import Store
-from arena.store.testing import sqlite_url
-from arena.ui import AppContext
-from arena.ui import results as tab
+from tests.support.stores import sqlite_url
+from ui import AppContext
+from ui import results as tab
 from evaluation import results as res
 from evaluation.perplexity import ItemScore
 

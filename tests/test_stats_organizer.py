@@ -8,7 +8,7 @@ import pytest
 
 from arena.errors import UserError
 from arena.store import Store
-from arena.ui import AppContext, organizer_stats
+from ui import AppContext, organizer_stats
 from tests.test_stats_cli import rated_store
 
 

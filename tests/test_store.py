@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from arena.errors import UserError
 from arena.store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, default_db_path, default_url, normalize_url
 from arena.store.schema import outputs, ratings
-from arena.store.testing import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 

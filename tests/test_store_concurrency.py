@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from arena.store.testing import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 THREADS = 50

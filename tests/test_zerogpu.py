@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from arena import gpu
+from arena import zerogpu as gpu
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +104,7 @@ def test_gpu_tasks_take_and_return_plain_data(lm):
     from arena.runner import gpu_run, gpu_trace
     from evaluation.perplexity import gpu_scores
 
-    from arena.gpu import find_unplain
+    from arena.zerogpu import find_unplain
 
     ids = lm.tokenizer("Once upon a time")["input_ids"]
     assert find_unplain(gpu_run(lm.key, ["TS-Temp"], {}, ids, 0, 2, "Once upon a time")) is None

@@ -77,7 +77,7 @@ import spaces.zero.wrappers as wrappers  # noqa: E402
 from spaces.zero.torch import patching  # noqa: E402
 
 # -- plain data only across the boundary -------------------------------------------------------------
-from arena.gpu import find_unplain  # noqa: E402  (no torch or CUDA at its import)
+from arena.zerogpu import find_unplain  # noqa: E402  (no torch or CUDA at its import)
 
 
 class BoundaryError(Exception):
@@ -164,12 +164,12 @@ def main() -> int:
     import app  # noqa: F401  # the app module, as the Space runs it
     import pandas as pd
 
-    from arena import gpu
-    from arena.models import get_default_model
+    from arena import zerogpu as gpu
+    from arena.llm import get_default_model
     from arena.runner import RunRequest, run_methods, stream_methods
     from arena.studies import PromptSpec, create_study, generate_study
     from arena.store import get_store
-    from arena.ui.trace import run_trace
+    from ui.trace import run_trace
     from evaluation.perplexity import score_outputs
 
     assert gpu.on_zero_gpu()

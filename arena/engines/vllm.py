@@ -499,7 +499,7 @@ def _study_seed(study, item, method: str, sample: int) -> int:
 def model_folder(setting: str | None = None, cache_dir=None) -> str:
     """A folder or hub id a server can load for the model setting: GGUF files (the embedded model
     included) are converted once, into the same cache the in-process engine uses."""
-    from .. import models
+    from .. import llm as models
 
     setting = setting if setting is not None else os.environ.get("ARENA_MODEL", "")
     kind, where = models.resolve_source(setting)
@@ -516,7 +516,7 @@ def tokenizer_only_model(setting: str | None = None, cache_dir=None):
     import torch
     from transformers import AutoConfig, AutoTokenizer
 
-    from .. import models
+    from .. import llm as models
 
     where = model_folder(setting, cache_dir)
     try:

@@ -5,7 +5,7 @@ and creates or upgrades the schema
 without dropping anything.
 """
 
-from .api import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
+from .store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
 from .engine import default_db_path, default_url, make_engine, normalize_url
 from .schema import SCORE_COLUMNS
 

@@ -19,7 +19,7 @@ import pytest
 from arena import invites
 from arena.runner import MethodResult
 from arena.store import Store
-from arena.ui import AppContext, rating
+from ui import AppContext, rating
 from browser_helpers import score_all
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..models import LoadedModel, get_default_model
+from arena.llm import LoadedModel, get_default_model
 
 
 @dataclass

@@ -23,8 +23,8 @@ from evaluation import results as res
 from evaluation import story
 from evaluation.perplexity import ItemScore, score_outputs
 
-from ..errors import UserError
-from ..store import Store, get_store
+from arena.errors import UserError
+from arena.store import Store, get_store
 from . import AppContext
 from .present import present_url
 

@@ -19,11 +19,11 @@ from plotly.subplots import make_subplots
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
 
-from ..errors import UserError
-from ..models import LoadedModel
-from ..gpu import friendly_error
-from ..runner import RunRequest, encode_ids, gpu_trace, validate_request
-from .. import studies
+from arena.errors import UserError
+from arena.llm import LoadedModel
+from arena.zerogpu import friendly_error
+from arena.runner import RunRequest, encode_ids, gpu_trace, validate_request
+from arena import studies
 from . import AppContext
 from .rating import store_for
 

@@ -4,7 +4,7 @@ study, and a simulation-based power planner for the next study. The numbers come
 organizer password on every handler (server side, throttled per client, as the rest of the
 organizer tab) and shows the results.
 
-Included from arena/ui/organizer.py's build: `organizer_stats.build(ctx, password)`, with the tab's
+Included from ui/organizer.py's build: `organizer_stats.build(ctx, password)`, with the tab's
 password box; called alone, `build(ctx)` makes its own.
 """
 
@@ -19,8 +19,8 @@ import pandas as pd
 
 from evaluation import human, stats_design, stats_raters
 
-from .. import throttle
-from ..errors import UserError
+from arena import throttle
+from arena.errors import UserError
 from . import AppContext
 from .rating import store_for
 from .safe import md_text, toast

@@ -24,8 +24,8 @@ import pandas as pd
 from evaluation import results as res
 from evaluation import story
 
-from ..errors import UserError
-from ..store import Store, get_store
+from arena.errors import UserError
+from arena.store import Store, get_store
 
 PATH = "/present"
 PLOTLY_PATH = "/present/plotly.js"
@@ -102,7 +102,7 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
 
 def _loaded_model():
     try:
-        from ..models import loaded_default
+        from arena.llm import loaded_default
 
         return loaded_default()
     except Exception:  # the page never loads a model itself

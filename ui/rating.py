@@ -13,10 +13,10 @@ from typing import Any
 
 import gradio as gr
 
-from .. import blind, invites, studies, throttle
-from ..errors import UserError
-from ..store import Store, get_store
-from ..gpu import hardware_banner, storage_banner
+from arena import blind, invites, studies, throttle
+from arena.errors import UserError
+from arena.store import Store, get_store
+from arena.zerogpu import hardware_banner, storage_banner
 from . import AppContext
 from . import assets
 from .safe import md_text

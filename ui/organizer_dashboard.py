@@ -17,9 +17,9 @@ import pandas as pd
 
 from evaluation.stats_raters import seconds_per_item
 
-from .. import estimate, studies
-from ..errors import UserError
-from ..store import Store
+from arena import estimate, studies
+from arena.errors import UserError
+from arena.store import Store
 
 RATER_COLUMNS = ["rater", "% done", "items done", "median s / item", "last activity (UTC)"]
 _throughput_cache: dict[str, tuple[float, dict[str, float]]] = {}
@@ -94,7 +94,7 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
     and the handler reads the prompt source, uploads too."""
     from . import organizer
-    from .. import throttle
+    from arena import throttle
     from .rating import store_for
     from .safe import md_text
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from .api import Store
+from arena.store import Store
 
 PG_ENV = "ARENA_TEST_PG_URL"
 PG_SKIP_REASON = (

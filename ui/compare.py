@@ -19,13 +19,13 @@ from plotly.subplots import make_subplots
 import decoders
 from decoders import Param
 
-from ..errors import UserError
-from ..gpu import friendly_error, hardware_banner, streaming_note
-from ..memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
-from ..prompts import SCENARIOS
-from ..runner import (DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_order, stream_methods,
+from arena.errors import UserError
+from arena.zerogpu import friendly_error, hardware_banner, streaming_note
+from arena.memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
+from arena.prompts import SCENARIOS
+from arena.runner import (DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_order, stream_methods,
                       validate_request)
-from .. import estimate, studies
+from arena import estimate, studies
 from . import AppContext
 from .rating import store_for
 
@@ -173,7 +173,7 @@ def build(ctx: AppContext) -> None:
     banner = hardware_banner(lm.device)
     if banner:
         gr.Markdown(banner)
-    from ..engines import current_engine
+    from arena.engines import current_engine
 
     engine = current_engine()
     if engine is not None:  # ARENA_ENGINE=vllm: outputs come from the server (arena/engines)

@@ -4,7 +4,7 @@ On ZeroGPU (`SPACES_ZERO_GPU` set and the `spaces` package installed) the model'
 inside a `spaces.GPU` task, which runs in a forked worker process. Everything that crosses into a
 task is pickled, so the GPU functions of this app (`arena.runner.gpu_run`, `gpu_stream`,
 `gpu_trace`, `evaluation.perplexity.gpu_scores`) are defined at import time and take plain data:
-a model key (a string, see `arena.models.model_key`), method names, settings dicts, token ids as
+a model key (a string, see `arena.llm.model_key`), method names, settings dicts, token ids as
 lists, a seed, max_new_tokens. They return lists, dicts and numbers, never a tensor. Inside a task
 they look the model up, build the plan, warm up untimed on the GPU, then time.
 
@@ -135,7 +135,7 @@ def hardware_banner(device: Any = None) -> str:
     """A warning line when a GPU is there but the model runs on the CPU (no silent CPU fallback), else
     "". `device` is the model's device (default: the loaded default model's)."""
     if device is None:
-        from .models import loaded_default
+        from .llm import loaded_default
 
         lm = loaded_default()
         device = lm.device if lm is not None else None

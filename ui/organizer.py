@@ -20,10 +20,10 @@ import pandas as pd
 
 import decoders
 
-from .. import blind, export, invites, studies, throttle
-from ..errors import UserError
-from ..runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
-from ..gpu import hardware_banner, storage_banner
+from arena import blind, export, invites, studies, throttle
+from arena.errors import UserError
+from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from arena.zerogpu import hardware_banner, storage_banner
 from . import AppContext, organizer_dashboard, organizer_stats
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast

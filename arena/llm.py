@@ -59,7 +59,7 @@ class LoadedModel:
     def __getstate__(self) -> dict:
         # Locks are per process. A LoadedModel is never sent into a ZeroGPU task (after packing its
         # weights are offloaded in the main process and cannot be pickled): tasks get `lm.key`, a
-        # string, and find the model with `arena.models.lookup` in the worker forked from this process.
+        # string, and find the model with `arena.llm.lookup` in the worker forked from this process.
         state = dict(self.__dict__)
         state.pop("lock", None)
         return state
@@ -226,7 +226,7 @@ def load_model(
     dev = pick_device(device)
     dtype = pick_dtype(dev)
     if dev.type == "cpu":
-        from .gpu import warn_cpu_fallback
+        from .zerogpu import warn_cpu_fallback
 
         warn_cpu_fallback(dev)
     if kind == "gguf":
