@@ -27,7 +27,7 @@ import decoders
 
 from .zerogpu import duration_s, gpu_task
 from .llm import LoadedModel, lookup
-from .runner import plan_for
+from .runner import device_generate_kwargs, plan_for
 
 DEFAULT_BATCH_SIZE = 8
 
@@ -82,7 +82,7 @@ def gpu_batch(key: str, method: str, overrides: Mapping[str, Any] | None, prompt
     input_ids, mask = left_pad(prompts_ids, pad_id)
     input_ids, mask = input_ids.to(lm.device), mask.to(lm.device)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    kwargs = dict(plan.generate_kwargs)
+    kwargs = {**device_generate_kwargs(lm.device), **plan.generate_kwargs}  # as the runner: a batch of one matches it
     kwargs.setdefault("pad_token_id", pad_id)
     with torch.inference_mode():
         torch.manual_seed(int(seed))

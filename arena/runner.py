@@ -193,10 +193,39 @@ class _CancelCheck(LogitsProcessor):
         return scores
 
 
+COMPILE_ENV = "ARENA_COMPILE"
+
+
+def compile_enabled(value: str | None = None) -> bool:
+    """`ARENA_COMPILE` (default off): 1/true/yes/on lets `generate` torch.compile the forward pass on CUDA."""
+    raw = (os.environ.get(COMPILE_ENV, "") if value is None else value).strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise UserError(f"{COMPILE_ENV} must be 0 or 1 (or true/false, yes/no, on/off), not {raw!r}")
+
+
+def device_generate_kwargs(device: torch.device) -> dict[str, Any]:
+    """What `generate` gets on this device on top of a plan's settings (which win where both say).
+
+    On CUDA a static KV cache: allocated once per call at its full length, so no decode step
+    reallocates and grows the cache, and the step is a fixed-shape graph that can be compiled.
+    transformers compiles the forward pass on its own whenever the cache is static on CUDA; a
+    compile takes tens of seconds for each new shape, so it waits behind `ARENA_COMPILE` (default
+    off, measured by benchmarks/gpu_check.sh). On CPU nothing changes: there is no compile, and the
+    static cache spends its time on attention over the whole preallocated length."""
+    if device.type != "cuda":
+        return {}
+    return {"cache_implementation": "static", "disable_compile": not compile_enabled()}
+
+
 def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, processors: list, streamer=None,
               cancel: threading.Event | None = None) -> torch.Tensor:
     kwargs = dict(plan.generate_kwargs)
     kwargs.setdefault("pad_token_id", lm.tokenizer.pad_token_id)
+    if plan.custom_generate is None:  # a custom loop (Multi-arm) manages its own cache
+        kwargs = {**device_generate_kwargs(lm.device), **kwargs}
     generate = plan.custom_generate or lm.model.generate
     if cancel is not None:
         if plan.custom_generate is None:

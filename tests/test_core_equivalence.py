@@ -3,13 +3,16 @@
 import pytest
 import torch
 
-from arena.runner import RunRequest, encode, run_methods
+from arena.runner import RunRequest, device_generate_kwargs, encode, run_methods
 
 PROMPT = "Explain the basic principles of quantum computing."
 N = 12
 
 
 def bare_generate(lm, input_ids, seed=None, **kwargs):
+    # "The same settings" includes the device's: on CUDA the runner decodes with a static KV cache
+    # (and, with ARENA_COMPILE=1, a compiled step), so bare generate does too; on CPU this adds nothing.
+    kwargs = {**device_generate_kwargs(lm.device), **kwargs}
     with torch.inference_mode():
         if seed is not None:
             torch.manual_seed(seed)
