@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
 
+# Read raw, before arena.settings: importing any project module imports torch, and `spaces` must come first.
 if os.environ.get("SPACES_ZERO_GPU"):
     import spaces  # noqa: F401  # ZeroGPU must be imported before anything initialises CUDA
 
 import gradio as gr
 
+from arena import settings
 from ui import AppContext, assets
 
 # (tab label, module under ui). A module is imported only when its tab is built.
@@ -29,8 +30,17 @@ QUEUE_MAX_SIZE = 256  # waiting events beyond this are refused at once ("queue f
 MAX_FILE_SIZE = "10mb"  # uploads: prompt files and rating exports
 
 
+def current_settings() -> settings.Settings:
+    """The settings, or exit code 2 with the one line that says which one cannot be read."""
+    try:
+        return settings.current()
+    except settings.SettingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def app_mode() -> str:
-    mode = os.environ.get("ARENA_MODE", "full").strip().lower() or "full"
+    mode = current_settings().mode.strip().lower() or "full"
     if mode not in MODES:
         print(f"error: ARENA_MODE must be one of {', '.join(MODES)}, not {mode!r}", file=sys.stderr)
         raise SystemExit(2)
@@ -59,22 +69,13 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     return demo
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="Decoding Arena web app")
-    p.add_argument("--model", help="hub id, local folder or .gguf path (env ARENA_MODEL; default: embedded SmolLM2-135M-Instruct)")
-    p.add_argument("--cache-dir", help="where converted GGUF models are kept (env ARENA_CACHE_DIR)")
-    p.add_argument("--host", default=os.environ.get("ARENA_HOST", os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")))
-    p.add_argument("--port", type=int, default=int(os.environ.get("ARENA_PORT", os.environ.get("GRADIO_SERVER_PORT", "7860"))))
-    return p.parse_args(argv)
-
-
 def status_update_rate() -> str | float:
     """Seconds between queue-position messages (ARENA_STATUS_UPDATE_RATE, default 2).
 
     Gradio's "auto" sends every waiting client a message each time any job ends, which grows with
     the square of the queue: with 50 raters submitting at once, 2 s cut submit p95 from 4.5-4.9 s
     to 2.7-3.2 s (benchmarks/bench_load.py, interleaved runs)."""
-    rate = os.environ.get("ARENA_STATUS_UPDATE_RATE", "2").strip()
+    rate = current_settings().status_update_rate.strip()
     try:
         value: str | float = rate if rate == "auto" else float(rate)
         if value != "auto" and not value > 0:
@@ -87,11 +88,12 @@ def status_update_rate() -> str | float:
 
 def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    args = parse_args(argv)
-    if args.model is not None:
-        os.environ["ARENA_MODEL"] = args.model
-    if args.cache_dir:
-        os.environ["ARENA_CACHE_DIR"] = args.cache_dir
+    try:  # flags over environment, read once; every module asks arena.settings.current() from here on
+        config = settings.load(sys.argv[1:] if argv is None else argv, os.environ)
+    except settings.SettingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    settings.install(config)
     status_rate = status_update_rate()
     app_mode()
     from arena.errors import UserError
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
-        server_name=args.host, server_port=args.port, run_history=False, max_file_size=MAX_FILE_SIZE,
+        server_name=config.host, server_port=config.port, run_history=False, max_file_size=MAX_FILE_SIZE,
         css=assets.CSS + a11y.CSS, head=assets.HEAD, app_kwargs={"routes": present_routes()})
 
 

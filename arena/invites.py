@@ -14,19 +14,17 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import os
 import secrets
 from dataclasses import dataclass
 from typing import Iterable
 from urllib.parse import quote
 
-from . import throttle
+from . import settings, throttle
 from .errors import UserError
 from .store import Store, clean_rater_name
 
 CODE_BYTES = 24  # 192 bits
 INVALID = "that invite code is not valid; check the link or ask the organizer for a new one"
-PUBLIC_URL_ENV = "ARENA_PUBLIC_URL"
 MAX_CODE_LENGTH = 200
 
 
@@ -65,7 +63,7 @@ def hash_code(code: str) -> str:
 
 
 def invite_link(code: str, base_url: str | None = None) -> str:
-    base = (base_url if base_url is not None else os.environ.get(PUBLIC_URL_ENV, "")).rstrip("/")
+    base = (base_url if base_url is not None else settings.current().public_url).rstrip("/")
     return f"{base}/?invite={quote(code)}"
 
 

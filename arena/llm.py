@@ -28,6 +28,7 @@ from typing import Any
 
 import torch
 
+from . import settings
 from .errors import UserError
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class LoadedModel:
 
 
 def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
-    root = cache_dir or os.environ.get("ARENA_CACHE_DIR") or Path.home() / ".cache" / "decoding-arena"
+    root = cache_dir or settings.current().cache_dir or Path.home() / ".cache" / "decoding-arena"
     return Path(root).expanduser()
 
 
@@ -108,7 +109,7 @@ def resolve_source(setting: str | None) -> tuple[str, str]:
     """Classify a model setting as ("gguf", path), ("folder", path) or ("hub", id)."""
     setting = (setting or "").strip()
     if setting in ("", "default", "embedded"):
-        if os.environ.get("SPACE_ID") and importlib.util.find_spec(EMBEDDED_PACKAGE) is None:
+        if settings.current().space_id and importlib.util.find_spec(EMBEDDED_PACKAGE) is None:
             return "hub", SPACES_DEFAULT
         return "gguf", str(embedded_gguf_path())
     path = Path(setting).expanduser()
@@ -162,7 +163,7 @@ def _convert_gguf(path: str, target: Path) -> None:
 
 
 def pick_device(requested: str | None = None) -> torch.device:
-    requested = (requested or os.environ.get("ARENA_DEVICE") or "auto").strip().lower()
+    requested = (requested or settings.current().device or "auto").strip().lower()
     if requested == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if requested.startswith("cuda") and not torch.cuda.is_available():
@@ -201,7 +202,7 @@ def pick_dtype(device: torch.device, requested: str | None = None, cpuinfo: str 
     auto: on CUDA bf16 where the GPU has it natively (compute capability 8.0+), else fp16 -- a T4
     (sm_75) only *emulates* bf16, which `is_bf16_supported()` counts as support, so we ask with
     `including_emulation=False`. On the CPU bf16 where it is native (avx512_bf16 or AMX), else fp32."""
-    setting = (requested if requested is not None else os.environ.get("ARENA_DTYPE", "auto")).strip().lower() or "auto"
+    setting = (requested if requested is not None else settings.current().dtype).strip().lower() or "auto"
     setting = DTYPE_ALIASES.get(setting, setting)
     if setting != "auto":
         if setting not in DTYPES:
@@ -220,7 +221,7 @@ def load_model(
     """Load the model named by `setting` (see the module docstring) onto the best device."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    setting = setting if setting is not None else os.environ.get("ARENA_MODEL", "")
+    setting = setting if setting is not None else settings.current().model
     kind, where = resolve_source(setting)
     root = cache_root(cache_dir)
     dev = pick_device(device)

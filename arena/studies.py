@@ -12,7 +12,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 import secrets
 import shutil
 import tempfile
@@ -30,6 +29,7 @@ from .errors import UserError
 from .prompts import SCENARIOS, clean_prompt, encode_prompt
 from . import batching
 from .batching import DEFAULT_BATCH_SIZE
+from .settings import current as current_settings
 from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, encode_ids, run_methods
 from .store import Store, clean_rater_name
 from .store.store import clean_name
@@ -498,7 +498,7 @@ class Deletion:
 def backup_folder(store: Store) -> Path | None:
     """Where copies written before a deletion are kept: `ARENA_BACKUP_DIR`, else a `deleted` folder
     next to a SQLite database file, else nowhere (PostgreSQL: the download is the copy)."""
-    env = os.environ.get(BACKUP_ENV, "").strip()
+    env = current_settings().backup_dir.strip()
     if env:
         return Path(env).expanduser()
     database = store.engine.url.database if store.dialect == "sqlite" else None

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import threading
 import time
 from dataclasses import dataclass
 
+from . import settings
 from .errors import UserError
 
 log = logging.getLogger(__name__)
-
-FREE_ATTEMPTS_ENV = "ARENA_AUTH_FREE_ATTEMPTS"
 
 
 @dataclass
@@ -42,8 +40,7 @@ class Backoff:
     def __init__(self, what: str, free: int | None = None, base_s: float = 1.0, cap_s: float = 300.0,
                  clock=time.monotonic, max_clients: int = 100_000):
         self.what = what
-        env = os.environ.get(FREE_ATTEMPTS_ENV, "").strip()
-        self.free = free if free is not None else (int(env) if env.isdigit() else 5)
+        self.free = free if free is not None else settings.current().auth_free_attempts
         self.base_s, self.cap_s, self.clock, self.max_clients = base_s, cap_s, clock, max_clients
         self._records: dict[str, _Record] = {}
         self._lock = threading.Lock()

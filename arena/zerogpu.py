@@ -16,16 +16,14 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-import os
 from pathlib import Path
 from typing import Any, Callable, TypeVar
+
+from .settings import current as current_settings
 
 F = TypeVar("F", bound=Callable)
 log = logging.getLogger(__name__)
 
-# The most seconds one task may ask for (ZeroGPU may scale a request by its duration factor, 1.5 on
-# some hardware, and refuses a visitor whose quota is smaller). Requests are sized by `duration_s`.
-GPU_DURATION_CAP_S = int(os.environ.get("ARENA_GPU_DURATION", "120"))
 # Seconds per generated token and per method on a ZeroGPU slice, generously (HF `generate` at batch
 # 1 is bound by Python overhead, ~20-40 ms per token for a small model); beam search counts x2.
 GPU_SECONDS_PER_TOKEN = 0.05
@@ -40,7 +38,7 @@ QUOTA_MESSAGE = ("The free GPU time for visitors who are not signed in is used u
 
 
 def on_zero_gpu() -> bool:
-    return os.environ.get("SPACES_ZERO_GPU", "").lower() in {"1", "t", "true"} and importlib.util.find_spec("spaces") is not None
+    return current_settings().spaces_zero_gpu.lower() in {"1", "t", "true"} and importlib.util.find_spec("spaces") is not None
 
 
 def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None = None) -> Any:
@@ -52,9 +50,15 @@ def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None =
             return f
         import spaces
 
-        return functools.wraps(f)(spaces.GPU(duration=duration if duration is not None else GPU_DURATION_CAP_S)(f))
+        return functools.wraps(f)(spaces.GPU(duration=duration if duration is not None else duration_cap_s())(f))
 
     return wrap(fn) if fn is not None else wrap
+
+
+def duration_cap_s() -> int:
+    """The most seconds one task may ask for, ARENA_GPU_DURATION (ZeroGPU may scale a request by its
+    duration factor, 1.5 on some hardware, and refuses a visitor whose quota is smaller)."""
+    return current_settings().gpu_duration_s
 
 
 def duration_s(max_new_tokens: int, n_methods: int = 1, beams: int = 0) -> int:
@@ -62,7 +66,7 @@ def duration_s(max_new_tokens: int, n_methods: int = 1, beams: int = 0) -> int:
     counted twice), capped at ARENA_GPU_DURATION. Asking for little keeps visitors within quota."""
     units = max(1, int(n_methods)) + max(0, int(beams))
     seconds = GPU_SECONDS_BASE + units * (GPU_SECONDS_PER_METHOD + GPU_SECONDS_PER_TOKEN * max(1, int(max_new_tokens)))
-    return int(min(GPU_DURATION_CAP_S, max(10, round(seconds))))
+    return int(min(duration_cap_s(), max(10, round(seconds))))
 
 
 _PLAIN = (type(None), bool, int, float, str)
@@ -121,7 +125,7 @@ def gpu_hardware_present() -> bool:
     """Whether this machine has an NVIDIA GPU (whether or not PyTorch can use it)."""
     if on_zero_gpu():
         return True
-    visible = os.environ.get("NVIDIA_VISIBLE_DEVICES", "").strip().lower()
+    visible = current_settings().nvidia_visible_devices.strip().lower()
     if visible and visible not in {"void", "none"}:
         return True
     gpus = Path("/proc/driver/nvidia/gpus")
@@ -165,6 +169,7 @@ def _torch_build() -> str:
 def storage_banner() -> str:
     """On a Hugging Face Space (SPACE_ID set) without DATABASE_URL: the warning that ratings live on
     the Space's own disk and are lost on restart. Else ""."""
-    if os.environ.get("SPACE_ID") and not os.environ.get("DATABASE_URL", "").strip():
+    setting = current_settings()
+    if setting.space_id and not setting.database_url.strip():
         return STORAGE_BANNER
     return ""

@@ -25,7 +25,6 @@ This module needs `vllm` (the server's venv), `torch`, and for the wordfreq prio
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from pathlib import Path
@@ -66,7 +65,6 @@ class ArenaTilt(LogitsProcessor):
     def __init__(self, vllm_config, device: torch.device, is_pin_memory: bool):
         self.device = device
         self.tokenizer_source = vllm_config.model_config.tokenizer
-        self.cache_dir = os.environ.get("ARENA_CACHE_DIR") or str(Path.home() / ".cache" / "decoding-arena")
         self.rows: dict[int, tuple[str, float]] = {}  # batch row -> (prior, λ·T)
         self._priors: dict[tuple[str, int], torch.Tensor] = {}
         self._tokenizer = None
@@ -107,12 +105,15 @@ class ArenaTilt(LogitsProcessor):
             if key not in self._priors:
                 if _REPO not in sys.path:
                     sys.path.insert(0, _REPO)
+                # Imported here, not at the top: validating a request must work without the app's code.
+                from arena.settings import current as current_settings  # the app's ARENA_CACHE_DIR rules
                 from decoders.priors import build_prior  # the app's own code: the same S
                 from transformers import AutoTokenizer
 
                 if self._tokenizer is None:
                     self._tokenizer = AutoTokenizer.from_pretrained(self.tokenizer_source)
-                vector = build_prior(self._tokenizer, name, width, "cpu", self.cache_dir)
+                cache_dir = current_settings().cache_dir or str(Path.home() / ".cache" / "decoding-arena")
+                vector = build_prior(self._tokenizer, name, width, "cpu", cache_dir)
                 self._priors[key] = vector.to(self.device, torch.float32)
             return self._priors[key]
 

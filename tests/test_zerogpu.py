@@ -57,7 +57,7 @@ def test_duration_grows_with_tokens_and_methods_and_is_capped():
     assert gpu.duration_s(128, 1) < gpu.duration_s(128, 3) < gpu.duration_s(1024, 3)
     assert gpu.duration_s(128, 3, beams=1) > gpu.duration_s(128, 3)
     assert gpu.duration_s(1, 1) >= 10
-    assert gpu.duration_s(1024, 8) == gpu.GPU_DURATION_CAP_S <= 120
+    assert gpu.duration_s(1024, 8) == gpu.duration_cap_s() <= 120
     # Compare's defaults (3 methods x 128 tokens) ask for well under a visitor's daily minutes
     assert gpu.duration_s(128, 3, beams=1) <= 60
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from arena.llm import LoadedModel, get_default_model
+from arena.settings import current as current_settings
 
 
 @dataclass
@@ -15,7 +15,7 @@ class AppContext:
     on the server; nothing in it is sent to a browser unless a tab chooses to."""
 
     model: Callable[[], LoadedModel] = get_default_model
-    organizer_password: str = field(default_factory=lambda: os.environ.get("ARENA_ORGANIZER_PASSWORD", ""))
+    organizer_password: str = field(default_factory=lambda: current_settings().organizer_password)
     # Filled by app.py while building: the gr.Tabs component, so one tab can switch to another.
     tabs: Any = None
     extras: dict[str, Any] = field(default_factory=dict)

@@ -7,7 +7,6 @@ shows up here with no UI code. The pure helpers (`make_request`, `timing_frame`,
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any, Iterator
 
@@ -23,6 +22,7 @@ from arena.errors import UserError
 from arena.zerogpu import friendly_error, hardware_banner, streaming_note
 from arena.memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS
+from arena.settings import current as current_settings
 from arena.runner import (DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_order, stream_methods,
                       validate_request)
 from arena import estimate, studies
@@ -40,17 +40,11 @@ TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s
                   "finish", "dtype", "settings"]
 # Below this many parameters the Compare tab says what not to expect from the model.
 SMALL_MODEL_PARAMS = 1_000_000_000
-DEFAULT_COMPARE_MAX_TOKENS = 2048
 
 
 def compare_token_cap() -> int:
     """The most max_new_tokens x methods one anonymous Compare run may ask for (ARENA_COMPARE_MAX_TOKENS)."""
-    raw = os.environ.get("ARENA_COMPARE_MAX_TOKENS", "").strip()
-    try:
-        cap = int(raw) if raw else DEFAULT_COMPARE_MAX_TOKENS
-    except ValueError:
-        cap = DEFAULT_COMPARE_MAX_TOKENS
-    return cap if cap > 0 else DEFAULT_COMPARE_MAX_TOKENS
+    return current_settings().compare_max_tokens
 
 
 def check_token_cap(req: RunRequest, cap: int | None = None) -> None:

@@ -11,15 +11,13 @@ always", anything else is an engine object with `run_methods`, `stream_methods` 
 
 from __future__ import annotations
 
-import os
 import threading
 
+from .. import settings
 from ..errors import UserError
 
 ENGINE_ENV = "ARENA_ENGINE"
-URL_ENV = "ARENA_VLLM_URL"
 ENGINES = ("transformers", "vllm")
-DEFAULT_VLLM_URL = "http://127.0.0.1:8000"
 
 _engines: dict[tuple[str, str], object] = {}
 _lock = threading.Lock()
@@ -27,14 +25,14 @@ _lock = threading.Lock()
 
 def engine_name() -> str:
     """The engine setting, validated (`UserError` for an unknown one)."""
-    name = (os.environ.get(ENGINE_ENV) or "transformers").strip().lower()
+    name = (settings.current().engine or "transformers").strip().lower()
     if name not in ENGINES:
         raise UserError(f"{ENGINE_ENV} must be one of {', '.join(ENGINES)}, got {name!r}")
     return name
 
 
 def vllm_url() -> str:
-    return (os.environ.get(URL_ENV) or DEFAULT_VLLM_URL).strip().rstrip("/")
+    return (settings.current().vllm_url or settings.Settings.vllm_url).strip().rstrip("/")
 
 
 def current_engine():

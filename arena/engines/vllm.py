@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -35,6 +34,7 @@ import decoders
 from decoders import DecodeContext, GenerationPlan
 from decoders.processors import TiltedLogitsProcessor
 
+from ..settings import current as current_settings
 from ..errors import UserError
 from ..prompts import encode_prompt
 
@@ -43,9 +43,6 @@ XARG_ALPHA = "arena_tilt_alpha"
 XARG_PRIOR = "arena_tilt_prior"
 XARG_NGRAM = "arena_no_repeat_ngram_size"
 
-CONCURRENCY_ENV = "ARENA_VLLM_CONCURRENCY"  # most requests in flight from one study run
-TIMEOUT_ENV = "ARENA_VLLM_TIMEOUT"  # seconds for one request
-DEFAULT_CONCURRENCY = 64
 
 # generate() keywords a plan may use, and what becomes of each on the server
 _SAMPLING_KEYS = {"do_sample", "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "no_repeat_ngram_size",
@@ -169,7 +166,7 @@ class VllmEngine:
 
     def __init__(self, url: str, timeout_s: float | None = None):
         self.url = url.rstrip("/")
-        self.timeout_s = float(timeout_s or os.environ.get(TIMEOUT_ENV) or 600)
+        self.timeout_s = float(timeout_s or current_settings().vllm_timeout_s)
         limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
         self.http = httpx.Client(base_url=self.url, timeout=httpx.Timeout(self.timeout_s, connect=10.0), limits=limits)
         self._info: ServerInfo | None = None
@@ -444,7 +441,7 @@ class VllmEngine:
                 er = self.prepare(lm, method, req.settings.get(method), ids, req.max_new_tokens, req.seed, req.prompt)
                 jobs.append((item, method, sample, er, ids, req.seed))
             label = self.info().label()
-            workers = max(1, min(len(jobs), int(os.environ.get(CONCURRENCY_ENV) or DEFAULT_CONCURRENCY)))
+            workers = max(1, min(len(jobs), current_settings().vllm_concurrency))
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vllm-study") as pool:
                 pending: dict[Future, tuple] = {pool.submit(self.execute, lm, er, ids, seed): (item, method, sample)
                                                 for item, method, sample, er, ids, seed in jobs}
@@ -501,7 +498,7 @@ def model_folder(setting: str | None = None, cache_dir=None) -> str:
     included) are converted once, into the same cache the in-process engine uses."""
     from .. import llm as models
 
-    setting = setting if setting is not None else os.environ.get("ARENA_MODEL", "")
+    setting = setting if setting is not None else current_settings().model
     kind, where = models.resolve_source(setting)
     if kind != "gguf":
         return where

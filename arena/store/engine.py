@@ -7,12 +7,12 @@ concurrent writers queue on the busy timeout instead of failing on a read-to-wri
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from .. import settings
 from ..errors import UserError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -23,7 +23,7 @@ def default_db_path() -> Path:
     storage bucket (a network filesystem), where SQLite's WAL mode (shared memory, file locks) is
     not safe. On a Space, use PostgreSQL through DATABASE_URL; the Rate and Organizer tabs warn
     while ratings live on the Space's own disk."""
-    env = os.environ.get("ARENA_DB_PATH")
+    env = settings.current().db_path
     if env:
         return Path(env).expanduser()
     return Path("data") / "arena.db"
@@ -40,7 +40,7 @@ def normalize_url(url: str) -> str:
 
 def default_url() -> str:
     """`DATABASE_URL` if set, else the SQLite file from `default_db_path()`."""
-    url = os.environ.get("DATABASE_URL", "").strip()
+    url = settings.current().database_url.strip()
     if url:
         return normalize_url(url)
     return f"sqlite:///{default_db_path().resolve()}"

@@ -1,0 +1,210 @@
+"""Every setting the app reads from its environment, in one table: the fields of `Settings`.
+
+Each field names its environment variable, its `app.py` flag (if any), its default and one line of
+help. `app.py` reads them once at start (`load(argv, os.environ)`, flags over environment) and
+installs the result; modules ask `current()`. A process that installed nothing (a CLI, a test, the
+vLLM server's plugin) gets the settings of its environment as it is: `current()` parses
+`os.environ` again only when one of the variables below has changed since the last call, so a test
+may `monkeypatch.setenv` or use `override(...)`.
+
+The README's settings table is `markdown_table()` (tests/test_app_settings.py checks it); print it
+with `python -m arena.settings`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+from .errors import UserError
+from .numbers import whole_number
+
+
+class SettingError(UserError):
+    """A setting whose value cannot be read (the app stops at start with this message, exit code 2)."""
+
+
+def _setting(env: str, default: Any, help: str, *, flag: str | None = None, fallback_env: str | None = None,
+             shown_default: str | None = None, minimum: float | None = None) -> Any:
+    meta = {"env": env, "flag": flag, "help": help, "fallback_env": fallback_env,
+            "shown_default": shown_default, "minimum": minimum}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Settings:
+    # -- the model ---------------------------------------------------------------------------------
+    model: str = _setting("ARENA_MODEL", "", "model: hub id, local folder or `.gguf` path", flag="--model",
+                          shown_default="embedded SmolLM2-135M-Instruct")
+    cache_dir: str = _setting("ARENA_CACHE_DIR", "", "cache for converted GGUF models and priors",
+                              flag="--cache-dir", shown_default="`~/.cache/decoding-arena`")
+    device: str = _setting("ARENA_DEVICE", "auto", "device: `auto`, `cpu`, `cuda`, `cuda:1`")
+    dtype: str = _setting("ARENA_DTYPE", "auto", "model dtype: `auto` (native bf16, fp16 on T4, fp32 on CPUs "
+                          "without bf16), `float32`, `bfloat16`, `float16`")
+    engine: str = _setting("ARENA_ENGINE", "transformers", "engine: `transformers` (in process) or `vllm` (see "
+                           "[Engines](#engines-in-process-or-a-vllm-server))")
+    vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
+    vllm_timeout_s: float = _setting("ARENA_VLLM_TIMEOUT", 600.0, "seconds for one request to the vLLM server",
+                                     minimum=0)
+    vllm_concurrency: int = _setting("ARENA_VLLM_CONCURRENCY", 64, "most vLLM requests in flight from one "
+                                     "study run", minimum=1)
+    # -- the web server ----------------------------------------------------------------------------
+    host: str = _setting("ARENA_HOST", "127.0.0.1", "host the app listens on", flag="--host",
+                         fallback_env="GRADIO_SERVER_NAME")
+    port: int = _setting("ARENA_PORT", 7860, "port the app listens on", flag="--port",
+                         fallback_env="GRADIO_SERVER_PORT", minimum=0)
+    mode: str = _setting("ARENA_MODE", "full", "which tabs: `full`, or `rating` (Rate + published Results only)")
+    status_update_rate: str = _setting("ARENA_STATUS_UPDATE_RATE", "2", "seconds between queue-position "
+                                       "updates to waiting clients, or Gradio's `auto`")
+    compare_max_tokens: int = _setting("ARENA_COMPARE_MAX_TOKENS", 2048, "most max_new_tokens × methods in one "
+                                       "Compare run", minimum=1)
+    gpu_duration_s: int = _setting("ARENA_GPU_DURATION", 120, "most seconds one ZeroGPU task may ask for",
+                                   minimum=1)
+    # -- ratings and studies -----------------------------------------------------------------------
+    database_url: str = _setting("DATABASE_URL", "", "ratings database: any SQLAlchemy URL (wins over "
+                                 "ARENA_DB_PATH)", shown_default="unset: SQLite at ARENA_DB_PATH")
+    db_path: str = _setting("ARENA_DB_PATH", "", "ratings database as a SQLite file", shown_default="`data/arena.db`")
+    backup_dir: str = _setting("ARENA_BACKUP_DIR", "", "where a copy is kept before a study or ratings are "
+                               "deleted", shown_default="`deleted/` next to a SQLite file")
+    organizer_password: str = _setting("ARENA_ORGANIZER_PASSWORD", "", "organizer password",
+                                       shown_default="unset: organizer actions are refused")
+    auth_free_attempts: int = _setting("ARENA_AUTH_FREE_ATTEMPTS", 5, "wrong codes/passwords from one client "
+                                       "before waits start", minimum=0)
+    public_url: str = _setting("ARENA_PUBLIC_URL", "", "public address used in invite links (the studies "
+                               "CLI's `--base-url` wins)", shown_default="relative links")
+    # -- set by the platform, not by you -----------------------------------------------------------
+    spaces_zero_gpu: str = _setting("SPACES_ZERO_GPU", "", "set by Hugging Face on a ZeroGPU Space")
+    space_id: str = _setting("SPACE_ID", "", "set by Hugging Face on any Space")
+    nvidia_visible_devices: str = _setting("NVIDIA_VISIBLE_DEVICES", "", "set by the NVIDIA container runtime: "
+                                           "a GPU is there even if torch cannot use it")
+
+
+FIELDS: tuple[dataclasses.Field, ...] = dataclasses.fields(Settings)
+ENV_NAMES: tuple[str, ...] = tuple(
+    name for f in FIELDS for name in (f.metadata["env"], f.metadata["fallback_env"]) if name)
+
+
+def _parse(f: dataclasses.Field, raw: str, where: str) -> Any:
+    if f.type in ("str", str):
+        return raw  # as given: blanks and case are each consumer's business, as they always were
+    if not raw.strip():
+        return f.default
+    minimum = f.metadata["minimum"]
+    try:
+        if f.type in ("int", int):
+            return whole_number(raw, where, lo=None if minimum is None else int(minimum))
+        value = float(raw)
+    except UserError as exc:  # before ValueError, which UserError is
+        raise SettingError(str(exc)) from None
+    except ValueError:
+        raise SettingError(f"{where} must be a number, got {raw!r}") from None
+    if value != value or (minimum is not None and not value > minimum):
+        raise SettingError(f"{where} must be a number > {minimum:g}, got {raw!r}")
+    return value
+
+
+def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Settings from flags (`argv`, app.py's) over environment variables (`env`) over defaults.
+
+    >>> load(["--port", "7861"], {"ARENA_PORT": "9", "ARENA_MODE": "rating"}).port
+    7861
+    >>> load([], {"GRADIO_SERVER_PORT": "9"}).port
+    9
+    """
+    env = os.environ if env is None else env
+    flags = vars(parser().parse_args(list(argv))) if argv is not None else {}
+    values: dict[str, Any] = {}
+    for f in FIELDS:
+        flag_value = flags.get(f.name)
+        if flag_value is not None:
+            values[f.name] = _parse(f, str(flag_value), f.metadata["flag"])
+            continue
+        for name in (f.metadata["env"], f.metadata["fallback_env"]):
+            if name and name in env:
+                values[f.name] = _parse(f, env[name], name)
+                break
+    return Settings(**values)
+
+
+def parser(description: str = "Decoding Arena web app") -> argparse.ArgumentParser:
+    """app.py's command line: one flag per setting that has one; an absent flag leaves the environment's value."""
+    p = argparse.ArgumentParser(description=description)
+    for f in FIELDS:
+        if f.metadata["flag"]:
+            p.add_argument(f.metadata["flag"], dest=f.name, default=None,
+                           help=f"{f.metadata['help']} (env {f.metadata['env']}; default: {_shown_default(f)})")
+    return p
+
+
+# -- the current settings ---------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_installed: Settings | None = None
+_from_env: tuple[tuple[str | None, ...], Settings] | None = None
+
+
+def install(settings: Settings | None) -> None:
+    """Make `settings` what `current()` returns from now on (None: follow the environment again)."""
+    global _installed
+    with _lock:
+        _installed = settings
+
+
+def current() -> Settings:
+    """The installed settings (app.py installs them at start), else those of the environment now."""
+    global _from_env
+    installed = _installed
+    if installed is not None:
+        return installed
+    snapshot = tuple(os.environ.get(name) for name in ENV_NAMES)
+    cached = _from_env
+    if cached is not None and cached[0] == snapshot:
+        return cached[1]
+    settings = load(env=os.environ)
+    _from_env = (snapshot, settings)
+    return settings
+
+
+@contextlib.contextmanager
+def override(**changes: Any) -> Iterator[Settings]:
+    """For tests: `current()` returns the current settings with `changes` inside the block."""
+    global _installed
+    before = _installed
+    changed = dataclasses.replace(current(), **changes)
+    install(changed)
+    try:
+        yield changed
+    finally:
+        install(before)
+
+
+# -- the README's table -----------------------------------------------------------------------------
+
+def _shown_default(f: dataclasses.Field) -> str:
+    shown = f.metadata["shown_default"]
+    if shown is not None:
+        return shown
+    if f.default in ("", None):
+        return "unset"
+    return f"`{f.default:g}`" if isinstance(f.default, float) else f"`{f.default}`"
+
+
+def markdown_table() -> str:
+    """The README's settings table, one row per setting."""
+    rows = ["| setting | env | flag | default |", "|---|---|---|---|"]
+    for f in FIELDS:
+        env = f"`{f.metadata['env']}`"
+        if f.metadata["fallback_env"]:
+            env += f" (else `{f.metadata['fallback_env']}`)"
+        flag = f"`{f.metadata['flag']}`" if f.metadata["flag"] else ""
+        rows.append(f"| {f.metadata['help']} | {env} | {flag} | {_shown_default(f)} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
