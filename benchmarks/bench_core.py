@@ -24,7 +24,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.llm import load_model  # noqa: E402
-from arena.runner import RunRequest, _timed_generate, encode, plan_for, run_methods, warm_up  # noqa: E402
+from arena.runner import (RunRequest, _timed_generate, device_generate_kwargs, encode, plan_for,  # noqa: E402
+                          run_methods, warm_up)
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 
@@ -38,10 +39,16 @@ def per_token_ms(lm, method, overrides, input_ids, n, seed):
 
 
 def bare_generate_ms(lm, input_ids, seed, **kwargs):
+    # The same settings as the runner's, the device's included (on CUDA a static KV cache, and a
+    # compiled step with ARENA_COMPILE=1); clocks read after a CUDA sync, as the runner's are.
+    kwargs = {**device_generate_kwargs(lm.device), **kwargs}
+    sync = torch.cuda.synchronize if lm.device.type == "cuda" else (lambda: None)
     with torch.inference_mode():
         torch.manual_seed(seed)
+        sync()
         start = time.perf_counter()
         out = lm.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
+        sync()
         end = time.perf_counter()
     return (end - start) * 1000, out[0, input_ids.shape[1]:].tolist()
 

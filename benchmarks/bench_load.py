@@ -17,9 +17,12 @@ phase), which does not depend on how fast the clients are.
 
     python benchmarks/bench_load.py                    # 50 raters, 2 items, own app on loopback
     python benchmarks/bench_load.py --raters 20 --items 1 --procs 1
+    python benchmarks/bench_load.py --mode human    # 50 raters, each every 10-20 s, for 3 minutes
+    python benchmarks/bench_load.py --mode burst    # 2, 3, 4.5 ... submits/s until p95 passes 1 s
 
-Prints p50/p95/max submit latency, server CPU per submit, ratings sent and stored. Loopback only;
-loops are bounded.
+Prints p50/p95/max submit latency, server CPU per submit, ratings sent and stored. `--mode human`
+also prints p99 and the target p95 <= 150 ms with PASS/FAIL; `--mode burst` prints each step and the
+burst capacity (the highest rate whose p95 stayed within 1 s). Loopback only; loops are bounded.
 """
 
 from __future__ import annotations
@@ -330,13 +333,409 @@ def summary(report: LoadReport, counts: dict[str, int]) -> str:
                f"{report.server_ms_per_submit:.0f} ms per submit" if report.server_cpu_s is not None else ""))
 
 
-def main(argv: list[str] | None = None) -> int:
+# --- Paced load: raters at a human pace (--mode human), and rising bursts (--mode burst) -------------
+#
+# These modes speak Gradio's queue protocol directly (POST /queue/join, then the SSE stream of
+# /queue/data: `live_app.GradioHTTP`), as the Rate tab's page does, against the same registered
+# handler (`rate_submit`); each rater is its own session_hash, so the server keeps each one's place in
+# the study as it does for a browser tab. A submit's latency runs from the join request to the
+# completion message: what a rater waits for after pressing Submit. The raters are threads in a few
+# worker processes (a thread mostly sleeps between its submits); the server's CPU time per submit is
+# measured from /proc as in the all-at-once mode.
+
+HUMAN_TARGET_P95_S = 0.150
+BURST_LIMIT_P95_S = 1.0
+RESPONSES = 3  # outputs per item in the study the script seeds (BS-4, TS-Temp, TS-Tilted)
+
+
+@dataclass
+class Submit:
+    rater: str
+    due: float  # wall clock (time.time) the schedule asked for
+    sent: float  # when the join request went out (later than due if the rater's previous submit was slow)
+    latency_s: float
+    ok: bool
+    error: str | None = None
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def human_schedule(raters: int, duration_s: float, min_s: float, max_s: float, seed: int) -> list[list[float]]:
+    """Per rater, submit times (seconds from the start): the first within one interval, then every
+    `min_s`..`max_s` seconds (uniform jitter) until `duration_s`."""
+    import random
+
+    rng = random.Random(seed)
+    plans = []
+    for _ in range(raters):
+        t, times = rng.uniform(0, max_s), []
+        while t < duration_s:
+            times.append(t)
+            t += rng.uniform(min_s, max_s)
+        plans.append(times)
+    return plans
+
+
+def burst_schedule(raters: int, rate: float, step_s: float, seed: int) -> list[list[float]]:
+    """`rate` submits per second for `step_s` seconds, evenly spaced with a little jitter, dealt to the
+    raters in turn (so each rater's submits are `raters / rate` seconds apart)."""
+    import random
+
+    rng = random.Random(seed)
+    n = max(1, round(rate * step_s))
+    gap = 1 / rate
+    plans: list[list[float]] = [[] for _ in range(raters)]
+    for k in range(n):
+        plans[k % raters].append(max(0.0, k * gap + rng.uniform(-gap / 2, gap / 2)))
+    return plans
+
+
+def burst_rates(start: float, factor: float, max_rate: float) -> list[float]:
+    rates, r = [], start
+    while r <= max_rate + 1e-9:
+        rates.append(round(r, 2))
+        r *= factor
+    return rates
+
+
+@dataclass
+class Session:
+    name: str
+    index: int
+    code: str
+    session_hash: str
+    submitted: int = 0  # submits so far: the item number used in scores and comments
+
+
+def _fn_index(client: Any, api_name: str) -> int:
+    for i, dep in enumerate(client.dependencies()):
+        if dep.get("api_name") == api_name:
+            return dep.get("id", i)
+    raise RuntimeError(f"the app registers no {api_name!r} handler")
+
+
+def _submit_data(s: Session, item: int) -> list[Any]:
+    radios: list[Any] = [None] * (SLOTS * len(DIMENSIONS))
+    notes: list[Any] = [None] * SLOTS
+    for slot in range(RESPONSES):
+        for d in range(len(DIMENSIONS)):
+            radios[slot * len(DIMENSIONS) + d] = score(s.index, item, slot, d)
+        notes[slot] = comment(s.name, item, slot)
+    return [s.code, None, *radios, *notes]
+
+
+def open_sessions(url: str, store: Any, study_id: int, raters: int, prefix: str) -> list[Session]:
+    """Enrol `raters` raters and open the study in one session each (rate_start), as the page does
+    when a rater types their code; not timed."""
+    from arena import invites
+    from live_app import GradioHTTP
+
+    names = [f"{prefix}-{i:03d}" for i in range(raters)]
+    codes = {inv.rater: inv.code for inv in invites.invite(store, study_id, names)}
+    sessions = [Session(name, i, codes[name], uuid.uuid4().hex[:11]) for i, name in enumerate(names)]
+    client = GradioHTTP(url, timeout_s=CALL_TIMEOUT_S)
+    try:
+        start = _fn_index(client, "rate_start")
+
+        def one(s: Session) -> None:
+            opened = client.call(start, [s.code, None], session_hash=s.session_hash)
+            if not opened.ok:
+                raise RuntimeError(f"{s.name} could not open the study: {opened.error}")
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(one, sessions))
+    finally:
+        client.close()
+    return sessions
+
+
+def _paced_rater(url: str, submit_fn: int, s: Session, due: list[float], t0: float) -> list[Submit]:
+    from live_app import GradioHTTP
+
+    client = GradioHTTP(url, timeout_s=CALL_TIMEOUT_S)
+    out = []
+    try:
+        for offset in due:
+            when = t0 + offset
+            wait = when - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            sent = time.time()
+            started = time.perf_counter()
+            try:
+                r = client.call(submit_fn, _submit_data(s, s.submitted), session_hash=s.session_hash)
+                ok, error = r.ok and "Saved" in r.raw, r.error
+            except Exception as exc:  # counted as a failed submit, never swallowed
+                ok, error = False, f"{type(exc).__name__}: {exc}"
+            out.append(Submit(s.name, when, sent, time.perf_counter() - started, ok, error))
+            if ok:
+                s.submitted += 1
+    finally:
+        client.close()
+    return out
+
+
+def _paced_worker(url: str, submit_fn: int, jobs: list[tuple[Session, list[float]]], t0: float, box: Any) -> None:
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
+            futures = [pool.submit(_paced_rater, url, submit_fn, s, due, t0) for s, due in jobs]
+            result = ([f.result() for f in futures], {s.name: s.submitted for s, _ in jobs})
+    except BaseException as exc:  # reported as one failed submit per job, never swallowed
+        result = ([[Submit(s.name, t0, t0, 0.0, False, f"worker: {type(exc).__name__}: {exc}")] for s, _ in jobs],
+                  {s.name: s.submitted for s, _ in jobs})
+    box.put(result)
+
+
+def drive(url: str, sessions: list[Session], plans: list[list[float]], procs: int = 2,
+          lead_s: float = 3.0) -> list[Submit]:
+    """Every session submits at its planned times (seconds from a common start `lead_s` from now, so
+    that starting the worker processes is not counted). Returns every submit, in time order."""
+    probe = _http_probe(url)
+    submit_fn = _fn_index(probe, "rate_submit")
+    probe.close()
+    procs = max(1, min(procs, len(sessions)))
+    jobs = list(zip(sessions, plans))
+    shares = [jobs[k::procs] for k in range(procs)]
+    t0 = time.time() + lead_s
+    ctx = multiprocessing.get_context("spawn")
+    box = ctx.Queue()
+    workers = [ctx.Process(target=_paced_worker, args=(url, submit_fn, share, t0, box), daemon=True) for share in shares]
+    for w in workers:
+        w.start()
+    horizon = max((p[-1] for p in plans if p), default=0.0) + lead_s + CALL_TIMEOUT_S
+    submits: list[Submit] = []
+    by_name = {s.name: s for s in sessions}
+    try:
+        for _ in shares:  # in whichever order the workers finish
+            per_rater, counts = box.get(timeout=horizon)
+            for rows in per_rater:
+                submits += rows
+            for name, n in counts.items():  # the item counters moved on in the worker process
+                by_name[name].submitted = n
+    except queue.Empty:
+        submits.append(Submit("?", t0, t0, 0.0, False, "a worker process sent no result"))
+    finally:
+        for w in workers:
+            w.join(timeout=30)
+            if w.is_alive():
+                w.kill()
+    return sorted(submits, key=lambda x: x.sent)
+
+
+def _http_probe(url: str) -> Any:
+    from live_app import GradioHTTP
+
+    return GradioHTTP(url, timeout_s=60)
+
+
+@dataclass
+class Phase:
+    """One paced phase: what was asked, what came back, and the server's CPU meanwhile."""
+
+    label: str
+    planned: int
+    submits: list[Submit]
+    span_s: float  # first submit sent .. last reply
+    server_cpu_s: float | None
+
+    @property
+    def ok_latencies(self) -> list[float]:
+        return [x.latency_s for x in self.submits if x.ok]
+
+    @property
+    def failed(self) -> list[Submit]:
+        return [x for x in self.submits if not x.ok]
+
+    @property
+    def late(self) -> int:
+        """Submits sent more than 100 ms after their planned time (their rater was still waiting)."""
+        return sum(1 for x in self.submits if x.sent - x.due > 0.1)
+
+    def p(self, q: float) -> float:
+        # a failed submit counts as never answered: it can only raise the percentiles
+        return percentile([x.latency_s if x.ok else float("inf") for x in self.submits], q)
+
+    @property
+    def achieved_per_s(self) -> float:
+        return len(self.ok_latencies) / self.span_s if self.span_s > 0 else float("nan")
+
+    def line(self) -> str:
+        cpu = (f"; server CPU {self.server_cpu_s / max(1, len(self.submits)) * 1000:.1f} ms per submit"
+               if self.server_cpu_s is not None else "")
+        return (f"{self.label}: {len(self.submits)}/{self.planned} submits, {len(self.failed)} failed, {self.late} late; "
+                f"p50={self.p(50) * 1000:.0f} ms p95={self.p(95) * 1000:.0f} ms p99={self.p(99) * 1000:.0f} ms "
+                f"max={self.p(100) * 1000:.0f} ms; {self.achieved_per_s:.2f} submits/s over {self.span_s:.1f} s{cpu}")
+
+
+def run_phase(label: str, url: str, sessions: list[Session], plans: list[list[float]], procs: int,
+              server_pid: int | None) -> Phase:
+    with _CpuSampler(server_pid) as sampler:
+        submits = drive(url, sessions, plans, procs)
+        time.sleep(0.1)  # one more CPU sample after the last reply
+    sent = [x.sent for x in submits]
+    ends = [x.sent + x.latency_s for x in submits]
+    span = (max(ends) - min(sent)) if submits else 0.0
+    cpu = sampler.between(min(sent), max(ends)) if submits else None
+    return Phase(label, sum(len(p) for p in plans), submits, span, cpu)
+
+
+def run_human(url: str, store: Any, study_id: int, raters: int = 50, duration_s: float = 180, min_s: float = 10,
+              max_s: float = 20, procs: int = 2, seed: int = 0, server_pid: int | None = None,
+              prefix: str | None = None) -> Phase:
+    """`raters` raters, each submitting every `min_s`..`max_s` s (jittered) for `duration_s`."""
+    sessions = open_sessions(url, store, study_id, raters, prefix or f"human-{uuid.uuid4().hex[:6]}")
+    plans = human_schedule(raters, duration_s, min_s, max_s, seed)
+    return run_phase(f"{raters} raters every {min_s:g}-{max_s:g} s for {duration_s:g} s", url, sessions, plans, procs,
+                     server_pid)
+
+
+@dataclass
+class BurstReport:
+    phases: list[tuple[float, Phase]]
+    limit_s: float
+
+    def passed(self, phase: Phase, rate: float) -> bool:
+        """Within the limit: p95 at most `limit_s`, no failed submit, and the server kept up (at least
+        90% of the asked rate came back as saved submits)."""
+        return (phase.p(95) <= self.limit_s and not phase.failed
+                and len(phase.ok_latencies) >= 0.9 * phase.planned)
+
+    @property
+    def capacity(self) -> float | None:
+        """The highest asked rate (submits/s) that stayed within the limit, before the first that did not."""
+        best = None
+        for rate, phase in self.phases:
+            if not self.passed(phase, rate):
+                break
+            best = rate
+        return best
+
+
+def run_burst(url: str, store: Any, study_id: int, raters: int = 50, start_rate: float = 2, factor: float = 1.5,
+              max_rate: float = 80, step_s: float = 15, procs: int = 2, seed: int = 0, server_pid: int | None = None,
+              limit_s: float = BURST_LIMIT_P95_S, prefix: str | None = None, log: Any = print) -> BurstReport:
+    """Raise the submit rate step by step (`start_rate`, ×`factor`, … up to `max_rate`), `step_s` seconds
+    each, until a step's p95 passes `limit_s` (or a submit fails or the server falls behind)."""
+    sessions = open_sessions(url, store, study_id, raters, prefix or f"burst-{uuid.uuid4().hex[:6]}")
+    report = BurstReport([], limit_s)
+    for k, rate in enumerate(burst_rates(start_rate, factor, max_rate)):
+        phase = run_phase(f"{rate:g}/s", url, sessions, burst_schedule(raters, rate, step_s, seed + k), procs, server_pid)
+        report.phases.append((rate, phase))
+        log(phase.line(), flush=True)
+        if not report.passed(phase, rate):
+            break
+    return report
+
+
+def items_needed(mode: str, args: argparse.Namespace) -> int:
+    """Items the seeded study needs so that no rater runs out of items to rate."""
+    if mode == "human":
+        return int(args.duration // args.min_interval) + 2
+    total = sum(round(r * args.step_seconds) for r in burst_rates(args.start_rate, args.factor, args.max_rate))
+    return -(-total // args.raters) + 2
+
+
+def stored_check(store: Any, study_id: int, submits: list[Submit]) -> dict[str, int]:
+    """Stored ratings against acknowledged submits: each acknowledged submit is RESPONSES rows."""
+    frame = store.ratings_frame(study_id)
+    keys = list(zip(frame["rater"], frame["output_id"]))
+    acked = sum(1 for x in submits if x.ok)
+    return dict(expected=acked * RESPONSES, stored=len(frame), duplicates=len(keys) - len(set(keys)))
+
+
+def machine_load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def paced_main(args: argparse.Namespace, app: Any = None) -> int:
+    """Seed a study, start the app on it (or use `app`, a running `live_app.LiveApp`: the tests' shared
+    one), run the mode, print the figures. Exit code 0 when every acknowledged rating is stored once."""
+    from live_app import start_app
+    from seeding import db_store, seed_study
+
+    with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
+        workdir = Path(tmp) if app is None else app.workdir
+        store = db_store(workdir)
+        n_items = items_needed(args.mode, args)
+        tag = uuid.uuid4().hex[:6]  # a shared app's database holds other studies and raters
+        texts = [{m: f"response {m[-1]} to item {k} {tag}" for m in ("BS-4", "TS-Temp", "TS-Tilted")}
+                 for k in range(n_items)]
+        sid, _ = seed_study(store, f"Load study {tag}", [f"Load prompt {k} {tag}" for k in range(n_items)], texts)
+        own = app is None
+        if own:
+            print(f"{n_items} items seeded; starting the app on loopback ...", flush=True)
+            app = start_app(workdir)
+        try:
+            print(f"before: {machine_load()}", flush=True)
+            if args.mode == "human":
+                phase = run_human(app.url, store, sid, args.raters, args.duration, args.min_interval, args.max_interval,
+                                  args.procs, args.seed, app.proc.pid)
+                submits = phase.submits
+            else:
+                burst = run_burst(app.url, store, sid, args.raters, args.start_rate, args.factor, args.max_rate,
+                                  args.step_seconds, args.procs, args.seed, app.proc.pid)
+                submits = [x for _, ph in burst.phases for x in ph.submits]
+            print(f"after: {machine_load()}", flush=True)
+        finally:
+            if own:
+                app.stop()
+        counts = stored_check(store, sid, submits)
+        store.dispose()
+    print(f"stored {counts['stored']} ratings for {counts['expected']} acknowledged; duplicates {counts['duplicates']}")
+    stored_ok = counts["stored"] == counts["expected"] and not counts["duplicates"]
+    for x in [x for x in submits if not x.ok][:5]:
+        print(f"failed: {x.rater}: {x.error}")
+    if args.mode == "human":
+        print(phase.line())
+        p95 = phase.p(95)
+        verdict = "PASS" if p95 <= HUMAN_TARGET_P95_S and not phase.failed else "FAIL"
+        print(f"target p95 <= {HUMAN_TARGET_P95_S * 1000:.0f} ms: p95 {p95 * 1000:.0f} ms -> {verdict}")
+        return 0 if stored_ok and not phase.failed else 1
+    cap = burst.capacity
+    last_rate, last = burst.phases[-1]
+    if cap is None:
+        print(f"burst capacity: below {burst.phases[0][0]:g} submits/s (the first step already passed p95 "
+              f"{BURST_LIMIT_P95_S:g} s or failed)")
+    elif burst.passed(last, last_rate):
+        print(f"burst capacity: at least {cap:g} submits/s (p95 stayed <= {BURST_LIMIT_P95_S:g} s up to --max-rate)")
+    else:
+        print(f"burst capacity: {cap:g} submits/s (at {last_rate:g}/s p95 was {last.p(95):.2f} s)")
+    return 0 if stored_ok else 1
+
+
+def main(argv: list[str] | None = None, app: Any = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--raters", type=int, default=50)
     p.add_argument("--items", type=int, default=2)
     p.add_argument("--resubmit-every", type=int, default=5, help="every k-th rater submits its last item twice (0: none)")
-    p.add_argument("--procs", type=int, default=5, help="client worker processes (1: all raters as threads of this one)")
+    p.add_argument("--procs", type=int, help="client worker processes (1: all raters as threads of this one; "
+                   "default 5 for at-once, 2 for the paced modes, whose raters mostly sleep)")
+    p.add_argument("--mode", choices=["at-once", "human", "burst"], default="at-once",
+                   help="at-once: every rater submits together; human: each every 10-20 s; burst: rising rates")
+    p.add_argument("--duration", type=float, default=180, help="human: seconds of rating")
+    p.add_argument("--min-interval", type=float, default=10, help="human: shortest gap between a rater's submits (s)")
+    p.add_argument("--max-interval", type=float, default=20, help="human: longest gap (s)")
+    p.add_argument("--start-rate", type=float, default=2, help="burst: first step's submits per second")
+    p.add_argument("--factor", type=float, default=1.5, help="burst: each step's rate over the last's")
+    p.add_argument("--max-rate", type=float, default=80, help="burst: stop raising here (submits/s)")
+    p.add_argument("--step-seconds", type=float, default=15, help="burst: seconds per step")
+    p.add_argument("--seed", type=int, default=0, help="human/burst: seed of the jittered schedule")
     args = p.parse_args(argv)
+    args.procs = args.procs or (5 if args.mode == "at-once" else 2)
+    if args.mode != "at-once":
+        if not (1 <= args.raters <= 200 and 0 < args.min_interval <= args.max_interval and 0 < args.duration <= 3600
+                and 0 < args.start_rate <= args.max_rate <= 1000 and args.factor > 1 and 0 < args.step_seconds <= 600
+                and 1 <= args.procs <= 16):
+            p.error("paced modes: --raters 1..200, 0 < --min-interval <= --max-interval, --duration <= 3600, "
+                    "0 < --start-rate <= --max-rate <= 1000, --factor > 1, --step-seconds <= 600, --procs 1..16")
+        return paced_main(args, app)
     if not 1 <= args.raters <= 200 or not 1 <= args.items <= 20 or not 1 <= args.procs <= 16:
         p.error("--raters must be 1..200, --items 1..20 and --procs 1..16")
 

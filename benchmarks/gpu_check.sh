@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Every GPU figure in one prepared run (well under 8 minutes on one GPU), printed and written under
-# artifacts/gpu_check/. Run on a machine with CUDA after `bash scripts/setup.sh`:
+# Every GPU figure in one prepared run, printed and written under artifacts/gpu_check/. Run on a
+# machine with CUDA after `bash scripts/setup.sh`:
 #
 #   bash benchmarks/gpu_check.sh            # OUT=artifacts/gpu_check by default
 #
 # 1. environment: GPU, compute capability, driver/CUDA/torch, the dtype `auto` picks
-# 2. decode tokens/s (bare greedy `generate`, batch 1) against the memory-bandwidth limit
-#    (measured copy bandwidth / bytes of weights read per token)
-# 3. batched perplexity against the one-at-a-time loop over the held-out fragments, fp32 (1e-4 check)
-# 4. TS-Tilted/TS-Temp time per token and our runner against bare `generate` (bench_core)
-# 5. batched study generation against batch size 1 (bench_studygen), if present
-# Each step has its own time limit, so one slow step cannot eat the whole budget.
+# 2. decode tokens/s (greedy `generate`, batch 1, dynamic and static KV cache) against the
+#    memory-bandwidth limit (measured copy bandwidth / bytes of weights read per token)
+# 3. the same with torch.compile (ARENA_COMPILE=1): whether compiling helps, and what the compile costs
+# 4. batched perplexity against the one-at-a-time loop over the 1000 held-out fragments, fp32 (1e-4 check)
+# 5. TS-Tilted/TS-Temp time per token and our runner against bare `generate` with the same settings
+#    (static cache included) (bench_core)
+# 6. batched study generation against batch size 1 (bench_studygen)
+# Each step has its own time limit and the limits add up to 470 s, so the whole run stays under
+# 8 minutes even when every step runs out its limit. Without CUDA it says so and exits 0.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] && . .venv/bin/activate
@@ -19,6 +22,11 @@ mkdir -p "$OUT"
 export ARENA_DEVICE=${ARENA_DEVICE:-cuda}
 start=$(date +%s)
 status=0
+
+if ! python -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  echo "gpu_check: skipped, no CUDA device here ($(python -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1)); the GPU figures stay unmeasured"
+  exit 0
+fi
 
 step() {  # step NAME SECONDS COMMAND...
   local name=$1 limit=$2; shift 2
@@ -30,18 +38,24 @@ step() {  # step NAME SECONDS COMMAND...
   [ "$rc" -eq 0 ] || status=1
 }
 
+# The first load converts the embedded GGUF once and caches it; doing it here keeps that out of the
+# steps that measure.
 step environment 60 python - <<'EOF'
 import torch
-from arena.llm import pick_dtype
+from arena.llm import load_model, pick_dtype
 assert torch.cuda.is_available(), "no CUDA device: this script measures GPU figures only"
 p = torch.cuda.get_device_properties(0)
 print(f"gpu {p.name} sm_{p.major}{p.minor} {p.total_memory / 2**30:.0f} GiB; torch {torch.__version__} CUDA {torch.version.cuda}")
 print(f"bf16 native: {torch.cuda.is_bf16_supported(including_emulation=False)}; auto dtype: {pick_dtype(torch.device('cuda'))}")
+print(f"model: {load_model().describe()}")
 EOF
 
-step decode_vs_bandwidth 180 python - <<'EOF'
-import json, os, time, torch
+# decode.py CACHE...: bare greedy generate, median of 5 after one first call; "static" gets exactly what
+# arena.runner.device_generate_kwargs gives on CUDA, so ARENA_COMPILE decides whether it compiles.
+cat > "$OUT/decode.py" <<'EOF'
+import json, os, sys, time, torch
 from arena.llm import load_model
+from arena.runner import compile_enabled, device_generate_kwargs
 lm = load_model()
 dev = lm.device
 # copy bandwidth: read + write of a 1 GiB buffer, best of 5
@@ -54,27 +68,32 @@ del x, y
 weights = sum(p.numel() * p.element_size() for p in lm.model.parameters())
 ids = lm.tokenizer("Explain the basic principles of quantum computing.", return_tensors="pt")["input_ids"].to(dev)
 n = 128
-def run():
-    with torch.inference_mode():
-        torch.cuda.synchronize(); t = time.perf_counter()
-        out = lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
-                                do_sample=False, pad_token_id=lm.tokenizer.pad_token_id)
-        torch.cuda.synchronize()
-        return (out.shape[1] - ids.shape[1]) / (time.perf_counter() - t)
-run()
-rates = sorted(run() for _ in range(5))
-tok_s = rates[len(rates) // 2]
 limit = best / weights
 fig = {"dtype": lm.dtype_name, "weights_mb": round(weights / 2**20, 1), "copy_gb_s": round(best / 1e9, 1),
-       "decode_tok_s": round(tok_s, 1), "bandwidth_limit_tok_s": round(limit, 1), "fraction_of_limit": round(tok_s / limit, 3)}
+       "bandwidth_limit_tok_s": round(limit, 1), "compile": compile_enabled()}
+for cache in sys.argv[1:]:
+    extra = device_generate_kwargs(dev) if cache == "static" else {}
+    def run():
+        with torch.inference_mode():
+            torch.cuda.synchronize(); t = time.perf_counter()
+            out = lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
+                                    do_sample=False, pad_token_id=lm.tokenizer.pad_token_id, **extra)
+            torch.cuda.synchronize()
+            return (out.shape[1] - ids.shape[1]) / (time.perf_counter() - t)
+    t = time.perf_counter(); run(); fig[f"{cache}_first_call_s"] = round(time.perf_counter() - t, 1)  # compiles here
+    rates = sorted(run() for _ in range(5))
+    fig[f"{cache}_decode_tok_s"] = round(rates[2], 1)
+    fig[f"{cache}_fraction_of_limit"] = round(rates[2] / limit, 3)
 print(json.dumps(fig))
-json.dump(fig, open(os.path.join(os.environ.get("OUT", "artifacts/gpu_check"), "decode.json"), "w"))
+name = "decode_compiled.json" if compile_enabled() else "decode.json"
+json.dump(fig, open(os.path.join(os.environ.get("OUT", "artifacts/gpu_check"), name), "w"))
 EOF
 
-step perplexity_batched_vs_loop 180 python benchmarks/bench_ppl.py --device cuda --dtype float32
-step core_tilt_and_runner 150 python benchmarks/bench_core.py --trials 7 --max-new-tokens 48 --json "$OUT/core.json"
-if [ -f benchmarks/bench_studygen.py ]; then
-  step study_generation_batched 90 python benchmarks/bench_studygen.py --items 16 --max-new-tokens 32 --rounds 1
-fi
+step decode_vs_bandwidth 80 env ARENA_COMPILE=0 python "$OUT/decode.py" dynamic static
+step decode_compiled 80 env ARENA_COMPILE=1 python "$OUT/decode.py" static
+
+step perplexity_batched_vs_loop 90 python benchmarks/bench_ppl.py --device cuda --dtype float32
+step core_tilt_and_runner 100 python benchmarks/bench_core.py --trials 7 --max-new-tokens 48 --json "$OUT/core.json"
+step study_generation_batched 60 python benchmarks/bench_studygen.py --items 16 --max-new-tokens 32 --rounds 1
 echo "== all steps: $(( $(date +%s) - start )) s; logs in $OUT"
 exit $status

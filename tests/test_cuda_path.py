@@ -5,6 +5,9 @@ for real on the CPU (benchmarks/gpu_check.sh measures the GPU itself)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -114,3 +117,13 @@ def test_under_a_static_cache_the_runner_gives_bare_generates_tokens(lm, monkeyp
     expected = expected[: expected.index(eos) + 1] if eos in expected else expected
     (result,) = run_methods(lm, req)
     assert result.token_ids == expected
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="with CUDA the script measures for minutes")
+def test_gpu_check_skips_cleanly_without_cuda(tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(["bash", str(root / "benchmarks" / "gpu_check.sh")], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "OUT": str(tmp_path / "out")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "skipped, no CUDA device" in done.stdout and "unmeasured" in done.stdout
+    assert not list((tmp_path / "out").iterdir())  # nothing measured, nothing written

@@ -6,11 +6,13 @@ test runs it against the shared app and checks the database against what was sen
 
 from __future__ import annotations
 
+import re
 import secrets
 
 import pytest
 
 from benchmarks.bench_load import check_stored, run_raters, summary
+from benchmarks.bench_load import main as bench_main
 from live_app import LiveApp, shared_app
 from seeding import db_store, seed_study
 
@@ -45,3 +47,39 @@ def test_fifty_raters_at_once_every_rating_stored_exactly_once(app: LiveApp, art
     assert counts["stored"] == counts["expected"], counts
     assert counts["duplicates"] == 0 and counts["wrong"] == 0, counts
     assert counts["distinct_comments"] == counts["expected"]
+
+
+def _stored_line(out: str) -> tuple[int, int, int]:
+    m = re.search(r"stored (\d+) ratings for (\d+) acknowledged; duplicates (\d+)", out)
+    assert m, out
+    return int(m[1]), int(m[2]), int(m[3])
+
+
+def test_human_pace_mode_at_tiny_scale(app: LiveApp, capsys):
+    """`--mode human` end to end (seeding, sessions, paced submits, figures, verdict) in seconds."""
+    rc = bench_main(["--mode", "human", "--raters", "3", "--duration", "4", "--min-interval", "1",
+                     "--max-interval", "2", "--procs", "1"], app=app)
+    out = capsys.readouterr().out
+    print(out)
+    assert rc == 0, out
+    done = re.search(r"3 raters every 1-2 s for 4 s: (\d+)/(\d+) submits, (\d+) failed", out)
+    assert done and done[1] == done[2] and int(done[1]) >= 3 and done[3] == "0", out
+    stored, acked, duplicates = _stored_line(out)
+    assert stored == acked == 3 * int(done[1]) and duplicates == 0
+    verdict = re.search(r"target p95 <= 150 ms: p95 (\d+) ms -> (PASS|FAIL)", out)
+    assert verdict and (verdict[2] == "PASS") == (int(verdict[1]) <= 150), out
+
+
+def test_burst_mode_at_tiny_scale(app: LiveApp, capsys):
+    """`--mode burst` end to end: rising steps, each reported, and a capacity line."""
+    rc = bench_main(["--mode", "burst", "--raters", "3", "--start-rate", "2", "--factor", "2", "--max-rate", "4",
+                     "--step-seconds", "2", "--procs", "1"], app=app)
+    out = capsys.readouterr().out
+    print(out)
+    assert rc == 0, out
+    steps = re.findall(r"^(\d+)/s: (\d+)/(\d+) submits, (\d+) failed", out, flags=re.M)
+    assert steps and steps[0][0] == "2" and [s[0] for s in steps] == ["2", "4"][: len(steps)], out
+    assert all(s[1] == s[2] for s in steps), out
+    stored, acked, duplicates = _stored_line(out)
+    assert stored == acked and duplicates == 0
+    assert re.search(r"burst capacity: (at least \d+|\d+|below \d+) submits/s", out), out
