@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
 
 import torch
 
@@ -58,6 +63,102 @@ def clean_prompt(prompt: object) -> str:
     if not cleaned.strip():
         raise UserError("the prompt is empty; type a question or a text to continue")
     return cleaned
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    prompt: str
+    scenario: str = ""
+    language: str = ""
+    raw: bool = False
+
+    def as_item(self) -> dict[str, Any]:
+        return {"prompt": self.prompt, "scenario": self.scenario, "language": self.language, "raw": self.raw}
+
+
+# ---- prompt files: one set of rules for the Organizer upload, the studies CLI and the benchmark ----
+
+PROMPT_FILE_SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".txt")
+
+
+def parse_pasted(text: str | None, scenario: str = "pasted") -> list[PromptSpec]:
+    """One prompt per line, each stripped; blank lines are skipped."""
+    lines = [line.strip() for line in (text or "").splitlines()]
+    return [PromptSpec(clean_prompt(line), scenario) for line in lines if line]
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value or "").strip().lower() in {"1", "true", "yes", "y"}
+
+
+def _spec_from_record(record: Any, where: str, default_scenario: str) -> PromptSpec:
+    if isinstance(record, str):
+        return PromptSpec(clean_prompt(record), default_scenario)
+    if not isinstance(record, Mapping):
+        raise UserError(f"{where}: expected an object with a 'prompt' field or a string")
+    if "prompt" not in record or record["prompt"] in (None, ""):
+        raise UserError(f"{where}: no 'prompt' field")
+    try:
+        prompt = clean_prompt(record["prompt"])
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
+    return PromptSpec(prompt, str(record.get("scenario") or default_scenario), str(record.get("language") or ""),
+                      _truthy(record.get("raw")))
+
+
+def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[PromptSpec]:
+    """The prompts in a file, or a UserError that names the file and line.
+
+    * ``.csv``: a header row with a ``prompt`` column (optional ``scenario``, ``language``, ``raw``);
+      rows with a blank prompt are skipped.
+    * ``.jsonl`` (also ``.ndjson``, ``.json``): one JSON value per line, an object with ``prompt``
+      (and the same optional fields) or a plain string; blank lines are skipped.
+    * ``.txt``: one prompt per line, stripped; blank lines are skipped.
+
+    UTF-8, with or without a byte-order mark. ``raw`` is true for true/1/yes/y. Every prompt passes
+    `clean_prompt`; a file with no prompt at all is refused. A missing ``scenario`` is
+    `default_scenario`."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in PROMPT_FILE_SUFFIXES:
+        raise UserError(f"{path.name}: use a .csv (with a 'prompt' column), .jsonl or .txt file of prompts")
+    try:
+        data = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UserError(f"prompt file {str(path)!r} not found") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path.name} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {path.name}: {exc.strerror}") from None
+    specs: list[PromptSpec] = []
+    if suffix == ".csv":
+        reader = csv.DictReader(io.StringIO(data))
+        try:
+            if not reader.fieldnames or "prompt" not in [f.strip() for f in reader.fieldnames]:
+                raise UserError(f"{path.name}: the CSV needs a header row with a 'prompt' column")
+            for n, row in enumerate(reader, start=2):
+                row = {(k or "").strip(): v for k, v in row.items()}
+                if not (row.get("prompt") or "").strip():
+                    continue
+                specs.append(_spec_from_record(row, f"{path.name} line {n}", default_scenario))
+        except csv.Error as exc:
+            raise UserError(f"{path.name}: not a readable CSV ({exc})") from None
+    elif suffix == ".txt":
+        specs = parse_pasted(data, default_scenario)
+    else:
+        for n, line in enumerate(data.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path.name} line {n}: not valid JSON ({exc.msg})") from None
+            specs.append(_spec_from_record(record, f"{path.name} line {n}", default_scenario))
+    if not specs:
+        raise UserError(f"{path.name} holds no prompts")
+    return specs
 
 
 def encode_prompt(

@@ -8,9 +8,7 @@ even if two runs overlap.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import secrets
 import shutil
@@ -26,7 +24,8 @@ import decoders
 
 from .engines import current_engine
 from .errors import UserError
-from .prompts import SCENARIOS, clean_prompt, encode_prompt
+from .prompts import SCENARIOS, PromptSpec, clean_prompt, encode_prompt, read_prompt_file
+from .prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
 from . import batching
 from .batching import DEFAULT_BATCH_SIZE
 from .settings import current as current_settings
@@ -42,17 +41,6 @@ QUICK_SCENARIO = "quick"
 ProgressFn = Callable[[int, int, str], None]  # (done, total, what is running now)
 
 
-@dataclass(frozen=True)
-class PromptSpec:
-    prompt: str
-    scenario: str = ""
-    language: str = ""
-    raw: bool = False
-
-    def as_item(self) -> dict[str, Any]:
-        return {"prompt": self.prompt, "scenario": self.scenario, "language": self.language, "raw": self.raw}
-
-
 # ---- prompt sets ----------------------------------------------------------------------------------
 
 def builtin_prompts(language: str | None = None) -> list[PromptSpec]:
@@ -63,68 +51,8 @@ def builtin_prompts(language: str | None = None) -> list[PromptSpec]:
     return [PromptSpec(s.prompt, s.key, s.language, s.raw) for s in chosen]
 
 
-def parse_pasted(text: str | None) -> list[PromptSpec]:
-    """One prompt per line; blank lines are skipped."""
-    lines = [line.strip() for line in (text or "").splitlines()]
-    return [PromptSpec(clean_prompt(line), "pasted") for line in lines if line]
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return str(value or "").strip().lower() in {"1", "true", "yes", "y"}
-
-
-def _spec_from_record(record: Any, where: str) -> PromptSpec:
-    if isinstance(record, str):
-        return PromptSpec(clean_prompt(record), "file")
-    if not isinstance(record, Mapping):
-        raise UserError(f"{where}: expected an object with a 'prompt' field or a string")
-    if "prompt" not in record or record["prompt"] in (None, ""):
-        raise UserError(f"{where}: no 'prompt' field")
-    try:
-        prompt = clean_prompt(record["prompt"])
-    except UserError as exc:
-        raise UserError(f"{where}: {exc}") from None
-    return PromptSpec(prompt, str(record.get("scenario") or "file"), str(record.get("language") or ""),
-                      _truthy(record.get("raw")))
-
-
-def parse_prompt_file(path: str | Path) -> list[PromptSpec]:
-    """A .csv with a `prompt` column (optional scenario, language, raw) or a .jsonl of such objects
-    (or of plain strings)."""
-    path = Path(path)
-    try:
-        data = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"{path.name} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"cannot read {path.name}: {exc.strerror}") from None
-    suffix = path.suffix.lower()
-    specs: list[PromptSpec] = []
-    if suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(data))
-        if not reader.fieldnames or "prompt" not in [f.strip() for f in reader.fieldnames]:
-            raise UserError(f"{path.name}: the CSV needs a header row with a 'prompt' column")
-        for n, row in enumerate(reader, start=2):
-            row = {(k or "").strip(): v for k, v in row.items()}
-            if not (row.get("prompt") or "").strip():
-                continue
-            specs.append(_spec_from_record(row, f"{path.name} line {n}"))
-    elif suffix in (".jsonl", ".ndjson", ".json"):
-        for n, line in enumerate(data.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path.name} line {n}: not valid JSON ({exc.msg})") from None
-            specs.append(_spec_from_record(record, f"{path.name} line {n}"))
-    else:
-        raise UserError(f"{path.name}: upload a .csv (with a 'prompt' column) or a .jsonl file")
-    if not specs:
-        raise UserError(f"{path.name} holds no prompts")
-    return specs
+# The one prompt-file parser (Organizer upload, studies CLI, benchmark); the name callers know.
+parse_prompt_file = read_prompt_file
 
 
 # ---- creating a study -----------------------------------------------------------------------------

@@ -17,25 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from . import invites, studies
+from .prompts import read_prompt_file
 from .errors import UserError
 from .store import Store
 
 
 def _prompts(path: str) -> list[studies.PromptSpec]:
-    file = Path(path)
-    if file.suffix.lower() == ".txt":
-        try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"cannot read {file.name}: {exc}") from None
-        specs = studies.parse_pasted(text)
-        if not specs:
-            raise UserError(f"{file.name} holds no prompts")
-        return specs
-    return studies.parse_prompt_file(file)
+    return read_prompt_file(path)
 
 
 def _progress(done: int, total: int, what: str) -> None:

@@ -57,32 +57,12 @@ def default_prompts(language: str = "all") -> list[BenchPrompt]:
 
 
 def read_prompts(path: str) -> list[BenchPrompt]:
-    """A .txt file (one prompt per line), .jsonl (objects with `prompt`, optional `scenario`,
-    `language`, `raw`) or .csv (same columns, header required)."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"prompt file {path!r} not found")
-    text = p.read_text(encoding="utf-8")
-    rows: list[dict[str, Any]]
-    try:
-        if p.suffix.lower() == ".jsonl":
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        elif p.suffix.lower() == ".csv":
-            rows = list(csv.DictReader(text.splitlines()))
-        else:
-            rows = [{"prompt": line} for line in text.splitlines() if line.strip()]
-    except (json.JSONDecodeError, csv.Error) as exc:
-        raise UserError(f"cannot read {path!r}: {exc}") from None
-    out = []
-    for i, row in enumerate(rows, 1):
-        if not isinstance(row, dict) or not str(row.get("prompt") or "").strip():
-            raise UserError(f"{path}: entry {i} has no prompt")
-        raw = row.get("raw", False)
-        raw = raw.strip().lower() in ("1", "true", "yes") if isinstance(raw, str) else bool(raw)
-        out.append(BenchPrompt(str(row.get("scenario") or f"prompt-{i}"), str(row.get("language") or ""), str(row["prompt"]), raw))
-    if not out:
-        raise UserError(f"prompt file {path!r} holds no prompts")
-    return out
+    """The prompts of a file (`arena.prompts.read_prompt_file`: .txt, .jsonl or .csv); a prompt
+    without a scenario is named after its place, prompt-1, prompt-2..."""
+    from arena.prompts import read_prompt_file  # here, like SCENARIOS above: arena.prompts imports torch
+
+    return [BenchPrompt(spec.scenario or f"prompt-{i}", spec.language, spec.prompt, spec.raw)
+            for i, spec in enumerate(read_prompt_file(path, default_scenario=""), 1)]
 
 
 def _pct(values: Sequence[float], q: float) -> float:

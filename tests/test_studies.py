@@ -47,7 +47,7 @@ def test_pasted_list_and_files(tmp_path):
     ("a.csv", "text\nhello\n", "'prompt' column"),
     ("a.jsonl", '{"prompt": "ok"}\n{broken\n', "line 2"),
     ("a.jsonl", '{"text": "x"}\n', "no 'prompt'"),
-    ("a.txt", "hello", ".csv"),
+    ("a.md", "hello", ".csv"),
     ("a.csv", "prompt\n", "no prompts"),
 ])
 def test_bad_prompt_files_say_what_is_wrong(tmp_path, name, content, message):

@@ -66,7 +66,7 @@ def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[s
     if source == SOURCES[2]:
         path = _file_path(upload)
         if not path:
-            raise UserError("upload a .csv or .jsonl file of prompts")
+            raise UserError("upload a .csv, .jsonl or .txt file of prompts")
         return studies.parse_prompt_file(path)
     raise UserError("choose where the prompts come from")
 
@@ -137,7 +137,8 @@ def build(ctx: AppContext) -> None:
             source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Prompts")
             language = gr.Dropdown(["all", "en", "zh"], value="all", label="Built-in scenarios: language")
         pasted = gr.Textbox(label="Pasted prompts (one per line)", lines=4)
-        upload = gr.File(label="Prompt file (.csv with a 'prompt' column, or .jsonl)", file_types=[".csv", ".jsonl"])
+        upload = gr.File(label="Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)",
+                         file_types=[".csv", ".jsonl", ".txt"])
         with gr.Row():
             methods = gr.CheckboxGroup(decoders.names(), value=list(decoders.DEFAULT_METHODS), label="Methods")
             samples = gr.Number(1, precision=0, minimum=1, maximum=studies.MAX_SAMPLES,
