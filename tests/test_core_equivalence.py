@@ -2,8 +2,11 @@
 
 import pytest
 import torch
+from transformers import LogitsProcessor, LogitsProcessorList
 
+import decoders
 from arena.runner import RunRequest, device_generate_kwargs, encode, run_methods
+from decoders.priors import build_prior
 
 PROMPT = "Explain the basic principles of quantum computing."
 N = 12
@@ -49,6 +52,35 @@ def test_ts_temp_matches_seeded_transformers_sampling(lm, seed):
 def test_tilted_with_zero_lambda_is_ts_temp(lm, seed):
     tilted = ours(lm, "TS-Tilted", seed, {"alpha": 0.0, "temperature": 0.9, "top_p": 0.95, "top_k": 50})
     assert tilted.token_ids == ours(lm, "TS-Temp", seed).token_ids
+
+
+class FusedTilt(LogitsProcessor):
+    """TS-Tilted's processor before the tilt became a bias: logits/T − λS in one step, used with
+    generate(temperature=1)."""
+
+    def __init__(self, temperature: float, alpha: float, prior: torch.Tensor):
+        self.temperature, self.alpha, self.prior = temperature, alpha, prior.float()
+
+    def __call__(self, input_ids, scores):
+        return scores / self.temperature - self.alpha * self.prior
+
+
+@pytest.mark.parametrize("seed, settings", [
+    (0, {}),
+    (7, {"alpha": 1.0}),
+    (42, {"prior": "common-tokens", "alpha": 0.5, "top_p": 0.9}),
+    (3, {"temperature": 1.2, "alpha": 0.3, "top_k": 0}),
+])
+def test_tilted_gives_the_tokens_of_the_fused_tilt(lm, seed, settings):
+    """The bias before generate's own temperature samples the same tokens as the fused processor
+    it replaced (same seed, same settings); the two differ by float rounding only."""
+    s = decoders.get("TS-Tilted").resolve(settings)
+    prior = build_prior(lm.tokenizer, s["prior"], lm.logits_size, lm.device, lm.cache_dir)
+    ids = encode(lm, RunRequest(PROMPT, ["TS-Tilted"], {}, N, seed))
+    fused = LogitsProcessorList([FusedTilt(s["temperature"], s["alpha"], prior)])
+    expected = bare_generate(lm, ids, seed=seed, do_sample=True, temperature=1.0, top_p=s["top_p"], top_k=s["top_k"],
+                             logits_processor=fused)
+    assert ours(lm, "TS-Tilted", seed, settings).token_ids == expected
 
 
 def test_tilt_changes_tokens_when_lambda_is_large(lm):

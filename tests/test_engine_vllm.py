@@ -13,6 +13,7 @@ import time
 
 import pytest
 import torch
+from transformers import TemperatureLogitsWarper
 
 from arena import studies
 from arena.errors import UserError
@@ -141,9 +142,9 @@ def _server_first_step(engine, ids, temperature, alpha, prior, token_ids):
 
 @pytest.mark.parametrize("prior, alpha", [("wordfreq", 0.15), ("wordfreq", 1.0), ("common-tokens", 0.5)])
 def test_tilt_first_step_distribution_matches_transformers(engine, client_lm, hf_float32, prior, alpha):
-    """Server: (logits − λ·T·S)/T inside vLLM (our processor, then vLLM's temperature). Here: our
-    transformers processor, logits/T − λS. Same model folder, float32 on both sides. Compared on
-    up to 120 tokens: the 40 most probable with and without the tilt, and the 40 most probable of
+    """Server: (logits − λ·T·S)/T inside vLLM (our processor, then vLLM's temperature). Here: the
+    same chain in transformers (our tilt bias, then the stock TemperatureLogitsWarper). Same model
+    folder, float32 on both sides. Compared on up to 120 tokens: the 40 most probable with and without the tilt, and the 40 most probable of
     those the prior touches (S ≠ 0)."""
     from arena.prompts import encode_prompt
 
@@ -152,7 +153,8 @@ def test_tilt_first_step_distribution_matches_transformers(engine, client_lm, hf
     with torch.inference_mode():
         logits = hf_float32(ids).logits[:, -1, :].float()
     S = build_prior(client_lm.tokenizer, prior, logits.shape[-1], "cpu", client_lm.cache_dir)
-    ours = torch.log_softmax(TiltedLogitsProcessor(temperature, alpha, S)(ids, logits)[0], dim=-1)
+    tilted = TemperatureLogitsWarper(temperature)(ids, TiltedLogitsProcessor(temperature, alpha, S)(ids, logits))
+    ours = torch.log_softmax(tilted[0], dim=-1)
     plain = torch.log_softmax(logits[0] / temperature, dim=-1)
     touched = torch.where(S != 0, plain, torch.full_like(plain, -float("inf")))
     check = sorted(set(torch.topk(ours, 40).indices.tolist()) | set(torch.topk(plain, 40).indices.tolist())

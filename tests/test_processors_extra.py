@@ -1,18 +1,75 @@
-"""The new logits processors on small hand-computed vocabularies, and the adaptive tilt's plan."""
+"""Our logits processors on small hand-computed vocabularies, what every one of them promises
+(input dtype kept, documented with an example through `generate`), and the adaptive tilt's plan."""
 
+import inspect
 import math
 
 import pytest
 import torch
-from transformers import LogitsProcessorList
+from transformers import LogitsProcessor, LogitsProcessorList, TemperatureLogitsWarper
 
 import decoders
-from decoders import DecodeContext
-from decoders.adaptive import RecentRepetitionPenaltyLogitsProcessor
-from decoders.processors import TiltedLogitsProcessor
-from decoders.thresholds import DualThresholdLogitsWarper
+from decoders import DecodeContext, processors
+from decoders.priors import build_prior
+from decoders.processors import (
+    DualThresholdLogitsWarper,
+    RecentRepetitionPenaltyLogitsProcessor,
+    TemperatureDecayLogitsWarper,
+    TiltedLogitsProcessor,
+    WarmupTemperatureLogitsWarper,
+)
 
 NEG = -float("inf")
+PROCESSOR_CLASSES = sorted((obj for obj in vars(processors).values() if isinstance(obj, type)
+                            and issubclass(obj, LogitsProcessor) and obj.__module__ == processors.__name__),
+                           key=lambda cls: cls.__name__)
+
+
+# -- what every processor promises ----------------------------------------------------------------
+
+def test_all_processors_live_in_one_module():
+    assert [cls.__name__ for cls in PROCESSOR_CLASSES] == sorted(processors.__all__)
+    assert len(PROCESSOR_CLASSES) == 5
+
+
+@pytest.mark.parametrize("cls", PROCESSOR_CLASSES, ids=lambda cls: cls.__name__)
+def test_every_processor_documents_formula_args_and_a_generate_example(cls):
+    doc = inspect.getdoc(cls)
+    assert "Args:" in doc and "Examples:" in doc and "model.generate(" in doc and ">>> " in doc
+    assert "=" in doc.split("Args:")[0]  # the formula comes before the arguments
+    for name in list(inspect.signature(cls.__init__).parameters)[1:]:
+        assert f"{name} (`" in doc.split("Args:")[1].split("Examples:")[0], f"{cls.__name__}: {name} undocumented"
+
+
+VOCAB = 40
+IDS = torch.tensor([[3, 3, 7, 7, 7, 1, 7, 2], [0, 5, 5, 9, 5, 5, 1, 5]])  # prompt of 2; 7 and 5 repeat
+
+
+def processor_under_test(cls):
+    torch.manual_seed(1)
+    made = {
+        TiltedLogitsProcessor: lambda: TiltedLogitsProcessor(0.8, 0.3, torch.randn(VOCAB)),
+        RecentRepetitionPenaltyLogitsProcessor: lambda: RecentRepetitionPenaltyLogitsProcessor(5, 1.5, prompt_length=2),
+        TemperatureDecayLogitsWarper: lambda: TemperatureDecayLogitsWarper(0.9, 1.5, 16, prompt_length=2),
+        WarmupTemperatureLogitsWarper: lambda: WarmupTemperatureLogitsWarper(1.3, 8, 0.7, prompt_length=2),
+        DualThresholdLogitsWarper: lambda: DualThresholdLogitsWarper(0.9),
+    }
+    return made[cls]()
+
+
+@pytest.mark.parametrize("cls", PROCESSOR_CLASSES, ids=lambda cls: cls.__name__)
+def test_every_processor_keeps_bfloat16_and_agrees_with_float32(cls):
+    """bf16 scores in, bf16 scores out; the values are those of the same input in float32, up to
+    bf16's precision (-inf exactly where float32 has it)."""
+    proc = processor_under_test(cls)
+    torch.manual_seed(2)
+    scores = (torch.randn(2, VOCAB) * 4).bfloat16()
+    out = proc(IDS, scores)
+    assert out.dtype == torch.bfloat16 and out.shape == scores.shape
+    reference = proc(IDS, scores.float())
+    assert reference.dtype == torch.float32
+    assert not torch.equal(reference, scores.float())  # the processor did something to these scores
+    torch.testing.assert_close(out.float(), reference, rtol=1e-2, atol=1e-2)
 
 
 # -- adaptive tilt: recent-repetition penalty ------------------------------------------------------
@@ -48,26 +105,48 @@ def test_repetition_penalty_needs_more_than_half_the_window():
 
 
 def test_adaptive_tilt_chain_hand_computed():
-    """logits 0, prior S = [1, 0, -1, 0, 0], T = 0.5, λ = 0.1 → tilt [-0.1, 0, 0.1, 0, 0];
-    generated [2, 2, 2] → token 2 repeated 3 > 2 times → minus 5·λ = 0.5."""
+    """logits 0, prior S = [1, 0, -1, 0, 0], T = 0.5, λ = 0.1 → bias −λ·T·S = [-0.05, 0, 0.05, 0, 0],
+    /T → [-0.1, 0, 0.1, 0, 0]; generated [2, 2, 2] → token 2 repeated 3 > 2 times → minus 5·λ = 0.5."""
     chain = LogitsProcessorList([
         TiltedLogitsProcessor(0.5, 0.1, torch.tensor([1.0, 0.0, -1.0, 0.0, 0.0])),
+        TemperatureLogitsWarper(0.5),
         RecentRepetitionPenaltyLogitsProcessor(5, 5 * 0.1, prompt_length=2),
     ])
     out = chain(torch.tensor([[3, 3, 2, 2, 2]]), torch.zeros(1, 5))
     assert torch.allclose(out, torch.tensor([[-0.1, 0.0, -0.4, 0.0, 0.0]]))
 
 
+def test_tilted_plan_is_the_bias_then_generates_own_temperature(lm):
+    ctx = DecodeContext(tokenizer=lm.tokenizer, device=lm.device, logits_size=lm.logits_size, prompt_length=4,
+                        max_new_tokens=16, cache_dir=lm.cache_dir)
+    plan = decoders.get("TS-Tilted").plan({"temperature": 0.7, "alpha": 0.4}, ctx)
+    (tilt,) = plan.logits_processors
+    assert isinstance(tilt, TiltedLogitsProcessor) and (tilt.temperature, tilt.alpha) == (0.7, 0.4)
+    assert plan.generate_kwargs["temperature"] == 0.7  # generate's stock TemperatureLogitsWarper, after the bias
+    assert plan.effective["temperature"] == 0.7 and plan.effective["alpha"] == 0.4
+
+
 def test_adaptive_tilt_plan(lm):
     ctx = DecodeContext(tokenizer=lm.tokenizer, device=lm.device, logits_size=lm.logits_size, prompt_length=11,
                         max_new_tokens=16, cache_dir=lm.cache_dir)
     plan = decoders.get("TS-Tilted-Adaptive").plan({"prior": "common-tokens", "history_window": 6}, ctx)
-    tilt, repeat = plan.logits_processors
+    tilt, temperature, repeat = plan.logits_processors
     assert isinstance(tilt, TiltedLogitsProcessor) and isinstance(repeat, RecentRepetitionPenaltyLogitsProcessor)
+    assert type(temperature) is TemperatureLogitsWarper and temperature.temperature == 0.8
     assert tilt.temperature == 0.8 and tilt.alpha == 0.1  # the article's AdaptiveTiltedSampler defaults
     assert repeat.window == 6 and repeat.prompt_length == 11 and repeat.penalty == pytest.approx(0.5)
     assert plan.generate_kwargs["temperature"] == 1.0 and plan.generate_kwargs["top_k"] == 50
     assert plan.effective["repeat_penalty"] == pytest.approx(0.5) and plan.effective["top_k"] == 50
+    # the chain is the article's logits/T − λS − 5λ·[repeated], as the fused tilt gave it
+    prior = build_prior(lm.tokenizer, "common-tokens", lm.logits_size, lm.device, lm.cache_dir)
+    torch.manual_seed(0)
+    logits = torch.randn(2, lm.logits_size) * 5
+    ids = torch.randint(0, lm.logits_size, (2, 11))
+    ids = torch.cat([ids, torch.tensor([[9, 9, 9, 9], [9, 8, 7, 6]])], dim=1)  # 9 fills 4 of the last 6 in row 0
+    expected = logits / 0.8 - 0.1 * prior
+    expected[0, 9] -= 0.5
+    got = LogitsProcessorList(plan.logits_processors)(ids, logits)
+    assert (got - expected).abs().max().item() < 1e-5
 
 
 def test_adaptive_tilt_generates_through_the_runner(lm):

@@ -6,7 +6,7 @@ import torch
 
 import decoders
 from decoders import DecodeContext
-from decoders.schedules import TemperatureDecayLogitsWarper, WarmupTemperatureLogitsWarper
+from decoders.processors import TemperatureDecayLogitsWarper, WarmupTemperatureLogitsWarper
 
 PROMPT = 7
 

@@ -126,9 +126,9 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
         if min_p > 0 and top_p < 1.0:
             raise _refuse(method, "min-p together with top-p runs in a different order on vLLM (min-p first)")
         if tilt is not None:
-            if temperature != 1.0:
-                raise _refuse(method, "the tilt processor expects generate's temperature to be 1")
-            temperature = tilt.temperature
+            # The tilt is the bias −λ·T·S before the temperature; ArenaTilt rebuilds it from the request's T.
+            if tilt.temperature != temperature:
+                raise _refuse(method, f"its tilt was built for T={tilt.temperature}, the request samples at T={temperature}")
             if tilt.alpha != 0.0:  # λ = 0 is plain temperature sampling: nothing for the processor to do
                 xargs[XARG_ALPHA] = tilt.alpha
                 xargs[XARG_PRIOR] = str(effective.get("prior", "wordfreq"))

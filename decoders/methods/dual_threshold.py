@@ -3,8 +3,8 @@
 from transformers import TemperatureLogitsWarper
 
 from ..base import DecodeContext, Decoder, GenerationPlan, Param
+from ..processors import DualThresholdLogitsWarper
 from ..registry import register
-from ..thresholds import DualThresholdLogitsWarper
 
 
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:

@@ -1,8 +1,8 @@
 """TS-Decay (article 003, §4.4): sampling with T(t) = T_max·(1 - t/L)^γ."""
 
 from ..base import DecodeContext, Decoder, GenerationPlan, Param
+from ..processors import TemperatureDecayLogitsWarper
 from ..registry import register
-from ..schedules import TemperatureDecayLogitsWarper
 
 
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:

@@ -9,12 +9,13 @@ from ..registry import register
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
     prior = build_prior(ctx.tokenizer, s["prior"], ctx.logits_size, ctx.device, ctx.cache_dir)
     tilt = TiltedLogitsProcessor(s["temperature"], s["alpha"], prior)
-    # T lives in the processor; generate's own temperature stays 1 so it is applied once, first.
-    kwargs = {"do_sample": True, "temperature": 1.0, "top_p": s["top_p"], "top_k": s["top_k"]}
+    # The tilt is a bias (−λ·T·S); generate runs it before its own TemperatureLogitsWarper(T), then
+    # top-k/top-p: (logits − λ·T·S)/T = logits/T − λS, so with λ = 0 this is TS-Temp's call.
+    kwargs = {"do_sample": True, "temperature": s["temperature"], "top_p": s["top_p"], "top_k": s["top_k"]}
     effective = {
         "do_sample": True,
         "temperature": s["temperature"],
-        "temperature_applied": "inside the tilt processor, before top-k/top-p (generate temperature=1)",
+        "temperature_applied": "by generate's TemperatureLogitsWarper, after the tilt's bias −λ·T·S, before top-k/top-p",
         "alpha": s["alpha"],
         "prior": s["prior"],
         "top_k": s["top_k"],

@@ -1,9 +1,11 @@
 """TS-Tilted-Adaptive (article 000, §5.1): TS-Tilted plus a penalty on tokens repeated in the
 last few generated tokens."""
 
-from ..adaptive import RecentRepetitionPenaltyLogitsProcessor
+from transformers import TemperatureLogitsWarper
+
 from ..base import DecodeContext, Decoder, GenerationPlan, Param
 from ..priors import PRIORS
+from ..processors import RecentRepetitionPenaltyLogitsProcessor
 from ..registry import register
 from .ts_tilted import plan as tilted_plan
 
@@ -13,9 +15,14 @@ PENALTY_FACTOR = 5.0  # the article's `base_alpha * 5.0`
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
     tilted = tilted_plan(s, ctx)
     penalty = PENALTY_FACTOR * s["alpha"]
-    # After the tilt, so the penalty is subtracted from logits/T - λS, as in the article.
-    tilted.logits_processors.append(RecentRepetitionPenaltyLogitsProcessor(s["history_window"], penalty, ctx.prompt_length))
+    # The article subtracts the penalty from logits/T − λS, so the temperature must come before it:
+    # the stock warper moves from generate (which would run it last) into the list, after the tilt.
+    tilted.generate_kwargs["temperature"] = 1.0
+    tilted.logits_processors += [TemperatureLogitsWarper(s["temperature"]),
+                                 RecentRepetitionPenaltyLogitsProcessor(s["history_window"], penalty, ctx.prompt_length)]
     tilted.effective.update(
+        temperature_applied="a TemperatureLogitsWarper after the tilt's bias −λ·T·S, before the repetition penalty "
+                            "and top-k/top-p (generate temperature=1)",
         history_window=s["history_window"],
         repeat_limit=f"more than {s['history_window'] // 2} of the last {s['history_window']} generated tokens",
         repeat_penalty=penalty,

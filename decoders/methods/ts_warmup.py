@@ -1,8 +1,8 @@
 """TS-Warmup (article 003, §2.3): the first k tokens at a higher temperature."""
 
 from ..base import DecodeContext, Decoder, GenerationPlan, Param
+from ..processors import WarmupTemperatureLogitsWarper
 from ..registry import register
-from ..schedules import WarmupTemperatureLogitsWarper
 
 
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
