@@ -17,8 +17,14 @@ set +e
 # Lint first (pyflakes rules and syntax, see pyproject.toml); a finding fails the run after the tests.
 python -m ruff check .
 lint=$?
+# The docstring examples in decoders/ run as tests, in a run of their own: --doctest-modules imports
+# every .py file under the paths it is given, and tests/zerogpu_emulation.py must never be imported
+# in-process (it patches torch globally).
+python -m pytest -q --doctest-modules decoders
+doctests=$?
 python -m pytest "$@"
 status=$?
+[ "$status" -eq 0 ] && [ "$doctests" -ne 0 ] && status=$doctests
 [ "$status" -eq 0 ] && [ "$lint" -ne 0 ] && status=$lint
 set -e
 for stop in "${ARENA_SERVICE_STOPS[@]:-}"; do [ -n "$stop" ] && eval "$stop" || true; done
