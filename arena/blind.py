@@ -40,6 +40,7 @@ import pandas as pd
 
 from . import invites
 from .errors import UserError
+from .numbers import study_id as parse_study_id, whole_number
 from .store import SCORE_COLUMNS, Store, check_score, clean_rater_name
 from .studies import ready_item_ids
 
@@ -178,13 +179,7 @@ def _outputs(store: Store, item: Mapping[str, Any], need: Sequence[int] = ()) ->
 
 
 def _parse_study_id(study_id: Any) -> int:
-    try:
-        value = int(study_id)
-        if value != float(study_id):
-            raise ValueError
-        return value
-    except (TypeError, ValueError, OverflowError):
-        raise UserError("choose a study first") from None
+    return parse_study_id(study_id, "choose a study first")
 
 
 def _mapping(store: Store, study_id: int, rater_id: int, item: Mapping[str, Any]) -> dict[int, int]:
@@ -245,12 +240,7 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
             return None, (f"You have rated all {len(ready)} items of this study. Thank you! "
                           "Use Previous to review or change a rating.")
     else:
-        try:
-            pos = int(index) - 1
-        except (TypeError, ValueError):
-            raise UserError("item number must be a whole number") from None
-        if not 0 <= pos < len(ready):
-            raise UserError(f"item number must be between 1 and {len(ready)}")
+        pos = whole_number(index, "item number", 1, len(ready)) - 1
     item = store.get_item(ready[pos])  # only the item shown, not every item of the study
     if item is None:  # deleted a moment ago
         raise UserError("that study changed; press Start again")

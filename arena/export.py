@@ -24,6 +24,7 @@ from typing import Any, Iterable, Sequence
 from sqlalchemy import select
 
 from .errors import UserError
+from .numbers import parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.store import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
 from .store.schema import STUDY_STATES, items, outputs, raters, ratings, studies
@@ -157,12 +158,7 @@ def _parse(column: str, value: Any, where: str) -> Any:
         return None
     try:
         if column in INT_COLUMNS:
-            if isinstance(value, bool):
-                raise ValueError
-            number = float(value) if isinstance(value, str) else value
-            if number != int(number):
-                raise ValueError
-            return int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else int(number)
+            return parse_whole(value)
         if column in FLOAT_COLUMNS:
             return float(value)
         if column in TIME_COLUMNS:

@@ -23,7 +23,7 @@ def parse_whole(value: object) -> int:
     ...
     ValueError: not a whole number: 2.5
     """
-    if isinstance(value, bool) or value is None:
+    if isinstance(value, (bool, bytes, bytearray)) or value is None:
         raise ValueError(f"not a whole number: {value!r}")
     try:
         return operator.index(value)  # type: ignore[arg-type]  # int and numpy integers, exactly

@@ -40,6 +40,7 @@ from .errors import UserError
 from .zerogpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
 from .llm import LoadedModel, lookup
+from .numbers import whole_number
 from .prompts import encode_prompt
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)
@@ -84,23 +85,8 @@ class RunRequest:
 def validate_request(req: RunRequest) -> RunRequest:
     """Check everything before any generation starts, so a bad field never costs a run."""
     methods = decoders.parse_methods(req.methods)
-    try:
-        max_new = int(req.max_new_tokens)
-        if max_new != float(req.max_new_tokens):
-            raise ValueError
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"max_new_tokens must be a whole number, got {req.max_new_tokens!r}") from None
-    lo, hi = MAX_NEW_TOKENS_RANGE
-    if not lo <= max_new <= hi:
-        raise UserError(f"max_new_tokens must be between {lo} and {hi}, got {max_new}")
-    seed = req.seed
-    if seed is not None:
-        try:
-            seed = int(seed)
-            if seed != float(req.seed) or not 0 <= seed < 2**63:
-                raise ValueError
-        except (TypeError, ValueError, OverflowError):
-            raise UserError(f"seed must be a whole number ≥ 0, got {req.seed!r}") from None
+    max_new = whole_number(req.max_new_tokens, "max_new_tokens", *MAX_NEW_TOKENS_RANGE)
+    seed = None if req.seed is None else whole_number(req.seed, "seed", 0, 2**63 - 1)
     settings = {} if req.settings is None else req.settings
     if not isinstance(settings, Mapping):
         raise UserError(f"settings must map method names to their parameters, got {req.settings!r}")

@@ -24,6 +24,7 @@ import decoders
 
 from .engines import current_engine
 from .errors import UserError
+from .numbers import study_id as parse_study_id, whole_number
 from .prompts import SCENARIOS, PromptSpec, clean_prompt, encode_prompt, read_prompt_file
 from .prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
 from . import batching
@@ -94,9 +95,9 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
     if unknown:
         raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
     resolved = {m: decoders.get(m).resolve(settings.get(m)) for m in chosen}
-    samples = _whole(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
-    max_new = _whole(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
-    seed = secrets.randbelow(2**62) if base_seed in (None, "") else _whole(base_seed, "base seed", 0, 2**62)
+    samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
+    max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
+    seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
     slots = expected_slots(chosen, samples)
     if len(slots) > MAX_RESPONSES:
         raise UserError(f"{len(slots)} responses per item is too many to rate side by side; "
@@ -123,18 +124,6 @@ def derive_seed(base_seed: int, item_public_id: str, method: str, sample: int) -
     digest = hashlib.sha256(f"{int(base_seed)}|{item_public_id}|{method}|{int(sample)}".encode()).digest()
     # 53 bits: exact as a float too (JSON clients, the runner's whole-number check), and far beyond guessing
     return int.from_bytes(digest[:8], "big") >> 11
-
-
-def _whole(value: Any, what: str, lo: int, hi: int) -> int:
-    try:
-        number = float(value)
-        if number != int(number):
-            raise ValueError
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"{what} must be a whole number, got {value!r}") from None
-    if not lo <= int(number) <= hi:
-        raise UserError(f"{what} must be between {lo} and {hi}, got {int(number)}")
-    return int(number)
 
 
 # ---- pre-generation -------------------------------------------------------------------------------
@@ -192,7 +181,7 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
     engine = current_engine()
     if engine is not None:  # ARENA_ENGINE=vllm: every request at once, batched by the server (arena/engines)
         return engine.generate_study(store, lm, study_id, progress, should_stop)
-    size = DEFAULT_BATCH_SIZE if batch_size in (None, "", "auto") else _whole(batch_size, "batch size", 1, 64)
+    size = DEFAULT_BATCH_SIZE if batch_size in (None, "", "auto") else whole_number(batch_size, "batch size", 1, 64)
     with _running_lock:
         if study_id in _running:
             raise UserError("this study is being generated already; wait for that run to finish")
@@ -441,10 +430,7 @@ def _check_confirmation(study: Mapping[str, Any], typed: object) -> None:
 
 
 def _study_for_deletion(store: Store, study_id: Any, typed_name: object) -> dict[str, Any]:
-    try:
-        sid = int(study_id)
-    except (TypeError, ValueError, OverflowError):
-        raise UserError("choose a study") from None
+    sid = parse_study_id(study_id)
     study = store.get_study(sid)
     if study is None:
         raise UserError(f"there is no study #{sid}")

@@ -22,6 +22,7 @@ import decoders
 
 from arena import blind, export, invites, studies, throttle
 from arena.errors import UserError
+from arena.numbers import study_id as parse_study_id
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from arena.zerogpu import hardware_banner, storage_banner
 from . import AppContext, organizer_dashboard, organizer_stats
@@ -92,10 +93,7 @@ def study_options(ctx: AppContext) -> list[tuple[str, int]]:
 
 
 def _study_id(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise UserError("choose a study") from None
+    return parse_study_id(value)
 
 
 def _forget_cached_scores() -> None:

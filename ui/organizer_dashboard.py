@@ -19,6 +19,7 @@ from evaluation.stats_raters import seconds_per_item
 
 from arena import estimate, studies
 from arena.errors import UserError
+from arena.numbers import parse_whole
 from arena.store import Store
 
 RATER_COLUMNS = ["rater", "% done", "items done", "median s / item", "last activity (UTC)"]
@@ -71,9 +72,9 @@ def preview(prompts: list, methods: list[str] | None, samples: Any, max_new_toke
     if not methods:
         return "Choose at least one method."
     try:
-        n_samples = max(1, int(samples or 1))
-        max_new = int(max_new_tokens)
-    except (TypeError, ValueError):
+        n_samples = max(1, parse_whole(samples or 1))
+        max_new = parse_whole(max_new_tokens)
+    except ValueError:
         return "Enter whole numbers for samples and max_new_tokens."
     if not prompts:
         return "No prompts yet."

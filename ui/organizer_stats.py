@@ -21,6 +21,7 @@ from evaluation import human, stats_design, stats_raters
 
 from arena import throttle
 from arena.errors import UserError
+from arena.numbers import parse_whole, study_id as parse_study_id
 from . import AppContext
 from .rating import store_for
 from .safe import md_text, toast
@@ -37,16 +38,13 @@ def _check(ctx: AppContext, pw: Any, request: Any) -> None:
 
 
 def _study_id(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise UserError("choose a study") from None
+    return parse_study_id(value)
 
 
 def _ints(text: Any, what: str, low: int, high: int) -> list[int]:
     parts = [p for p in str(text if text is not None else "").replace(";", ",").replace(" ", ",").split(",") if p]
     try:
-        values = sorted({int(p) for p in parts})
+        values = sorted({parse_whole(p) for p in parts})
     except ValueError:
         raise UserError(f"{what}: whole numbers separated by commas, e.g. 8, 16, 32") from None
     if not values or values[0] < low or values[-1] > high:

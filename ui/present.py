@@ -25,6 +25,7 @@ from evaluation import results as res
 from evaluation import story
 
 from arena.errors import UserError
+from arena.numbers import study_id as parse_study_id
 from arena.store import Store, get_store
 
 PATH = "/present"
@@ -186,10 +187,10 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
     is kept, keyed by the study's id, state and counts (a published study no longer changes; a
     deletion or a change of state gives a new key), and one page is computed at a time."""
     try:
-        sid = int(str(study_id).strip())
-        study = store.get_study(sid) if -2**63 <= sid < 2**63 else None
-    except (TypeError, ValueError, OverflowError):
-        study = None
+        sid = parse_study_id(study_id)
+    except UserError:
+        return 404, page_html(None)
+    study = store.get_study(sid)
     if study is None or study["state"] != "published":
         return 404, page_html(None)
     key = (str(store.url) if hasattr(store, "url") else id(store), sid, study["name"], study["state"],

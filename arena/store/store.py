@@ -6,7 +6,6 @@ Everything above it (studies, blind rating, export, the evaluation) goes through
 from __future__ import annotations
 
 import json
-import math
 import secrets
 import threading
 import unicodedata
@@ -18,6 +17,7 @@ from sqlalchemy import Connection, Engine, and_, case, func, select, update
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from ..errors import UserError
+from ..numbers import parse_whole
 from .engine import make_engine, normalize_url
 from .schema import (
     SCORE_COLUMNS,
@@ -79,19 +79,13 @@ def clean_rater_name(name: object) -> str:
 
 def check_score(name: str, value: object) -> int:
     """Scores are whole numbers 1..5; bools and 4.5 are refused, "4" and 4.0 accepted."""
-    if isinstance(value, bool) or value is None:
-        raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}")
-    if isinstance(value, str):
-        value = value.strip()
     try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
+        number = parse_whole(value)
+    except ValueError:
         raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}") from None
-    if not math.isfinite(number) or number != int(number):
-        raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}")
-    if not 1 <= int(number) <= 5:
+    if not 1 <= number <= 5:
         raise UserError(f"{name} must be from 1 to 5, got {value!r}")
-    return int(number)
+    return number
 
 
 def clean_comment(comment: object) -> str | None:
