@@ -299,8 +299,9 @@ def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubm
 
 
 def check_stored(frame, report: LoadReport, n_responses: int) -> dict[str, int]:
-    """Compare the study's stored ratings with what the raters sent. Returns counts; raises on a
-    missing, duplicated or altered rating."""
+    """Compare the study's stored ratings with what the raters sent. Returns counts (expected, stored,
+    duplicates, wrong, distinct_comments) and never raises on a bad rating: the caller (`main`) turns
+    a missing, duplicated or altered rating into exit code 1."""
     names = {r.name: i for i, r in enumerate(report.results)}
     mine = frame[frame["rater"].isin(names)]
     expected = report.raters * report.items * n_responses

@@ -43,6 +43,21 @@ DIMENSIONS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
 REQUIRED_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position", *DIMENSIONS)
 
 
+def pseudonymize_raters(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Replace rater names by "rater 1…n", numbered in order of each rater's first rating (ties by
+    name). For anything public: a rater's name is the credential that opens their ratings.
+
+    >>> frame = pd.DataFrame({"rater": ["bo", "al", "bo"], "created_at": [2, 1, 3]})
+    >>> pseudonymize_raters(frame)["rater"].tolist()
+    ['rater 2', 'rater 1', 'rater 2']
+    """
+    if ratings.empty:
+        return ratings
+    first = ratings.groupby("rater")["created_at"].min().reset_index().sort_values(["created_at", "rater"])
+    labels = {name: f"rater {i}" for i, name in enumerate(first["rater"], start=1)}
+    return ratings.assign(rater=ratings["rater"].map(labels))
+
+
 def _as_list(value: Any) -> list | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None

@@ -28,8 +28,9 @@ most of the head's cost for long prompts; models whose logits are more than `lm_
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
@@ -239,6 +240,47 @@ def score_outputs(lm: LoadedModel, outputs: Any, batch_size: int = 16) -> dict[A
     pairs = [encode_pair(lm, p, c, r) for p, c, r in zip(rows["prompt"], rows["text"].fillna(""), raws)]
     scores = scores_on_device(lm, pairs, batch_size=batch_size)
     return dict(zip(rows["output_id"], scores))
+
+
+class ScoreCache:
+    """Per-output perplexity, computed once per model, dtype and output id (a stored output never
+    changes). The dtype is part of the key: the same model in bf16 and fp32 gives different
+    perplexities. Thread-safe; scoring holds `lm.lock`, so it never runs alongside a timed generation
+    on the same device."""
+
+    def __init__(self) -> None:
+        self._scores: dict[tuple[str, str, int], ItemScore] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(lm: Any, output_id: Any) -> tuple[str, str, int]:
+        return (lm.name, str(getattr(lm, "dtype", "")).replace("torch.", ""), int(output_id))
+
+    def scores(self, lm: Any, outputs: Any, score: Callable[[Any, Any], dict[Any, ItemScore]] | None = None
+               ) -> dict[Any, ItemScore]:
+        """Scores for a frame as `score_outputs` takes it (output_id, prompt, text, raw); only the
+        outputs not seen before are scored, by `score` (default `score_outputs`)."""
+        with self._lock:
+            todo = outputs[[self.key(lm, o) not in self._scores for o in outputs["output_id"]]]
+        if len(todo):
+            with lm.lock:
+                fresh = (score or score_outputs)(lm, todo)
+            with self._lock:
+                self._scores.update({self.key(lm, k): v for k, v in fresh.items()})
+        with self._lock:
+            return {o: self._scores[self.key(lm, o)] for o in outputs["output_id"]}
+
+    def forget(self) -> None:
+        """Drop every score. Needed after a deletion: SQLite can give a deleted output's id to a new
+        output, and the cache is keyed by output id."""
+        with self._lock:
+            self._scores.clear()
+
+    def __len__(self) -> int:
+        return len(self._scores)
+
+
+SCORES = ScoreCache()  # this process's cache: the Results tab's perplexity column
 
 
 # -- the GPU task: plain data in (a model key, token id lists), numbers out ------------------------

@@ -193,7 +193,7 @@ def test_perplexity_runs_inside_a_zero_gpu_task(monkeypatch, store, lm):
         zero = importlib.reload(tab)
         # What `@gpu_task` does at import on ZeroGPU (not reloaded here: other tests hold its classes).
         monkeypatch.setattr(perplexity, "gpu_scores", gpu()(perplexity.gpu_scores))
-        zero.forget_scores()
+        perplexity.SCORES.forget()
         view = zero.compute_view(store, fill(store), lm=lm)
     finally:
         monkeypatch.undo()

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from arena.llm import LoadedModel, get_default_model
 from arena.settings import current as current_settings
+from arena.store import Store, get_store
 
 
 @dataclass
@@ -19,3 +20,12 @@ class AppContext:
     # Filled by app.py while building: the gr.Tabs component, so one tab can switch to another.
     tabs: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+def store_for(ctx: AppContext) -> Store:
+    """The app's store: `ctx.extras["store"]` when a caller set one, else the one from the settings
+    (DATABASE_URL or ARENA_DB_PATH), opened once and kept in the context."""
+    store = ctx.extras.get("store")
+    if store is None:
+        store = ctx.extras["store"] = get_store()
+    return store

@@ -22,6 +22,7 @@ import decoders
 
 from arena import blind, export, invites, studies, throttle
 from arena.errors import UserError
+from evaluation.perplexity import SCORES
 from arena.numbers import study_id as parse_study_id
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from arena.zerogpu import hardware_banner, storage_banner
@@ -97,9 +98,7 @@ def _study_id(value: Any) -> int:
 
 
 def _forget_cached_scores() -> None:
-    from . import results
-
-    results.forget_scores()
+    SCORES.forget()
 
 
 def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any,

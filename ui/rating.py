@@ -15,9 +15,9 @@ import gradio as gr
 
 from arena import blind, invites, studies, throttle
 from arena.errors import UserError
-from arena.store import Store, get_store
+from arena.store import Store
 from arena.zerogpu import hardware_banner, storage_banner
-from . import AppContext
+from . import AppContext, store_for
 from . import assets
 from .safe import md_text
 
@@ -43,12 +43,6 @@ HELP = {
 }
 
 
-def store_for(ctx: AppContext) -> Store:
-    """The app's store: `ctx.extras["store"]` when a caller set one, else the one from the environment."""
-    store = ctx.extras.get("store")
-    if store is None:
-        store = ctx.extras["store"] = get_store()
-    return store
 
 
 def handoff_state(ctx: AppContext) -> gr.State:

@@ -12,7 +12,6 @@ import html
 import math
 import re
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +20,14 @@ import pandas as pd
 
 from evaluation import results as res
 from evaluation import story
-from evaluation.perplexity import ItemScore, score_outputs
+from evaluation.human import pseudonymize_raters
+from evaluation.perplexity import SCORES, ItemScore
 
 from arena.errors import UserError
-from arena.store import Store, get_store
-from . import AppContext
+from arena.numbers import study_id as parse_study_id
+from arena.store import Store
+from . import AppContext, store_for
 from .present import present_url
-
-_ppl_cache: dict[tuple[str, str, int], ItemScore] = {}
-_ppl_lock = threading.Lock()
-
-
-def store_for(ctx: AppContext) -> Store:
-    store = ctx.extras.get("store")
-    if store is None:
-        store = ctx.extras["store"] = get_store()
-    return store
-
 
 def study_options(store: Store) -> list[tuple[str, int]]:
     """Published studies, newest first: nothing per method about a study leaves the server through
@@ -45,44 +35,11 @@ def study_options(store: Store) -> list[tuple[str, int]]:
     return [(f"{s['name']} (#{s['id']})", int(s["id"])) for s in store.list_studies() if s["state"] == "published"]
 
 
-def _score_on_device(lm, outputs: pd.DataFrame) -> dict[Any, ItemScore]:
-    # On ZeroGPU the model's device exists only inside a `spaces.GPU` task: `score_outputs` encodes
-    # here and scores in `evaluation.perplexity.gpu_scores` tasks (plain token ids in, numbers out).
-    return score_outputs(lm, outputs)
-
-
-def _ppl_key(lm, output_id: Any) -> tuple[str, str, int]:
-    # The dtype is part of the key: the same model in bf16 and fp32 gives different perplexities.
-    return (lm.name, str(getattr(lm, "dtype", "")).replace("torch.", ""), int(output_id))
-
-
-def forget_scores() -> None:
-    """Drop the perplexity cache. Needed after a deletion: SQLite can give a deleted output's id
-    to a new output, and the cache is keyed by output id."""
-    with _ppl_lock:
-        _ppl_cache.clear()
-
-
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
-    """Per-output perplexity under `lm`, computed once per output and model (outputs never change)."""
+    """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
+    On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out)."""
     raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
-    todo = outputs[[_ppl_key(lm, o) not in _ppl_cache for o in outputs["output_id"]]]
-    if len(todo):
-        with lm.lock:  # never alongside a timed generation on the same device
-            fresh = _score_on_device(lm, todo.assign(raw=[raw.get(int(i)) for i in todo["item_id"]]))
-        with _ppl_lock:
-            _ppl_cache.update({_ppl_key(lm, k): v for k, v in fresh.items()})
-    return {o: _ppl_cache[_ppl_key(lm, o)] for o in outputs["output_id"]}
-
-
-def pseudonymize_raters(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Replace rater names by "rater 1…n" (in order of their first rating). This tab is public and a
-    rater's name is the credential that opens their ratings, so names never leave the server here."""
-    if ratings.empty:
-        return ratings
-    first = ratings.groupby("rater")["created_at"].min().reset_index().sort_values(["created_at", "rater"])
-    labels = {name: f"rater {i}" for i, name in enumerate(first["rater"], start=1)}
-    return ratings.assign(rater=ratings["rater"].map(labels))
+    return SCORES.scores(lm, outputs.assign(raw=[raw.get(int(i)) for i in outputs["item_id"]]))
 
 
 def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
@@ -102,11 +59,8 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     answer, so the reply does not even tell whether a study exists."""
     if study_id in (None, ""):
         raise UserError("choose a study")
-    try:
-        study_id = int(study_id)
-    except (TypeError, ValueError, OverflowError):
-        raise UserError("there is no published study with that id") from None
-    study = store.get_study(study_id) if -2**63 <= study_id < 2**63 else None
+    study_id = parse_study_id(study_id, "there is no published study with that id")
+    study = store.get_study(study_id)
     if study is None or (public and study["state"] != "published"):
         raise UserError("there is no published study with that id")
     ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
