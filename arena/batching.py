@@ -26,7 +26,7 @@ from transformers import LogitsProcessorList
 import decoders
 
 from .zerogpu import duration_s, gpu_task
-from .llm import LoadedModel, lookup
+from .llm import LoadedModel, end_ids, lookup
 from .runner import device_generate_kwargs, plan_for
 
 DEFAULT_BATCH_SIZE = 8
@@ -52,10 +52,8 @@ def plan_key(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, 
     return json.dumps(plan.effective, sort_keys=True, default=str)
 
 
-def eos_ids(lm: LoadedModel) -> set[int]:
-    eos = lm.tokenizer.eos_token_id
-    ids = set(eos if isinstance(eos, list) else [eos]) | {lm.tokenizer.pad_token_id}
-    return {int(i) for i in ids if i is not None}
+def eos_ids(lm: LoadedModel) -> frozenset[int]:
+    return end_ids(lm.tokenizer)
 
 
 def left_pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:

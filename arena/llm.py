@@ -86,6 +86,14 @@ class LoadedModel:
         return bool(getattr(self.tokenizer, "chat_template", None))
 
 
+def end_ids(tokenizer: Any) -> frozenset[int]:
+    """The ids that end a generated sequence: the tokenizer's end-of-sequence id(s) and its pad id
+    (what follows the first of them in a batch or a beam is padding, not text)."""
+    eos = tokenizer.eos_token_id
+    ids = (list(eos) if isinstance(eos, (list, tuple)) else [eos]) + [tokenizer.pad_token_id]
+    return frozenset(int(i) for i in ids if i is not None)
+
+
 def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
     root = cache_dir or settings.current().cache_dir or Path.home() / ".cache" / "decoding-arena"
     return Path(root).expanduser()

@@ -39,7 +39,7 @@ from .engines import current_engine
 from .errors import UserError
 from .zerogpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
-from .llm import LoadedModel, lookup
+from .llm import LoadedModel, end_ids, lookup
 from .numbers import whole_number
 from .prompts import encode_prompt
 
@@ -264,8 +264,7 @@ def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str =
 def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch.Tensor, output: torch.Tensor,
             ttft: float, latency: float, mem: MemoryReading, seed: int | None) -> MethodResult:
     new_ids = output[0, input_ids.shape[1]:].tolist()
-    eos = lm.tokenizer.eos_token_id
-    eos_ids = set(eos if isinstance(eos, list) else [eos]) | {lm.tokenizer.pad_token_id}
+    eos_ids = end_ids(lm.tokenizer)
     # Anything after the first end-of-sequence is padding, not generated text.
     cut = next((i for i, t in enumerate(new_ids) if t in eos_ids), None)
     if cut is not None:
@@ -294,12 +293,19 @@ def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch
 def run_one(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Mapping[str, Any] | None,
             max_new_tokens: int, seed: int | None, prompt: str = "", cancel: threading.Event | None = None) -> MethodResult:
     """Warm up (once), then one timed generation, in this process. Caller holds `lm.lock`."""
+    return _run_planned(lm, method, input_ids, overrides, max_new_tokens, seed, prompt, cancel)[0]
+
+
+def _run_planned(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Mapping[str, Any] | None,
+                 max_new_tokens: int, seed: int | None, prompt: str = "", cancel: threading.Event | None = None
+                 ) -> tuple[MethodResult, GenerationPlan]:
+    """`run_one`, and the plan that ran (the trace reads what its custom loop recorded)."""
     warm_up(lm, method, input_ids, prompt)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
     output, ttft, latency, mem = _timed_generate(lm, plan, input_ids, seed, cancel=cancel)
     if cancel is not None and cancel.is_set():
         raise Cancelled(f"{method} was stopped")
-    return _result(lm, method, plan, input_ids, output, ttft, latency, mem, seed)
+    return _result(lm, method, plan, input_ids, output, ttft, latency, mem, seed), plan
 
 
 def encode(lm: LoadedModel, req: RunRequest) -> torch.Tensor:
@@ -518,18 +524,13 @@ def _trace_duration(key: str, prompt_ids: list[int], overrides: dict | None, see
 @gpu_task(duration=_trace_duration)
 def gpu_trace(key: str, prompt_ids: list[int], overrides: dict | None, seed: int | None, max_new_tokens: int,
               prompt: str = "", method: str = "Multi-Arm") -> dict[str, Any]:
-    """One Multi-Arm generation with its trace, in one GPU task: answer token ids, the trace as a
-    dict of plain values, and the effective settings."""
+    """One Multi-Arm generation with its trace, in one GPU task, through the same warm-up, timed
+    generation and result as Compare (`run_one`): the result as plain data, its answer token ids,
+    the trace as a dict of plain values, and the effective settings."""
     lm = lookup(key)
-    input_ids = _device_ids(lm, prompt_ids)
-    plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    with torch.inference_mode():
-        if seed is not None:
-            torch.manual_seed(seed)
-        output = plan.custom_generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
-                                      max_new_tokens=max_new_tokens, pad_token_id=lm.tokenizer.pad_token_id)
-    new_ids = [int(t) for t in output[0, input_ids.shape[1]:].tolist()]
-    return {"token_ids": new_ids, "trace": plan.custom_generate.last_trace.as_dict(), "settings": plan.effective}
+    result, plan = _run_planned(lm, method, _device_ids(lm, prompt_ids), overrides, max_new_tokens, seed, prompt)
+    return {"result": _plain_result(result), "token_ids": list(result.token_ids),
+            "trace": plan.custom_generate.last_trace.as_dict(), "settings": result.settings}
 
 
 def environment() -> dict[str, str]:

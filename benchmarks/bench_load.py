@@ -48,8 +48,10 @@ for extra in (ROOT, ROOT / "tests"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
+from arena.store.schema import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
+
 SLOTS = 8  # response slots in the rating tab (A..H)
-DIMENSIONS = ("coherence", "informativeness", "naturalness")
+DIMENSIONS = SCORE_COLUMNS
 CALL_TIMEOUT_S = 600
 
 
@@ -314,7 +316,7 @@ def check_stored(frame, report: LoadReport, n_responses: int) -> dict[str, int]:
         seen_comments.add(row.comment)
         index = names[name]
         want = tuple(score(index, item, slot, d) for d in range(len(DIMENSIONS)))
-        got = (row.coherence, row.informativeness, row.naturalness)
+        got = tuple(getattr(row, d) for d in DIMENSIONS)
         if name != row.rater or want != got:
             wrong += 1
     return dict(expected=expected, stored=len(mine), duplicates=duplicates, wrong=wrong,

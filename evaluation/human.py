@@ -39,7 +39,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-DIMENSIONS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
+from arena.store.schema import SCORE_COLUMNS
+
+DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the rating dimensions, named once: arena.store.schema
 REQUIRED_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position", *DIMENSIONS)
 
 

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from arena.zerogpu import duration_s, gpu_task
-from arena.llm import LoadedModel, lookup
+from arena.llm import LoadedModel, end_ids, lookup
 from arena.prompts import SCENARIOS, encode_prompt
 
 
@@ -111,8 +111,7 @@ def encode_pair(lm: LoadedModel, prompt: str, continuation: str, raw: bool = Tru
 
 def strip_end(lm: LoadedModel, token_ids: Sequence[int]) -> list[int]:
     """Generated ids without a final end-of-sequence / padding token."""
-    eos = lm.tokenizer.eos_token_id
-    ends = set(eos if isinstance(eos, list) else [eos]) | {lm.tokenizer.pad_token_id}
+    ends = end_ids(lm.tokenizer)
     ids = list(token_ids)
     while ids and ids[-1] in ends:
         ids.pop()

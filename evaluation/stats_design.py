@@ -151,7 +151,7 @@ def _percentile_ci(diff: np.ndarray, rng: np.random.Generator, n_resamples: int 
 
 
 def calibrate(design: Design = Design(), n_null: int = 500, n_known: int = 500, known_effect: float = 0.5,
-              seed: int = 0, mixed_reps: int = 0, dimension: str = "coherence") -> Calibration:
+              seed: int = 0, mixed_reps: int = 0, dimension: str = human.DIMENSIONS[0]) -> Calibration:
     """Simulate null studies (no method effect) and studies where the last method is shifted by
     `known_effect` on the latent scale, and run the app's own functions on each: the false-positive
     rates of the primary tests, and how often the 95% CI of the known difference (on the observed

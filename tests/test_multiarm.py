@@ -200,6 +200,19 @@ def test_trace_view_data(lm, forced):
     assert run.text and run.trace.steps and run.settings["method"] == "Multi-Arm"
 
 
+def test_a_trace_is_the_runners_own_run(lm):
+    """The trace tab generates through arena.runner (warm-up, timed generation, result), so with the
+    same seed it gives Compare's answer, with Compare's timing fields."""
+    from arena.runner import RunRequest, run_methods
+    from ui.trace import run_trace
+
+    run = run_trace(lm, PROMPT, raw=True, max_new_tokens=4, seed=7)
+    [compare] = run_methods(lm, RunRequest(PROMPT, ["Multi-Arm"], {}, 4, 7, True))
+    assert run.text == compare.text and run.result["token_ids"] == compare.token_ids
+    assert run.result["settings"] == compare.settings == run.settings
+    assert 0 < run.result["ttft_ms"] <= run.result["latency_ms"] and run.result["finish_reason"] in ("eos", "length")
+
+
 def test_trace_tab_builds_without_a_model_call():
     import gradio as gr
 

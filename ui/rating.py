@@ -15,7 +15,7 @@ import gradio as gr
 
 from arena import blind, invites, studies, throttle
 from arena.errors import UserError
-from arena.store import Store
+from arena.store import SCORE_COLUMNS, Store
 from arena.zerogpu import hardware_banner, storage_banner
 from . import AppContext, store_for
 from . import assets
@@ -36,11 +36,9 @@ Responses are **cut off after a fixed number of tokens on purpose**: don't mark 
 because it stops mid-sentence. The order of the responses is random; which method wrote which stays
 hidden. You can go back and change a rating.
 """
-HELP = {
-    "coherence": "Coherence: logical, consistent, on topic",
-    "informativeness": "Informativeness / creativity: says something useful or interesting",
-    "naturalness": "Naturalness: reads like fluent human writing",
-}
+HELP = dict(zip(SCORE_COLUMNS, ("Coherence: logical, consistent, on topic",
+                                 "Informativeness / creativity: says something useful or interesting",
+                                 "Naturalness: reads like fluent human writing"), strict=True))
 
 
 

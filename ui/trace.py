@@ -39,18 +39,19 @@ class TraceRun:
     text: str
     trace: MultiArmTrace
     settings: dict[str, Any]
+    result: dict[str, Any]  # the runner's MethodResult as plain data: timing, tokens, finish reason
 
 
 def run_trace(lm: LoadedModel, prompt: str, raw: bool = False, max_new_tokens: Any = 48, seed: Any = 0,
               overrides: dict[str, Any] | None = None) -> TraceRun:
     """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
-    in `arena.runner.gpu_trace`, the same plain-data GPU path as Compare (a ZeroGPU task there)."""
+    in `arena.runner.gpu_trace`: Compare's own warm-up, timed generation and result (`run_one`) on
+    the same plain-data GPU path (a ZeroGPU task there)."""
     req = validate_request(RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw))
     prompt_ids = encode_ids(lm, req)
     with lm.lock:
         out = gpu_trace(lm.key, prompt_ids, req.settings.get(METHOD), req.seed, req.max_new_tokens, req.prompt)
-    text = lm.tokenizer.decode(out["token_ids"], skip_special_tokens=True)
-    return TraceRun(text, trace_from_dict(out["trace"]), out["settings"])
+    return TraceRun(out["result"]["text"], trace_from_dict(out["trace"]), out["settings"], out["result"])
 
 
 def trace_from_dict(d: dict[str, Any]) -> MultiArmTrace:

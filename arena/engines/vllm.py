@@ -36,6 +36,7 @@ from decoders.processors import TiltedLogitsProcessor
 
 from ..settings import current as current_settings
 from ..errors import UserError
+from ..llm import end_ids
 from ..prompts import encode_prompt
 
 # vllm_xargs understood by serving/vllm_arena.py
@@ -298,8 +299,7 @@ class VllmEngine:
         end = time.perf_counter()
         latency = (end - start) * 1000
         ttft = latency if first is None else (first - start) * 1000
-        eos = lm.tokenizer.eos_token_id
-        eos_ids = set(eos if isinstance(eos, list) else [eos])
+        eos_ids = end_ids(lm.tokenizer)
         text = lm.tokenizer.decode(ids, skip_special_tokens=True) if ids else text_from_server
         n = len(ids)
         finish_reason = "eos" if finish == "stop" else "length" if finish in (None, "length") else str(finish)
