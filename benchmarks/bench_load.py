@@ -458,83 +458,93 @@ def open_sessions(url: str, store: Any, study_id: int, raters: int, prefix: str)
     return sessions
 
 
-def _paced_rater(url: str, submit_fn: int, s: Session, due: list[float], t0: float) -> list[Submit]:
-    from live_app import GradioHTTP
-
-    client = GradioHTTP(url, timeout_s=CALL_TIMEOUT_S)
+def _paced_rater(client: Any, submit_fn: int, s: Session, due: list[float], t0: float) -> list[Submit]:
     out = []
-    try:
-        for offset in due:
-            when = t0 + offset
-            wait = when - time.time()
-            if wait > 0:
-                time.sleep(wait)
-            sent = time.time()
-            started = time.perf_counter()
-            try:
-                r = client.call(submit_fn, _submit_data(s, s.submitted), session_hash=s.session_hash)
-                ok, error = r.ok and "Saved" in r.raw, r.error
-            except Exception as exc:  # counted as a failed submit, never swallowed
-                ok, error = False, f"{type(exc).__name__}: {exc}"
-            out.append(Submit(s.name, when, sent, time.perf_counter() - started, ok, error))
-            if ok:
-                s.submitted += 1
-    finally:
-        client.close()
+    for offset in due:
+        when = t0 + offset
+        wait = when - time.time()
+        if wait > 0:
+            time.sleep(wait)
+        sent = time.time()
+        started = time.perf_counter()
+        try:
+            r = client.call(submit_fn, _submit_data(s, s.submitted), session_hash=s.session_hash)
+            ok, error = r.ok and "Saved" in r.raw, r.error
+        except Exception as exc:  # counted as a failed submit, never swallowed
+            ok, error = False, f"{type(exc).__name__}: {exc}"
+        out.append(Submit(s.name, when, sent, time.perf_counter() - started, ok, error))
+        if ok:
+            s.submitted += 1
     return out
 
 
-def _paced_worker(url: str, submit_fn: int, jobs: list[tuple[Session, list[float]]], t0: float, box: Any) -> None:
+def _paced_worker(url: str, submit_fn: int, jobs: list[tuple[Session, list[float]]], ready: Any, go: Any,
+                  start_at: Any, box: Any) -> None:
+    """One worker process: its raters as threads. It makes its HTTP clients, reports ready, and waits
+    for the common start time, so a slow process start (a loaded machine) never bunches submits up."""
+    from live_app import GradioHTTP
+
+    t0 = time.time()
+    clients: list[Any] = []
     try:
+        clients = [GradioHTTP(url, timeout_s=CALL_TIMEOUT_S) for _ in jobs]
+        ready.wait(timeout=CALL_TIMEOUT_S)
+        go.wait(timeout=CALL_TIMEOUT_S)
+        t0 = start_at.value
         with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
-            futures = [pool.submit(_paced_rater, url, submit_fn, s, due, t0) for s, due in jobs]
+            futures = [pool.submit(_paced_rater, c, submit_fn, s, due, t0) for c, (s, due) in zip(clients, jobs)]
             result = ([f.result() for f in futures], {s.name: s.submitted for s, _ in jobs})
     except BaseException as exc:  # reported as one failed submit per job, never swallowed
         result = ([[Submit(s.name, t0, t0, 0.0, False, f"worker: {type(exc).__name__}: {exc}")] for s, _ in jobs],
                   {s.name: s.submitted for s, _ in jobs})
+    finally:
+        for c in clients:
+            c.close()
     box.put(result)
 
 
 def drive(url: str, sessions: list[Session], plans: list[list[float]], procs: int = 2,
-          lead_s: float = 3.0) -> list[Submit]:
-    """Every session submits at its planned times (seconds from a common start `lead_s` from now, so
-    that starting the worker processes is not counted). Returns every submit, in time order."""
-    probe = _http_probe(url)
-    submit_fn = _fn_index(probe, "rate_submit")
-    probe.close()
+          lead_s: float = 0.5) -> list[Submit]:
+    """Every session submits at its planned times, in seconds from a common start `lead_s` after every
+    worker process is ready (starting them is not counted). Returns every submit, in time order."""
+    from live_app import GradioHTTP
+
+    probe = GradioHTTP(url, timeout_s=60)
+    try:
+        submit_fn = _fn_index(probe, "rate_submit")
+    finally:
+        probe.close()
     procs = max(1, min(procs, len(sessions)))
     jobs = list(zip(sessions, plans))
     shares = [jobs[k::procs] for k in range(procs)]
-    t0 = time.time() + lead_s
     ctx = multiprocessing.get_context("spawn")
-    box = ctx.Queue()
-    workers = [ctx.Process(target=_paced_worker, args=(url, submit_fn, share, t0, box), daemon=True) for share in shares]
+    box, ready, go, start_at = ctx.Queue(), ctx.Barrier(procs + 1), ctx.Event(), ctx.Value("d", 0.0)
+    workers = [ctx.Process(target=_paced_worker, args=(url, submit_fn, share, ready, go, start_at, box), daemon=True)
+               for share in shares]
     for w in workers:
         w.start()
-    horizon = max((p[-1] for p in plans if p), default=0.0) + lead_s + CALL_TIMEOUT_S
     submits: list[Submit] = []
     by_name = {s.name: s for s in sessions}
     try:
+        ready.wait(timeout=CALL_TIMEOUT_S)
+        start_at.value = time.time() + lead_s
+        go.set()
+        horizon = max((p[-1] for p in plans if p), default=0.0) + lead_s + CALL_TIMEOUT_S
         for _ in shares:  # in whichever order the workers finish
             per_rater, counts = box.get(timeout=horizon)
             for rows in per_rater:
                 submits += rows
             for name, n in counts.items():  # the item counters moved on in the worker process
                 by_name[name].submitted = n
-    except queue.Empty:
-        submits.append(Submit("?", t0, t0, 0.0, False, "a worker process sent no result"))
+    except (queue.Empty, threading.BrokenBarrierError) as exc:
+        submits.append(Submit("?", time.time(), time.time(), 0.0, False, f"a worker process did not answer: {exc!r}"))
     finally:
+        go.set()
         for w in workers:
             w.join(timeout=30)
             if w.is_alive():
                 w.kill()
     return sorted(submits, key=lambda x: x.sent)
-
-
-def _http_probe(url: str) -> Any:
-    from live_app import GradioHTTP
-
-    return GradioHTTP(url, timeout_s=60)
 
 
 @dataclass
@@ -602,8 +612,9 @@ def run_human(url: str, store: Any, study_id: int, raters: int = 50, duration_s:
 class BurstReport:
     phases: list[tuple[float, Phase]]
     limit_s: float
+    warmup: Phase | None = None
 
-    def passed(self, phase: Phase, rate: float) -> bool:
+    def passed(self, phase: Phase) -> bool:
         """Within the limit: p95 at most `limit_s`, no failed submit, and the server kept up (at least
         90% of the asked rate came back as saved submits)."""
         return (phase.p(95) <= self.limit_s and not phase.failed
@@ -614,7 +625,7 @@ class BurstReport:
         """The highest asked rate (submits/s) that stayed within the limit, before the first that did not."""
         best = None
         for rate, phase in self.phases:
-            if not self.passed(phase, rate):
+            if not self.passed(phase):
                 break
             best = rate
         return best
@@ -626,12 +637,17 @@ def run_burst(url: str, store: Any, study_id: int, raters: int = 50, start_rate:
     """Raise the submit rate step by step (`start_rate`, ×`factor`, … up to `max_rate`), `step_s` seconds
     each, until a step's p95 passes `limit_s` (or a submit fails or the server falls behind)."""
     sessions = open_sessions(url, store, study_id, raters, prefix or f"burst-{uuid.uuid4().hex[:6]}")
-    report = BurstReport([], limit_s)
+    # Untimed: one submit per rater at 2/s first, so the steps measure a server that has served
+    # submits before (its first ones pay for lazy imports and first-use caches), not a cold start.
+    warm = run_phase("warm-up (not counted)", url, sessions, burst_schedule(raters, 2.0, raters / 2.0, seed - 1),
+                     procs, None)
+    log(warm.line(), flush=True)
+    report = BurstReport([], limit_s, warm)
     for k, rate in enumerate(burst_rates(start_rate, factor, max_rate)):
         phase = run_phase(f"{rate:g}/s", url, sessions, burst_schedule(raters, rate, step_s, seed + k), procs, server_pid)
         report.phases.append((rate, phase))
         log(phase.line(), flush=True)
-        if not report.passed(phase, rate):
+        if not report.passed(phase):
             break
     return report
 
@@ -641,7 +657,7 @@ def items_needed(mode: str, args: argparse.Namespace) -> int:
     if mode == "human":
         return int(args.duration // args.min_interval) + 2
     total = sum(round(r * args.step_seconds) for r in burst_rates(args.start_rate, args.factor, args.max_rate))
-    return -(-total // args.raters) + 2
+    return -(-total // args.raters) + 3  # + the warm-up submit
 
 
 def stored_check(store: Any, study_id: int, submits: list[Submit]) -> dict[str, int]:
@@ -684,7 +700,7 @@ def paced_main(args: argparse.Namespace, app: Any = None) -> int:
             else:
                 burst = run_burst(app.url, store, sid, args.raters, args.start_rate, args.factor, args.max_rate,
                                   args.step_seconds, args.procs, args.seed, app.proc.pid)
-                submits = [x for _, ph in burst.phases for x in ph.submits]
+                submits = [x for ph in [burst.warmup] + [ph for _, ph in burst.phases] if ph for x in ph.submits]
             print(f"after: {machine_load()}", flush=True)
         finally:
             if own:
@@ -706,7 +722,7 @@ def paced_main(args: argparse.Namespace, app: Any = None) -> int:
     if cap is None:
         print(f"burst capacity: below {burst.phases[0][0]:g} submits/s (the first step already passed p95 "
               f"{BURST_LIMIT_P95_S:g} s or failed)")
-    elif burst.passed(last, last_rate):
+    elif burst.passed(last):
         print(f"burst capacity: at least {cap:g} submits/s (p95 stayed <= {BURST_LIMIT_P95_S:g} s up to --max-rate)")
     else:
         print(f"burst capacity: {cap:g} submits/s (at {last_rate:g}/s p95 was {last.p(95):.2f} s)")
