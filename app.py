@@ -78,7 +78,7 @@ def status_update_rate() -> str | float:
     rate = current_settings().status_update_rate.strip()
     try:
         value: str | float = rate if rate == "auto" else float(rate)
-        if value != "auto" and not value > 0:
+        if isinstance(value, float) and not value > 0:
             raise ValueError
     except ValueError:
         print(f"error: ARENA_STATUS_UPDATE_RATE must be 'auto' or seconds > 0, not {rate!r}", file=sys.stderr)

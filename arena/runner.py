@@ -529,8 +529,9 @@ def gpu_trace(key: str, prompt_ids: list[int], overrides: dict | None, seed: int
     the trace as a dict of plain values, and the effective settings."""
     lm = lookup(key)
     result, plan = _run_planned(lm, method, _device_ids(lm, prompt_ids), overrides, max_new_tokens, seed, prompt)
+    loop: Any = plan.custom_generate  # Multi-Arm's own loop, which keeps the trace of its last call
     return {"result": _plain_result(result), "token_ids": list(result.token_ids),
-            "trace": plan.custom_generate.last_trace.as_dict(), "settings": result.settings}
+            "trace": loop.last_trace.as_dict(), "settings": result.settings}
 
 
 def environment() -> dict[str, str]:

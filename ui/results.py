@@ -39,7 +39,7 @@ def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dic
     """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
     On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out)."""
     raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
-    return SCORES.scores(lm, outputs.assign(raw=[raw.get(int(i)) for i in outputs["item_id"]]))
+    return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))))
 
 
 def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
