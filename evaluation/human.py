@@ -91,7 +91,22 @@ def filter_ratings(ratings: pd.DataFrame, study: Any = None, scenario: Any = Non
 # ---- the item as the unit ------------------------------------------------------------------------
 
 def _scored(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    # A "can't judge" answer has no score (NaN): it is missing data here, so every statistic runs on
+    # the raters who did score (an item's mean is over them), never on a 0 or a 3 put in its place.
     return ratings.assign(_score=pd.to_numeric(ratings[dimension], errors="coerce")).dropna(subset=["_score"])
+
+
+def cant_judge_counts(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
+    """How many "can't judge" answers (a rating row without a score on that dimension), per method
+    and dimension: columns method, dimension, n."""
+    rows = []
+    for dim in dimensions:
+        if dim not in ratings or not len(ratings):
+            continue
+        missing = pd.to_numeric(ratings[dim], errors="coerce").isna()
+        for method, n in ratings.loc[missing, "method"].value_counts(sort=False).items():
+            rows.append({"method": method, "dimension": dim, "n": int(n)})
+    return pd.DataFrame(rows, columns=["method", "dimension", "n"])
 
 
 def item_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
@@ -572,7 +587,7 @@ def analyse(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, mixed
              + [explain_mixed(r) for r in mm.to_dict("records")] + [explain_alpha(r) for r in agreement.to_dict("records")]
              + [explain_position(r) for r in position.to_dict("records")])
     return {"means": means, "pairwise": pairwise, "friedman": fried, "agreement": agreement, "position": position,
-            "mixed": mm, "variance_components": vc, "lines": lines}
+            "mixed": mm, "variance_components": vc, "lines": lines, "cant_judge": cant_judge_counts(ratings, dimensions)}
 
 
 # ---- command line --------------------------------------------------------------------------------
@@ -582,7 +597,11 @@ class InputError(ValueError):
 
 
 def read_ratings(path: str) -> pd.DataFrame:
-    """A ratings CSV (an `arena.export` file or just REQUIRED_COLUMNS; others ignored), validated."""
+    """A ratings CSV (an `arena.export` file or just REQUIRED_COLUMNS; others ignored), validated.
+
+    From an export of format 3 on, only rows of kind "rating" are ratings (skips and flags are not),
+    and a score may be empty where the row's `cant_judge` names its dimension: it is read as NaN,
+    missing data to every statistic."""
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except FileNotFoundError:
@@ -594,8 +613,11 @@ def read_ratings(path: str) -> pd.DataFrame:
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise InputError(f"{path}: missing column(s) {', '.join(missing)}")
+    if "row_kind" in df.columns:
+        df = df[df["row_kind"].str.strip().isin(["", "rating"])].reset_index(drop=True)
     if df.empty:
         raise InputError(f"{path} has no ratings")
+    cant = (df["cant_judge"] if "cant_judge" in df.columns else pd.Series("", index=df.index)).str.split(",")
     for col in ("study_id", "item_id", "output_id", "method", "rater"):
         blank = df[col].str.strip() == ""
         if blank.any():
@@ -603,11 +625,12 @@ def read_ratings(path: str) -> pd.DataFrame:
     out = df.copy()
     for dim in DIMENSIONS:
         values = pd.to_numeric(df[dim].str.strip(), errors="coerce")
-        bad = values.isna() | ~values.isin([1, 2, 3, 4, 5])
+        unjudged = cant.map(lambda dims, d=dim: d in [x.strip() for x in dims]) & (df[dim].str.strip() == "")
+        bad = (values.isna() | ~values.isin([1, 2, 3, 4, 5])) & ~unjudged
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"{path}, row {row + 2}: {dim} = {df[dim].iloc[row]!r} is not a score from 1 to 5")
-        out[dim] = values.astype(int)
+        out[dim] = values.astype(float) if unjudged.any() else values.astype(int)
     pos = pd.to_numeric(df["position"].str.strip().replace("", np.nan), errors="coerce")
     if (df["position"].str.strip() != "").any() and (pos.isna() & (df["position"].str.strip() != "")).any():
         row = int(np.flatnonzero(pos.isna() & (df["position"].str.strip() != ""))[0])
@@ -643,7 +666,9 @@ def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
             po = res["position"][res["position"]["dimension"] == dim]
             mm = res["mixed"][res["mixed"]["dimension"] == dim]
             vc = res["variance_components"][res["variance_components"]["dimension"] == dim]
+            cj = res["cant_judge"][res["cant_judge"]["dimension"] == dim]
             dims[dim] = {
+                "cant_judge": {r["method"]: int(r["n"]) for r in cj.to_dict("records")},
                 "means": {r["method"]: {"mean": _clean(r["mean"]), "ci_low": _clean(r["ci_low"]), "ci_high": _clean(r["ci_high"]),
                                         "n_items": _clean(r["n"]), "n_ratings": _clean(r["n_ratings"])} for r in m.to_dict("records")},
                 "pairwise": [{"a": r["method_a"], "b": r["method_b"], "diff": _clean(r["mean_diff"]), "ci_low": _clean(r["ci_low"]),
@@ -661,7 +686,7 @@ def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
         out["studies"][str(sid)] = {
             "name": str(group["study_name"].iloc[0]) if "study_name" in group else None,
             "n_items": int(group["item_id"].nunique()), "n_raters": int(group["rater"].nunique()),
-            "n_ratings": int(len(group)), "dimensions": dims,
+            "n_ratings": int(len(group)), "n_cant_judge": int(res["cant_judge"]["n"].sum()), "dimensions": dims,
         }
     return out
 
@@ -683,7 +708,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         for sid, study in result["studies"].items():
-            print(f"study {sid}: {study['n_items']} items, {study['n_raters']} raters, {study['n_ratings']} ratings")
+            print(f"study {sid}: {study['n_items']} items, {study['n_raters']} raters, {study['n_ratings']} ratings, "
+                  f"{study['n_cant_judge']} \"can't judge\" answers (left out of every statistic)")
             for dim, d in study["dimensions"].items():
                 for method, m in d["means"].items():
                     print(f"  {dim} {method}: {_f(m['mean'] if m['mean'] is not None else math.nan)} "

@@ -4,7 +4,7 @@ per-rater table (% done, median seconds per item, last activity to the minute, t
 import pandas as pd
 import pytest
 
-from arena import estimate
+from arena import blind, estimate, invites
 from arena.store import Store
 from tests.support.stores import sqlite_url
 from ui import organizer_dashboard as dash
@@ -61,3 +61,34 @@ def test_rater_table_is_compact_with_totals(store):
     last = table.loc[0, "last activity (UTC)"]
     assert len(last) == 16 and last[10] == " " and "." not in last  # to the minute, no microseconds
     assert table.loc[1, "rater"] == "all 1 raters" and table.loc[1, "% done"] == "50%"
+
+
+def test_the_rater_table_counts_skips_as_done_and_the_flag_table_names_no_method(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'f.db'}")
+    sid = store.create_study("flags", methods=["BS-4", "TS-Temp"])
+    iids = store.add_items(sid, [{"prompt": f"p{k}"} for k in range(4)])
+    for iid in iids:
+        for k, m in enumerate(("BS-4", "TS-Temp")):
+            store.add_output(iid, m, 0, text=f"{m} {iid}", settings={}, seed=k, model="m", new_tokens=1)
+    [made] = invites.invite(store, sid, ["zoe"])
+    zoe = invites.resolve(store, made.code)
+    view, _ = blind.open_item(store, "zoe", sid, 1)
+    blind.submit(store, "zoe", view.item, {r.label: {d: 4 for d in blind.DIMENSIONS} for r in view.responses})
+    blind.flag_for(store, zoe, view.item, "B", "broken", "stops mid-word")
+    view, _ = blind.open_item(store, "zoe", sid, 2)
+    blind.skip_for(store, zoe, view.item, "language")
+    blind.flag_for(store, zoe, view.item, None, "personal")
+    view, _ = blind.open_item(store, "yan", sid, 3)  # a rater who has only skipped still has a row
+    blind.skip(store, "yan", view.item, "unsafe")
+    table = dash.rater_table(store, sid).set_index("rater")
+    assert table.loc["zoe", "items done"] == "2 of 4" and table.loc["zoe", "skipped"] == "1"
+    assert table.loc["zoe", "% done"] == "50%"
+    assert table.loc["yan", "items done"] == "1 of 4" and table.loc["yan", "skipped"] == "1"
+    assert table.loc["all 2 raters", "items done"] == "3 of 8" and table.loc["all 2 raters", "skipped"] == "2"
+    flags = dash.flag_table(store, sid)
+    assert list(flags.columns) == dash.FLAG_COLUMNS
+    assert flags["what"].tolist() == ["response B as this rater saw it", "whole item"]
+    assert flags["item"].tolist() == [1, 2] and flags["note"].tolist() == ["stops mid-word", ""]
+    text = flags.to_csv()
+    assert "BS-4" not in text and "TS-Temp" not in text  # the organizer stays blind while rating runs
+    store.dispose()

@@ -1,7 +1,7 @@
 """Page-wide CSS and script, passed to `launch(css=..., head=...)` by app.py.
 
 The script adds what Gradio's components do not: accessible names on the score groups, hotkeys
-(1-5 score the focused group, Ctrl+Enter submits), and, after a submit, bringing the next item's
+(1-5 score the focused group, 0 answers "can't judge", Ctrl+Enter submits), and, after a submit, bringing the next item's
 prompt into view with focus. Nothing is stored in the browser.
 """
 
@@ -19,6 +19,11 @@ CSS = """
                    background: var(--background-fill-primary); padding: 8px 16px;
                    border-top: 1px solid var(--border-color-primary); box-shadow: 0 -2px 8px rgba(0,0,0,.08); }
 #rate-status { padding-bottom: 72px; }
+.rate-response-title { font-size: 1rem; font-weight: 600; margin: 0 0 6px; }
+.rate-response-body { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 8px 12px;
+                      overflow-wrap: anywhere; }
+.rate-response-body pre { white-space: pre-wrap; }
+.rate-response-body .md-image { color: var(--body-text-color-subdued); font-style: italic; }
 @media (max-width: 640px) {
   #rate-responses { display: flex !important; flex-wrap: nowrap !important; overflow-x: auto;
                     scroll-snap-type: x mandatory; gap: 8px; }
@@ -49,11 +54,11 @@ HEAD = """
       if (btn && btn.offsetParent !== null) { e.preventDefault(); btn.click(); }
       return;
     }
-    if (!/^[1-5]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!/^[0-5]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
     var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('.rate-slot fieldset');
     if (!fs) return;
     var inputs = fs.querySelectorAll('input[type=radio]');
-    var target = inputs[parseInt(e.key, 10) - 1];
+    var target = inputs[e.key === '0' ? 5 : parseInt(e.key, 10) - 1];  // the sixth button: can't judge
     if (target) { e.preventDefault(); target.click(); target.focus(); }
   });
 })();

@@ -20,9 +20,12 @@ from evaluation.stats_raters import seconds_per_item
 from arena import estimate, studies
 from arena.errors import UserError
 from arena.numbers import parse_whole
+from arena.blind import LABELS
 from arena.store import Store
+from arena.store.feedback import FLAG_REASONS
 
-RATER_COLUMNS = ["rater", "% done", "items done", "median s / item", "last activity (UTC)"]
+RATER_COLUMNS = ["rater", "% done", "items done", "skipped", "median s / item", "last activity (UTC)"]
+FLAG_COLUMNS = ["item", "what", "reason", "note", "rater", "when (UTC)"]
 _throughput_cache: dict[str, tuple[float, dict[str, float]]] = {}
 CACHE_S = 60.0
 
@@ -33,28 +36,54 @@ def _minute(value: Any) -> str:
 
 
 def rater_table(store: Store, study_id: int) -> pd.DataFrame:
-    """Per rater: % done, items done (of N), median seconds per item, last activity; then a total row."""
+    """Per rater: % done, items done (of N; a skipped item counts as done), how many of them were
+    skipped, median seconds per item, last activity; then a total row."""
     progress = store.progress(study_id)
+    skips = pd.DataFrame(store.skips(study_id), columns=["rater", "created_at"])
     n_items = len(store.items(study_id))
-    if progress.empty:
+    if progress.empty and skips.empty:
         return pd.DataFrame(columns=RATER_COLUMNS)
     speed = seconds_per_item(store.ratings_frame(study_id))
-    rows = []
-    for r in progress.to_dict("records"):
-        pace = speed.get(r["rater"], math.nan)
-        rows.append({"rater": r["rater"],
-                     "% done": f"{100 * r['items_done'] / n_items:.0f}%" if n_items else "–",
-                     "items done": f"{r['items_done']} of {n_items}",
+    rated = progress.set_index("rater")
+    skipped = skips.groupby("rater")["created_at"].agg(["size", "max"])
+    names = sorted(set(rated.index) | set(skipped.index))
+    rows, total_done, total_skipped, last_seen = [], 0, 0, []
+    for name in names:
+        n_skipped = int(skipped.loc[name, "size"]) if name in skipped.index else 0
+        done = (int(rated.loc[name, "items_done"]) if name in rated.index else 0) + n_skipped
+        last = max((t for t in (rated.loc[name, "last_rating"] if name in rated.index else None,
+                                skipped.loc[name, "max"] if name in skipped.index else None) if t is not None),
+                   key=lambda t: pd.to_datetime(t, utc=True))
+        total_done, total_skipped = total_done + done, total_skipped + n_skipped
+        last_seen.append(pd.to_datetime(last, utc=True))
+        pace = speed.get(name, math.nan)
+        rows.append({"rater": name,
+                     "% done": f"{100 * done / n_items:.0f}%" if n_items else "–",
+                     "items done": f"{done} of {n_items}",
+                     "skipped": str(n_skipped),
                      "median s / item": "–" if pace is None or not math.isfinite(pace) else f"{pace:.0f}",
-                     "last activity (UTC)": _minute(r["last_rating"])})
-    done = int(progress["items_done"].sum())
+                     "last activity (UTC)": _minute(last)})
     finite = [v for v in speed.values if math.isfinite(v)]
-    rows.append({"rater": f"all {len(progress)} raters",
-                 "% done": f"{100 * done / (n_items * len(progress)):.0f}%" if n_items else "–",
-                 "items done": f"{done} of {n_items * len(progress)}",
+    rows.append({"rater": f"all {len(names)} raters",
+                 "% done": f"{100 * total_done / (n_items * len(names)):.0f}%" if n_items else "–",
+                 "items done": f"{total_done} of {n_items * len(names)}",
+                 "skipped": str(total_skipped),
                  "median s / item": f"{pd.Series(finite).median():.0f}" if finite else "–",
-                 "last activity (UTC)": _minute(progress["last_rating"].max())})
+                 "last activity (UTC)": _minute(max(last_seen))})
     return pd.DataFrame(rows, columns=RATER_COLUMNS)
+
+
+def flag_table(store: Store, study_id: int) -> pd.DataFrame:
+    """The study's flags for the organizer: item number, what was flagged (the item, or a response
+    by the letter that rater saw: letters differ between raters, so this names no method), reason,
+    note, rater and time. Rating goes on regardless; the methods behind flagged responses are in
+    the export once the study is closed."""
+    rows = [{"item": f["item_ordinal"] + 1,
+             "what": "whole item" if f["output_id"] is None else
+             f"response {LABELS[f['position']]} as this rater saw it" if f["position"] is not None else "a response",
+             "reason": FLAG_REASONS.get(f["reason"], f["reason"]), "note": f["note"] or "", "rater": f["rater"],
+             "when (UTC)": _minute(f["created_at"])} for f in store.flags(study_id)]
+    return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
 def throughput(store: Store, lm) -> dict[str, float]:

@@ -1,7 +1,8 @@
 """The ratings store's tables (SQLAlchemy Core, portable across SQLite and PostgreSQL).
 
 The database itself enforces what must never be wrong: scores are integers 1..5 (CHECK with
-`IN (1, 2, 3, 4, 5)`, which also refuses 4.5 on SQLite, whose columns accept any type),
+`IN (1, 2, 3, 4, 5)`, which also refuses 4.5 on SQLite, whose columns accept any type) or NULL,
+and NULL only where the rater said "can't judge" (a CHECK ties each score to its `cant_judge_*` flag),
 one rating per rater per output (UNIQUE), one output per (item, method, sample) (UNIQUE), and
 one recorded display position per rater and output.
 """
@@ -60,7 +61,14 @@ def utcnow() -> datetime:
 
 
 def _score(name: str) -> Column:
-    return Column(name, Integer, nullable=False)
+    # Nullable: NULL is a "can't judge" answer, never a score (the CHECKs below allow NULL only
+    # with the dimension's flag set). Databases from before are relaxed by upgrade.py.
+    return Column(name, Integer, nullable=True)
+
+
+def cant_judge_column(name: str) -> str:
+    """The flag column saying the rater could not judge dimension `name` (its score is then NULL)."""
+    return f"cant_judge_{name}"
 
 
 studies = Table(
@@ -167,12 +175,45 @@ ratings = Table(
     Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("output_id", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), nullable=False, index=True),
     *[_score(name) for name in SCORE_COLUMNS],
+    *[Column(cant_judge_column(name), Boolean, nullable=False, default=False) for name in SCORE_COLUMNS],
     Column("comment", Text, nullable=True),
     Column("position", Integer, nullable=True),  # 0 = shown as A
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
     UniqueConstraint("rater_id", "output_id", name="uq_ratings_rater_output"),
     *[CheckConstraint(f"{name} IN (1, 2, 3, 4, 5)", name=f"ck_ratings_{name}_range") for name in SCORE_COLUMNS],
+    *[CheckConstraint(f"({name} IS NULL) = {cant_judge_column(name)}",
+                      name=f"ck_ratings_{name}_cant_judge") for name in SCORE_COLUMNS],
+)
+
+# A rater's "skip this item", with a reason: the item counts as handled for their progress and has
+# no scores from them. One per rater and item; rating the item later removes it.
+skips = Table(
+    "skips",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("reason", String(40), nullable=False),
+    Column("note", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("rater_id", "item_id", name="uq_skips_rater_item"),
+)
+
+# A rater's flag on an item (output_id NULL) or on one response of it. The rater names the response
+# by its blind letter; the server stores the output id and the position shown, nothing reaches the
+# browser. Rating goes on after a flag.
+flags = Table(
+    "flags",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("output_id", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), nullable=True),
+    Column("position", Integer, nullable=True),  # 0 = the rater saw it as A
+    Column("reason", String(40), nullable=False),
+    Column("note", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
 # One row: the schema version this code last upgraded the database to (for future migrations).
@@ -184,4 +225,4 @@ schema_info = Table(
     Column("upgraded_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: nullable scores with cant_judge_* flags; skips; flags

@@ -45,3 +45,13 @@ def score_all(page, container, n_responses: int, scores: list[int]) -> None:
     for k in range(n_responses):
         for d in range(3):
             groups.nth(3 * k + d).get_by_label(str(scores[d]), exact=True).check()
+
+
+def response_region(container, label: str):
+    """Response `label` of the rating form: a region named "Response A" (Markdown rendered safely)."""
+    return container.get_by_role("region", name=f"Response {label}", exact=True)
+
+
+def response_text(container, label: str) -> str:
+    """The text of response `label` as the rater reads it (rendered, without its heading)."""
+    return response_region(container, label).locator(".rate-response-body").inner_text().strip()

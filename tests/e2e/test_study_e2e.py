@@ -10,7 +10,7 @@ import secrets
 from playwright.sync_api import expect
 
 import decoders
-from browser_helpers import open_app, panel, pick_option, score_all
+from browser_helpers import open_app, panel, pick_option, response_region, response_text, score_all
 
 GENERATION_TIMEOUT_MS = 480_000  # three 4-token outputs, beam search included, on two busy cores
 
@@ -59,9 +59,9 @@ def test_create_study_rate_blind_and_see_results(page, app, artifacts_dir):
     expect(rate.get_by_text("Item 1 of 1")).to_be_visible()
     expect(rate.get_by_text(f"Rating as {rater} in {study_name}")).to_be_visible()
     expect(rate.get_by_role("textbox", name="Prompt")).to_have_value("Say hello to a friend.")
-    texts = [rate.get_by_role("textbox", name=f"Response {label}", exact=True).input_value() for label in "ABC"]
+    texts = [response_text(rate, label) for label in "ABC"]
     assert all(t.strip() for t in texts), texts
-    expect(rate.get_by_role("textbox", name="Response D", exact=True)).to_be_hidden()
+    expect(response_region(rate, "D")).to_be_hidden()
     shown = rate.inner_text()
     for name in decoders.names():  # blind: no method name anywhere on the rating page
         assert name not in shown, f"{name} is visible while rating"

@@ -14,7 +14,7 @@ import secrets
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, panel, pick_option, score_all, set_number
+from browser_helpers import open_app, panel, pick_option, response_text, score_all, set_number
 from live_app import ORGANIZER_PASSWORD
 from seeding import db_store, invite, publish, seed_study
 
@@ -24,8 +24,15 @@ PAYLOADS = [
     "<svg onload=\"window.__xss='svg'\"></svg>",
     "\"><iframe srcdoc=\"<script>parent.__xss='iframe'</script>\"></iframe>",
     "[click](javascript:window.__xss='link') **bold** $x$",
+    "![tracker](http://127.0.0.1:9/pixel.png)",  # a remote image would tell its server who rates, and when
 ]
-LIVE_MARKUP = "img[src='x'], svg[onload], iframe[srcdoc], a[href^='javascript:']"
+LIVE_MARKUP = "img[src='x'], svg[onload], iframe[srcdoc], a[href^='javascript:'], img[src*='pixel']"
+
+
+def as_read(text: str) -> str:
+    """What a rater reads of an output: Markdown rendered (bold is bold), everything else literal,
+    and an image as its description."""
+    return text.replace("**bold**", "bold").replace("![tracker](http://127.0.0.1:9/pixel.png)", "[image: tracker]")
 
 
 def inert_problems(page, where: str) -> list[str]:
@@ -45,7 +52,8 @@ def inert_problems(page, where: str) -> list[str]:
 def test_markup_in_prompts_outputs_and_names_never_runs(page, app, artifacts_dir):
     token = secrets.token_hex(3)
     prompt = f"Prompt {token} " + " ".join(PAYLOADS)
-    texts = {m: f"Output {m[-1]} {token} {PAYLOADS[k % len(PAYLOADS)]} {PAYLOADS[(k + 1) % len(PAYLOADS)]}"
+    # every payload in some output: two each (the last output carries the link, bold and remote image)
+    texts = {m: f"Output {m[-1]} {token} {PAYLOADS[2 * k]} {PAYLOADS[2 * k + 1]}"
              for k, m in enumerate(("BS-4", "TS-Temp", "TS-Tilted"))}
     study_name = f"XSS study {token} <img src=x onerror=\"window.__xss='study'\">"
     rater = f"xss-{token}<img src=x onerror=\"window.__xss='rater'\">"
@@ -67,8 +75,9 @@ def test_markup_in_prompts_outputs_and_names_never_runs(page, app, artifacts_dir
     if who != f"Rating as {rater} in {study_name}.":  # the names exactly as given, as text
         problems.append(f"the rating tab shows the names altered: {who!r}")
     expect(rate.get_by_role("textbox", name="Prompt")).to_have_value(prompt)  # shown literally, as text
-    shown = sorted(rate.get_by_role("textbox", name=f"Response {label}", exact=True).input_value() for label in "ABC")
-    assert shown == sorted(texts.values())
+    shown = sorted(response_text(rate, label) for label in "ABC")
+    assert shown == sorted(as_read(t) for t in texts.values())
+    assert rate.locator(".rate-response-body strong").count() >= 1  # Markdown is rendered, not shown raw
     problems += inert_problems(page, "the rating tab")
     score_all(page, rate, 3, [3, 3, 3])
     rate.get_by_label("Comment on A (optional)").fill(PAYLOADS[1] + PAYLOADS[0])

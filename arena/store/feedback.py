@@ -1,0 +1,178 @@
+"""What a rater says besides scores: skipping an item with a reason, flagging an item or one of its
+responses, and the per-dimension "can't judge" answer (stored in `ratings` as a NULL score with its
+`cant_judge_*` flag; see schema.py).
+
+`FeedbackStore` is a base of `Store` (store.py); its methods use the store's transactions. Flags
+and skips are stored per output id and item id: the blind letter a rater used is turned into an
+output id on the server (arena/blind.py), and nothing here goes back to a rater's browser.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Iterable, Mapping, Sequence
+
+from sqlalchemy import and_, delete, func, select
+
+from ..errors import UserError
+from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow
+
+SKIP_REASONS: dict[str, str] = {
+    "language": "I can't read the language",
+    "unclear": "The prompt is unclear",
+    "unsafe": "Offensive or unsafe content",
+    "other": "Other (say why)",
+}
+FLAG_REASONS: dict[str, str] = {
+    "broken": "Broken or empty output",
+    "prompt": "Problem with the prompt",
+    "personal": "Contains personal data",
+    "unsafe": "Offensive or unsafe content",
+    "other": "Other (say why)",
+}
+MAX_NOTE = 1000
+CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
+
+
+def clean_note(note: object, what: str = "note") -> str | None:
+    """Free text from a rater: without control characters but tab and newline, at most MAX_NOTE."""
+    if note is None:
+        return None
+    if not isinstance(note, str):
+        raise UserError(f"the {what} must be text")
+    note = "".join(ch for ch in note if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs")).strip()
+    if len(note) > MAX_NOTE:
+        raise UserError(f"the {what} is longer than {MAX_NOTE} characters")
+    return note or None
+
+
+def check_reason(reason: object, allowed: Mapping[str, str], note: str | None, what: str) -> str:
+    """A reason key from `allowed`; "other" needs a note saying why."""
+    if not isinstance(reason, str) or reason not in allowed:
+        raise UserError(f"choose a reason to {what}: one of {', '.join(allowed)}")
+    if reason == "other" and not note:
+        raise UserError(f"say in a few words why you {what} (reason: other)")
+    return reason
+
+
+def cant_judge_dims(row: Mapping[str, Any]) -> set[str]:
+    """The dimensions a rating row marks as can't-judge; such a dimension must carry no score."""
+    given = row.get(CANT_JUDGE_KEY) or ()
+    if isinstance(given, str):
+        given = [d for d in given.split(",") if d.strip()]
+    dims = {str(d).strip() for d in given}
+    unknown = dims - set(SCORE_COLUMNS)
+    if unknown:
+        raise UserError(f"can't judge: unknown dimension {', '.join(sorted(unknown))}")
+    for dim in dims:
+        if row.get(dim) not in (None, ""):
+            raise UserError(f"{dim} is marked can't judge and has a score: give one or the other")
+    return dims
+
+
+def cant_judge_values(dims: Iterable[str]) -> dict[str, bool]:
+    dims = set(dims)
+    return {cant_judge_column(name): name in dims for name in SCORE_COLUMNS}
+
+
+class FeedbackStore:
+    """Skips, flags and can't-judge counts. Mixed into `Store`, whose `write`, `read` and
+    `transaction` it uses."""
+
+    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+        """A rater's ratings of one item and the end of their skip of it, in one transaction: an item
+        rated after a skip counts as rated, never as both."""
+        with self.transaction() as conn:  # type: ignore[attr-defined]
+            self.save_ratings(rater_id, rows)  # type: ignore[attr-defined]  # joins this transaction
+            conn.execute(delete(skips).where(skips.c.rater_id == int(rater_id), skips.c.item_id == int(item_id)))
+
+    def skip_item(self, rater_id: int, item_id: int, reason: object, note: object = None, created_at=None) -> None:
+        """Record (or change) a rater's skip of an item. Refused when they have rated any of its
+        responses: a skipped item has no scores, and ratings are never dropped silently."""
+        note = clean_note(note)
+        reason = check_reason(reason, SKIP_REASONS, note, "skip")
+        with self.write() as conn:  # type: ignore[attr-defined]
+            rated = conn.execute(
+                select(func.count()).select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id))
+                .where(ratings.c.rater_id == int(rater_id), outputs.c.item_id == int(item_id))).scalar_one()
+            if rated:
+                raise UserError("you have rated this item already, so it cannot be skipped: change your ratings "
+                                "and submit, or go to the next item")
+            where = and_(skips.c.rater_id == int(rater_id), skips.c.item_id == int(item_id))
+            if conn.execute(select(skips.c.id).where(where)).scalar() is not None:
+                conn.execute(skips.update().where(where).values(reason=reason, note=note,
+                                                                created_at=created_at or utcnow()))
+            else:
+                conn.execute(skips.insert().values(rater_id=int(rater_id), item_id=int(item_id), reason=reason,
+                                                   note=note, created_at=created_at or utcnow()))
+
+    def skipped_items(self, study_id: int, rater_id: int) -> dict[int, str]:
+        """{item_id: reason} of the items of a study this rater skipped."""
+        with self.read() as conn:  # type: ignore[attr-defined]
+            rows = conn.execute(select(skips.c.item_id, skips.c.reason).join(items, items.c.id == skips.c.item_id)
+                                .where(items.c.study_id == int(study_id), skips.c.rater_id == int(rater_id)))
+            return {int(r.item_id): r.reason for r in rows}
+
+    def skips(self, study_id: int | None = None) -> list[dict[str, Any]]:
+        """Every skip (of one study): study_id, item_id, item_ordinal, item_public_id, rater, reason,
+        note, created_at; in study, item and rater order."""
+        query = (select(items.c.study_id, skips.c.item_id, items.c.ordinal.label("item_ordinal"),
+                        items.c.public_id.label("item_public_id"), raters.c.name.label("rater"), skips.c.reason,
+                        skips.c.note, skips.c.created_at)
+                 .join(items, items.c.id == skips.c.item_id).join(raters, raters.c.id == skips.c.rater_id)
+                 .order_by(items.c.study_id, items.c.ordinal, raters.c.name))
+        if study_id is not None:
+            query = query.where(items.c.study_id == int(study_id))
+        with self.read() as conn:  # type: ignore[attr-defined]
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def add_flag(self, rater_id: int, item_id: int, reason: object, note: object = None,
+                 output_id: int | None = None, position: int | None = None, created_at=None) -> bool:
+        """Flag an item (output_id None) or one response of it; False when this rater already gave
+        the same flag (a double click stores one)."""
+        note = clean_note(note)
+        reason = check_reason(reason, FLAG_REASONS, note, "flag this")
+        oid = None if output_id is None else int(output_id)
+        with self.write() as conn:  # type: ignore[attr-defined]
+            if oid is not None:
+                owner = conn.execute(select(outputs.c.item_id).where(outputs.c.id == oid)).scalar()
+                if owner != int(item_id):
+                    raise UserError("that response is not part of this item")
+            same = conn.execute(select(flags.c.id).where(
+                flags.c.rater_id == int(rater_id), flags.c.item_id == int(item_id),
+                flags.c.output_id.is_(None) if oid is None else flags.c.output_id == oid,
+                flags.c.reason == reason, func.coalesce(flags.c.note, "") == (note or ""))).first()
+            if same is not None:
+                return False
+            conn.execute(flags.insert().values(rater_id=int(rater_id), item_id=int(item_id), output_id=oid,
+                                               position=None if position is None else int(position),
+                                               reason=reason, note=note, created_at=created_at or utcnow()))
+            return True
+
+    def flags(self, study_id: int | None = None) -> list[dict[str, Any]]:
+        """Every flag (of one study): study_id, item_id, item_ordinal, item_public_id, rater,
+        output_id (None: the whole item), position (as that rater saw it), reason, note, created_at."""
+        query = (select(items.c.study_id, flags.c.item_id, items.c.ordinal.label("item_ordinal"),
+                        items.c.public_id.label("item_public_id"), raters.c.name.label("rater"), flags.c.output_id,
+                        flags.c.position, flags.c.reason, flags.c.note, flags.c.created_at)
+                 .join(items, items.c.id == flags.c.item_id).join(raters, raters.c.id == flags.c.rater_id)
+                 .order_by(items.c.study_id, items.c.ordinal, flags.c.created_at, flags.c.id))
+        if study_id is not None:
+            query = query.where(items.c.study_id == int(study_id))
+        with self.read() as conn:  # type: ignore[attr-defined]
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def cant_judge_ids(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, set[str]]:
+        """{output_id: dimensions marked can't judge} among this rater's ratings of these outputs."""
+        ids = [int(o) for o in output_ids]
+        if not ids:
+            return {}
+        flag_cols = [ratings.c[cant_judge_column(d)] for d in SCORE_COLUMNS]
+        with self.read() as conn:  # type: ignore[attr-defined]
+            rows = conn.execute(select(ratings.c.output_id, *flag_cols).where(
+                ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))).all()
+        return {int(r[0]): {d for d, v in zip(SCORE_COLUMNS, r[1:]) if v} for r in rows}
+
+
+__all__ = ["CANT_JUDGE_KEY", "FLAG_REASONS", "FeedbackStore", "SKIP_REASONS", "cant_judge_dims", "cant_judge_values",
+           "check_reason", "clean_note"]
