@@ -24,6 +24,7 @@ from typing import Any, Iterable, Sequence
 from sqlalchemy import select
 
 from .errors import UserError
+from .numbers import cli_whole
 from .numbers import parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.store import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
@@ -327,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m arena.export", description=__doc__.split("\n\n")[0])
     p.add_argument("-o", "--out", help="file to write (.csv or .jsonl); default: CSV to stdout")
     p.add_argument("--format", choices=FORMATS, help="csv or jsonl (default: from the file name)")
-    p.add_argument("--study", type=int, help="only this study id")
+    p.add_argument("--study", type=cli_whole, help="only this study id")
     p.add_argument("--import", dest="import_path", metavar="FILE", help="import an export file instead")
     p.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
     args = p.parse_args(argv)

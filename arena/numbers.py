@@ -70,3 +70,12 @@ def study_id(value: object, message: str = "choose a study") -> int:
     if not -(2**63) <= number < 2**63:
         raise UserError(message)
     return number
+
+
+def cli_whole(text: str) -> int:
+    """argparse's `type=` for a whole-number flag: the same rule as everywhere else ("--trials 4.0"
+    is 4). On a bad value argparse prints "invalid whole number value: 'x'" and exits with code 2."""
+    return parse_whole(text)
+
+
+cli_whole.__name__ = "whole number"  # the name argparse puts in its error message

@@ -21,6 +21,7 @@ import sys
 from . import invites, studies
 from .prompts import read_prompt_file
 from .errors import UserError
+from .numbers import cli_whole
 from .store import Store
 
 
@@ -93,14 +94,14 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--max-new-tokens", default=128)
     create.add_argument("--samples", default=1, help="samples per stochastic method")
     generate = sub.add_parser("generate", parents=[common, with_model], help="generate a study's missing outputs")
-    generate.add_argument("--study", type=int, required=True)
+    generate.add_argument("--study", type=cli_whole, required=True)
     invite = sub.add_parser("invite", parents=[common], help="enrol raters; prints their codes and links once")
-    invite.add_argument("--study", type=int, required=True)
+    invite.add_argument("--study", type=cli_whole, required=True)
     invite.add_argument("--raters", required=True, help="comma-separated display names")
     invite.add_argument("--base-url", help="the app's public address for links (default: ARENA_PUBLIC_URL)")
     for command, text in (("open", "open a draft or closed study for rating"), ("close", "end rating"),
                           ("publish", "make a closed study's results public")):
-        sub.add_parser(command, parents=[common], help=text).add_argument("--study", type=int, required=True)
+        sub.add_parser(command, parents=[common], help=text).add_argument("--study", type=cli_whole, required=True)
     return p
 
 

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from arena.errors import UserError
+from arena.numbers import cli_whole
 
 SAMPLING = ("TS-Temp", "TS-Tilted")
 
@@ -198,13 +199,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--methods", help="comma-separated methods (default: BS-4,TS-Temp,TS-Tilted)")
     p.add_argument("--prompts", help="prompt file (.txt, .jsonl or .csv); default: the three built-in scenarios")
     p.add_argument("--language", default="all", help="built-in scenarios in en, zh or all (default all)")
-    p.add_argument("--trials", type=int, default=10, help="timed runs per prompt and method (default 10)")
-    p.add_argument("--warmup", type=int, default=1, help="untimed rounds per prompt before the trials (default 1)")
-    p.add_argument("--max-new-tokens", type=int, default=128)
-    p.add_argument("--limit", type=int, help="use only the first N prompts")
+    p.add_argument("--trials", type=cli_whole, default=10, help="timed runs per prompt and method (default 10)")
+    p.add_argument("--warmup", type=cli_whole, default=1, help="untimed rounds per prompt before the trials (default 1)")
+    p.add_argument("--max-new-tokens", type=cli_whole, default=128)
+    p.add_argument("--limit", type=cli_whole, help="use only the first N prompts")
     p.add_argument("--no-quality", action="store_true", help="skip perplexity and text metrics")
     p.add_argument("--scorer", help="model setting of the perplexity scorer (default: the generating model)")
-    p.add_argument("--heldout", type=int, default=0, help="also score N held-out human continuations (default 0)")
+    p.add_argument("--heldout", type=cli_whole, default=0, help="also score N held-out human continuations (default 0)")
     p.add_argument("--json", help="write the full result here")
     p.add_argument("--csv", help="write per method x scenario rows here")
     p.add_argument("--html", help="write a plotly HTML report here")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 
 import numpy as np
 import pytest
 
 from arena.errors import UserError
-from arena.numbers import parse_whole, study_id, whole_number
+from arena.numbers import cli_whole, parse_whole, study_id, whole_number
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -44,3 +45,12 @@ def test_study_ids_out_of_range_are_no_study():
     for bad in (None, "x; DROP TABLE studies", 2**63, -(2**63) - 1, 1.5):
         with pytest.raises(UserError, match="choose a study"):
             study_id(bad)
+
+
+def test_command_line_flags_follow_the_same_rule(capsys):
+    p = argparse.ArgumentParser(prog="x")
+    p.add_argument("--n", type=cli_whole)
+    assert p.parse_args(["--n", "4.0"]).n == 4
+    with pytest.raises(SystemExit) as exc:
+        p.parse_args(["--n", "4.5"])
+    assert exc.value.code == 2 and "invalid whole number value: '4.5'" in capsys.readouterr().err
