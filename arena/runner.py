@@ -41,6 +41,7 @@ from .zerogpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
 from .llm import LoadedModel, end_ids, lookup
 from .numbers import whole_number
+from .settings import current as current_settings
 from .prompts import encode_prompt
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)
@@ -184,7 +185,7 @@ COMPILE_ENV = "ARENA_COMPILE"
 
 def compile_enabled(value: str | None = None) -> bool:
     """`ARENA_COMPILE` (default off): 1/true/yes/on lets `generate` torch.compile the forward pass on CUDA."""
-    raw = (os.environ.get(COMPILE_ENV, "") if value is None else value).strip().lower()
+    raw = (current_settings().compile if value is None else value).strip().lower()
     if raw in ("", "0", "false", "no", "off"):
         return False
     if raw in ("1", "true", "yes", "on"):

@@ -46,6 +46,8 @@ class Settings:
     device: str = _setting("ARENA_DEVICE", "auto", "device: `auto`, `cpu`, `cuda`, `cuda:1`")
     dtype: str = _setting("ARENA_DTYPE", "auto", "model dtype: `auto` (native bf16, fp16 on T4, fp32 on CPUs "
                           "without bf16), `float32`, `bfloat16`, `float16`")
+    compile: str = _setting("ARENA_COMPILE", "", "`1`/`true`/`yes`/`on`: on CUDA, let `generate` torch.compile the "
+                            "forward pass (static KV cache; tens of seconds per new shape)", shown_default="off")
     engine: str = _setting("ARENA_ENGINE", "transformers", "engine: `transformers` (in process) or `vllm` (see "
                            "[Engines](#engines-in-process-or-a-vllm-server))")
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
