@@ -41,7 +41,7 @@ import pandas as pd
 from . import invites
 from .errors import UserError
 from .numbers import study_id as parse_study_id, whole_number
-from .store import SCORE_COLUMNS, Store, check_score, clean_rater_name
+from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name
 from .studies import ready_item_ids
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -68,12 +68,12 @@ def block_size(n: int) -> int:
     return len(williams_rows(n))
 
 
-def balanced_order(output_rows: Sequence[Mapping[str, Any]], order_seed: int, item_ordinal: int) -> list[int]:
+def balanced_order(output_rows: Sequence[Output], order_seed: int, item_ordinal: int) -> list[int]:
     """Output ids in display order (position 0 = A) for one rater's `order_seed` and one item.
 
     The systems (method, sample) are put onto the Williams symbols by a permutation drawn from the
     seed; item k uses row perm_b[k mod B] of the design, perm_b a shuffle drawn per block b = k // B."""
-    by_key = {(o["method"], int(o["sample_index"])): int(o["id"]) for o in output_rows}
+    by_key = {(o.method, int(o.sample_index)): int(o.id) for o in output_rows}
     systems = sorted(by_key)
     symbols = list(systems)
     random.Random(f"systems|{order_seed}|{systems!r}").shuffle(symbols)
@@ -155,25 +155,25 @@ def _find_rater(store: Store, name: str) -> int | None:
     return found
 
 
-def _assignment(store: Store, rater_id: int, item: Mapping[str, Any]) -> dict[int, int]:
+def _assignment(store: Store, rater_id: int, item: Item) -> dict[int, int]:
     """`store.assignment` for an item row, remembered once recorded (an order is never changed)."""
-    key = (rater_id, item["id"], item["public_id"])
+    key = (rater_id, item.id, item.public_id)
     found = _memo(store, "order").get(key)
     if found is None:
-        found = store.assignment(rater_id, item["id"])
+        found = store.assignment(rater_id, item.id)
         if found:
             _memo(store, "order").put(key, found)
     return dict(found)
 
 
-def _outputs(store: Store, item: Mapping[str, Any], need: Sequence[int] = ()) -> list[dict[str, Any]]:
+def _outputs(store: Store, item: Item, need: Sequence[int] = ()) -> list[Output]:
     """`store.outputs_for_item` for an item row; remembered, and read again when an output in `need`
     is not among the remembered ones (outputs are never changed, but a study may still be filling)."""
-    key = (item["id"], item["public_id"])
+    key = (item.id, item.public_id)
     memo = _memo(store, "outputs")
     found = memo.get(key)
-    if found is None or not set(need) <= {o["id"] for o in found}:
-        found = store.outputs_for_item(item["id"])
+    if found is None or not set(need) <= {o.id for o in found}:
+        found = store.outputs_for_item(item.id)
         memo.put(key, found)
     return found
 
@@ -182,14 +182,14 @@ def _parse_study_id(study_id: Any) -> int:
     return parse_study_id(study_id, "choose a study first")
 
 
-def _mapping(store: Store, study_id: int, rater_id: int, item: Mapping[str, Any]) -> dict[int, int]:
+def _mapping(store: Store, study_id: int, rater_id: int, item: Item) -> dict[int, int]:
     mapping = _assignment(store, rater_id, item)
     if mapping:
         return mapping
-    order = balanced_order(store.outputs_for_item(item["id"]), store.rater_order_seed(study_id, rater_id),
-                           item["ordinal"])
-    mapping = store.record_assignment(rater_id, item["id"], order)
-    _memo(store, "order").put((rater_id, item["id"], item["public_id"]), dict(mapping))
+    order = balanced_order(store.outputs_for_item(item.id), store.rater_order_seed(study_id, rater_id),
+                           item.ordinal)
+    mapping = store.record_assignment(rater_id, item.id, order)
+    _memo(store, "order").put((rater_id, item.id, item.public_id), dict(mapping))
     return mapping
 
 
@@ -215,14 +215,14 @@ def open_with_code(store: Store, code: object, index: int | None = None,
     return open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
 
 
-def _check_open(study: Mapping[str, Any] | None) -> None:
+def _check_open(study: Study | None) -> None:
     if study is None:
         raise UserError("that study does not exist")
-    if study.get("state", "open") != "open":
+    if study.state != "open":
         raise UserError({"draft": "this study is not open for rating yet",
                          "closed": "this study is closed: rating has ended. Thank you!",
                          "published": "this study is closed: rating has ended. Thank you!"}.get(
-                             study.get("state"), "this study is not open for rating"))
+                             study.state, "this study is not open for rating"))
 
 
 def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None) -> tuple[RaterView | None, str]:
@@ -245,15 +245,16 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
     if item is None:  # deleted a moment ago
         raise UserError("that study changed; press Start again")
     mapping = _mapping(store, sid, rater_id, item)
-    texts = {o["id"]: o["text"] for o in _outputs(store, item, list(mapping.values()))}
+    texts = {o.id: o.text for o in _outputs(store, item, list(mapping.values()))}
     mine = store.ratings_for(rater_id, mapping.values())
     responses = []
     for position in sorted(mapping):
         oid = mapping[position]
-        given = mine.get(oid, {})
-        responses.append(Response(LABELS[position], texts[oid], {d: given.get(d) for d in DIMENSIONS},
-                                  given.get("comment") or ""))
-    view = RaterView(item["public_id"], item["prompt"], responses, pos + 1, len(ready), sum(done), done[pos])
+        given = mine.get(oid)
+        responses.append(Response(LABELS[position], texts[oid],
+                                  {d: None if given is None else getattr(given, d) for d in DIMENSIONS},
+                                  (given.comment if given is not None else None) or ""))
+    view = RaterView(item.public_id, item.prompt, responses, pos + 1, len(ready), sum(done), done[pos])
     return view, ""
 
 
@@ -261,25 +262,25 @@ def locate(store: Store, study_id: Any, item_public_id: object) -> int:
     """The 1-based place of an item among its study's ready items."""
     sid = _parse_study_id(study_id)
     item = store.item_by_public_id(item_public_id)
-    if item is None or item["study_id"] != sid:
+    if item is None or item.study_id != sid:
         raise UserError("unknown item; reload the study")
     ids = ready_item_ids(store, sid)
-    if item["id"] not in ids:
+    if item.id not in ids:
         raise UserError("that item is not ready for rating")
-    return ids.index(item["id"]) + 1
+    return ids.index(item.id) + 1
 
 
 def _opened(store: Store, rater_id: int | None, item_public_id: object,
-            study_id: int | None = None) -> tuple[dict[str, Any] | None, int | None, dict[int, int]]:
+            study_id: int | None = None) -> tuple[Item | None, int | None, dict[int, int]]:
     """(item, rater id, {position: output id}) for an item this rater opened; the mapping is empty
     when the item, the rater or the recorded order is missing. With `study_id`, an item of another
     study counts as missing (a code opens its own study only)."""
     item = store.item_by_public_id(item_public_id)
-    if item is not None and study_id is not None and item["study_id"] != study_id:
+    if item is not None and study_id is not None and item.study_id != study_id:
         item = None
     if item is None or rater_id is None:
         return item, rater_id, {}
-    _check_open(store.get_study(item["study_id"]))
+    _check_open(store.get_study(item.study_id))
     return item, rater_id, _assignment(store, rater_id, item)
 
 
@@ -383,18 +384,18 @@ def reveal(store: Store, study_id: int) -> pd.DataFrame:
     study = store.get_study(sid)
     if study is None:
         raise UserError("that study does not exist")
-    if study["state"] not in ("closed", "published"):
+    if study.state not in ("closed", "published"):
         raise UserError("the mapping and the seeds are shown once the study is closed; close it first "
                         "(raters can no longer rate then)")
     rows = []
     for item in store.items(sid):
-        outs = {o["id"]: o for o in store.outputs_for_item(item["id"])}
-        for rater_name, rater_id in store.raters_for_item(item["id"]):
-            for position, oid in sorted(store.assignment(rater_id, item["id"]).items()):
+        outs = {o.id: o for o in store.outputs_for_item(item.id)}
+        for rater_name, rater_id in store.raters_for_item(item.id):
+            for position, oid in sorted(store.assignment(rater_id, item.id).items()):
                 o = outs[oid]
-                rows.append({"rater": rater_name, "item": item["ordinal"] + 1, "scenario": item["scenario"],
-                             "label": LABELS[position], "method": o["method"], "sample": o["sample_index"],
-                             "seed": o["seed"], "settings": o["settings"]})
+                rows.append({"rater": rater_name, "item": item.ordinal + 1, "scenario": item.scenario,
+                             "label": LABELS[position], "method": o.method, "sample": o.sample_index,
+                             "seed": o.seed, "settings": o.settings})
     return pd.DataFrame(rows, columns=["rater", "item", "scenario", "label", "method", "sample", "seed", "settings"])
 
 
@@ -410,13 +411,13 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
     shown: dict[int, set[int]] = {}
     n_systems = 0
     for item in store.items(sid):
-        outs = {o["id"]: o for o in store.outputs_for_item(item["id"])}
+        outs = {o.id: o for o in store.outputs_for_item(item.id)}
         n_systems = max(n_systems, len(outs))
-        for _, rater_id in store.raters_for_item(item["id"]):
-            for position, oid in store.assignment(rater_id, item["id"]).items():
-                counts.setdefault(outs[oid]["method"], {}).setdefault(position, 0)
-                counts[outs[oid]["method"]][position] += 1
-            shown.setdefault(rater_id, set()).add(item["ordinal"])
+        for _, rater_id in store.raters_for_item(item.id):
+            for position, oid in store.assignment(rater_id, item.id).items():
+                counts.setdefault(outs[oid].method, {}).setdefault(position, 0)
+                counts[outs[oid].method][position] += 1
+            shown.setdefault(rater_id, set()).add(item.ordinal)
     positions = sorted({p for c in counts.values() for p in c})
     by_method = pd.DataFrame([{"method": m, **{LABELS[p]: c.get(p, 0) for p in positions}}
                               for m, c in sorted(counts.items())], columns=["method", *[LABELS[p] for p in positions]])

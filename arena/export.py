@@ -21,14 +21,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from sqlalchemy import select
-
 from .errors import UserError
 from .numbers import cli_whole
 from .numbers import parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
-from .store.store import EXTRA_COLUMNS, check_score, clean_comment, clean_rater_name
-from .store.schema import STUDY_STATES, items, outputs, raters, ratings, studies
+from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment, clean_rater_name
+from .store.schema import STUDY_STATES
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
 EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
@@ -68,30 +66,7 @@ def unescape_cell(text: str) -> str:
 
 
 def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
-    query = (
-        select(
-            studies.c.id.label("study_id"), studies.c.name.label("study_name"), items.c.id.label("item_id"),
-            items.c.scenario, items.c.prompt, outputs.c.id.label("output_id"), outputs.c.method, outputs.c.settings,
-            outputs.c.seed, outputs.c.model, outputs.c.text, outputs.c.new_tokens, outputs.c.latency_ms,
-            outputs.c.ttft_ms, outputs.c.tokens_per_s, raters.c.name.label("rater"),
-            *[ratings.c[d] for d in SCORE_COLUMNS], ratings.c.comment, ratings.c.position, ratings.c.created_at,
-            ratings.c.updated_at, outputs.c.sample_index, items.c.language, studies.c.kind.label("study_kind"),
-            studies.c.model.label("study_model"), studies.c.methods.label("study_methods"),
-            studies.c.settings.label("study_settings"), studies.c.samples_per_method, studies.c.max_new_tokens,
-            studies.c.base_seed, studies.c.blind_seed, studies.c.created_at.label("study_created_at"),
-            items.c.ordinal.label("item_ordinal"), items.c.public_id.label("item_public_id"), items.c.raw,
-            items.c.created_at.label("item_created_at"), outputs.c.prompt_tokens, outputs.c.finish_reason,
-            outputs.c.created_at.label("output_created_at"), studies.c.state.label("study_state"),
-        )
-        .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id)
-                     .join(items, items.c.id == outputs.c.item_id).join(studies, studies.c.id == items.c.study_id)
-                     .join(raters, raters.c.id == ratings.c.rater_id))
-        .order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
-    )
-    if study_id is not None:
-        query = query.where(studies.c.id == int(study_id))
-    with store.read() as conn:
-        rows = [dict(r) for r in conn.execute(query).mappings()]
+    rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
     for row in rows:
         row["format_version"] = FORMAT_VERSION
         if row["study_state"] not in ("closed", "published"):
@@ -229,11 +204,13 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
     return rows
 
 
-# Whatever the database would refuse halfway through an import is refused here, before anything
-# is written: import_rows writes row by row, so a late failure would leave part of a file behind.
-TEXT_LIMITS = {"study_name": 200, "study_kind": 20, "scenario": 200, "language": 20, "method": 100, "model": 500,
-               "study_model": 500, "finish_reason": 20, "item_public_id": 40, "rater": 200,
-               "prompt": None, "text": None, "comment": None}
+# Whatever the database would refuse is refused here, before anything is written, with the file's
+# row in the message (import_rows is one transaction, so a refusal there would also leave nothing).
+# Text columns and their lengths (None: unlimited), as the schema declares them.
+TEXT_LIMITS: dict[str, int | None] = {
+    name: JOIN_COLUMNS[name].type.length  # type: ignore[attr-defined]
+    for name in ("study_name", "study_kind", "scenario", "language", "method", "model", "study_model",
+                 "finish_reason", "item_public_id", "rater", "prompt", "text", "comment")}
 JSON_COLUMNS = {"settings": dict, "study_settings": dict, "study_methods": list}
 BIG_INT_COLUMNS = {"seed", "base_seed", "blind_seed"}
 
@@ -247,6 +224,8 @@ def _check_row(row: dict[str, Any], where: str) -> None:
             raise UserError(f"{where}: {column} must be text, got {value!r}")
         if limit is not None and len(value) > limit:
             raise UserError(f"{where}: {column} is longer than {limit} characters")
+    if row["method"] not in (None, "") and row["text"] is None:  # a row with a response: its text is NOT NULL
+        raise UserError(f"{where}: text is missing")
     for column, kind in JSON_COLUMNS.items():
         if row[column] in (None, ""):
             continue
@@ -271,15 +250,21 @@ def _check_row(row: dict[str, Any], where: str) -> None:
 
 
 def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Add the rows' studies, items, outputs, raters and ratings that the store lacks; update ratings."""
+    """Add the rows' studies, items, outputs, raters and ratings that the store lacks; update ratings.
+    One transaction: if any row fails, nothing of the file is kept."""
+    with store.transaction():
+        return _import_rows(store, rows)
+
+
+def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0}
     study_ids: dict[tuple[str, Any], int] = {}
     item_ids: dict[str, int] = {}
     for row in rows:
         skey = (row["study_name"], row["study_created_at"])
         if skey not in study_ids:
-            found = next((s["id"] for s in store.list_studies()
-                          if s["name"] == row["study_name"] and s["created_at"] == row["study_created_at"]), None)
+            found = next((s.id for s in store.list_studies()
+                          if s.name == row["study_name"] and s.created_at == row["study_created_at"]), None)
             if found is None:
                 found = store.create_study(
                     row["study_name"], kind=row["study_kind"] or "study", model=row["study_model"] or "",
@@ -294,7 +279,7 @@ def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
         if pid not in item_ids:
             item = store.item_by_public_id(pid)
             if item is None:
-                taken = {i["ordinal"] for i in store.items(sid)}
+                taken = {i.ordinal for i in store.items(sid)}
                 [iid] = store.add_items(sid, [{"prompt": row["prompt"], "scenario": row["scenario"],
                                                 "language": row["language"], "raw": row["raw"], "public_id": pid,
                                                 "created_at": row["item_created_at"]}])
@@ -302,7 +287,7 @@ def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
                     store.set_item_ordinal(iid, row["item_ordinal"])
                 counts["items"] += 1
             else:
-                iid = item["id"]
+                iid = item.id
             item_ids[pid] = iid
         oid, new = store.add_output(
             item_ids[pid], row["method"], row["sample_index"] or 0, text=row["text"],

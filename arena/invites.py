@@ -21,18 +21,11 @@ from urllib.parse import quote
 
 from . import settings, throttle
 from .errors import UserError
-from .store import Store, clean_rater_name
+from .store import Enrolment, Store, clean_rater_name
 
 CODE_BYTES = 24  # 192 bits
 INVALID = "that invite code is not valid; check the link or ask the organizer for a new one"
 MAX_CODE_LENGTH = 200
-
-
-@dataclass(frozen=True)
-class Enrolment:
-    study_id: int
-    rater_id: int
-    rater: str  # display name
 
 
 @dataclass(frozen=True)
@@ -82,7 +75,7 @@ def invite(store: Store, study_id: int, raters: Iterable[object], base_url: str 
     out = []
     for name in names:
         code = new_code()
-        store.enrol(study["id"], name, hash_code(code))
+        store.enrol(study.id, name, hash_code(code))
         out.append(Invite(name, code, invite_link(code, base_url)))
     return out
 
@@ -109,13 +102,13 @@ def resolve(store: Store, code: object, client: str | None = None) -> Enrolment:
         throttle.invite_codes.check(client)
     clean = code_from(code)
     found = store.enrolment_by_code(hash_code(clean)) if clean else None
-    if found is None or found["revoked_at"] is not None:
+    if found is None or found.revoked_at is not None:
         if client is not None:
             throttle.invite_codes.failed(client)
         raise UserError(INVALID)
     if client is not None:
         throttle.invite_codes.succeeded(client)
-    return Enrolment(int(found["study_id"]), int(found["rater_id"]), found["rater"])
+    return found
 
 
 def revoke(store: Store, study_id: int, rater: object) -> bool:

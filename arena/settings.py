@@ -68,7 +68,7 @@ class Settings:
     gpu_duration_s: int = _setting("ARENA_GPU_DURATION", 120, "most seconds one ZeroGPU task may ask for",
                                    minimum=1)
     # -- ratings and studies -----------------------------------------------------------------------
-    database_url: str = _setting("DATABASE_URL", "", "ratings database: any SQLAlchemy URL (wins over "
+    database_url: str = _setting("DATABASE_URL", "", "ratings database: a PostgreSQL URL (wins over "
                                  "ARENA_DB_PATH)", shown_default="unset: SQLite at ARENA_DB_PATH")
     db_path: str = _setting("ARENA_DB_PATH", "", "ratings database as a SQLite file", shown_default="`data/arena.db`")
     backup_dir: str = _setting("ARENA_BACKUP_DIR", "", "where a copy is kept before a study or ratings are "

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import threading
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -31,7 +31,7 @@ from . import batching
 from .batching import DEFAULT_BATCH_SIZE
 from .settings import current as current_settings
 from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, encode_ids, run_methods
-from .store import Store, clean_rater_name
+from .store import Item, Output, Store, Study, clean_rater_name
 from .store.store import clean_name
 
 MAX_ITEMS = 1000
@@ -152,15 +152,15 @@ class GenerationReport:
         return text
 
 
-def pending_slots(store: Store, study_id: int) -> tuple[list[tuple[dict, str, int]], int]:
+def pending_slots(store: Store, study_id: int) -> tuple[list[tuple[Item, str, int]], int]:
     """The (item, method, sample_index) slots still missing, and how many slots the study has."""
     study = store.get_study(study_id)
     if study is None:
         raise UserError(f"no study with id {study_id}")
-    slots = expected_slots(study["methods"], study["samples_per_method"])
+    slots = expected_slots(study.methods, study.samples_per_method)
     done = store.output_slots(study_id)
     all_items = store.items(study_id)
-    missing = [(item, m, s) for item in all_items for (m, s) in slots if (item["id"], m, s) not in done]
+    missing = [(item, m, s) for item in all_items for (m, s) in slots if (item.id, m, s) not in done]
     return missing, len(all_items) * len(slots)
 
 
@@ -188,6 +188,8 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
         _running.add(study_id)
     try:
         study = store.get_study(study_id)
+        if study is None:
+            raise UserError(f"no study with id {study_id}")
         missing, total = pending_slots(store, study_id)
         existing = total - len(missing)
         done = [0]
@@ -201,7 +203,7 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
                 progress(existing + done[0], total, what)
 
         for (method, sample), slots in _by_method(missing):
-            settings = study["settings"].get(method, {})
+            settings = study.settings.get(method, {})
             alone = slots if size == 1 else []
             batched = [] if size == 1 else slots
             if size > 1 and method not in timed:
@@ -210,13 +212,13 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
             for item in alone:
                 if should_stop is not None and should_stop():
                     break
-                seed = derive_seed(study["base_seed"], item["public_id"], method, sample)
-                req = RunRequest(prompt=item["prompt"], methods=[method], settings={method: settings},
-                                 max_new_tokens=study["max_new_tokens"], seed=seed, raw=item["raw"])
+                seed = derive_seed(study.base_seed, item.public_id, method, sample)
+                req = RunRequest(prompt=item.prompt, methods=[method], settings={method: settings},
+                                 max_new_tokens=study.max_new_tokens, seed=seed, raw=item.raw)
                 [result] = run_methods(lm, req)
-                _, new = store.add_output(item["id"], method, sample, model=lm.name, **_output_fields(result))
-                stored(int(new), f"item {item['ordinal'] + 1}, {method} sample {sample + 1}")
-            for chunk in _batches(lm, method, settings, batched, study["max_new_tokens"], size):
+                _, new = store.add_output(item.id, method, sample, model=lm.name, **_output_fields(result))
+                stored(int(new), f"item {item.ordinal + 1}, {method} sample {sample + 1}")
+            for chunk in _batches(lm, method, settings, batched, study.max_new_tokens, size):
                 if should_stop is not None and should_stop():
                     break
                 stored(_generate_batch(store, lm, study, method, sample, settings, chunk),
@@ -224,7 +226,7 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
         report = GenerationReport(total, existing, done[0], identical_texts(store, study_id))
         if progress:
             progress(existing + done[0], total, "done")
-        if report.complete and study["state"] == "draft":
+        if report.complete and study.state == "draft":
             store.set_study_state(study_id, "open", allowed_from=("draft",))
             report.opened = True
         return report
@@ -233,22 +235,22 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
             _running.discard(study_id)
 
 
-def _by_method(missing: list[tuple[dict, str, int]]) -> list[tuple[tuple[str, int], list[dict]]]:
-    groups: dict[tuple[str, int], list[dict]] = {}
+def _by_method(missing: list[tuple[Item, str, int]]) -> list[tuple[tuple[str, int], list[Item]]]:
+    groups: dict[tuple[str, int], list[Item]] = {}
     for item, method, sample in missing:
         groups.setdefault((method, sample), []).append(item)
     return list(groups.items())
 
 
-def _batches(lm, method: str, settings: Mapping[str, Any], items: list[dict], max_new: int,
-             size: int) -> list[list[tuple[dict, list[int]]]]:
+def _batches(lm, method: str, settings: Mapping[str, Any], items: list[Item], max_new: int,
+             size: int) -> list[list[tuple[Item, list[int]]]]:
     """Items with the same plan, sorted by prompt length (less padding), in chunks of `size`;
     a method with its own step loop gets chunks of one."""
-    groups: dict[str | None, list[tuple[dict, list[int]]]] = {}
+    groups: dict[str | None, list[tuple[Item, list[int]]]] = {}
     for item in items:
-        ids = encode_ids(lm, RunRequest(prompt=item["prompt"], methods=[method], max_new_tokens=max_new,
-                                        raw=item["raw"]))
-        groups.setdefault(batching.plan_key(lm, method, settings, item["prompt"], max_new), []).append((item, ids))
+        ids = encode_ids(lm, RunRequest(prompt=item.prompt, methods=[method], max_new_tokens=max_new,
+                                        raw=item.raw))
+        groups.setdefault(batching.plan_key(lm, method, settings, item.prompt, max_new), []).append((item, ids))
     chunks = []
     for key, members in groups.items():
         members.sort(key=lambda m: len(m[1]))
@@ -257,16 +259,16 @@ def _batches(lm, method: str, settings: Mapping[str, Any], items: list[dict], ma
     return chunks
 
 
-def _generate_batch(store: Store, lm, study: Mapping[str, Any], method: str, sample: int,
-                    settings: Mapping[str, Any], chunk: list[tuple[dict, list[int]]]) -> int:
+def _generate_batch(store: Store, lm, study: Study, method: str, sample: int,
+                    settings: Mapping[str, Any], chunk: list[tuple[Item, list[int]]]) -> int:
     items = [item for item, _ in chunk]
-    seed = derive_seed(study["base_seed"], "+".join(i["public_id"] for i in items), method, sample)
-    rows = batching.generate_batch(lm, method, settings, [ids for _, ids in chunk], study["max_new_tokens"], seed,
-                                   items[0]["prompt"])
+    seed = derive_seed(study.base_seed, "+".join(i.public_id for i in items), method, sample)
+    rows = batching.generate_batch(lm, method, settings, [ids for _, ids in chunk], study.max_new_tokens, seed,
+                                   items[0].prompt)
     new = 0
     for (item, ids), row in zip(chunk, rows):
         _, added = store.add_output(
-            item["id"], method, sample, model=lm.name, text=row.text, seed=seed, new_tokens=row.new_tokens,
+            item.id, method, sample, model=lm.name, text=row.text, seed=seed, new_tokens=row.new_tokens,
             settings={**row.settings, "dtype": getattr(lm, "dtype_name", ""), "batch_size": len(chunk)},
             prompt_tokens=len(ids), finish_reason=row.finish_reason)
         new += int(added)
@@ -278,11 +280,11 @@ def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
     found = []
     for item in store.items(study_id):
         by_text: dict[str, list[str]] = {}
-        for o in store.outputs_for_item(item["id"]):
-            by_text.setdefault(o["text"].strip(), []).append(o["method"])
+        for o in store.outputs_for_item(item.id):
+            by_text.setdefault(o.text.strip(), []).append(o.method)
         for methods in by_text.values():
             if len(set(methods)) > 1:
-                found.append((item["ordinal"] + 1, sorted(set(methods))))
+                found.append((item.ordinal + 1, sorted(set(methods))))
     return found
 
 
@@ -295,7 +297,7 @@ def open_study(store: Store, study_id: int) -> None:
     """A draft (all outputs stored) or a closed study (rating resumes) becomes open."""
     missing, _ = pending_slots(store, study_id)
     study = store.get_study(study_id)
-    if study is not None and study["kind"] == "study" and missing:
+    if study is not None and study.kind == "study" and missing:
         raise UserError(f"{len(missing)} outputs are still missing; generate them first")
     store.set_study_state(study_id, "open", allowed_from=("draft", "closed"))
 
@@ -345,10 +347,10 @@ def ready_item_ids(store: Store, study_id: int) -> list[int]:
     per_item: dict[int, set[tuple[str, int]]] = {}
     for item_id, m, s in done:
         per_item.setdefault(item_id, set()).add((m, s))
-    if study["kind"] == "adhoc":
-        return [i["id"] for i in store.items(study_id) if len(per_item.get(i["id"], ())) >= 2]
-    need = set(expected_slots(study["methods"], study["samples_per_method"]))
-    return [i["id"] for i in store.items(study_id) if need <= per_item.get(i["id"], set())]
+    if study.kind == "adhoc":
+        return [i.id for i in store.items(study_id) if len(per_item.get(i.id, ())) >= 2]
+    need = set(expected_slots(study.methods, study.samples_per_method))
+    return [i.id for i in store.items(study_id) if need <= per_item.get(i.id, set())]
 
 
 # ---- quick rating from the Compare tab ------------------------------------------------------------
@@ -367,15 +369,16 @@ def quick_item(store: Store, lm_name: str, prompt: str, results: Iterable[Method
     max_new = max(int((f["settings"] or {}).get("max_new_tokens", 0) or 0) for f in fields) or 1
     seed = next((f["seed"] for f in fields if f["seed"] is not None), 0)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-    study_id = store.create_study(f"Quick rating {when} UTC", kind="adhoc", model=lm_name, methods=methods,
-                                  settings={}, samples_per_method=1, max_new_tokens=max_new, base_seed=int(seed))
-    [item_id] = store.add_items(study_id, [{"prompt": prompt, "scenario": QUICK_SCENARIO, "raw": bool(raw)}])
-    seen: dict[str, int] = {}
-    for f in fields:
-        method = f.pop("method")
-        sample = seen.get(method, 0)
-        seen[method] = sample + 1
-        store.add_output(item_id, method, sample, model=lm_name, **f)
+    with store.transaction():  # a study without its outputs would be a quick rating nobody can rate
+        study_id = store.create_study(f"Quick rating {when} UTC", kind="adhoc", model=lm_name, methods=methods,
+                                      settings={}, samples_per_method=1, max_new_tokens=max_new, base_seed=int(seed))
+        [item_id] = store.add_items(study_id, [{"prompt": prompt, "scenario": QUICK_SCENARIO, "raw": bool(raw)}])
+        seen: dict[str, int] = {}
+        for f in fields:
+            method = f.pop("method")
+            sample = seen.get(method, 0)
+            seen[method] = sample + 1
+            store.add_output(item_id, method, sample, model=lm_name, **f)
     return study_id, item_id
 
 
@@ -424,12 +427,12 @@ def backup_folder(store: Store) -> Path | None:
     return None
 
 
-def _check_confirmation(study: Mapping[str, Any], typed: object) -> None:
-    if not isinstance(typed, str) or typed.strip() != study["name"]:
-        raise UserError(f"to confirm, type the study's exact name ({study['name']!r}); nothing was deleted")
+def _check_confirmation(study: Study, typed: object) -> None:
+    if not isinstance(typed, str) or typed.strip() != study.name:
+        raise UserError(f"to confirm, type the study's exact name ({study.name!r}); nothing was deleted")
 
 
-def _study_for_deletion(store: Store, study_id: Any, typed_name: object) -> dict[str, Any]:
+def _study_for_deletion(store: Store, study_id: Any, typed_name: object) -> Study:
     sid = parse_study_id(study_id)
     study = store.get_study(sid)
     if study is None:
@@ -446,42 +449,43 @@ def _slug(text: str) -> str:
     return "-".join(part for part in cleaned.split("-") if part)[:40] or "study"
 
 
-def _contents_frame(store: Store, study: Mapping[str, Any]):
+def _contents_frame(store: Store, study: Study):
     """Every item of the study with every stored output, one row per output (an item with none: one row)."""
     import pandas as pd
 
     from .store.schema import outputs as output_table
 
-    head = {"study_name": study["name"], "study_created_at": study["created_at"].isoformat(),
-            "study_methods": json.dumps(study["methods"]), "study_settings": json.dumps(study["settings"], sort_keys=True)}
+    head = {"study_name": study.name, "study_created_at": study.created_at.isoformat(),
+            "study_methods": json.dumps(study.methods), "study_settings": json.dumps(study.settings, sort_keys=True)}
     item_cols = ["item_id", "item_ordinal", "item_public_id", "item_created_at", "scenario", "language", "prompt", "raw"]
     out_cols = ["output_id" if c.name == "id" else "output_created_at" if c.name == "created_at" else c.name
                 for c in output_table.columns if c.name != "item_id"]
     rows = []
-    for item in store.items(study["id"]):
-        it = {"item_id": item["id"], "item_ordinal": item["ordinal"], "item_public_id": item["public_id"],
-              "item_created_at": item["created_at"], **{k: item[k] for k in ("scenario", "language", "prompt", "raw")}}
-        for out in store.outputs_for_item(item["id"]) or [{}]:
+    for item in store.items(study.id):
+        it = {"item_id": item.id, "item_ordinal": item.ordinal, "item_public_id": item.public_id,
+              "item_created_at": item.created_at, **{k: getattr(item, k) for k in ("scenario", "language", "prompt", "raw")}}
+        item_outputs: list[Output | None] = [*store.outputs_for_item(item.id)]
+        for out in item_outputs or [None]:
             named = {"output_id" if k == "id" else "output_created_at" if k == "created_at" else k: v
-                     for k, v in out.items()}
+                     for k, v in (asdict(out) if out is not None else {}).items()}
             rows.append({**head, **it, **{c: named.get(c) for c in out_cols}})
     return pd.DataFrame(rows, columns=[*head, *item_cols, *out_cols])
 
 
-def _write_backup(store: Store, study: Mapping[str, Any], rater: str | None) -> tuple[list[Path], Path | None]:
+def _write_backup(store: Store, study: Study, rater: str | None) -> tuple[list[Path], Path | None]:
     try:
         return _write_backup_files(store, study, rater)
     except OSError as exc:
         raise UserError(f"could not write the copy to take before deleting ({exc}); nothing was deleted") from None
 
 
-def _write_backup_files(store: Store, study: Mapping[str, Any], rater: str | None) -> tuple[list[Path], Path | None]:
+def _write_backup_files(store: Store, study: Study, rater: str | None) -> tuple[list[Path], Path | None]:
     from . import export
 
     when = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    stem = f"deleted-study-{study['id']}-{_slug(study['name'])}-{when}"
+    stem = f"deleted-study-{study.id}-{_slug(study.name)}-{when}"
     folder = Path(tempfile.mkdtemp(prefix="arena-deleted-"))
-    rows = export.export_rows(store, study["id"])
+    rows = export.export_rows(store, study.id)
     if rater is not None:
         rows = [r for r in rows if r["rater"] == rater]
         files = [folder / f"{stem}-rater-{_slug(rater)}-ratings.csv"]
@@ -502,10 +506,10 @@ def _write_backup_files(store: Store, study: Mapping[str, Any], rater: str | Non
 def delete_study(store: Store, study_id: Any, typed_name: object) -> Deletion:
     """Delete a study after `typed_name` matched its name exactly, writing its copy first."""
     study = _study_for_deletion(store, study_id, typed_name)
-    before = store.deletion_fingerprint(study["id"])
+    before = store.deletion_fingerprint(study.id)
     files, kept = _write_backup(store, study, None)
-    counts = store.delete_study(study["id"], expect=before)
-    return Deletion(study["id"], study["name"], counts, files, kept)
+    counts = store.delete_study(study.id, expect=before)
+    return Deletion(study.id, study.name, counts, files, kept)
 
 
 def delete_rater_ratings(store: Store, study_id: Any, rater: object, typed_name: object) -> Deletion:
@@ -518,12 +522,12 @@ def delete_rater_ratings(store: Store, study_id: Any, rater: object, typed_name:
     rater_id = store.find_rater(name)
     if rater_id is None:
         raise UserError(f"there is no rater {name!r}; nothing was deleted")
-    if not (store.progress(study["id"])["rater"] == name).any():
-        raise UserError(f"{name!r} has no ratings in study #{study['id']}; nothing was deleted")
-    before = store.deletion_fingerprint(study["id"], rater_id)
+    if not (store.progress(study.id)["rater"] == name).any():
+        raise UserError(f"{name!r} has no ratings in study #{study.id}; nothing was deleted")
+    before = store.deletion_fingerprint(study.id, rater_id)
     files, kept = _write_backup(store, study, name)
-    n = store.delete_rater_ratings(study["id"], rater_id, expect=before)
-    return Deletion(study["id"], study["name"], {"ratings": n}, files, kept, rater=name)
+    n = store.delete_rater_ratings(study.id, rater_id, expect=before)
+    return Deletion(study.id, study.name, {"ratings": n}, files, kept, rater=name)
 
 
 if __name__ == "__main__":  # python -m arena.studies (see arena/study_cli.py)

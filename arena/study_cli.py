@@ -40,7 +40,7 @@ def _model(setting: str | None):
 
 
 def _draft_named(store: Store, name: str) -> int | None:
-    return next((s["id"] for s in store.list_studies(kind="study") if s["name"] == name and s["state"] == "draft"), None)
+    return next((s.id for s in store.list_studies(kind="study") if s.name == name and s.state == "draft"), None)
 
 
 def _study(store: Store, value: int) -> int:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> dict:
         return {"study_id": sid, "invites": [{"rater": i.rater, "code": i.code, "link": i.link} for i in made]}
     action = {"open": studies.open_study, "close": studies.close_study, "publish": studies.publish_study}[args.command]
     action(store, sid)
-    return {"study_id": sid, "state": store.get_study(sid)["state"]}
+    return {"study_id": sid, "state": store.get_study(sid).state}
 
 
 def parser() -> argparse.ArgumentParser:

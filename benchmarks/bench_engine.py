@@ -44,7 +44,7 @@ def make_study(store, prompts, methods, samples, max_new):
 
 
 def outputs_of(store, study_id):
-    return [o for item in store.items(study_id) for o in store.outputs_for_item(item["id"])]
+    return [o for item in store.items(study_id) for o in store.outputs_for_item(item.id)]
 
 
 def run_inprocess(lm, prompts, methods, samples, max_new):
@@ -58,7 +58,7 @@ def run_inprocess(lm, prompts, methods, samples, max_new):
             studies.generate_study(store, lm, sid, **kwargs)  # batch_size=1: one output at a time, each timed
             wall = time.perf_counter() - start
             outs = outputs_of(store, sid)
-            return wall, len(outs), sum(o["new_tokens"] for o in outs)
+            return wall, len(outs), sum(o.new_tokens for o in outs)
         finally:
             store.dispose()
 
@@ -97,7 +97,7 @@ def run_vllm(engine, client_lm, prompts, methods, samples, max_new):
             engine.generate_study(store, client_lm, sid)
             wall = time.perf_counter() - start
             outs = outputs_of(store, sid)
-            return wall, len(outs), sum(o["new_tokens"] for o in outs)
+            return wall, len(outs), sum(o.new_tokens for o in outs)
         finally:
             store.dispose()
 

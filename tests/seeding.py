@@ -60,6 +60,6 @@ def publish(store: Store, study_id: int) -> None:
     """Close the study (if it is still open) and publish it: the Results tab shows only published studies."""
     from arena import studies
 
-    if store.get_study(study_id)["state"] in ("draft", "open"):
+    if store.get_study(study_id).state in ("draft", "open"):
         studies.close_study(store, study_id)
     studies.publish_study(store, study_id)

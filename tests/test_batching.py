@@ -44,7 +44,7 @@ def test_study_generation_in_batches_times_one_output_per_method_and_resumes(lm,
     calls = []
     first = studies.generate_study(store, lm, sid, batch_size=2, should_stop=lambda: len(calls) >= 3,
                                    progress=lambda d, t, what: calls.append(what))
-    assert not first.complete and store.get_study(sid)["state"] == "draft"
+    assert not first.complete and store.get_study(sid).state == "draft"
     second = studies.generate_study(store, lm, sid, batch_size=2)
     assert second.complete and second.opened and first.generated + second.generated == 10
     outs = store.outputs_frame(sid)

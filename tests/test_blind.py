@@ -49,7 +49,7 @@ def test_williams_rows_are_latin_and_balanced(n):
 
 def test_positions_are_balanced_for_each_rater_over_each_block(store):
     sid, iids = make_study(store, n_items=6)
-    method_of = {o["id"]: o["method"] for iid in iids for o in store.outputs_for_item(iid)}
+    method_of = {o.id: o.method for iid in iids for o in store.outputs_for_item(iid)}
     per_rater_pos = Counter()
     per_item_pos = Counter()
     for r in range(6):
@@ -58,9 +58,9 @@ def test_positions_are_balanced_for_each_rater_over_each_block(store):
             view, _ = blind.open_item(store, rater, sid, index)
             rid = store.find_rater(rater)
             item = store.item_by_public_id(view.item)
-            for pos, oid in store.assignment(rid, item["id"]).items():
+            for pos, oid in store.assignment(rid, item.id).items():
                 per_rater_pos[(rater, method_of[oid], pos)] += 1
-                per_item_pos[(item["id"], method_of[oid], pos)] += 1
+                per_item_pos[(item.id, method_of[oid], pos)] += 1
     # 6 items per rater = one block, 3 methods x 3 positions: each method twice in each position for
     # each rater. Across raters an item's positions are independent draws (what makes one rater's
     # unblinded item useless for another's), so per item they are balanced only in expectation.
@@ -143,7 +143,7 @@ def test_unknown_item_missing_rater_and_unopened_item_are_refused(store):
     # bob never opened it: his labels would mean nothing
     with pytest.raises(UserError):
         blind.submit(store, "bob", view.item, full_scores())
-    other = store.get_item(iids[1])["public_id"]  # ann never opened the second item
+    other = store.get_item(iids[1]).public_id  # ann never opened the second item
     with pytest.raises(UserError):
         blind.submit(store, "ann", other, full_scores())
     assert store.count_ratings() == 0
@@ -170,6 +170,6 @@ def test_reveal_maps_labels_to_methods(store):
     store.set_study_state(sid, "closed", allowed_from=("open",))
     table = blind.reveal(store, sid)
     assert len(table) == 3 and set(table.method) == set(METHODS) and list(table.label) == ["A", "B", "C"]
-    texts = {o["method"]: o["text"] for o in store.outputs_for_item(store.item_by_public_id(view.item)["id"])}
+    texts = {o.method: o.text for o in store.outputs_for_item(store.item_by_public_id(view.item).id)}
     for response, method in zip(view.responses, table.method):
         assert texts[method] == response.text

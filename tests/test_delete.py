@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import html
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import gradio as gr
@@ -110,7 +111,7 @@ def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
     pd.testing.assert_frame_equal(store.ratings_frame(b), b_frames[0])
     pd.testing.assert_frame_equal(store.outputs_frame(b), b_frames[1])
     pd.testing.assert_frame_equal(store.progress(b), b_frames[2])
-    assert store.get_study(a) is None and [s["id"] for s in store.list_studies()] == [b]
+    assert store.get_study(a) is None and [s.id for s in store.list_studies()] == [b]
 
 
 def test_delete_rater_ratings_removes_only_that_raters_rows_in_that_study(store):
@@ -212,7 +213,7 @@ def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp
     studies.close_study(store, a)
     study = store.get_study(a)
     frames = store.ratings_frame(a), store.outputs_frame(a)
-    item_rows = [{k: v for k, v in i.items() if k not in ("id", "study_id")} for i in store.items(a)]
+    item_rows = [replace(i, id=0, study_id=0) for i in store.items(a)]
     of_b = rows_of(store, b)
 
     done = studies.delete_study(store, a, "  Pilot A ")
@@ -226,11 +227,11 @@ def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp
 
     imported = export.import_file(store, ratings_file)
     assert imported == {"studies": 1, "items": 2, "outputs": 6, "ratings": 12}
-    [new] = [s for s in store.list_studies() if s["name"] == "Pilot A"]
-    assert {k: v for k, v in new.items() if k != "id"} == {k: v for k, v in study.items() if k != "id"}
-    pd.testing.assert_frame_equal(strip(store.ratings_frame(new["id"])), strip(frames[0]))
-    pd.testing.assert_frame_equal(strip(store.outputs_frame(new["id"])), strip(frames[1]))
-    assert [{k: v for k, v in i.items() if k not in ("id", "study_id")} for i in store.items(new["id"])] == item_rows
+    [new] = [s for s in store.list_studies() if s.name == "Pilot A"]
+    assert replace(new, id=0) == replace(study, id=0)
+    pd.testing.assert_frame_equal(strip(store.ratings_frame(new.id)), strip(frames[0]))
+    pd.testing.assert_frame_equal(strip(store.outputs_frame(new.id)), strip(frames[1]))
+    assert [replace(i, id=0, study_id=0) for i in store.items(new.id)] == item_rows
     assert rows_of(store, b) == of_b
 
     # Study B is still open: its copy holds everything but the secret seeds.

@@ -20,7 +20,7 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
     sid = studies.create_study(store, "Durability", studies.builtin_prompts("en")[:1], max_new_tokens=4)
     [item] = store.items(sid)
     for method in ("BS-4", "TS-Temp", "TS-Tilted"):
-        store.add_output(item["id"], method, 0, text=f"a response ({len(method)})", settings={}, seed=0, model="m",
+        store.add_output(item.id, method, 0, text=f"a response ({len(method)})", settings={}, seed=0, model="m",
                          new_tokens=4)
     studies.open_study(store, sid)  # a draft opens once every output is stored
     code = invite(store, sid, "Durable Rater")

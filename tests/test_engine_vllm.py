@@ -268,16 +268,16 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
         wall_ms = (time.perf_counter() - started) * 1000
         assert (report.total, report.generated, report.complete) == (12, 12, True)
         assert seen[-1] == (12, 12)
-        outputs = [o for item in store.items(study_id) for o in store.outputs_for_item(item["id"])]
+        outputs = [o for item in store.items(study_id) for o in store.outputs_for_item(item.id)]
         assert len(outputs) == 12
         for o in outputs:
-            settings = json.loads(o["settings"]) if isinstance(o["settings"], str) else o["settings"]
-            assert settings["engine"]["name"] == "vllm" and "vLLM" in o["model"]
-            item = next(i for i in store.items(study_id) if i["id"] == o["item_id"])
-            assert o["seed"] == _study_seed(store.get_study(study_id), item, o["method"], o["sample_index"])
-            assert o["text"]
+            settings = json.loads(o.settings) if isinstance(o.settings, str) else o.settings
+            assert settings["engine"]["name"] == "vllm" and "vLLM" in o.model
+            item = next(i for i in store.items(study_id) if i.id == o.item_id)
+            assert o.seed == _study_seed(store.get_study(study_id), item, o.method, o.sample_index)
+            assert o.text
         # all twelve were in flight together: the run took far less than the sum of their latencies
-        assert wall_ms < 0.6 * sum(o["latency_ms"] for o in outputs)
+        assert wall_ms < 0.6 * sum(o.latency_ms for o in outputs)
         # resumable as before: nothing left, nothing duplicated
         again = engine.generate_study(store, client_lm, study_id)
         assert (again.existing, again.generated) == (12, 0)

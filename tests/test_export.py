@@ -173,7 +173,7 @@ def test_seeds_leave_the_server_only_once_the_study_is_closed(tmp_path):
     target = Store(f"sqlite:///{tmp_path / 'b.db'}")
     import_file(target, path)
     [study] = target.list_studies()
-    assert study["state"] == "closed" and study["base_seed"] == 3
+    assert study.state == "closed" and study.base_seed == 3
 
 
 def test_an_export_from_before_the_lifecycle_imports_and_is_not_published(tmp_path):
@@ -191,5 +191,5 @@ def test_an_export_from_before_the_lifecycle_imports_and_is_not_published(tmp_pa
     target = Store(f"sqlite:///{tmp_path / 'b.db'}")
     assert import_file(target, old)["ratings"] == 18
     [study] = target.list_studies()
-    assert study["state"] == "open"  # never published by an import
+    assert study.state == "open"  # never published by an import
     assert set(target.outputs_frame()["text"]) == {r["text"] for r in rows}

@@ -79,8 +79,8 @@ def slots(store: Store, sid: int) -> list[tuple[int, str, int, int, str]]:
     """(item_id, method, sample_index, output_id, text) of every stored output of the study."""
     rows = []
     for item in store.items(sid):
-        for o in store.outputs_for_item(item["id"]):
-            rows.append((item["id"], o["method"], o["sample_index"], o["id"], o["text"]))
+        for o in store.outputs_for_item(item.id):
+            rows.append((item.id, o.method, o.sample_index, o.id, o.text))
     return sorted(rows)
 
 
@@ -111,7 +111,7 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     while time.monotonic() < deadline:
         studies = store.list_studies()
         if studies:
-            before = slots(store, studies[0]["id"])
+            before = slots(store, studies[0].id)
             if 1 <= len(before) < total:
                 break
             assert len(before) < total, "generation finished before the kill: nothing was interrupted"
@@ -124,7 +124,7 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     worker.join(timeout=60)
     client.close()
     [study] = store.list_studies()
-    sid = study["id"]
+    sid = study.id
     before = slots(store, sid)  # what survived the kill, read after it
     assert 1 <= len(before) < total, f"{len(before)} outputs at the kill"
     assert len(store.items(sid)) == len(PROMPTS)
@@ -146,7 +146,7 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
         again = client.call(dep_by_trigger(client, "Resume generation"), [ORGANIZER_PASSWORD, sid], session_hash=session)
         assert again.ok and "(0 generated now)" in again.raw
         assert slots(store, sid) == after
-        assert store.get_study(sid)["state"] == "open"  # the complete draft opened for rating
+        assert store.get_study(sid).state == "open"  # the complete draft opened for rating
         STATS["survived"] += 1
 
         # Second fault on the same data: SIGKILL the moment a submit is acknowledged.

@@ -114,7 +114,7 @@ def test_lifecycle_rating_only_while_open_and_mapping_only_after(store):
         blind.submit_slots_with_code(store, ann.code, view.item, *all_scores(view))
     assert len(blind.reveal(store, sid)) == 3
     studies.publish_study(store, sid)
-    assert store.get_study(sid)["state"] == "published"
+    assert store.get_study(sid).state == "published"
 
 
 def test_a_draft_with_missing_outputs_cannot_be_opened(store):
@@ -134,7 +134,7 @@ def test_names_are_normalised_and_stripped_of_invisible_characters():
 
 def test_study_names_are_cleaned_and_may_not_name_a_method(store):
     sid = store.create_study("Pilot\u202e\x00 ｏｎｅ", methods=METHODS)
-    assert store.get_study(sid)["name"] == "Pilot one"
+    assert store.get_study(sid).name == "Pilot one"
     for bad in ("bs4 vs tilted", "Pilot (ts temp)", "TS_TILTED round", "ｂｓ－４"):
         with pytest.raises(UserError, match="method names"):
             studies.create_study(store, bad, studies.builtin_prompts("en"), methods=METHODS)
@@ -195,8 +195,8 @@ def test_migrated_raters_are_enrolled_and_can_be_given_codes(store):
     blind.submit(store, "legacy rater", view.item, {r.label: dict.fromkeys(blind.DIMENSIONS, 2)
                                                     for r in view.responses})
     [row] = store.enrolments(sid)
-    assert row["rater"] == "legacy rater" and not row["has_code"]
+    assert row.rater == "legacy rater" and not row.has_code
     [code] = invites.invite(store, sid, ["legacy rater"])
     again, _ = blind.open_with_code(store, code.code, 1)
     assert again.item == view.item and [r.text for r in again.responses] == [r.text for r in view.responses]
-    assert store.enrolments(sid)[0]["has_code"]
+    assert store.enrolments(sid)[0].has_code

@@ -102,7 +102,7 @@ def test_anything_but_a_published_study_gets_the_same_neutral_page(store, state)
         return
     study = fill(store, published=False)
     if state == "open":
-        studies.open_study(store, study) if store.get_study(study)["state"] == "draft" else None
+        studies.open_study(store, study) if store.get_study(study).state == "draft" else None
     if state == "closed":
         studies.close_study(store, study)
     assert present.render(store, str(study)) == neutral

@@ -383,7 +383,7 @@ def test_prompt_file_import_creates_whole_study_or_user_error(tmp_path_factory, 
             assert store.list_studies() == [], "a refused upload left a study behind"
             return
         tally("prompt file import", "ok")
-        stored = [i["prompt"] for i in store.items(sid)]
+        stored = [i.prompt for i in store.items(sid)]
         assert stored == [s.prompt for s in specs] and all(p == clean_prompt(p) for p in stored)
     finally:
         store.dispose()

@@ -40,7 +40,7 @@ def rated_app(tmp_path_factory, lm):
     t0 = time.perf_counter()
     report = studies.generate_study(store, lm, sid)
     assert report.complete and report.total == 6
-    assert report.opened and store.get_study(sid)["state"] == "open"  # a complete draft opens for rating
+    assert report.opened and store.get_study(sid).state == "open"  # a complete draft opens for rating
     codes = invite_all(store, sid, RATERS)
     assert invites.revoke(store, sid, "Revoked Rater")
     outputs = store.outputs_frame(sid)
@@ -308,7 +308,7 @@ def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
                 continue
             assert "password" in (result.error or ""), result.error
     assert (len(store.list_studies()), store.count_ratings()) == (n_studies, n_ratings)
-    assert store.get_study(sid)["state"] == "open"  # no wrong password closed or published it
+    assert store.get_study(sid).state == "open"  # no wrong password closed or published it
 
     # Double-blind: while raters rate, the organizer does not see the mapping either.
     reveal = _by_button(http, deps, "Reveal the blind mapping")
@@ -317,7 +317,7 @@ def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
     close = _by_button(http, deps, "Close rating")
     closed = http.call(close[0], _organizer_inputs(http, close[1], ORGANIZER_PASSWORD, sid))
     assert closed.ok, closed.error
-    assert store.get_study(sid)["state"] == "closed"
+    assert store.get_study(sid).state == "closed"
 
     outputs_of = lambda dep: [http.components()[c]["type"] for c in dep["outputs"]]  # noqa: E731
     revealed = None
@@ -337,8 +337,8 @@ def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
     made = http.call(create[0], _organizer_inputs(http, create[1], ORGANIZER_PASSWORD, sid))
     assert made.ok, made.error
     assert "2 of 2 outputs stored" in json.dumps(made.data)
-    new = [s for s in store.list_studies() if s["name"] == "Second pilot"]
-    assert len(new) == 1 and new[0]["methods"] == ["TS-Temp", "TS-Tilted"]
-    assert len(store.outputs_frame(new[0]["id"])) == 2
+    new = [s for s in store.list_studies() if s.name == "Second pilot"]
+    assert len(new) == 1 and new[0].methods == ("TS-Temp", "TS-Tilted")
+    assert len(store.outputs_frame(new[0].id)) == 2
     http.close()
     store.dispose()

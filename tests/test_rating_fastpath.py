@@ -137,7 +137,7 @@ def test_remembered_orders_and_texts_never_outlive_their_study(store):
     sid, _ = seed(store, "old", n_items=1)
     view, _ = blind.open_item(store, "Cy", sid)
     blind.submit(store, "Cy", view.item, {r.label: dict.fromkeys(blind.DIMENSIONS, 4) for r in view.responses})
-    old_ids = sorted(o["id"] for o in store.outputs_for_item(store.items(sid)[0]["id"]))
+    old_ids = sorted(o.id for o in store.outputs_for_item(store.items(sid)[0].id))
     with store.write() as conn:  # what deleting a study does, child rows first
         conn.execute(delete(ratings))
         conn.execute(delete(assignments))
@@ -146,7 +146,7 @@ def test_remembered_orders_and_texts_never_outlive_their_study(store):
         conn.execute(delete(study_raters))
         conn.execute(delete(studies))
     new_sid, new_items = seed(store, "new", n_items=1)
-    new_ids = sorted(o["id"] for o in store.outputs_for_item(new_items[0]))
+    new_ids = sorted(o.id for o in store.outputs_for_item(new_items[0]))
     assert (new_sid, new_ids) == (sid, old_ids), "SQLite hands the same ids out again"
     view, _ = blind.open_item(store, "Cy", new_sid)
     assert view is not None and all(r.text.startswith("new text") for r in view.responses)

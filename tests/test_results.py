@@ -146,9 +146,9 @@ def test_tab_builds_and_has_no_rating_controls(store):
     kinds = {type(b).__name__ for b in demo.blocks.values()}
     assert {"Dataframe", "Plot", "File", "Dropdown"} <= kinds
     assert "Radio" not in kinds and "Slider" not in kinds  # read-only: nothing to score with
-    assert tab.study_options(store)[0][1] == store.list_studies()[0]["id"]
+    assert tab.study_options(store)[0][1] == store.list_studies()[0].id
     fill(store, published=False)  # newer, but not published: not offered
-    assert [sid for _, sid in tab.study_options(store)] == [store.list_studies()[1]["id"]]
+    assert [sid for _, sid in tab.study_options(store)] == [store.list_studies()[1].id]
 
 
 def test_scenario_filter_tells_languages_apart(store):

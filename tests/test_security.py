@@ -327,7 +327,7 @@ def test_a_code_opens_only_its_own_study(app: LiveApp, world):
         assert not swapped.ok and "code changed" in (swapped.error or ""), swapped.error
         assert not secrets_in(swapped.raw, with_methods=True)
 
-    item = store.items(world["sid"])[0]["public_id"]
+    item = store.items(world["sid"])[0].public_id
     with pytest.raises(UserError, match="unknown item"):
         blind.submit_slots_with_code(store, CODES["other"], item, [[1, 1, 1]] * 3 + [[None] * 3] * 5, [None] * 8)
     with pytest.raises(UserError) as refused:
@@ -366,7 +366,7 @@ def test_the_right_password_opens_the_same_routes(app: LiveApp, world):
     assert not secrets_in(early.raw, with_methods=True)
     closed = client.call(dep_by_trigger(client, "Close rating"), [ORGANIZER_PASSWORD, world["sid"]],
                          session_hash=session)
-    assert closed.ok and world["store"].get_study(world["sid"])["state"] == "closed", closed.error
+    assert closed.ok and world["store"].get_study(world["sid"]).state == "closed", closed.error
     reveal = client.call(reveal_fn, [ORGANIZER_PASSWORD, world["sid"]], session_hash=session)
     assert reveal.ok, reveal.error
     assert all(m in reveal.raw for m in ("BS-4", "TS-Temp", "TS-Tilted")) and VICTIM in reveal.raw

@@ -101,7 +101,7 @@ def test_outputs_are_unique_per_item_method_and_sample(store):
     _, iid, oids = _study_with_outputs(store)
     again, new = store.add_output(iid, "BS-4", 0, text="other", settings={}, seed=0, model="m", new_tokens=1)
     assert (again, new) == (oids[0], False)
-    assert store.outputs_for_item(iid)[0]["text"] == "text 0"  # the first one is kept
+    assert store.outputs_for_item(iid)[0].text == "text 0"  # the first one is kept
     with pytest.raises(IntegrityError):
         with store.write() as conn:
             conn.execute(insert(outputs).values(item_id=iid, method="BS-4", sample_index=0, text="x", settings="{}",

@@ -78,12 +78,12 @@ def test_create_study_validates_before_storing(store):
     assert store.list_studies() == []
     sid = studies.create_study(store, "ok", prompts, settings={"TS-Temp": {"temperature": 0.5}}, samples_per_method=2)
     study = store.get_study(sid)
-    assert study["methods"] == ["BS-4", "TS-Temp", "TS-Tilted"]  # the default three
-    assert study["settings"]["TS-Temp"]["temperature"] == 0.5 and study["settings"]["TS-Temp"]["top_p"] == 0.95
-    assert studies.expected_slots(study["methods"], 2) == [
+    assert study.methods == ("BS-4", "TS-Temp", "TS-Tilted")  # the default three
+    assert study.settings["TS-Temp"]["temperature"] == 0.5 and study.settings["TS-Temp"]["top_p"] == 0.95
+    assert studies.expected_slots(study.methods, 2) == [
         ("BS-4", 0), ("TS-Temp", 0), ("TS-Temp", 1), ("TS-Tilted", 0), ("TS-Tilted", 1)]
     assert len(store.items(sid)) == 3
-    assert study["state"] == "draft"  # opened for rating only once its outputs are generated
+    assert study.state == "draft"  # opened for rating only once its outputs are generated
     with pytest.raises(UserError, match="not open"):
         blind.open_item(store, "ann", sid)
 
@@ -101,10 +101,10 @@ def test_pregeneration_is_resumable_without_duplicates(store, lm):
     assert (first.total, first.existing, first.generated, first.complete) == (5, 0, 2, False)
     assert calls[0] == (0, 5) and calls[-1] == (2, 5)
     assert studies.ready_item_ids(store, sid) == []  # half-generated items are not rated
-    assert not first.opened and store.get_study(sid)["state"] == "draft"
+    assert not first.opened and store.get_study(sid).state == "draft"
     second = studies.generate_study(store, lm, sid)
     assert (second.existing, second.generated, second.complete) == (2, 3, True)
-    assert second.opened and store.get_study(sid)["state"] == "open"
+    assert second.opened and store.get_study(sid).state == "open"
     third = studies.generate_study(store, lm, sid)
     assert (third.existing, third.generated) == (5, 0)
     frame = store.outputs_frame(sid)
@@ -112,7 +112,7 @@ def test_pregeneration_is_resumable_without_duplicates(store, lm):
     # each (item, method, sample) has its own seed derived from the base seed: reproducible, and no
     # two methods or samples share one (nor can one be told from another)
     seeds = {(r.method, r.sample_index): r.seed for r in frame.itertuples()}
-    public_id = store.items(sid)[0]["public_id"]
+    public_id = store.items(sid)[0].public_id
     assert seeds == {(m, k): studies.derive_seed(10, public_id, m, k) for m, k in seeds}
     assert len(set(seeds.values())) == 5 and 10 not in seeds.values()
     assert all(0 <= seed < 2**62 for seed in seeds.values())
@@ -122,7 +122,7 @@ def test_pregeneration_is_resumable_without_duplicates(store, lm):
     assert (timed.latency_ms > 0).all() and set(timed.method) == set(frame.method)
     settings = json.loads(frame.set_index(["method", "sample_index"]).loc[("TS-Temp", 1), "settings"])
     assert settings["temperature"] == 0.9 and settings["max_new_tokens"] == 4
-    assert studies.ready_item_ids(store, sid) == [store.items(sid)[0]["id"]]
+    assert studies.ready_item_ids(store, sid) == [store.items(sid)[0].id]
 
 
 def _result(method: str, text: str, seed: int = 0) -> MethodResult:
@@ -134,13 +134,13 @@ def test_quick_item_makes_a_one_item_adhoc_study_ready_to_rate(store):
     results = [_result("BS-4", "beam says"), _result("TS-Temp", "temp says"), _result("TS-Tilted", "tilt says")]
     study_id, item_id = studies.quick_item(store, "tiny-model", "Tell me a joke.", results, raw=False)
     study = store.get_study(study_id)
-    assert study["kind"] == "adhoc" and study["model"] == "tiny-model"
-    assert store.get_item(item_id)["study_id"] == study_id
+    assert study.kind == "adhoc" and study.model == "tiny-model"
+    assert store.get_item(item_id).study_id == study_id
     frame = store.outputs_frame(study_id)
     assert sorted(frame.text) == ["beam says", "temp says", "tilt says"] and set(frame.latency_ms) == {9.0}
     view, _ = blind.open_item(store, "ann", study_id)
     assert view.total == 1 and view.prompt == "Tell me a joke." and len(view.responses) == 3
-    assert blind.locate(store, study_id, store.get_item(item_id)["public_id"]) == 1
+    assert blind.locate(store, study_id, store.get_item(item_id).public_id) == 1
     with pytest.raises(UserError):
         studies.quick_item(store, "m", "x", results[:1])
     with pytest.raises(UserError):

@@ -32,7 +32,7 @@ def test_create_invite_close_publish(lm, tmp_path, capsys):
     assert code == 0, err
     sid = out["study_id"]
     store = Store(db)
-    assert store.get_study(sid)["state"] == "open" and len(store.outputs_frame(sid)) == 4
+    assert store.get_study(sid).state == "open" and len(store.outputs_frame(sid)) == 4
     assert "[4/4] done" in err
     code, again, err = run(capsys, "create", "--name", "Pilot", "--prompts", str(prompts), "--methods",
                            "TS-Temp,TS-Tilted", "--max-new-tokens", "2", "--database", db)
@@ -61,7 +61,7 @@ def test_create_resumes_a_draft_of_the_same_name(lm, tmp_path, capsys):
                                max_new_tokens=3)
     code, out, err = run(capsys, "create", "--name", "Resumed", "--prompts", str(prompts), "--database", db)
     assert code == 0 and out == {"study_id": sid} and "resuming" in err
-    assert store.get_study(sid)["state"] == "open"
+    assert store.get_study(sid).state == "open"
 
 
 def test_bad_input_prints_one_error_line_and_exits_2(tmp_path, capsys):

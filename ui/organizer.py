@@ -77,20 +77,20 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
     store = store_for(ctx)
     rows = []
     for s in store.list_studies():
-        summary = store.study_summary(s["id"])
-        expected = summary["items"] * len(studies.expected_slots(s["methods"], s["samples_per_method"])) \
-            if s["kind"] == "study" else summary["outputs"]
-        rows.append({"id": s["id"], "name": s["name"], "state": s["state"], "kind": s["kind"], "model": s["model"],
-                     "methods": ", ".join(s["methods"]), "samples": s["samples_per_method"],
+        summary = store.study_summary(s.id)
+        expected = summary["items"] * len(studies.expected_slots(s.methods, s.samples_per_method)) \
+            if s.kind == "study" else summary["outputs"]
+        rows.append({"id": s.id, "name": s.name, "state": s.state, "kind": s.kind, "model": s.model,
+                     "methods": ", ".join(s.methods), "samples": s.samples_per_method,
                      "items": summary["items"], "outputs": f"{summary['outputs']} / {expected}",
-                     "ready items": len(studies.ready_item_ids(store, s["id"])), "raters": summary["raters"],
-                     "ratings": summary["ratings"], "created": s["created_at"].strftime("%Y-%m-%d %H:%M")})
+                     "ready items": len(studies.ready_item_ids(store, s.id)), "raters": summary["raters"],
+                     "ratings": summary["ratings"], "created": s.created_at.strftime("%Y-%m-%d %H:%M")})
     return pd.DataFrame(rows, columns=["id", "name", "state", "kind", "model", "methods", "samples", "items", "outputs",
                                        "ready items", "raters", "ratings", "created"])
 
 
 def study_options(ctx: AppContext) -> list[tuple[str, int]]:
-    return [(f"#{s['id']} {s['name']}", int(s["id"])) for s in store_for(ctx).list_studies()]
+    return [(f"#{s.id} {s.name}", int(s.id)) for s in store_for(ctx).list_studies()]
 
 
 def _study_id(value: Any) -> int:
@@ -239,7 +239,7 @@ def build(ctx: AppContext) -> None:
             sid = _study_id(selected)
             action(store_for(ctx), sid)
             choice, table_value, raters, _, danger = overview(sid)
-            state = store_for(ctx).get_study(sid)["state"]
+            state = store_for(ctx).get_study(sid).state
             return choice, table_value, raters, f"Study #{sid} is now **{state}**.", danger
         return run
 

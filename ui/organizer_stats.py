@@ -167,7 +167,7 @@ def build(ctx: AppContext, password: Any = None) -> None:
         return run
 
     def do_load():
-        options = [(f"#{s['id']} {s['name']}", int(s["id"])) for s in store_for(ctx).list_studies()]
+        options = [(f"#{s.id} {s.name}", int(s.id)) for s in store_for(ctx).list_studies()]
         return gr.update(choices=options), gr.update(choices=options)
 
     def do_diagnose(chosen):

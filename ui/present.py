@@ -89,7 +89,7 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
     study = store.get_study(int(study_id))
     outputs = store.outputs_frame(int(study_id))
     return {
-        "name": study["name"],
+        "name": study.name,
         "study_id": int(study_id),
         "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters),
         "agreement": story.agreement_words(r.agreement),
@@ -191,9 +191,9 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
     except UserError:
         return 404, page_html(None)
     study = store.get_study(sid)
-    if study is None or study["state"] != "published":
+    if study is None or study.state != "published":
         return 404, page_html(None)
-    key = (str(store.url) if hasattr(store, "url") else id(store), sid, study["name"], study["state"],
+    key = (str(store.url) if hasattr(store, "url") else id(store), sid, study.name, study.state,
            tuple(sorted(store.study_summary(sid).items())))
     with _cache_lock:
         if key in _cache:

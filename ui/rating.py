@@ -86,13 +86,13 @@ def _clean_session(session: Any) -> dict[str, Any]:
 
 def guidelines_for(store: Store, study_id: int) -> str:
     """The study's guidelines as the organizer wrote them (Markdown, sanitised by Gradio), else the default."""
-    study = store.get_study(study_id) or {}
-    return (study.get("guidelines") or "").strip() or DEFAULT_GUIDELINES
+    study = store.get_study(study_id)
+    return ((study.guidelines if study is not None else None) or "").strip() or DEFAULT_GUIDELINES
 
 
 def rater_line(enrolment: invites.Enrolment, store: Store) -> str:
-    study = store.get_study(enrolment.study_id) or {"name": "?"}
-    return f"Rating as **{md_text(enrolment.rater)}** in **{md_text(study['name'])}**."
+    study = store.get_study(enrolment.study_id)
+    return f"Rating as **{md_text(enrolment.rater)}** in **{md_text(study.name if study is not None else '?')}**."
 
 
 def build(ctx: AppContext) -> None:

@@ -32,13 +32,13 @@ from .present import present_url
 def study_options(store: Store) -> list[tuple[str, int]]:
     """Published studies, newest first: nothing per method about a study leaves the server through
     this public tab before its organizer publishes it (after rating has closed)."""
-    return [(f"{s['name']} (#{s['id']})", int(s["id"])) for s in store.list_studies() if s["state"] == "published"]
+    return [(f"{s.name} (#{s.id})", int(s.id)) for s in store.list_studies() if s.state == "published"]
 
 
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
     """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
     On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out)."""
-    raw = {int(i["id"]): bool(i["raw"]) for i in store.items(study_id)}
+    raw = {int(i.id): bool(i.raw) for i in store.items(study_id)}
     return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))))
 
 
@@ -61,7 +61,7 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
         raise UserError("choose a study")
     study_id = parse_study_id(study_id, "there is no published study with that id")
     study = store.get_study(study_id)
-    if study is None or (public and study["state"] != "published"):
+    if study is None or (public and study.state != "published"):
         raise UserError("there is no published study with that id")
     ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
     outputs = label_scenarios(store.outputs_frame(study_id))
@@ -69,7 +69,7 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
-    headline = (f"### {_literal(study['name'])}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+    headline = (f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
                 f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
                 + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed"))
     return {

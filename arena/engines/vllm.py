@@ -430,13 +430,13 @@ class VllmEngine:
             generated = 0
             if progress:
                 progress(existing, total, "starting")
-            self.check(lm, study["methods"], study["settings"], study["max_new_tokens"])
+            self.check(lm, study.methods, study.settings, study.max_new_tokens)
             jobs = []
             for item, method, sample in missing:
-                req = validate_request(RunRequest(prompt=item["prompt"], methods=[method],
-                                                  settings={method: study["settings"].get(method, {})},
-                                                  max_new_tokens=study["max_new_tokens"],
-                                                  seed=_study_seed(study, item, method, sample), raw=item["raw"]))
+                req = validate_request(RunRequest(prompt=item.prompt, methods=[method],
+                                                  settings={method: study.settings.get(method, {})},
+                                                  max_new_tokens=study.max_new_tokens,
+                                                  seed=_study_seed(study, item, method, sample), raw=item.raw))
                 ids = self._encode(lm, req)
                 er = self.prepare(lm, method, req.settings.get(method), ids, req.max_new_tokens, req.seed, req.prompt)
                 jobs.append((item, method, sample, er, ids, req.seed))
@@ -451,12 +451,12 @@ class VllmEngine:
                         for fut in finished:
                             item, method, sample = pending.pop(fut)
                             result = fut.result()
-                            _, new = store.add_output(item["id"], method, sample, model=label,
+                            _, new = store.add_output(item.id, method, sample, model=label,
                                                       **studies._output_fields(result))
                             generated += int(new)
                             if progress:
                                 progress(existing + generated, total,
-                                         f"item {item['ordinal'] + 1}, {method} sample {sample + 1} "
+                                         f"item {item.ordinal + 1}, {method} sample {sample + 1} "
                                          f"({len(pending)} in flight on the vLLM server)")
                         if should_stop is not None and should_stop():
                             for fut in pending:
@@ -473,7 +473,7 @@ class VllmEngine:
                 report.identical = studies.identical_texts(store, study_id)
             if progress:
                 progress(existing + generated, total, "done")
-            if report.complete and study.get("state") == "draft" and hasattr(report, "opened"):
+            if report.complete and study.state == "draft" and hasattr(report, "opened"):
                 store.set_study_state(study_id, "open", allowed_from=("draft",))  # as the in-process path does
                 report.opened = True
             return report
@@ -486,9 +486,9 @@ def _study_seed(study, item, method: str, sample: int) -> int:
     """The seed the in-process path gives this slot (`arena.studies.derive_seed` where it exists)."""
     from .. import studies
 
-    if hasattr(studies, "derive_seed") and item.get("public_id") is not None:
-        return studies.derive_seed(study["base_seed"], item["public_id"], method, sample)
-    return study["base_seed"] + sample
+    if hasattr(studies, "derive_seed") and item.public_id is not None:
+        return studies.derive_seed(study.base_seed, item.public_id, method, sample)
+    return study.base_seed + sample
 
 
 # ---- the model on the app's side: its tokenizer only -------------------------------------------

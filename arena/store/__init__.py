@@ -1,4 +1,4 @@
-"""The ratings store: studies, items, outputs, raters and ratings in any SQLAlchemy database.
+"""The ratings store: studies, items, outputs, raters and ratings, in SQLite or PostgreSQL.
 
 `Store()` connects to `DATABASE_URL`, else a SQLite file (`ARENA_DB_PATH`, else `./data/arena.db`),
 and creates or upgrades the schema
@@ -6,14 +6,20 @@ without dropping anything.
 """
 
 from .store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
+from .rows import Enrolment, Item, Output, Rating, Study
 from .engine import default_db_path, default_url, make_engine, normalize_url
 from .schema import SCORE_COLUMNS
 
 __all__ = [
+    "Enrolment",
+    "Item",
     "OUTPUT_COLUMNS",
+    "Output",
     "RATING_COLUMNS",
+    "Rating",
     "SCORE_COLUMNS",
     "Store",
+    "Study",
     "check_score",
     "clean_rater_name",
     "default_db_path",

@@ -13,12 +13,14 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pandas as pd
-from sqlalchemy import Connection, Engine, and_, case, func, select, update
+from sqlalchemy import Column, Connection, Engine, and_, case, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from ..errors import UserError
 from ..numbers import parse_whole
-from .engine import make_engine, normalize_url
+from .engine import DIALECTS, make_engine, normalize_url
+from .rows import Enrolment, Item, Output, Rating, Study, from_row
 from .schema import (
     SCORE_COLUMNS,
     STUDY_STATES,
@@ -43,6 +45,23 @@ RATING_COLUMNS: tuple[str, ...] = OUTPUT_COLUMNS + (
 # Appended after the documented columns: which sample of a stochastic method this output is, and
 # the prompt's language (scenario keys repeat across languages).
 EXTRA_COLUMNS: tuple[str, ...] = ("sample_index", "language")
+
+# Every column a rating record can have (frames, export files), by name: where its value comes from.
+JOIN_COLUMNS: dict[str, Column] = {
+    "study_id": studies.c.id, "study_name": studies.c.name, "item_id": items.c.id, "scenario": items.c.scenario,
+    "prompt": items.c.prompt, "output_id": outputs.c.id, "method": outputs.c.method, "settings": outputs.c.settings,
+    "seed": outputs.c.seed, "model": outputs.c.model, "text": outputs.c.text, "new_tokens": outputs.c.new_tokens,
+    "latency_ms": outputs.c.latency_ms, "ttft_ms": outputs.c.ttft_ms, "tokens_per_s": outputs.c.tokens_per_s,
+    "rater": raters.c.name, **{name: ratings.c[name] for name in SCORE_COLUMNS}, "comment": ratings.c.comment,
+    "position": ratings.c.position, "created_at": ratings.c.created_at, "updated_at": ratings.c.updated_at,
+    "sample_index": outputs.c.sample_index, "language": items.c.language, "study_kind": studies.c.kind,
+    "study_model": studies.c.model, "study_methods": studies.c.methods, "study_settings": studies.c.settings,
+    "samples_per_method": studies.c.samples_per_method, "max_new_tokens": studies.c.max_new_tokens,
+    "base_seed": studies.c.base_seed, "blind_seed": studies.c.blind_seed, "study_created_at": studies.c.created_at,
+    "study_state": studies.c.state, "item_ordinal": items.c.ordinal, "item_public_id": items.c.public_id,
+    "raw": items.c.raw, "item_created_at": items.c.created_at, "prompt_tokens": outputs.c.prompt_tokens,
+    "finish_reason": outputs.c.finish_reason, "output_created_at": outputs.c.created_at,
+}
 
 MAX_RATER_NAME = 100
 MAX_COMMENT = 5000
@@ -123,6 +142,9 @@ class Store:
         self.engine = engine or make_engine(url)
         self.url = self.engine.url.render_as_string(hide_password=True)
         self.dialect = self.engine.dialect.name
+        if self.dialect not in DIALECTS:
+            raise UserError(f"the ratings store runs on SQLite or PostgreSQL, not {self.dialect} ({self.url})")
+        self._local = threading.local()  # this thread's open transaction(), if any
         self.changes = upgrade(self.engine)
 
     def dispose(self) -> None:
@@ -131,31 +153,49 @@ class Store:
     # ---- transactions -------------------------------------------------------------------------
 
     @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One write transaction around several store calls: every `Store` method called inside it, in
+        this thread, joins it, so either all of their writes are kept or, if anything raises, none.
+
+        Inside it, a method's own retry after a constraint conflict cannot retry (on PostgreSQL the
+        conflict ends the whole transaction): the error reaches the caller and nothing is kept."""
+        with self.write() as conn:
+            yield conn
+
+    @contextmanager
     def write(self) -> Iterator[Connection]:
-        """A write transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE)."""
+        """A write transaction (or the thread's open `transaction()`); on SQLite it takes the write
+        lock up front (BEGIN IMMEDIATE)."""
+        joined = getattr(self._local, "conn", None)
+        if joined is not None:
+            yield joined
+            return
         with _unreachable_as_user_error():
             with self.engine.connect() as conn:
                 if self.dialect == "sqlite":
                     conn = conn.execution_options(sqlite_begin="IMMEDIATE")
                 with conn.begin():
-                    yield conn
+                    self._local.conn = conn
+                    try:
+                        yield conn
+                    finally:
+                        self._local.conn = None
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        """A read transaction; inside a `transaction()`, that one (which sees its own writes)."""
+        joined = getattr(self._local, "conn", None)
+        if joined is not None:
+            yield joined
+            return
         with _unreachable_as_user_error():
             with self.engine.connect() as conn:
                 with conn.begin():
                     yield conn
 
     def _insert(self, table):
-        """The dialect's INSERT with ON CONFLICT support, or None where there is none."""
-        if self.dialect == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert
-        elif self.dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            return None
-        return insert(table)
+        """The dialect's INSERT, which has ON CONFLICT."""
+        return (sqlite.insert if self.dialect == "sqlite" else postgresql.insert)(table)
 
     # ---- studies and items ----------------------------------------------------------------------
 
@@ -183,7 +223,7 @@ class Store:
             self._add_items(conn, sid, items_)
             return sid
 
-    def set_study_state(self, study_id: int, state: str, *, allowed_from: Sequence[str]) -> dict[str, Any]:
+    def set_study_state(self, study_id: int, state: str, *, allowed_from: Sequence[str]) -> Study:
         """Move a study to `state` if it is in one of `allowed_from` now; return the study as it was."""
         if state not in STUDY_STATES:
             raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
@@ -195,19 +235,19 @@ class Store:
                 raise UserError(f"study #{int(study_id)} is {row['state']}; it can become {state} only from "
                                 f"{' or '.join(allowed_from)}")
             conn.execute(update(studies).where(studies.c.id == int(study_id)).values(state=state))
-        return _study_dict(row)
+        return Study.from_row(row)
 
-    def get_study(self, study_id: int) -> dict[str, Any] | None:
+    def get_study(self, study_id: int) -> Study | None:
         with self.read() as conn:
             row = conn.execute(select(studies).where(studies.c.id == int(study_id))).mappings().first()
-        return _study_dict(row) if row else None
+        return Study.from_row(row) if row else None
 
-    def list_studies(self, kind: str | None = None) -> list[dict[str, Any]]:
+    def list_studies(self, kind: str | None = None) -> list[Study]:
         query = select(studies).order_by(studies.c.id.desc())
         if kind:
             query = query.where(studies.c.kind == kind)
         with self.read() as conn:
-            return [_study_dict(r) for r in conn.execute(query).mappings()]
+            return [Study.from_row(r) for r in conn.execute(query).mappings()]
 
     def add_items(self, study_id: int, prompts: Iterable[Mapping[str, Any]]) -> list[int]:
         """Append items (dicts with prompt, and optional scenario, language, raw, public_id)."""
@@ -241,24 +281,24 @@ class Store:
         with self.write() as conn:
             conn.execute(update(items).where(items.c.id == int(item_id)).values(ordinal=int(ordinal)))
 
-    def items(self, study_id: int) -> list[dict[str, Any]]:
+    def items(self, study_id: int) -> list[Item]:
         with self.read() as conn:
             rows = conn.execute(
                 select(items).where(items.c.study_id == int(study_id)).order_by(items.c.ordinal)
             ).mappings()
-            return [dict(r) for r in rows]
+            return [from_row(Item, r) for r in rows]
 
-    def get_item(self, item_id: int) -> dict[str, Any] | None:
+    def get_item(self, item_id: int) -> Item | None:
         with self.read() as conn:
             row = conn.execute(select(items).where(items.c.id == int(item_id))).mappings().first()
-        return dict(row) if row else None
+        return from_row(Item, row) if row else None
 
-    def item_by_public_id(self, public_id: object) -> dict[str, Any] | None:
+    def item_by_public_id(self, public_id: object) -> Item | None:
         if not isinstance(public_id, str) or not public_id or len(public_id) > 40:
             return None
         with self.read() as conn:
             row = conn.execute(select(items).where(items.c.public_id == public_id)).mappings().first()
-        return dict(row) if row else None
+        return from_row(Item, row) if row else None
 
     # ---- outputs --------------------------------------------------------------------------------
 
@@ -278,26 +318,21 @@ class Store:
                    outputs.c.sample_index == int(sample_index))
         stmt = self._insert(outputs)
         with self.write() as conn:
-            if stmt is not None:
-                new_id = conn.execute(
-                    stmt.values(**values).on_conflict_do_nothing(
-                        index_elements=["item_id", "method", "sample_index"]).returning(outputs.c.id)
-                ).scalar()
-                if new_id is not None:
-                    return int(new_id), True
-                return int(conn.execute(select(outputs.c.id).where(key)).scalar_one()), False
-            existing = conn.execute(select(outputs.c.id).where(key)).scalar()
-            if existing is not None:
-                return int(existing), False
-            return int(conn.execute(outputs.insert().values(**values).returning(outputs.c.id)).scalar_one()), True
+            new_id = conn.execute(
+                stmt.values(**values).on_conflict_do_nothing(
+                    index_elements=["item_id", "method", "sample_index"]).returning(outputs.c.id)
+            ).scalar()
+            if new_id is not None:
+                return int(new_id), True
+            return int(conn.execute(select(outputs.c.id).where(key)).scalar_one()), False
 
-    def outputs_for_item(self, item_id: int) -> list[dict[str, Any]]:
+    def outputs_for_item(self, item_id: int) -> list[Output]:
         with self.read() as conn:
             rows = conn.execute(
                 select(outputs).where(outputs.c.item_id == int(item_id))
                 .order_by(outputs.c.method, outputs.c.sample_index)
             ).mappings()
-            return [dict(r) for r in rows]
+            return [from_row(Output, r) for r in rows]
 
     def output_slots(self, study_id: int) -> set[tuple[int, str, int]]:
         """(item_id, method, sample_index) of every stored output of a study: what is already done."""
@@ -319,15 +354,7 @@ class Store:
                 found = conn.execute(select(raters.c.id).where(raters.c.name == name)).scalar()
                 if found is not None:
                     return int(found)
-                if stmt is not None:
-                    conn.execute(stmt.values(name=name, created_at=utcnow())
-                                 .on_conflict_do_nothing(index_elements=["name"]))
-                    continue
-                try:
-                    with conn.begin_nested():
-                        conn.execute(raters.insert().values(name=name, created_at=utcnow()))
-                except IntegrityError:
-                    pass
+                conn.execute(stmt.values(name=name, created_at=utcnow()).on_conflict_do_nothing(index_elements=["name"]))
         raise RuntimeError(f"could not create rater {name!r}")
 
     def find_rater(self, name: str) -> int | None:
@@ -378,15 +405,14 @@ class Store:
             ).values(code_hash=code_hash, revoked_at=None))
         return rid
 
-    def enrolment_by_code(self, code_hash: str) -> dict[str, Any] | None:
-        """study_id, rater_id, rater (name) and revoked_at of the enrolment holding this code hash."""
+    def _enrolment_select(self):
+        return select(study_raters, raters.c.name.label("rater")).join(raters, raters.c.id == study_raters.c.rater_id)
+
+    def enrolment_by_code(self, code_hash: str) -> Enrolment | None:
+        """The enrolment holding this code hash (revoked or not: see `revoked_at`)."""
         with self.read() as conn:
-            row = conn.execute(
-                select(study_raters.c.study_id, study_raters.c.rater_id, study_raters.c.revoked_at,
-                       raters.c.name.label("rater"))
-                .join(raters, raters.c.id == study_raters.c.rater_id)
-                .where(study_raters.c.code_hash == code_hash)).mappings().first()
-        return dict(row) if row else None
+            row = conn.execute(self._enrolment_select().where(study_raters.c.code_hash == code_hash)).mappings().first()
+        return _enrolment(row) if row else None
 
     def revoke(self, study_id: int, rater_id: int) -> bool:
         """Revoke a rater's code for a study; True if there was a live code."""
@@ -397,16 +423,12 @@ class Store:
             ).values(revoked_at=utcnow())).rowcount
         return bool(done)
 
-    def enrolments(self, study_id: int) -> list[dict[str, Any]]:
-        """Every rater enrolled in a study: rater, rater_id, rater_index, has_code, revoked_at, created_at."""
+    def enrolments(self, study_id: int) -> list[Enrolment]:
+        """Every rater enrolled in a study, in arrival order."""
         with self.read() as conn:
-            rows = conn.execute(
-                select(raters.c.name.label("rater"), study_raters.c.rater_id, study_raters.c.rater_index,
-                       study_raters.c.code_hash, study_raters.c.revoked_at, study_raters.c.created_at)
-                .join(raters, raters.c.id == study_raters.c.rater_id)
-                .where(study_raters.c.study_id == int(study_id)).order_by(study_raters.c.rater_index)).mappings()
-            return [{**{k: v for k, v in r.items() if k != "code_hash"}, "has_code": r["code_hash"] is not None}
-                    for r in rows]
+            rows = conn.execute(self._enrolment_select().where(study_raters.c.study_id == int(study_id))
+                                .order_by(study_raters.c.rater_index)).mappings()
+            return [_enrolment(r) for r in rows]
 
     def assignment(self, rater_id: int, item_id: int) -> dict[int, int]:
         """{position: output_id} shown to this rater for this item; empty if never shown."""
@@ -460,32 +482,26 @@ class Store:
             )
             clean.append(values)
         stmt = self._insert(ratings)
+        if not clean:
+            return
         with self.write() as conn:
-            if stmt is not None and clean:
-                # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
-                changed = {name: stmt.excluded[name] for name in (*SCORE_COLUMNS, "comment", "position", "updated_at")}
-                conn.execute(stmt.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed), clean)
-                return
-            for values in clean:
-                updated = conn.execute(update(ratings).where(
-                    ratings.c.rater_id == values["rater_id"], ratings.c.output_id == values["output_id"]
-                ).values({k: v for k, v in values.items() if k not in ("rater_id", "output_id", "created_at")}))
-                if updated.rowcount == 0:
-                    conn.execute(ratings.insert().values(**values))
+            # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
+            changed = {name: stmt.excluded[name] for name in (*SCORE_COLUMNS, "comment", "position", "updated_at")}
+            conn.execute(stmt.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed), clean)
 
     def save_rating(self, rater_id: int, output_id: int, coherence: object, informativeness: object,
                     naturalness: object, comment: object = None, position: int | None = None) -> None:
         self.save_ratings(rater_id, [dict(output_id=output_id, coherence=coherence, informativeness=informativeness,
                                           naturalness=naturalness, comment=comment, position=position)])
 
-    def ratings_for(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    def ratings_for(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, Rating]:
         ids = [int(o) for o in output_ids]
         if not ids:
             return {}
         with self.read() as conn:
             rows = conn.execute(select(ratings).where(ratings.c.rater_id == int(rater_id),
                                                       ratings.c.output_id.in_(ids))).mappings()
-            return {int(r["output_id"]): dict(r) for r in rows}
+            return {int(r["output_id"]): from_row(Rating, r) for r in rows}
 
     def item_counts(self, study_id: int, rater_id: int | None = None) -> dict[int, tuple[int, int]]:
         """{item_id: (outputs stored, outputs rated by `rater_id`)} for a study, in two queries."""
@@ -507,21 +523,11 @@ class Store:
 
     # ---- frames for analysis (the evaluation reads these) ---------------------------------------
 
-    def _output_select(self):
-        return (
-            select(
-                studies.c.id.label("study_id"), studies.c.name.label("study_name"), items.c.id.label("item_id"),
-                items.c.scenario, items.c.prompt, outputs.c.id.label("output_id"), outputs.c.method,
-                outputs.c.settings, outputs.c.seed, outputs.c.model, outputs.c.text, outputs.c.new_tokens,
-                outputs.c.latency_ms, outputs.c.ttft_ms, outputs.c.tokens_per_s,
-            )
-            .select_from(outputs.join(items, items.c.id == outputs.c.item_id)
-                         .join(studies, studies.c.id == items.c.study_id))
-        )
-
     def outputs_frame(self, study_id: int | None = None) -> pd.DataFrame:
         """One row per output: OUTPUT_COLUMNS, then sample_index and language."""
-        query = self._output_select().add_columns(outputs.c.sample_index, items.c.language)
+        query = (select(*[JOIN_COLUMNS[c].label(c) for c in OUTPUT_COLUMNS + EXTRA_COLUMNS])
+                 .select_from(outputs.join(items, items.c.id == outputs.c.item_id)
+                              .join(studies, studies.c.id == items.c.study_id)))
         if study_id is not None:
             query = query.where(studies.c.id == int(study_id))
         query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
@@ -529,22 +535,27 @@ class Store:
             rows = conn.execute(query).all()
         return _frame(rows, OUTPUT_COLUMNS + EXTRA_COLUMNS)
 
+    def _rating_join(self, columns: Sequence[str], study_id: int | None):
+        """The one query of ratings joined with their output, item, study and rater (`JOIN_COLUMNS`)."""
+        query = (
+            select(*[JOIN_COLUMNS[c].label(c) for c in columns])
+            .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id)
+                         .join(items, items.c.id == outputs.c.item_id).join(studies, studies.c.id == items.c.study_id)
+                         .join(raters, raters.c.id == ratings.c.rater_id))
+            .order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
+        )
+        return query if study_id is None else query.where(studies.c.id == int(study_id))
+
     def ratings_frame(self, study_id: int | None = None) -> pd.DataFrame:
         """One row per rating: RATING_COLUMNS, then sample_index and language. Scores are ints 1..5; position 0 = A."""
-        query = (
-            self._output_select()
-            .add_columns(raters.c.name.label("rater"), *[ratings.c[n] for n in SCORE_COLUMNS], ratings.c.comment,
-                         ratings.c.position, ratings.c.created_at, ratings.c.updated_at, outputs.c.sample_index,
-                         items.c.language)
-            .join(ratings, ratings.c.output_id == outputs.c.id)
-            .join(raters, raters.c.id == ratings.c.rater_id)
-        )
-        if study_id is not None:
-            query = query.where(studies.c.id == int(study_id))
-        query = query.order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
         with self.read() as conn:
-            rows = conn.execute(query).all()
+            rows = conn.execute(self._rating_join(RATING_COLUMNS + EXTRA_COLUMNS, study_id)).all()
         return _frame(rows, RATING_COLUMNS + EXTRA_COLUMNS)
+
+    def rating_records(self, columns: Sequence[str], study_id: int | None = None) -> list[dict[str, Any]]:
+        """One {column: value} per rating, in `ratings_frame`'s order, for any of `JOIN_COLUMNS` (the export)."""
+        with self.read() as conn:
+            return [dict(r) for r in conn.execute(self._rating_join(columns, study_id)).mappings()]
 
     # ---- progress -------------------------------------------------------------------------------
 
@@ -674,11 +685,8 @@ class Store:
             return int(conn.execute(ratings.delete().where(mine)).rowcount)
 
 
-def _study_dict(row: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(row)
-    out["methods"] = json.loads(out["methods"] or "[]")
-    out["settings"] = json.loads(out["settings"] or "{}")
-    return out
+def _enrolment(row: Mapping[Any, Any]) -> Enrolment:
+    return from_row(Enrolment, row, has_code=row["code_hash"] is not None)
 
 
 def _frame(rows: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:

@@ -90,8 +90,8 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
             assert second != code and invites.resolve(store, second).study_id != first_study
         finally:
             page.close()
-        adhoc = [s for s in store.list_studies() if s["kind"] == "adhoc"]
-        assert len(adhoc) == 2 and all(s["model"] == "stand-in-model" for s in adhoc)
+        adhoc = [s for s in store.list_studies() if s.kind == "adhoc"]
+        assert len(adhoc) == 2 and all(s.model == "stand-in-model" for s in adhoc)
     finally:
         demo.close()
         store.dispose()

@@ -1,0 +1,106 @@
+"""The rows the store hands out: frozen dataclasses, one per kind of row.
+
+They are snapshots: changing a study goes through a `Store` method, never through a row. Each is
+built from a result row by field name (`from_row`), so a column that newer code adds to a table does
+not break a reader that does not know it yet.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, Mapping, TypeVar
+
+T = TypeVar("T")
+
+
+def from_row(cls: type[T], row: Mapping[Any, Any], **overrides: Any) -> T:
+    """`cls` filled from the row's columns of the same names (and `overrides`)."""
+    return cls(**{f.name: overrides[f.name] if f.name in overrides else row[f.name]
+                  for f in fields(cls)})  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Study:
+    id: int
+    name: str
+    kind: str  # "study" or "adhoc" (a quick rating from the Compare tab)
+    model: str
+    methods: tuple[str, ...]  # display order
+    settings: dict[str, dict[str, Any]]  # {method: resolved settings}
+    samples_per_method: int
+    max_new_tokens: int
+    base_seed: int
+    blind_seed: int
+    created_at: datetime
+    state: str  # draft, open, closed or published (arena/lifecycle.py)
+    guidelines: str | None  # for raters, Markdown; None = the app's default
+
+    @classmethod
+    def from_row(cls, row: Mapping[Any, Any]) -> Study:
+        return from_row(cls, row, methods=tuple(json.loads(row["methods"] or "[]")),
+                        settings=json.loads(row["settings"] or "{}"))
+
+
+@dataclass(frozen=True)
+class Item:
+    id: int
+    study_id: int
+    ordinal: int  # order within the study, from 0
+    public_id: str  # the only identifier a rater's browser sees
+    scenario: str
+    language: str
+    prompt: str
+    raw: bool  # the prompt goes to the model as is, without the chat template
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Output:
+    id: int
+    item_id: int
+    method: str
+    sample_index: int
+    settings: str  # canonical JSON of the complete effective settings, as stored and exported
+    seed: int | None
+    model: str
+    text: str
+    new_tokens: int
+    prompt_tokens: int | None
+    latency_ms: float | None
+    ttft_ms: float | None
+    tokens_per_s: float | None
+    finish_reason: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    """A rater's place in a study. The invite code itself is never stored, only whether one is live."""
+
+    study_id: int
+    rater_id: int
+    rater: str  # display name
+    rater_index: int  # row of the study's Latin square: 0-based arrival order
+    has_code: bool
+    revoked_at: datetime | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Rating:
+    id: int
+    rater_id: int
+    output_id: int
+    # None: the rater could not judge this dimension (the store's cant_judge_* flag), never a score
+    coherence: int | None
+    informativeness: int | None
+    naturalness: int | None
+    comment: str | None
+    position: int | None  # 0 = shown as A
+    created_at: datetime
+    updated_at: datetime
+
+
+__all__ = ["Enrolment", "Item", "Output", "Rating", "Study", "from_row"]
