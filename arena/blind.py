@@ -42,10 +42,14 @@ from . import invites
 from .errors import UserError
 from .numbers import study_id as parse_study_id, whole_number
 from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name
+from .store.feedback import CANT_JUDGE_KEY
 from .studies import ready_item_ids
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS
+# The answer "I can't judge this dimension for this response": not missing (the item can be
+# submitted) and not a score (stored as NULL with a flag; every statistic leaves it out).
+CANT_JUDGE = "Can't judge"
 
 
 def williams_rows(n: int) -> list[list[int]]:
@@ -88,7 +92,7 @@ def balanced_order(output_rows: Sequence[Output], order_seed: int, item_ordinal:
 class Response:
     label: str
     text: str
-    scores: dict[str, int | None] = field(default_factory=dict)
+    scores: dict[str, int | str | None] = field(default_factory=dict)  # 1..5, CANT_JUDGE or None (not yet)
     comment: str = ""
 
 
@@ -102,12 +106,15 @@ class RaterView:
     responses: list[Response]
     index: int  # 1-based place of this item among the study's ready items
     total: int
-    rated_items: int  # items this rater has fully rated
-    complete: bool  # this item fully rated by this rater
+    rated_items: int  # items this rater has handled: fully rated or skipped
+    complete: bool  # this item fully rated (or skipped) by this rater
+    skipped_items: int = 0  # of rated_items, how many were skipped
+    skipped: str | None = None  # this item's skip reason (a SKIP_REASONS key) when the rater skipped it
 
     @property
     def progress(self) -> str:
-        return f"Item {self.index} of {self.total} · you have rated {self.rated_items} of {self.total}"
+        skipped = f" ({self.skipped_items} skipped)" if self.skipped_items else ""
+        return f"Item {self.index} of {self.total} · you have rated {self.rated_items} of {self.total}{skipped}"
 
 
 class _Memo:
@@ -233,7 +240,8 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
         return None, "This study has no items ready for rating yet."
     rater_id = rater_id_of()
     counts = store.item_counts(sid, rater_id)
-    done = [counts[i][1] >= counts[i][0] for i in ready]
+    skipped = store.skipped_items(sid, rater_id)  # a skipped item counts as handled
+    done = [counts[i][1] >= counts[i][0] or i in skipped for i in ready]
     if index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
         if pos is None:
@@ -251,10 +259,14 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
     for position in sorted(mapping):
         oid = mapping[position]
         given = mine.get(oid)
+        # A stored rating's NULL score is a can't-judge answer (the schema allows NULL only with its flag).
         responses.append(Response(LABELS[position], texts[oid],
-                                  {d: None if given is None else getattr(given, d) for d in DIMENSIONS},
+                                  {d: None if given is None else CANT_JUDGE if getattr(given, d) is None
+                                   else getattr(given, d) for d in DIMENSIONS},
                                   (given.comment if given is not None else None) or ""))
-    view = RaterView(item.public_id, item.prompt, responses, pos + 1, len(ready), sum(done), done[pos])
+    n_skipped = sum(1 for i in ready if i in skipped and not counts[i][1] >= counts[i][0])
+    view = RaterView(item.public_id, item.prompt, responses, pos + 1, len(ready), sum(done), done[pos],
+                     n_skipped, skipped.get(item.id))
     return view, ""
 
 
@@ -302,12 +314,12 @@ def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[
            comments: Mapping[str, Any] | None = None) -> None:
     """Trusted API: store one rater's scores for every response of an item, all or nothing.
 
-    `scores` is {label: {dimension: 1..5}} for exactly the labels this rater was shown. The item
-    must have been opened by this rater (that is when its order was recorded)."""
+    `scores` is {label: {dimension: 1..5 or CANT_JUDGE}} for exactly the labels this rater was
+    shown. The item must have been opened by this rater (that is when its order was recorded)."""
     item, rater_id, mapping = _by_name(store, rater, item_public_id)
     if item is None:
         raise UserError("unknown item; reload the study and try again")
-    _save(store, rater_id, mapping, scores, comments)
+    _save(store, rater_id, item.id, mapping, scores, comments)
 
 
 def submit_slots(store: Store, rater: object, item_public_id: object, slot_scores: Sequence[Sequence[Any]],
@@ -345,10 +357,11 @@ def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], sl
             notes[label] = slot_comments[k] if k < len(slot_comments) and slot_comments[k] else None
         elif any(v not in (None, "") for v in given):
             raise UserError(f"there is no response {label} in this item")
-    _save(store, rater_id, mapping, scores, notes)
+    _save(store, rater_id, item.id, mapping, scores, notes)
 
 
-def _save(store: Store, rater_id: int | None, mapping: Mapping[int, int], scores: Any, comments: Any) -> None:
+def _save(store: Store, rater_id: int | None, item_id: int, mapping: Mapping[int, int], scores: Any,
+          comments: Any) -> None:
     if rater_id is None or not mapping:
         raise UserError("this item was not opened by this rater; press Start to load it")
     if not isinstance(scores, Mapping):
@@ -365,16 +378,58 @@ def _save(store: Store, rater_id: int | None, mapping: Mapping[int, int], scores
         given = scores.get(label)
         if not isinstance(given, Mapping):
             raise UserError(f"score every response: response {label} has no scores")
-        row: dict[str, Any] = {"output_id": mapping[position], "position": position, "comment": comments.get(label)}
+        row: dict[str, Any] = {"output_id": mapping[position], "position": position, "comment": comments.get(label),
+                               CANT_JUDGE_KEY: []}
         for dim in DIMENSIONS:
             if given.get(dim) in (None, ""):
                 raise UserError(f"score every response: {dim} of response {label} is missing")
+            if given.get(dim) == CANT_JUDGE:
+                row[dim] = None
+                row[CANT_JUDGE_KEY].append(dim)
+                continue
             try:
                 row[dim] = check_score(dim, given.get(dim))
             except UserError as exc:
                 raise UserError(f"response {label}: {exc}") from None
         rows.append(row)
-    store.save_ratings(rater_id, rows)
+    store.save_item_ratings(rater_id, item_id, rows)  # one transaction: the ratings, and the end of a skip
+
+
+def _enrolled_item(store: Store, enrolment: "invites.Enrolment", item_public_id: object) -> tuple[Item, int, dict[int, int]]:
+    item, rater_id, mapping = _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
+    if item is None or rater_id is None or not mapping:
+        raise UserError("this item was not opened by this rater; press Start to load it")
+    return item, rater_id, mapping
+
+
+def skip_for(store: Store, enrolment: "invites.Enrolment", item_public_id: object, reason: object,
+             note: object = None) -> None:
+    """Skip the item on screen with a reason (a SKIP_REASONS key; "other" needs a note): it counts as
+    handled for this rater's progress and gets no scores from them."""
+    item, rater_id, _ = _enrolled_item(store, enrolment, item_public_id)
+    store.skip_item(rater_id, item.id, reason, note)
+
+
+def flag_for(store: Store, enrolment: "invites.Enrolment", item_public_id: object, label: object, reason: object,
+             note: object = None) -> bool:
+    """Flag the item on screen (label None or "") or the response shown to this rater as `label`.
+    The letter becomes an output id here, on the server; False if the same flag was given before."""
+    item, rater_id, mapping = _enrolled_item(store, enrolment, item_public_id)
+    if label in (None, ""):
+        return store.add_flag(rater_id, item.id, reason, note)
+    positions = {LABELS[p]: p for p in mapping}
+    if not isinstance(label, str) or label not in positions:
+        raise UserError(f"there is no response {str(label)[:3]} in this item")
+    position = positions[label]
+    return store.add_flag(rater_id, item.id, reason, note, output_id=mapping[position], position=position)
+
+
+def skip(store: Store, rater: object, item_public_id: object, reason: object, note: object = None) -> None:
+    """Trusted API (scripts, tests): `skip_for` by rater name."""
+    item, rater_id, mapping = _by_name(store, rater, item_public_id)
+    if item is None or rater_id is None or not mapping:
+        raise UserError("this item was not opened by this rater; press Start to load it")
+    store.skip_item(rater_id, item.id, reason, note)
 
 
 def reveal(store: Store, study_id: int) -> pd.DataFrame:

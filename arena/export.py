@@ -25,7 +25,8 @@ from .errors import UserError
 from .numbers import cli_whole
 from .numbers import parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
-from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment, clean_rater_name
+from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
+from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment, clean_rater_name, dumps
 from .store.schema import STUDY_STATES
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
@@ -36,8 +37,17 @@ EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
 )
 # Added later; files written before them still import (a study without a state is imported as
 # "open": not published, so nothing of it becomes public by importing).
-OPTIONAL_COLUMNS: tuple[str, ...] = ("study_state", "format_version")
-FORMAT_VERSION = 2  # 2: CSV cells escaped against formula injection (see escape_cell)
+#
+# Format 3 adds what raters say besides scores. `row_kind` is "rating" (also when absent: older
+# files hold ratings only), "skip" (an item a rater skipped: study and item columns, rater,
+# reason, note, created_at; no output, no scores) or "flag" (an item, or with the output columns one
+# response of it, that a rater flagged: reason, note, position as that rater saw it). `cant_judge`
+# lists, comma-separated, the dimensions of a rating the rater could not judge; their scores are empty.
+OPTIONAL_COLUMNS: tuple[str, ...] = ("study_state", "format_version", "row_kind", "cant_judge", "reason", "note")
+FORMAT_VERSION = 3  # 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge
+ROW_KINDS = ("rating", "skip", "flag")
+OUTPUT_FIELDS = ("output_id", "method", "settings", "seed", "model", "text", "new_tokens", "latency_ms", "ttft_ms",
+                 "tokens_per_s", "sample_index", "prompt_tokens", "finish_reason")
 # Seeds are secrets while a study is rated: with the base seed and the public model, anyone could
 # regenerate the outputs and match them to methods. Exports carry them once the study is closed.
 SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
@@ -68,9 +78,51 @@ def unescape_cell(text: str) -> str:
 def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
     rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
     for row in rows:
+        row["row_kind"] = "rating"
+        # A NULL score is a can't-judge answer (the schema allows NULL only with its flag).
+        row["cant_judge"] = ",".join(d for d in SCORE_COLUMNS if row[d] is None) or None
+    rows += feedback_rows(store, study_id)
+    for row in rows:
         row["format_version"] = FORMAT_VERSION
         if row["study_state"] not in ("closed", "published"):
             row.update({c: None for c in SECRET_COLUMNS})
+    return rows
+
+
+def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
+    """The skips and flags (of one study) as export rows: the study and item columns that importing
+    needs, the rater, and for a flag on one response, that output's columns."""
+    studies: dict[int, Any] = {}
+    items: dict[int, Any] = {}
+    outputs: dict[int, Any] = {}
+
+    def context(study: int, item_id: int, output_id: int | None) -> dict[str, Any]:
+        if study not in studies:
+            studies[study] = store.get_study(study)
+        if item_id not in items:
+            items[item_id] = store.get_item(item_id)
+            outputs.update({o.id: o for o in store.outputs_for_item(item_id)})
+        s, i = studies[study], items[item_id]
+        row = {c: None for c in ALL_COLUMNS}
+        row.update(study_id=s.id, study_name=s.name, study_kind=s.kind, study_model=s.model,
+                   study_methods=dumps(list(s.methods)), study_settings=dumps(dict(s.settings)),
+                   samples_per_method=s.samples_per_method, max_new_tokens=s.max_new_tokens, base_seed=s.base_seed,
+                   blind_seed=s.blind_seed, study_created_at=s.created_at, study_state=s.state, item_id=i.id,
+                   scenario=i.scenario, prompt=i.prompt, language=i.language, item_ordinal=i.ordinal,
+                   item_public_id=i.public_id, raw=i.raw, item_created_at=i.created_at)
+        if output_id is not None:
+            o = outputs[output_id]
+            row.update({f: getattr(o, "id" if f == "output_id" else f) for f in OUTPUT_FIELDS},
+                       output_created_at=o.created_at)
+        return row
+
+    rows = []
+    for kind, records in (("skip", store.skips(study_id)), ("flag", store.flags(study_id))):
+        for r in records:
+            row = context(r["study_id"], r["item_id"], r.get("output_id"))
+            row.update(row_kind=kind, rater=r["rater"], reason=r["reason"], note=r["note"], created_at=r["created_at"],
+                       position=r.get("position"))
+            rows.append(row)
     return rows
 
 
@@ -191,17 +243,50 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
         parsed = {c: _parse(c, row.get(c), where) for c in ALL_COLUMNS}
         if parsed["study_state"] not in (None, *STUDY_STATES):
             raise UserError(f"{where}: study_state must be one of {', '.join(STUDY_STATES)}")
-        for c in ("study_name", "prompt", "method", "rater", "item_public_id", "study_created_at"):
+        kind = parsed["row_kind"] = parsed["row_kind"] or "rating"
+        if kind not in ROW_KINDS:
+            raise UserError(f"{where}: row_kind must be one of {', '.join(ROW_KINDS)}, got {kind!r}")
+        # A skip has no output; a flag has one only when it is about one response.
+        with_output = kind == "rating" or (kind == "flag" and parsed["method"] not in (None, ""))
+        for c in ("study_name", "prompt", "rater", "item_public_id", "study_created_at", *(("method",) * with_output)):
             if parsed[c] in (None, ""):
                 raise UserError(f"{where}: {c} is empty")
-        for d in SCORE_COLUMNS:
-            try:
-                check_score(d, parsed[d])
-            except UserError as exc:
-                raise UserError(f"{where}: {exc}") from None
+        if kind == "rating":
+            _check_scores(parsed, where)
+        else:
+            _check_feedback(parsed, where)
         _check_row(parsed, where)
         rows.append(parsed)
     return rows
+
+
+def _check_scores(row: dict[str, Any], where: str) -> None:
+    cant = {d.strip() for d in (row["cant_judge"] or "").split(",") if d.strip()}
+    unknown = cant - set(SCORE_COLUMNS)
+    if unknown:
+        raise UserError(f"{where}: cant_judge names unknown dimensions {', '.join(sorted(unknown))}")
+    for d in SCORE_COLUMNS:
+        if d in cant:
+            if row[d] is not None:
+                raise UserError(f"{where}: {d} is marked can't judge and has a score")
+            continue
+        try:
+            check_score(d, row[d])
+        except UserError as exc:
+            raise UserError(f"{where}: {exc}") from None
+    row["cant_judge"] = sorted(cant)
+
+
+def _check_feedback(row: dict[str, Any], where: str) -> None:
+    reasons = SKIP_REASONS if row["row_kind"] == "skip" else FLAG_REASONS
+    if row["reason"] not in reasons:
+        raise UserError(f"{where}: a {row['row_kind']}'s reason is one of {', '.join(reasons)}, got {row['reason']!r}")
+    if any(row[d] is not None for d in SCORE_COLUMNS):
+        raise UserError(f"{where}: a {row['row_kind']} row carries no scores")
+    try:
+        row["note"] = clean_note(row["note"])
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
 
 
 # Whatever the database would refuse is refused here, before anything is written, with the file's
@@ -257,7 +342,7 @@ def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0}
+    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0, "skips": 0, "flags": 0}
     study_ids: dict[tuple[str, Any], int] = {}
     item_ids: dict[str, int] = {}
     for row in rows:
@@ -289,6 +374,15 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
             else:
                 iid = item.id
             item_ids[pid] = iid
+        rid = store.rater_id(row["rater"])
+        if row["row_kind"] == "skip":
+            store.skip_item(rid, item_ids[pid], row["reason"], row["note"], created_at=row["created_at"])
+            counts["skips"] += 1
+            continue
+        if row["row_kind"] == "flag" and row["method"] in (None, ""):
+            counts["flags"] += int(store.add_flag(rid, item_ids[pid], row["reason"], row["note"],
+                                                  created_at=row["created_at"]))
+            continue
         oid, new = store.add_output(
             item_ids[pid], row["method"], row["sample_index"] or 0, text=row["text"],
             settings=json.loads(row["settings"] or "{}"), seed=row["seed"], model=row["model"] or "",
@@ -296,10 +390,13 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
             tokens_per_s=row["tokens_per_s"], prompt_tokens=row["prompt_tokens"], finish_reason=row["finish_reason"],
             created_at=row["output_created_at"])
         counts["outputs"] += int(new)
-        rid = store.rater_id(row["rater"])
+        if row["row_kind"] == "flag":
+            counts["flags"] += int(store.add_flag(rid, item_ids[pid], row["reason"], row["note"], output_id=oid,
+                                                  position=row["position"], created_at=row["created_at"]))
+            continue
         store.save_ratings(rid, [{"output_id": oid, **{d: row[d] for d in SCORE_COLUMNS}, "comment": row["comment"],
                                   "position": row["position"], "created_at": row["created_at"],
-                                  "updated_at": row["updated_at"]}])
+                                  "updated_at": row["updated_at"], "cant_judge": row["cant_judge"]}])
         counts["ratings"] += 1
     return counts
 

@@ -102,7 +102,8 @@ def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
 
     removed = store.delete_study(a)
 
-    assert removed == {"ratings": 12, "assignments": 12, "outputs": 6, "items": 2, "study_raters": 2, "studies": 1}
+    assert removed == {"ratings": 12, "skips": 0, "flags": 0, "assignments": 12, "outputs": 6, "items": 2,
+                       "study_raters": 2, "studies": 1}
     after = counts(store)
     assert after == {k: v - len(of_a.get(k, ())) for k, v in before.items()}
     assert after["raters"] == before["raters"] == 3  # raters are global: ann still rates study B
@@ -226,7 +227,7 @@ def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp
     assert store.get_study(a) is None
 
     imported = export.import_file(store, ratings_file)
-    assert imported == {"studies": 1, "items": 2, "outputs": 6, "ratings": 12}
+    assert imported == {"studies": 1, "items": 2, "outputs": 6, "ratings": 12, "skips": 0, "flags": 0}
     [new] = [s for s in store.list_studies() if s.name == "Pilot A"]
     assert replace(new, id=0) == replace(study, id=0)
     pd.testing.assert_frame_equal(strip(store.ratings_frame(new.id)), strip(frames[0]))

@@ -20,6 +20,7 @@ from arena import invites, studies
 from arena.store import Store
 from tests.live_app import GradioHTTP, start_app
 from tests.seeding import invite_all
+from ui.safe import markdown_html
 
 RATERS = ("Rater One", "Rater Two", "Rater Three", "Organizer Check", "Revoked Rater")
 
@@ -95,12 +96,24 @@ def parse_view(result) -> dict:
     for k in range(studies.MAX_RESPONSES):
         start = 2 + per_slot * k + (per_slot - 5)  # skip the slot's box when it is there
         text, c, i, n, comment = values[start: start + 5]
+        html = text.get("value") if isinstance(text, dict) else text
         slots.append({"visible": text.get("visible") if isinstance(text, dict) else None,
-                      "text": text.get("value") if isinstance(text, dict) else text,
+                      "text": body_of(html),
                       "scores": tuple(v.get("value") if isinstance(v, dict) else v for v in (c, i, n)),
                       "comment": comment.get("value") if isinstance(comment, dict) else comment})
     value = lambda v: v.get("value") if isinstance(v, dict) else v  # noqa: E731
     return {"progress": value(progress), "prompt": value(prompt), "slots": slots, "status": value(values[-1])}
+
+
+def body_of(html):
+    """A response's rendered text (markdown_html's output) from its region "Response X"."""
+    if not html:
+        return html
+    found = re.fullmatch(r'<section class="rate-response" role="region" aria-label="Response [A-Z]">'
+                         r'<h3 class="rate-response-title">Response [A-Z]</h3>'
+                         r'<div class="rate-response-body">(.*)</div></section>', html, re.S)
+    assert found, html[:300]
+    return found.group(1)
 
 
 def shown(view) -> list[dict]:
@@ -132,7 +145,7 @@ def test_a_whole_blind_session_reveals_nothing(rated_app):
     assert "Item 1 of 2" in view["progress"]
     assert len(shown(view)) == 3 and all(s["text"] is not None for s in shown(view))
     texts_1 = [s["text"] for s in shown(view)]
-    assert sorted(texts_1) == sorted(outputs[outputs.item_id == outputs.item_id.min()].text)
+    assert sorted(texts_1) == sorted(map(markdown_html, outputs[outputs.item_id == outputs.item_id.min()].text))
 
     second = client.predict(*submit_args(one, [(5, 4, 3), (2, 2, 2), (1, 3, 5)], {0: "clear"}),
                             api_name="/rate_submit")
@@ -170,7 +183,7 @@ def test_a_whole_blind_session_reveals_nothing(rated_app):
     assert len(frame) == 6 and set(frame.rater) == {"Rater One"}
     assert sorted(frame.position) == [0, 0, 1, 1, 2, 2]
     first_item = frame[frame.item_id == frame.item_id.min()].sort_values("position")
-    assert list(first_item.naturalness) == [3, 2, 1] and list(first_item.text) == texts_1
+    assert list(first_item.naturalness) == [3, 2, 1] and list(map(markdown_html, first_item.text)) == texts_1
     store.dispose()
 
 

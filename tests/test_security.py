@@ -38,6 +38,7 @@ import pytest
 import decoders
 from arena import blind, export, invites
 from arena.errors import UserError
+from arena.store.schema import skips
 from live_app import API, ORGANIZER_PASSWORD, CallResult, GradioHTTP, LiveApp, dependency_tab, shared_app
 from seeding import db_store, invite, seed_study
 
@@ -300,6 +301,13 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     assert after_victim == before["victim"], "a forged call changed the victim's ratings"
     assert len(store.list_studies()) == before["studies"], "a forged call created a study"
     assert store.find_rater(IMPORTED_RATER) is None, "a forged import went through"
+    # Skip and Flag act for the code's own rater only: whatever the sweep skipped or flagged is the
+    # attacker's own (the victim has none), and a skipped item's ratings would have been refused.
+    assert {s["rater"] for s in store.skips(sid)} <= {ATTACKER} and {f["rater"] for f in store.flags(sid)} <= {ATTACKER}
+    assert any(s["rater"] == ATTACKER for s in store.skips(sid)), "the sweep's Skip did not run as the attacker"
+    # Undo the attacker's own skip, so the tests below meet a rater whose item is still to rate.
+    with store.write() as conn:
+        conn.execute(skips.delete())
     print(f"\nsecurity sweep: {len(deps)} handlers, {calls} forged calls, {organizer_calls} organizer calls refused")
 
 

@@ -158,6 +158,8 @@ def build(ctx: AppContext) -> None:
             resume = gr.Button("Resume generation", scale=1)
         table = gr.Dataframe(label="Studies", interactive=False)
         per_rater = gr.Dataframe(label="Progress per rater (chosen study)", interactive=False)
+        flag_list = gr.Dataframe(label="Flags from raters (chosen study): problems they reported", interactive=False,
+                                 wrap=True)
         with gr.Row():
             open_btn = gr.Button("Open for rating")
             close_btn = gr.Button("Close rating")
@@ -233,6 +235,11 @@ def build(ctx: AppContext) -> None:
                                                               "created_at"])
         by_method, per_rater = blind.position_balance(store, sid)
         return people, by_method, per_rater
+
+    def flags_of(selected: Any):
+        if selected in (None, ""):  # no study chosen yet: an empty table, not an error
+            return pd.DataFrame(columns=organizer_dashboard.FLAG_COLUMNS)
+        return organizer_dashboard.flag_table(store_for(ctx), _study_id(selected))
 
     def do_state(action):
         def run(selected):
@@ -346,6 +353,8 @@ def build(ctx: AppContext) -> None:
     revoke_btn.click(guarded(do_revoke), [password, chosen, revoke_name], [enrolled, balance, blocks, status],
                      **private)
     chosen.change(guarded(design), [password, chosen], [enrolled, balance, blocks], **private)
+    chosen.change(guarded(flags_of), [password, chosen], [flag_list], **private)
+    refresh.click(guarded(flags_of), [password, chosen], [flag_list], **private)
     # Pasting prompts means "use these": switch the source so they are not silently ignored.
     pasted.input(lambda text: gr.update(value=SOURCES[1]) if str(text or "").strip() else gr.update(),
                  [pasted], [source], **private)

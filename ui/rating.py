@@ -16,13 +16,17 @@ import gradio as gr
 from arena import blind, invites, studies, throttle
 from arena.errors import UserError
 from arena.store import SCORE_COLUMNS, Store
+from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.zerogpu import hardware_banner, storage_banner
 from . import AppContext, store_for
 from . import assets
-from .safe import md_text
+from .safe import md_text, response_html
 
 SLOTS = studies.MAX_RESPONSES
 SCORES = [1, 2, 3, 4, 5]
+# Each dimension's row of buttons: 1-5, then "Can't judge" (an answer, not a score: see arena/blind.py).
+CHOICES: list[int | str] = [*SCORES, blind.CANT_JUDGE]
+WHOLE_ITEM = "The whole item"
 DEFAULT_GUIDELINES = """**Rate each response on its own, from 1 to 5, on three things:**
 
 - **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·
@@ -122,7 +126,7 @@ def build(ctx: AppContext) -> None:
     slot_components: list[gr.components.Component] = []
     slot_values: list[gr.components.Component] = []  # per slot: text, three radios, comment
     boxes: list[gr.Column] = []
-    texts: list[gr.Textbox] = []
+    texts: list[gr.HTML] = []
     radios: list[gr.Radio] = []
     comments: list[gr.Textbox] = []
     with gr.Accordion("How to rate (guidelines)", open=False, visible=False) as guide_box:
@@ -132,9 +136,10 @@ def build(ctx: AppContext) -> None:
         for k in range(SLOTS):
             label = blind.LABELS[k]
             with gr.Column(visible=False, elem_classes=["rate-slot"], min_width=300) as box:
-                # Textbox, not Markdown: a model's output is shown as text, never run as markup.
-                text = gr.Textbox(label=f"Response {label}", interactive=False, lines=6)
-                mine = [gr.Radio(SCORES, label=f"{HELP[d]} ({label})", value=None) for d in blind.DIMENSIONS]
+                # Markdown rendered on the server with raw HTML escaped, no image loaded and only
+                # http(s)/mailto links (ui/safe.py); the region is named "Response A" for screen readers.
+                text = gr.HTML("", elem_classes=["rate-response-box"], js_on_load=None)
+                mine = [gr.Radio(CHOICES, label=f"{HELP[d]} ({label})", value=None) for d in blind.DIMENSIONS]
                 comment = gr.Textbox(label=f"Comment on {label} (optional)", max_lines=3)
             boxes.append(box)
             texts.append(text)
@@ -142,7 +147,24 @@ def build(ctx: AppContext) -> None:
             comments.append(comment)
             slot_components.extend([box, text, *mine, comment])
             slot_values.extend([text, *mine, comment])
-    gr.Markdown("Keys: **1–5** score the focused row of buttons · **Tab** moves on · **Ctrl+Enter** submits.")
+    gr.Markdown("Keys: **1–5** score the focused row of buttons · **0** can't judge · **Tab** moves on · "
+                "**Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
+                "(it counts as answered, not as a score).")
+    with gr.Accordion("Skip this item, or flag a problem", open=False, visible=False,
+                      elem_id="rate-feedback") as feedback_box:
+        with gr.Row():
+            skip_reason = gr.Dropdown([(v, k) for k, v in SKIP_REASONS.items()], value=None,
+                                      label="Reason to skip this item", scale=2)
+            skip_note = gr.Textbox(label="Skip: say why (needed for Other)", max_lines=2, scale=3)
+            skip_btn = gr.Button("Skip this item", scale=1)
+        with gr.Row():
+            flag_target = gr.Dropdown([WHOLE_ITEM], value=WHOLE_ITEM, label="Flag", scale=2)
+            flag_reason = gr.Dropdown([(v, k) for k, v in FLAG_REASONS.items()], value=None, label="Flag reason",
+                                      scale=2)
+            flag_note = gr.Textbox(label="Flag note (optional; needed for Other)", max_lines=2, scale=3)
+            flag_btn = gr.Button("Flag", scale=1)
+        gr.Markdown("A skipped item counts as done and gets no scores from you; you can still go back and rate "
+                    "it. A flag goes to the organizer; your scores on screen stay, and you can go on rating.")
     missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
     with gr.Row(elem_id="rate-submit-row"):
         prev_btn = gr.Button("← Previous")
@@ -154,7 +176,7 @@ def build(ctx: AppContext) -> None:
     # Start, Previous, Next: values and visibility. Submit: values only (see `layout`).
     view_outputs = [session, layout, progress, prompt, *slot_components, status]
     value_outputs = [session, layout, progress, prompt, *slot_values, status, missing]
-    layout_outputs = [prompt, guide_box, guide, *boxes, *texts]
+    layout_outputs = [prompt, guide_box, guide, *boxes, *texts, feedback_box, flag_target]
 
     def _parts(view: blind.RaterView | None, message: str, sess: dict[str, Any]):
         """(session, shown, progress line, prompt, [(text, scores, comment)] per slot)."""
@@ -166,10 +188,14 @@ def build(ctx: AppContext) -> None:
         for k in range(SLOTS):
             if k < len(view.responses):
                 r = view.responses[k]
-                slots.append((r.text, [r.scores.get(d) for d in blind.DIMENSIONS], r.comment))
+                slots.append((response_html(r.label, r.text), [r.scores.get(d) for d in blind.DIMENSIONS], r.comment))
             else:
                 slots.append(("", [None] * len(blind.DIMENSIONS), ""))
-        note = " · already rated: submitting again updates your ratings" if view.complete else ""
+        if view.skipped:
+            note = (f" · you skipped this item ({SKIP_REASONS.get(view.skipped, view.skipped).lower()}); "
+                    "rating it and submitting replaces the skip")
+        else:
+            note = " · already rated: submitting again updates your ratings" if view.complete else ""
         return sess, len(view.responses), f"**{view.progress}**{note}", view.prompt, slots
 
     def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
@@ -199,7 +225,9 @@ def build(ctx: AppContext) -> None:
         sess = _clean_session(sess)
         first = sess.get("index") == 1 and shown > 0
         text = guidelines_for(store, sess["study_id"]) if sess.get("study_id") else DEFAULT_GUIDELINES
-        return [gr.update(visible=shown > 0), gr.Accordion(visible=shown > 0, open=first), text, *visible, *visible]
+        targets = [WHOLE_ITEM] + [f"Response {blind.LABELS[k]}" for k in range(shown)]
+        return [gr.update(visible=shown > 0), gr.Accordion(visible=shown > 0, open=first), text, *visible, *visible,
+                gr.Accordion(visible=shown > 0), gr.Dropdown(choices=targets, value=WHOLE_ITEM)]
 
     def on_missing(marked: Any):
         """Mark the empty score rows in place (and clear earlier marks)."""
@@ -257,8 +285,9 @@ def build(ctx: AppContext) -> None:
             if len(values) != n_scores + SLOTS:
                 raise UserError("malformed request")
             for v in values[:n_scores]:
-                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCORES):
-                    raise UserError(f"a score must be one of {SCORES}, got {v!r}")
+                if v is not None and v != blind.CANT_JUDGE and (
+                        isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCORES):
+                    raise UserError(f"a score must be one of {SCORES} or {blind.CANT_JUDGE!r}, got {v!r}")
             notes = values[n_scores:]
             if any(v is not None and not isinstance(v, str) for v in notes):
                 raise UserError("a comment must be text")
@@ -286,6 +315,46 @@ def build(ctx: AppContext) -> None:
         if view is None:
             return render_values(None, message, sess, "Saved.")
         return render_values(view, "Saved. Here is the next item.", sess)
+
+    def on_skip(code_text: Any, sess: Any, reason: Any, note: Any, request: gr.Request):
+        """Skip the item on screen with a reason and move to the next one; what was entered on this
+        item is not saved (a skipped item has no scores), which the button's label says."""
+        try:
+            enrolment, sess = _session_for(code_text, sess, request)
+            if "item" not in sess:
+                raise UserError("there is no item on screen to skip")
+            if reason in (None, ""):
+                raise UserError("choose a reason to skip this item")
+            blind.skip_for(store, enrolment, sess["item"], reason, note if isinstance(note, str) else None)
+            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+        except UserError as exc:
+            fail(exc)
+        done = "Skipped."
+        out = (render_values(None, message, sess, done) if view is None
+               else render_values(view, f"{done} Here is the next item.", sess))
+        return [*out, None, ""]
+
+    def on_flag(code_text: Any, sess: Any, target: Any, reason: Any, note: Any, request: gr.Request):
+        """Flag the item or one response of it; only the status line and the note box change, so
+        every score on screen stays as it is."""
+        try:
+            enrolment, sess = _session_for(code_text, sess, request)
+            if "item" not in sess:
+                raise UserError("there is no item on screen to flag")
+            if reason in (None, ""):
+                raise UserError("choose a reason for the flag")
+            label = None
+            if target not in (None, "", WHOLE_ITEM):
+                if not isinstance(target, str) or not target.startswith("Response "):
+                    raise UserError("choose what to flag: the whole item or one response")
+                label = target.removeprefix("Response ")
+            new = blind.flag_for(store, enrolment, sess["item"], label, reason, note if isinstance(note, str) else None)
+        except UserError as exc:
+            fail(exc)
+        what = "this item" if label is None else f"response {label}"
+        line = (f"Flagged {what}: {md_text(FLAG_REASONS[reason].lower())}. The organizer will see it; go on rating."
+                if new else f"You had already flagged {what} for that reason.")
+        return line, ""
 
     def on_handoff(handoff: Any, sess: Any, request: gr.Request):
         if not isinstance(handoff, dict) or "code" not in handoff:
@@ -319,6 +388,11 @@ def build(ctx: AppContext) -> None:
     submitted = submit_btn.click(on_submit, [code, session, *radios, *comments], value_outputs,
                                  api_name="rate_submit", preprocess=False, postprocess=False)
     submitted.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    skipped = skip_btn.click(on_skip, [code, session, skip_reason, skip_note], [*value_outputs, skip_reason, skip_note],
+                             api_name="rate_skip")
+    skipped.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    flag_btn.click(on_flag, [code, session, flag_target, flag_reason, flag_note], [status, flag_note],
+                   api_name="rate_flag")
     missing.change(on_missing, [missing], radios, api_visibility="private", show_progress="hidden")
     for radio in radios:
         radio.change(None, None, counter, js=assets.COUNT_JS)

@@ -18,6 +18,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from evaluation import human
 from evaluation import results as res
 from evaluation import story
 from evaluation.human import pseudonymize_raters
@@ -69,7 +70,10 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
+    # "Can't judge" answers are left out of every statistic; the headline says how many there were.
+    unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
     headline = (f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+                f"{unjudged} \"can't judge\" answers (not counted as scores) · "
                 f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
                 + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed"))
     return {

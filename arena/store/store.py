@@ -28,11 +28,14 @@ from .schema import (
     items,
     outputs,
     raters,
+    flags,
     ratings,
+    skips,
     studies,
     study_raters,
     utcnow,
 )
+from .feedback import FeedbackStore, cant_judge_dims, cant_judge_values
 from .upgrade import upgrade
 
 OUTPUT_COLUMNS: tuple[str, ...] = (
@@ -135,7 +138,7 @@ def _unreachable_as_user_error() -> Iterator[None]:
         ) from exc
 
 
-class Store:
+class Store(FeedbackStore):
     """A ratings database. `Store()` uses `DATABASE_URL` or the default SQLite file."""
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None):
@@ -470,11 +473,15 @@ class Store:
         """Insert or update several ratings in one transaction: all are stored or none.
 
         Each row: output_id, coherence, informativeness, naturalness, optional comment, position,
-        created_at / updated_at (import only)."""
+        created_at / updated_at (import only), and optional `cant_judge`: the dimensions the rater
+        could not judge, stored as NULL with their flag (feedback.py)."""
         now = utcnow()
         clean = []
         for row in rows:
-            values = {name: check_score(name, row.get(name)) for name in SCORE_COLUMNS}
+            cant = cant_judge_dims(row)
+            values: dict[str, Any] = {name: None if name in cant else check_score(name, row.get(name))
+                                      for name in SCORE_COLUMNS}
+            values.update(cant_judge_values(cant))
             values.update(
                 rater_id=int(rater_id), output_id=int(row["output_id"]), comment=clean_comment(row.get("comment")),
                 position=None if row.get("position") is None else int(row["position"]),
@@ -486,7 +493,8 @@ class Store:
             return
         with self.write() as conn:
             # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
-            changed = {name: stmt.excluded[name] for name in (*SCORE_COLUMNS, "comment", "position", "updated_at")}
+            changed = {name: stmt.excluded[name] for name in (*SCORE_COLUMNS, *cant_judge_values(()), "comment",
+                                                              "position", "updated_at")}
             conn.execute(stmt.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed), clean)
 
     def save_rating(self, rater_id: int, output_id: int, coherence: object, informativeness: object,
@@ -658,6 +666,8 @@ class Store:
                                 "nothing was deleted: try again")
             counts = {
                 "ratings": conn.execute(ratings.delete().where(ratings.c.output_id.in_(output_ids))).rowcount,
+                "skips": conn.execute(skips.delete().where(skips.c.item_id.in_(item_ids))).rowcount,
+                "flags": conn.execute(flags.delete().where(flags.c.item_id.in_(item_ids))).rowcount,
                 "assignments": conn.execute(assignments.delete().where(
                     assignments.c.item_id.in_(item_ids) | assignments.c.output_id.in_(output_ids))).rowcount,
                 "outputs": conn.execute(outputs.delete().where(outputs.c.item_id.in_(item_ids))).rowcount,
@@ -694,7 +704,10 @@ def _frame(rows: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
     ints = ["study_id", "item_id", "output_id", "new_tokens", "sample_index", *SCORE_COLUMNS]
     for col in ints:
         if col in frame:
-            frame[col] = frame[col].astype("int64")
+            # A NULL score is a "can't judge" answer: the column is then float with NaN (missing data
+            # to every statistic), never a number that would be averaged in.
+            missing = col in SCORE_COLUMNS and frame[col].isna().any()
+            frame[col] = frame[col].astype("float64" if missing else "int64")
     for col in ("seed", "position"):
         if col in frame:
             frame[col] = frame[col].astype("Int64")

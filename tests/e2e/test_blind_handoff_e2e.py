@@ -20,7 +20,7 @@ from arena import invites
 from arena.runner import MethodResult
 from arena.store import Store
 from ui import AppContext, rating
-from browser_helpers import score_all
+from browser_helpers import response_text, score_all
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
 pytestmark = [
@@ -70,7 +70,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
             page.get_by_text(re.compile(r"Rating as you \(quick rating\) in Quick rating")).wait_for()
             code = page.get_by_label("Invite code or link").input_value()
             assert invites.resolve(store, code).rater == "you (quick rating)"
-            shown = [page.get_by_label(f"Response {label}", exact=True).input_value() for label in "ABC"]
+            shown = [response_text(page, label) for label in "ABC"]
             assert sorted(shown) == sorted(TEXTS)
             body = page.locator("body").inner_text()
             for name in ("BS-4", "TS-Temp", "TS-Tilted"):
@@ -85,7 +85,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
             page.get_by_role("tab", name="Compare").click()
             page.get_by_role("button", name="Rate these blind").click()
             page.get_by_text("Item 1 of 1").wait_for()
-            assert page.get_by_label("Response A", exact=True).input_value() in TEXTS
+            assert response_text(page, "A") in TEXTS
             second = page.get_by_label("Invite code or link").input_value()
             assert second != code and invites.resolve(store, second).study_id != first_study
         finally:
