@@ -41,7 +41,7 @@ from .zerogpu import duration_s, gpu_task, on_zero_gpu
 from .memory import MemoryReading, PeakMemory
 from .llm import LoadedModel, end_ids, lookup
 from .numbers import whole_number
-from .settings import current as current_settings
+from .settings import current as current_settings, env_of
 from .prompts import encode_prompt
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)
@@ -180,7 +180,7 @@ class _CancelCheck(LogitsProcessor):
         return scores
 
 
-COMPILE_ENV = "ARENA_COMPILE"
+COMPILE_ENV = env_of("compile")
 
 
 def compile_enabled(value: str | None = None) -> bool:

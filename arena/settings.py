@@ -143,6 +143,11 @@ def parser(description: str = "Decoding Arena web app") -> argparse.ArgumentPars
     return p
 
 
+def env_of(name: str) -> str:
+    """A setting's environment variable, for messages and tests: `env_of("engine") == "ARENA_ENGINE"`."""
+    return next(f.metadata["env"] for f in FIELDS if f.name == name)
+
+
 # -- the current settings ---------------------------------------------------------------------------
 
 _lock = threading.Lock()

@@ -29,7 +29,7 @@ from .prompts import SCENARIOS, PromptSpec, clean_prompt, encode_prompt, read_pr
 from .prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
 from . import batching
 from .batching import DEFAULT_BATCH_SIZE
-from .settings import current as current_settings
+from .settings import current as current_settings, env_of
 from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, encode_ids, run_methods
 from .store import Item, Output, Store, Study, clean_rater_name
 from .store.store import clean_name
@@ -390,7 +390,7 @@ def quick_item(store: Store, lm_name: str, prompt: str, results: Iterable[Method
 # database file, so it outlives the download. The delete refuses if anything changed after the copy
 # was taken (see Store.deletion_fingerprint).
 
-BACKUP_ENV = "ARENA_BACKUP_DIR"
+BACKUP_ENV = env_of("backup_dir")
 
 
 @dataclass

@@ -16,7 +16,7 @@ import threading
 from .. import settings
 from ..errors import UserError
 
-ENGINE_ENV = "ARENA_ENGINE"
+ENGINE_ENV = settings.env_of("engine")
 ENGINES = ("transformers", "vllm")
 
 _engines: dict[tuple[str, str], object] = {}
