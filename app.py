@@ -111,8 +111,14 @@ def main(argv: list[str] | None = None) -> None:
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
-        server_name=config.host, server_port=config.port, run_history=False, max_file_size=MAX_FILE_SIZE,
-        css=assets.CSS + a11y.CSS, head=assets.HEAD, app_kwargs={"routes": present_routes()})
+        server_name=config.host,
+        server_port=config.port,
+        run_history=False,
+        max_file_size=MAX_FILE_SIZE,
+        css=assets.CSS + a11y.CSS,
+        head=assets.HEAD,
+        app_kwargs={"routes": present_routes()},
+    )
 
 
 if __name__ == "__main__":

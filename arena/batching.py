@@ -41,8 +41,9 @@ class BatchRow:
     settings: dict[str, Any]
 
 
-def plan_key(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, prompt: str,
-             max_new_tokens: int) -> str | None:
+def plan_key(
+    lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, prompt: str, max_new_tokens: int
+) -> str | None:
     """Prompts with the same key may share a batch: their plans are the same (Routed plans from the
     prompt's text, so only prompts routed alike share one). None: the method has its own step loop
     (Multi-Arm) and runs one prompt at a time."""
@@ -64,14 +65,28 @@ def left_pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, 
     return torch.tensor(ids, dtype=torch.long), torch.tensor(mask, dtype=torch.long)
 
 
-def _batch_duration(key: str, method: str, overrides: Mapping[str, Any] | None, prompts_ids: list[list[int]],
-                    max_new_tokens: int, seed: int, prompt: str = "") -> int:
+def _batch_duration(
+    key: str,
+    method: str,
+    overrides: Mapping[str, Any] | None,
+    prompts_ids: list[list[int]],
+    max_new_tokens: int,
+    seed: int,
+    prompt: str = "",
+) -> int:
     return duration_s(max_new_tokens, 1, 0 if decoders.get(method).streams else 1)
 
 
 @gpu_task(duration=_batch_duration)
-def gpu_batch(key: str, method: str, overrides: Mapping[str, Any] | None, prompts_ids: list[list[int]],
-              max_new_tokens: int, seed: int, prompt: str = "") -> list[dict[str, Any]]:
+def gpu_batch(
+    key: str,
+    method: str,
+    overrides: Mapping[str, Any] | None,
+    prompts_ids: list[list[int]],
+    max_new_tokens: int,
+    seed: int,
+    prompt: str = "",
+) -> list[dict[str, Any]]:
     """One method over several prompts in one call; plain data in and out (a ZeroGPU task on Spaces).
     `prompt` is the first prompt's text, for decoders that plan from it (Routed): the caller batches
     only prompts whose plans agree."""
@@ -84,24 +99,48 @@ def gpu_batch(key: str, method: str, overrides: Mapping[str, Any] | None, prompt
     kwargs.setdefault("pad_token_id", pad_id)
     with torch.inference_mode():
         torch.manual_seed(int(seed))
-        output = lm.model.generate(input_ids=input_ids, attention_mask=mask,
-                                   logits_processor=LogitsProcessorList(plan.logits_processors), **kwargs)
+        output = lm.model.generate(
+            input_ids=input_ids,
+            attention_mask=mask,
+            logits_processor=LogitsProcessorList(plan.logits_processors),
+            **kwargs,
+        )
     stop = eos_ids(lm)
     rows = []
-    for row in output[:, input_ids.shape[1]:].tolist():
+    for row in output[:, input_ids.shape[1] :].tolist():
         cut = next((i for i, t in enumerate(row) if t in stop), None)
         new = row if cut is None else row[: cut + 1]
         finish = "eos" if new and new[-1] in stop else "length"
-        rows.append({"text": lm.tokenizer.decode(new, skip_special_tokens=True), "token_ids": [int(t) for t in new],
-                     "new_tokens": len(new), "finish_reason": finish, "settings": dict(plan.effective)})
+        rows.append(
+            {
+                "text": lm.tokenizer.decode(new, skip_special_tokens=True),
+                "token_ids": [int(t) for t in new],
+                "new_tokens": len(new),
+                "finish_reason": finish,
+                "settings": dict(plan.effective),
+            }
+        )
     return rows
 
 
-def generate_batch(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None,
-                   prompts_ids: Sequence[Sequence[int]], max_new_tokens: int, seed: int,
-                   prompt: str = "") -> list[BatchRow]:
+def generate_batch(
+    lm: LoadedModel,
+    method: str,
+    overrides: Mapping[str, Any] | None,
+    prompts_ids: Sequence[Sequence[int]],
+    max_new_tokens: int,
+    seed: int,
+    prompt: str = "",
+) -> list[BatchRow]:
     """Generate one output per prompt (token ids) with `method`, holding the model's lock."""
     with lm.lock:
-        rows = gpu_batch(lm.key, method, dict(overrides or {}), [list(map(int, p)) for p in prompts_ids],
-                         int(max_new_tokens), int(seed), prompt)
+        rows = gpu_batch(
+            lm.key,
+            method,
+            dict(overrides or {}),
+            [list(map(int, p)) for p in prompts_ids],
+            int(max_new_tokens),
+            int(seed),
+            prompt,
+        )
     return [BatchRow(**r) for r in rows]

@@ -193,8 +193,7 @@ def _mapping(store: Store, study_id: int, rater_id: int, item: Item) -> dict[int
     mapping = _assignment(store, rater_id, item)
     if mapping:
         return mapping
-    order = balanced_order(store.outputs_for_item(item.id), store.rater_order_seed(study_id, rater_id),
-                           item.ordinal)
+    order = balanced_order(store.outputs_for_item(item.id), store.rater_order_seed(study_id, rater_id), item.ordinal)
     mapping = store.record_assignment(rater_id, item.id, order)
     _memo(store, "order").put((rater_id, item.id, item.public_id), dict(mapping))
     return mapping
@@ -215,8 +214,9 @@ def open_item(store: Store, rater: object, study_id: Any, index: int | None = No
     return open_for(store, sid, lambda: _known_rater_id(store, name), index)
 
 
-def open_with_code(store: Store, code: object, index: int | None = None,
-                   client: str | None = None) -> tuple[RaterView | None, str]:
+def open_with_code(
+    store: Store, code: object, index: int | None = None, client: str | None = None
+) -> tuple[RaterView | None, str]:
     """The app's entry: the invite code names the study and the rater (see arena/invites.py)."""
     enrolment = invites.resolve(store, code, client)
     return open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
@@ -226,10 +226,13 @@ def _check_open(study: Study | None) -> None:
     if study is None:
         raise UserError("that study does not exist")
     if study.state != "open":
-        raise UserError({"draft": "this study is not open for rating yet",
-                         "closed": "this study is closed: rating has ended. Thank you!",
-                         "published": "this study is closed: rating has ended. Thank you!"}.get(
-                             study.state, "this study is not open for rating"))
+        raise UserError(
+            {
+                "draft": "this study is not open for rating yet",
+                "closed": "this study is closed: rating has ended. Thank you!",
+                "published": "this study is closed: rating has ended. Thank you!",
+            }.get(study.state, "this study is not open for rating")
+        )
 
 
 def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None) -> tuple[RaterView | None, str]:
@@ -245,8 +248,10 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
     if index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
         if pos is None:
-            return None, (f"You have rated all {len(ready)} items of this study. Thank you! "
-                          "Use Previous to review or change a rating.")
+            return None, (
+                f"You have rated all {len(ready)} items of this study. Thank you! "
+                "Use Previous to review or change a rating."
+            )
     else:
         pos = whole_number(index, "item number", 1, len(ready)) - 1
     item = store.get_item(ready[pos])  # only the item shown, not every item of the study
@@ -260,13 +265,29 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
         oid = mapping[position]
         given = mine.get(oid)
         # A stored rating's NULL score is a can't-judge answer (the schema allows NULL only with its flag).
-        responses.append(Response(LABELS[position], texts[oid],
-                                  {d: None if given is None else CANT_JUDGE if getattr(given, d) is None
-                                   else getattr(given, d) for d in DIMENSIONS},
-                                  (given.comment if given is not None else None) or ""))
+        responses.append(
+            Response(
+                LABELS[position],
+                texts[oid],
+                {
+                    d: None if given is None else CANT_JUDGE if getattr(given, d) is None else getattr(given, d)
+                    for d in DIMENSIONS
+                },
+                (given.comment if given is not None else None) or "",
+            )
+        )
     n_skipped = sum(1 for i in ready if i in skipped and not counts[i][1] >= counts[i][0])
-    view = RaterView(item.public_id, item.prompt, responses, pos + 1, len(ready), sum(done), done[pos],
-                     n_skipped, skipped.get(item.id))
+    view = RaterView(
+        item.public_id,
+        item.prompt,
+        responses,
+        pos + 1,
+        len(ready),
+        sum(done),
+        done[pos],
+        n_skipped,
+        skipped.get(item.id),
+    )
     return view, ""
 
 
@@ -282,8 +303,9 @@ def locate(store: Store, study_id: Any, item_public_id: object) -> int:
     return ids.index(item.id) + 1
 
 
-def _opened(store: Store, rater_id: int | None, item_public_id: object,
-            study_id: int | None = None) -> tuple[Item | None, int | None, dict[int, int]]:
+def _opened(
+    store: Store, rater_id: int | None, item_public_id: object, study_id: int | None = None
+) -> tuple[Item | None, int | None, dict[int, int]]:
     """(item, rater id, {position: output id}) for an item this rater opened; the mapping is empty
     when the item, the rater or the recorded order is missing. With `study_id`, an item of another
     study counts as missing (a code opens its own study only)."""
@@ -310,8 +332,13 @@ def labels_shown(store: Store, rater: object, item_public_id: object) -> list[st
     return [LABELS[p] for p in sorted(_by_name(store, rater, item_public_id)[2])]
 
 
-def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[str, Mapping[str, Any]],
-           comments: Mapping[str, Any] | None = None) -> None:
+def submit(
+    store: Store,
+    rater: object,
+    item_public_id: object,
+    scores: Mapping[str, Mapping[str, Any]],
+    comments: Mapping[str, Any] | None = None,
+) -> None:
     """Trusted API: store one rater's scores for every response of an item, all or nothing.
 
     `scores` is {label: {dimension: 1..5 or CANT_JUDGE}} for exactly the labels this rater was
@@ -322,22 +349,37 @@ def submit(store: Store, rater: object, item_public_id: object, scores: Mapping[
     _save(store, rater_id, item.id, mapping, scores, comments)
 
 
-def submit_slots(store: Store, rater: object, item_public_id: object, slot_scores: Sequence[Sequence[Any]],
-                 slot_comments: Sequence[Any]) -> None:
+def submit_slots(
+    store: Store,
+    rater: object,
+    item_public_id: object,
+    slot_scores: Sequence[Sequence[Any]],
+    slot_comments: Sequence[Any],
+) -> None:
     """Trusted API: `submit` for the rating tab's fixed rows of inputs (see `_submit_slots`)."""
     _submit_slots(_by_name(store, rater, item_public_id), store, slot_scores, slot_comments)
 
 
-def submit_slots_for(store: Store, enrolment: "invites.Enrolment", item_public_id: object,
-                     slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> None:
+def submit_slots_for(
+    store: Store,
+    enrolment: "invites.Enrolment",
+    item_public_id: object,
+    slot_scores: Sequence[Sequence[Any]],
+    slot_comments: Sequence[Any],
+) -> None:
     """Submit for an enrolment already resolved from its code (the rating tab resolves once per call)."""
     opened = _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
     _submit_slots(opened, store, slot_scores, slot_comments)
 
 
-def submit_slots_with_code(store: Store, code: object, item_public_id: object,
-                           slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any],
-                           client: str | None = None) -> None:
+def submit_slots_with_code(
+    store: Store,
+    code: object,
+    item_public_id: object,
+    slot_scores: Sequence[Sequence[Any]],
+    slot_comments: Sequence[Any],
+    client: str | None = None,
+) -> None:
     """The app's submit: the code must open the item's study."""
     _submit_slots(_by_code(store, code, item_public_id, client), store, slot_scores, slot_comments)
 
@@ -360,8 +402,9 @@ def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], sl
     _save(store, rater_id, item.id, mapping, scores, notes)
 
 
-def _save(store: Store, rater_id: int | None, item_id: int, mapping: Mapping[int, int], scores: Any,
-          comments: Any) -> None:
+def _save(
+    store: Store, rater_id: int | None, item_id: int, mapping: Mapping[int, int], scores: Any, comments: Any
+) -> None:
     if rater_id is None or not mapping:
         raise UserError("this item was not opened by this rater; press Start to load it")
     if not isinstance(scores, Mapping):
@@ -378,8 +421,12 @@ def _save(store: Store, rater_id: int | None, item_id: int, mapping: Mapping[int
         given = scores.get(label)
         if not isinstance(given, Mapping):
             raise UserError(f"score every response: response {label} has no scores")
-        row: dict[str, Any] = {"output_id": mapping[position], "position": position, "comment": comments.get(label),
-                               CANT_JUDGE_KEY: []}
+        row: dict[str, Any] = {
+            "output_id": mapping[position],
+            "position": position,
+            "comment": comments.get(label),
+            CANT_JUDGE_KEY: [],
+        }
         for dim in DIMENSIONS:
             if given.get(dim) in (None, ""):
                 raise UserError(f"score every response: {dim} of response {label} is missing")
@@ -395,23 +442,32 @@ def _save(store: Store, rater_id: int | None, item_id: int, mapping: Mapping[int
     store.save_item_ratings(rater_id, item_id, rows)  # one transaction: the ratings, and the end of a skip
 
 
-def _enrolled_item(store: Store, enrolment: "invites.Enrolment", item_public_id: object) -> tuple[Item, int, dict[int, int]]:
+def _enrolled_item(
+    store: Store, enrolment: "invites.Enrolment", item_public_id: object
+) -> tuple[Item, int, dict[int, int]]:
     item, rater_id, mapping = _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
     if item is None or rater_id is None or not mapping:
         raise UserError("this item was not opened by this rater; press Start to load it")
     return item, rater_id, mapping
 
 
-def skip_for(store: Store, enrolment: "invites.Enrolment", item_public_id: object, reason: object,
-             note: object = None) -> None:
+def skip_for(
+    store: Store, enrolment: "invites.Enrolment", item_public_id: object, reason: object, note: object = None
+) -> None:
     """Skip the item on screen with a reason (a SKIP_REASONS key; "other" needs a note): it counts as
     handled for this rater's progress and gets no scores from them."""
     item, rater_id, _ = _enrolled_item(store, enrolment, item_public_id)
     store.skip_item(rater_id, item.id, reason, note)
 
 
-def flag_for(store: Store, enrolment: "invites.Enrolment", item_public_id: object, label: object, reason: object,
-             note: object = None) -> bool:
+def flag_for(
+    store: Store,
+    enrolment: "invites.Enrolment",
+    item_public_id: object,
+    label: object,
+    reason: object,
+    note: object = None,
+) -> bool:
     """Flag the item on screen (label None or "") or the response shown to this rater as `label`.
     The letter becomes an output id here, on the server; False if the same flag was given before."""
     item, rater_id, mapping = _enrolled_item(store, enrolment, item_public_id)
@@ -440,17 +496,28 @@ def reveal(store: Store, study_id: int) -> pd.DataFrame:
     if study is None:
         raise UserError("that study does not exist")
     if study.state not in ("closed", "published"):
-        raise UserError("the mapping and the seeds are shown once the study is closed; close it first "
-                        "(raters can no longer rate then)")
+        raise UserError(
+            "the mapping and the seeds are shown once the study is closed; close it first "
+            "(raters can no longer rate then)"
+        )
     rows = []
     for item in store.items(sid):
         outs = {o.id: o for o in store.outputs_for_item(item.id)}
         for rater_name, rater_id in store.raters_for_item(item.id):
             for position, oid in sorted(store.assignment(rater_id, item.id).items()):
                 o = outs[oid]
-                rows.append({"rater": rater_name, "item": item.ordinal + 1, "scenario": item.scenario,
-                             "label": LABELS[position], "method": o.method, "sample": o.sample_index,
-                             "seed": o.seed, "settings": o.settings})
+                rows.append(
+                    {
+                        "rater": rater_name,
+                        "item": item.ordinal + 1,
+                        "scenario": item.scenario,
+                        "label": LABELS[position],
+                        "method": o.method,
+                        "sample": o.sample_index,
+                        "seed": o.seed,
+                        "settings": o.settings,
+                    }
+                )
     return pd.DataFrame(rows, columns=["rater", "item", "scenario", "label", "method", "sample", "seed", "settings"])
 
 
@@ -474,8 +541,10 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
                 counts[outs[oid].method][position] += 1
             shown.setdefault(rater_id, set()).add(item.ordinal)
     positions = sorted({p for c in counts.values() for p in c})
-    by_method = pd.DataFrame([{"method": m, **{LABELS[p]: c.get(p, 0) for p in positions}}
-                              for m, c in sorted(counts.items())], columns=["method", *[LABELS[p] for p in positions]])
+    by_method = pd.DataFrame(
+        [{"method": m, **{LABELS[p]: c.get(p, 0) for p in positions}} for m, c in sorted(counts.items())],
+        columns=["method", *[LABELS[p] for p in positions]],
+    )
     size = block_size(n_systems) if n_systems else 1
     per_rater = []
     for k, (_, ordinals) in enumerate(sorted(shown.items()), start=1):
@@ -483,7 +552,15 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
         for o in ordinals:
             blocks[o // size] = blocks.get(o // size, 0) + 1
         complete = sum(1 for n in blocks.values() if n == size)
-        per_rater.append({"rater": f"rater {k}", "items shown": len(ordinals), "block size": size,
-                          "complete blocks": complete, "items in complete blocks": complete * size})
-    return by_method, pd.DataFrame(per_rater, columns=["rater", "items shown", "block size", "complete blocks",
-                                                       "items in complete blocks"])
+        per_rater.append(
+            {
+                "rater": f"rater {k}",
+                "items shown": len(ordinals),
+                "block size": size,
+                "complete blocks": complete,
+                "items in complete blocks": complete * size,
+            }
+        )
+    return by_method, pd.DataFrame(
+        per_rater, columns=["rater", "items shown", "block size", "complete blocks", "items in complete blocks"]
+    )

@@ -50,8 +50,9 @@ def from_outputs(outputs: pd.DataFrame, model: str) -> dict[str, float]:
     return out
 
 
-def estimate_seconds(n_prompts: int, slots: Sequence[tuple[str, int]], max_new_tokens: int,
-                     throughput: Mapping[str, float]) -> tuple[float | None, list[str]]:
+def estimate_seconds(
+    n_prompts: int, slots: Sequence[tuple[str, int]], max_new_tokens: int, throughput: Mapping[str, float]
+) -> tuple[float | None, list[str]]:
     """(seconds, methods without a measurement) to generate n_prompts x slots outputs of up to
     max_new_tokens each, one at a time. A method never measured gets the slowest measured rate;
     None when nothing was measured."""
@@ -67,20 +68,26 @@ def estimate_seconds(n_prompts: int, slots: Sequence[tuple[str, int]], max_new_t
     return total, sorted(guessed)
 
 
-def describe(n_prompts: int, slots: Sequence[tuple[str, int]], max_new_tokens: int,
-             throughput: Mapping[str, float]) -> str:
+def describe(
+    n_prompts: int, slots: Sequence[tuple[str, int]], max_new_tokens: int, throughput: Mapping[str, float]
+) -> str:
     """ "N prompts × M methods = K outputs, about T min on this machine" (one line, plain text)."""
     methods = list(dict.fromkeys(m for m, _ in slots))
     k = n_prompts * len(slots)
-    head = (f"{n_prompts} prompt{'s' if n_prompts != 1 else ''} × {len(methods)} method{'s' if len(methods) != 1 else ''}"
-            + (f" ({len(slots)} outputs per prompt with samples)" if len(slots) != len(methods) else "")
-            + f" = {k} output{'s' if k != 1 else ''}")
+    head = (
+        f"{n_prompts} prompt{'s' if n_prompts != 1 else ''} × {len(methods)} method{'s' if len(methods) != 1 else ''}"
+        + (f" ({len(slots)} outputs per prompt with samples)" if len(slots) != len(methods) else "")
+        + f" = {k} output{'s' if k != 1 else ''}"
+    )
     seconds, guessed = estimate_seconds(n_prompts, slots, max_new_tokens, throughput)
     if seconds is None:
-        return head + ("; no timing measured on this machine yet for this model (run Compare once and the "
-                       "estimate appears here)")
+        return head + (
+            "; no timing measured on this machine yet for this model (run Compare once and the estimate appears here)"
+        )
     rate = statistics.median(throughput.values())
     when = f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {max(1, round(seconds))} s"
     note = f"; {', '.join(guessed)} not measured yet, counted at the slowest rate" if guessed else ""
-    return (head + f", {when} on this machine at most (up to {max_new_tokens} tokens each at the measured "
-            f"{rate:.0f} tokens/s median, one at a time; batching is usually faster{note})")
+    return (
+        head + f", {when} on this machine at most (up to {max_new_tokens} tokens each at the measured "
+        f"{rate:.0f} tokens/s median, one at a time; batching is usually faster{note})"
+    )

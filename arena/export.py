@@ -30,10 +30,27 @@ from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment
 from .store.schema import STUDY_STATES
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
-EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
-    "study_kind", "study_model", "study_methods", "study_settings", "samples_per_method", "max_new_tokens",
-    "base_seed", "blind_seed", "study_created_at", "item_ordinal", "item_public_id", "raw", "item_created_at",
-    "prompt_tokens", "finish_reason", "output_created_at",
+EXPORT_COLUMNS: tuple[str, ...] = (
+    RATING_COLUMNS
+    + EXTRA_COLUMNS
+    + (
+        "study_kind",
+        "study_model",
+        "study_methods",
+        "study_settings",
+        "samples_per_method",
+        "max_new_tokens",
+        "base_seed",
+        "blind_seed",
+        "study_created_at",
+        "item_ordinal",
+        "item_public_id",
+        "raw",
+        "item_created_at",
+        "prompt_tokens",
+        "finish_reason",
+        "output_created_at",
+    )
 )
 # Added later; files written before them still import (a study without a state is imported as
 # "open": not published, so nothing of it becomes public by importing).
@@ -46,16 +63,43 @@ EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + (
 OPTIONAL_COLUMNS: tuple[str, ...] = ("study_state", "format_version", "row_kind", "cant_judge", "reason", "note")
 FORMAT_VERSION = 3  # 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge
 ROW_KINDS = ("rating", "skip", "flag")
-OUTPUT_FIELDS = ("output_id", "method", "settings", "seed", "model", "text", "new_tokens", "latency_ms", "ttft_ms",
-                 "tokens_per_s", "sample_index", "prompt_tokens", "finish_reason")
+OUTPUT_FIELDS = (
+    "output_id",
+    "method",
+    "settings",
+    "seed",
+    "model",
+    "text",
+    "new_tokens",
+    "latency_ms",
+    "ttft_ms",
+    "tokens_per_s",
+    "sample_index",
+    "prompt_tokens",
+    "finish_reason",
+)
 # Seeds are secrets while a study is rated: with the base seed and the public model, anyone could
 # regenerate the outputs and match them to methods. Exports carry them once the study is closed.
 SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
-INT_COLUMNS = {"format_version", "study_id", "item_id", "output_id", "seed", "new_tokens", "position", "sample_index",
-               "samples_per_method", "max_new_tokens", "base_seed", "blind_seed", "item_ordinal", "prompt_tokens",
-               *SCORE_COLUMNS}
+INT_COLUMNS = {
+    "format_version",
+    "study_id",
+    "item_id",
+    "output_id",
+    "seed",
+    "new_tokens",
+    "position",
+    "sample_index",
+    "samples_per_method",
+    "max_new_tokens",
+    "base_seed",
+    "blind_seed",
+    "item_ordinal",
+    "prompt_tokens",
+    *SCORE_COLUMNS,
+}
 FLOAT_COLUMNS = {"latency_ms", "ttft_ms", "tokens_per_s"}
 TIME_COLUMNS = {"created_at", "updated_at", "study_created_at", "item_created_at", "output_created_at"}
 BOOL_COLUMNS = {"raw"}
@@ -104,24 +148,47 @@ def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, A
             outputs.update({o.id: o for o in store.outputs_for_item(item_id)})
         s, i = studies[study], items[item_id]
         row = {c: None for c in ALL_COLUMNS}
-        row.update(study_id=s.id, study_name=s.name, study_kind=s.kind, study_model=s.model,
-                   study_methods=dumps(list(s.methods)), study_settings=dumps(dict(s.settings)),
-                   samples_per_method=s.samples_per_method, max_new_tokens=s.max_new_tokens, base_seed=s.base_seed,
-                   blind_seed=s.blind_seed, study_created_at=s.created_at, study_state=s.state, item_id=i.id,
-                   scenario=i.scenario, prompt=i.prompt, language=i.language, item_ordinal=i.ordinal,
-                   item_public_id=i.public_id, raw=i.raw, item_created_at=i.created_at)
+        row.update(
+            study_id=s.id,
+            study_name=s.name,
+            study_kind=s.kind,
+            study_model=s.model,
+            study_methods=dumps(list(s.methods)),
+            study_settings=dumps(dict(s.settings)),
+            samples_per_method=s.samples_per_method,
+            max_new_tokens=s.max_new_tokens,
+            base_seed=s.base_seed,
+            blind_seed=s.blind_seed,
+            study_created_at=s.created_at,
+            study_state=s.state,
+            item_id=i.id,
+            scenario=i.scenario,
+            prompt=i.prompt,
+            language=i.language,
+            item_ordinal=i.ordinal,
+            item_public_id=i.public_id,
+            raw=i.raw,
+            item_created_at=i.created_at,
+        )
         if output_id is not None:
             o = outputs[output_id]
-            row.update({f: getattr(o, "id" if f == "output_id" else f) for f in OUTPUT_FIELDS},
-                       output_created_at=o.created_at)
+            row.update(
+                {f: getattr(o, "id" if f == "output_id" else f) for f in OUTPUT_FIELDS}, output_created_at=o.created_at
+            )
         return row
 
     rows = []
     for kind, records in (("skip", store.skips(study_id)), ("flag", store.flags(study_id))):
         for r in records:
             row = context(r["study_id"], r["item_id"], r.get("output_id"))
-            row.update(row_kind=kind, rater=r["rater"], reason=r["reason"], note=r["note"], created_at=r["created_at"],
-                       position=r.get("position"))
+            row.update(
+                row_kind=kind,
+                rater=r["rater"],
+                reason=r["reason"],
+                note=r["note"],
+                created_at=r["created_at"],
+                position=r.get("position"),
+            )
             rows.append(row)
     return rows
 
@@ -146,8 +213,12 @@ def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: io.TextIOBase) -
         for row in rows:
             # None is written as an empty field; every text column that may be empty is nullable or
             # cleaned to None by the store, so empty reads back as None without ambiguity.
-            writer.writerow(["" if (v := _to_text(c, row.get(c))) is None else
-                             escape_cell(v) if isinstance(v, str) else v for c in ALL_COLUMNS])
+            writer.writerow(
+                [
+                    "" if (v := _to_text(c, row.get(c))) is None else escape_cell(v) if isinstance(v, str) else v
+                    for c in ALL_COLUMNS
+                ]
+            )
             n += 1
     else:
         for row in rows:
@@ -179,10 +250,13 @@ def format_from_suffix(path: str | Path) -> str:
 
 # ---- import ---------------------------------------------------------------------------------------
 
+
 def _parse(column: str, value: Any, where: str) -> Any:
-    if value is None or (isinstance(value, str) and value == "" and column not in ("text", "prompt", "scenario",
-                                                                                      "language", "model",
-                                                                                      "study_model")):
+    if value is None or (
+        isinstance(value, str)
+        and value == ""
+        and column not in ("text", "prompt", "scenario", "language", "model", "study_model")
+    ):
         return None
     try:
         if column in INT_COLUMNS:
@@ -294,8 +368,22 @@ def _check_feedback(row: dict[str, Any], where: str) -> None:
 # Text columns and their lengths (None: unlimited), as the schema declares them.
 TEXT_LIMITS: dict[str, int | None] = {
     name: JOIN_COLUMNS[name].type.length  # type: ignore[attr-defined]
-    for name in ("study_name", "study_kind", "scenario", "language", "method", "model", "study_model",
-                 "finish_reason", "item_public_id", "rater", "prompt", "text", "comment")}
+    for name in (
+        "study_name",
+        "study_kind",
+        "scenario",
+        "language",
+        "method",
+        "model",
+        "study_model",
+        "finish_reason",
+        "item_public_id",
+        "rater",
+        "prompt",
+        "text",
+        "comment",
+    )
+}
 JSON_COLUMNS = {"settings": dict, "study_settings": dict, "study_methods": list}
 BIG_INT_COLUMNS = {"seed", "base_seed", "blind_seed"}
 
@@ -348,15 +436,28 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
     for row in rows:
         skey = (row["study_name"], row["study_created_at"])
         if skey not in study_ids:
-            found = next((s.id for s in store.list_studies()
-                          if s.name == row["study_name"] and s.created_at == row["study_created_at"]), None)
+            found = next(
+                (
+                    s.id
+                    for s in store.list_studies()
+                    if s.name == row["study_name"] and s.created_at == row["study_created_at"]
+                ),
+                None,
+            )
             if found is None:
                 found = store.create_study(
-                    row["study_name"], kind=row["study_kind"] or "study", model=row["study_model"] or "",
-                    methods=json.loads(row["study_methods"] or "[]"), settings=json.loads(row["study_settings"] or "{}"),
-                    samples_per_method=row["samples_per_method"] or 1, max_new_tokens=row["max_new_tokens"] or 1,
-                    base_seed=row["base_seed"] or 0, blind_seed=row["blind_seed"], created_at=row["study_created_at"],
-                    state=row["study_state"] or "open")
+                    row["study_name"],
+                    kind=row["study_kind"] or "study",
+                    model=row["study_model"] or "",
+                    methods=json.loads(row["study_methods"] or "[]"),
+                    settings=json.loads(row["study_settings"] or "{}"),
+                    samples_per_method=row["samples_per_method"] or 1,
+                    max_new_tokens=row["max_new_tokens"] or 1,
+                    base_seed=row["base_seed"] or 0,
+                    blind_seed=row["blind_seed"],
+                    created_at=row["study_created_at"],
+                    state=row["study_state"] or "open",
+                )
                 counts["studies"] += 1
             study_ids[skey] = found
         sid = study_ids[skey]
@@ -365,9 +466,19 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
             item = store.item_by_public_id(pid)
             if item is None:
                 taken = {i.ordinal for i in store.items(sid)}
-                [iid] = store.add_items(sid, [{"prompt": row["prompt"], "scenario": row["scenario"],
-                                                "language": row["language"], "raw": row["raw"], "public_id": pid,
-                                                "created_at": row["item_created_at"]}])
+                [iid] = store.add_items(
+                    sid,
+                    [
+                        {
+                            "prompt": row["prompt"],
+                            "scenario": row["scenario"],
+                            "language": row["language"],
+                            "raw": row["raw"],
+                            "public_id": pid,
+                            "created_at": row["item_created_at"],
+                        }
+                    ],
+                )
                 if row["item_ordinal"] is not None and row["item_ordinal"] not in taken:
                     store.set_item_ordinal(iid, row["item_ordinal"])
                 counts["items"] += 1
@@ -380,23 +491,54 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
             counts["skips"] += 1
             continue
         if row["row_kind"] == "flag" and row["method"] in (None, ""):
-            counts["flags"] += int(store.add_flag(rid, item_ids[pid], row["reason"], row["note"],
-                                                  created_at=row["created_at"]))
+            counts["flags"] += int(
+                store.add_flag(rid, item_ids[pid], row["reason"], row["note"], created_at=row["created_at"])
+            )
             continue
         oid, new = store.add_output(
-            item_ids[pid], row["method"], row["sample_index"] or 0, text=row["text"],
-            settings=json.loads(row["settings"] or "{}"), seed=row["seed"], model=row["model"] or "",
-            new_tokens=row["new_tokens"] or 0, latency_ms=row["latency_ms"], ttft_ms=row["ttft_ms"],
-            tokens_per_s=row["tokens_per_s"], prompt_tokens=row["prompt_tokens"], finish_reason=row["finish_reason"],
-            created_at=row["output_created_at"])
+            item_ids[pid],
+            row["method"],
+            row["sample_index"] or 0,
+            text=row["text"],
+            settings=json.loads(row["settings"] or "{}"),
+            seed=row["seed"],
+            model=row["model"] or "",
+            new_tokens=row["new_tokens"] or 0,
+            latency_ms=row["latency_ms"],
+            ttft_ms=row["ttft_ms"],
+            tokens_per_s=row["tokens_per_s"],
+            prompt_tokens=row["prompt_tokens"],
+            finish_reason=row["finish_reason"],
+            created_at=row["output_created_at"],
+        )
         counts["outputs"] += int(new)
         if row["row_kind"] == "flag":
-            counts["flags"] += int(store.add_flag(rid, item_ids[pid], row["reason"], row["note"], output_id=oid,
-                                                  position=row["position"], created_at=row["created_at"]))
+            counts["flags"] += int(
+                store.add_flag(
+                    rid,
+                    item_ids[pid],
+                    row["reason"],
+                    row["note"],
+                    output_id=oid,
+                    position=row["position"],
+                    created_at=row["created_at"],
+                )
+            )
             continue
-        store.save_ratings(rid, [{"output_id": oid, **{d: row[d] for d in SCORE_COLUMNS}, "comment": row["comment"],
-                                  "position": row["position"], "created_at": row["created_at"],
-                                  "updated_at": row["updated_at"], "cant_judge": row["cant_judge"]}])
+        store.save_ratings(
+            rid,
+            [
+                {
+                    "output_id": oid,
+                    **{d: row[d] for d in SCORE_COLUMNS},
+                    "comment": row["comment"],
+                    "position": row["position"],
+                    "created_at": row["created_at"],
+                    "updated_at": row["updated_at"],
+                    "cant_judge": row["cant_judge"],
+                }
+            ],
+        )
         counts["ratings"] += 1
     return counts
 
@@ -418,8 +560,11 @@ def main(argv: list[str] | None = None) -> int:
         store = Store(args.database)
         if args.import_path:
             counts = import_file(store, args.import_path, args.format)
-            print(f"imported {counts['ratings']} ratings (new: {counts['studies']} studies, {counts['items']} items, "
-                  f"{counts['outputs']} outputs) into {store.url}", file=sys.stderr)
+            print(
+                f"imported {counts['ratings']} ratings (new: {counts['studies']} studies, {counts['items']} items, "
+                f"{counts['outputs']} outputs) into {store.url}",
+                file=sys.stderr,
+            )
         elif args.out:
             n = export_to_path(store, args.out, args.format, args.study)
             print(f"wrote {n} ratings to {args.out}", file=sys.stderr)

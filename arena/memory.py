@@ -37,10 +37,12 @@ _RESET_SLACK_KB = 4096
 
 PEAK_LABEL = "peak mem (MB)"
 GROWTH_LABEL = "peak growth (MB)"
-DESCRIPTION = ("peak mem = highest memory during the run, weights included (CPU: process resident set, RSS, "
-               "Linux only; GPU: tensor memory allocated by PyTorch); peak growth = that peak minus the level just "
-               "before the run (on CPU a lower bound: memory kept by the allocator from earlier runs is reused); "
-               "MiB, n/a where not measurable")
+DESCRIPTION = (
+    "peak mem = highest memory during the run, weights included (CPU: process resident set, RSS, "
+    "Linux only; GPU: tensor memory allocated by PyTorch); peak growth = that peak minus the level just "
+    "before the run (on CPU a lower bound: memory kept by the allocator from earlier runs is reused); "
+    "MiB, n/a where not measurable"
+)
 
 
 # Resetting VmHWM also resets what getrusage reports as ru_maxrss, so the mark is saved before

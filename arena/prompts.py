@@ -57,9 +57,7 @@ def clean_prompt(prompt: object) -> str:
     if len(prompt) > MAX_PROMPT_CHARS:
         raise UserError(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
     # Control characters are invisible to the user and confuse tokenizers; drop them, keep layout.
-    cleaned = "".join(
-        ch for ch in prompt if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs")
-    )
+    cleaned = "".join(ch for ch in prompt if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs"))
     if not cleaned.strip():
         raise UserError("the prompt is empty; type a question or a text to continue")
     return cleaned
@@ -104,8 +102,12 @@ def _spec_from_record(record: Any, where: str, default_scenario: str) -> PromptS
         prompt = clean_prompt(record["prompt"])
     except UserError as exc:
         raise UserError(f"{where}: {exc}") from None
-    return PromptSpec(prompt, str(record.get("scenario") or default_scenario), str(record.get("language") or ""),
-                      _truthy(record.get("raw")))
+    return PromptSpec(
+        prompt,
+        str(record.get("scenario") or default_scenario),
+        str(record.get("language") or ""),
+        _truthy(record.get("raw")),
+    )
 
 
 def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[PromptSpec]:

@@ -149,8 +149,14 @@ def make_context(lm: LoadedModel, prompt_length: int, max_new_tokens: int, promp
     )
 
 
-def plan_for(lm: LoadedModel, method: str, overrides: Mapping[str, Any] | None, prompt_length: int, max_new_tokens: int,
-             prompt: str = "") -> GenerationPlan:
+def plan_for(
+    lm: LoadedModel,
+    method: str,
+    overrides: Mapping[str, Any] | None,
+    prompt_length: int,
+    max_new_tokens: int,
+    prompt: str = "",
+) -> GenerationPlan:
     return decoders.get(method).plan(overrides, make_context(lm, prompt_length, max_new_tokens, prompt))
 
 
@@ -207,8 +213,14 @@ def device_generate_kwargs(device: torch.device) -> dict[str, Any]:
     return {"cache_implementation": "static", "disable_compile": not compile_enabled()}
 
 
-def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, processors: list, streamer=None,
-              cancel: threading.Event | None = None) -> torch.Tensor:
+def _generate(
+    lm: LoadedModel,
+    plan: GenerationPlan,
+    input_ids: torch.Tensor,
+    processors: list,
+    streamer=None,
+    cancel: threading.Event | None = None,
+) -> torch.Tensor:
     kwargs = dict(plan.generate_kwargs)
     kwargs.setdefault("pad_token_id", lm.tokenizer.pad_token_id)
     if plan.custom_generate is None:  # a custom loop (Multi-arm) manages its own cache
@@ -228,8 +240,14 @@ def _generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, pr
     )
 
 
-def _timed_generate(lm: LoadedModel, plan: GenerationPlan, input_ids: torch.Tensor, seed: int | None, streamer=None,
-                    cancel: threading.Event | None = None) -> tuple[torch.Tensor, float, float, MemoryReading]:
+def _timed_generate(
+    lm: LoadedModel,
+    plan: GenerationPlan,
+    input_ids: torch.Tensor,
+    seed: int | None,
+    streamer=None,
+    cancel: threading.Event | None = None,
+) -> tuple[torch.Tensor, float, float, MemoryReading]:
     """Generate once and time it. Runs inside the GPU task (on ZeroGPU a `spaces.GPU` worker), so
     queueing for the GPU happens before the clock starts."""
     sync = _sync(lm.device)
@@ -262,9 +280,18 @@ def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str =
     lm.warmed.add(method)
 
 
-def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch.Tensor, output: torch.Tensor,
-            ttft: float, latency: float, mem: MemoryReading, seed: int | None) -> MethodResult:
-    new_ids = output[0, input_ids.shape[1]:].tolist()
+def _result(
+    lm: LoadedModel,
+    method: str,
+    plan: GenerationPlan,
+    input_ids: torch.Tensor,
+    output: torch.Tensor,
+    ttft: float,
+    latency: float,
+    mem: MemoryReading,
+    seed: int | None,
+) -> MethodResult:
+    new_ids = output[0, input_ids.shape[1] :].tolist()
     eos_ids = end_ids(lm.tokenizer)
     # Anything after the first end-of-sequence is padding, not generated text.
     cut = next((i for i, t in enumerate(new_ids) if t in eos_ids), None)
@@ -291,15 +318,30 @@ def _result(lm: LoadedModel, method: str, plan: GenerationPlan, input_ids: torch
     )
 
 
-def run_one(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Mapping[str, Any] | None,
-            max_new_tokens: int, seed: int | None, prompt: str = "", cancel: threading.Event | None = None) -> MethodResult:
+def run_one(
+    lm: LoadedModel,
+    method: str,
+    input_ids: torch.Tensor,
+    overrides: Mapping[str, Any] | None,
+    max_new_tokens: int,
+    seed: int | None,
+    prompt: str = "",
+    cancel: threading.Event | None = None,
+) -> MethodResult:
     """Warm up (once), then one timed generation, in this process. Caller holds `lm.lock`."""
     return _run_planned(lm, method, input_ids, overrides, max_new_tokens, seed, prompt, cancel)[0]
 
 
-def _run_planned(lm: LoadedModel, method: str, input_ids: torch.Tensor, overrides: Mapping[str, Any] | None,
-                 max_new_tokens: int, seed: int | None, prompt: str = "", cancel: threading.Event | None = None
-                 ) -> tuple[MethodResult, GenerationPlan]:
+def _run_planned(
+    lm: LoadedModel,
+    method: str,
+    input_ids: torch.Tensor,
+    overrides: Mapping[str, Any] | None,
+    max_new_tokens: int,
+    seed: int | None,
+    prompt: str = "",
+    cancel: threading.Event | None = None,
+) -> tuple[MethodResult, GenerationPlan]:
     """`run_one`, and the plan that ran (the trace reads what its custom loop recorded)."""
     warm_up(lm, method, input_ids, prompt)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
@@ -327,12 +369,21 @@ def run_order(methods: list[str]) -> list[str]:
 
 # -- the GPU functions: plain data in, plain data out ------------------------------------------------
 
+
 def _beams(methods: list[str]) -> int:
     return sum(1 for m in methods if not decoders.get(m).streams)
 
 
-def _run_duration(key: str, methods: list[str], settings: dict, prompt_ids: list[int], seed: int | None,
-                  max_new_tokens: int, prompt: str = "", cancel: Any = None) -> int:
+def _run_duration(
+    key: str,
+    methods: list[str],
+    settings: dict,
+    prompt_ids: list[int],
+    seed: int | None,
+    max_new_tokens: int,
+    prompt: str = "",
+    cancel: Any = None,
+) -> int:
     return duration_s(max_new_tokens, len(methods), _beams(methods))
 
 
@@ -340,8 +391,17 @@ def _device_ids(lm: LoadedModel, prompt_ids: list[int]) -> torch.Tensor:
     return torch.tensor([list(prompt_ids)], dtype=torch.long, device=lm.device)
 
 
-def _events(lm: LoadedModel, methods: list[str], settings: Mapping[str, Any], prompt_ids: list[int], seed: int | None,
-            max_new_tokens: int, prompt: str, cancel: threading.Event, interval_s: float = 0.05) -> Iterator[tuple]:
+def _events(
+    lm: LoadedModel,
+    methods: list[str],
+    settings: Mapping[str, Any],
+    prompt_ids: list[int],
+    seed: int | None,
+    max_new_tokens: int,
+    prompt: str,
+    cancel: threading.Event,
+    interval_s: float = 0.05,
+) -> Iterator[tuple]:
     """Run each method in a generating thread; yield ("start", method, i, n), ("tokens", method,
     [ids]) while it streams, ("tick",) while nothing arrives, ("done", method, result dict). The
     thread only queues token ids. Closing this generator sets `cancel` and waits for the thread."""
@@ -415,8 +475,16 @@ def _plain_result(result: MethodResult) -> dict[str, Any]:
 
 
 @gpu_task(duration=_run_duration)
-def gpu_run(key: str, methods: list[str], settings: dict, prompt_ids: list[int], seed: int | None,
-            max_new_tokens: int, prompt: str = "", cancel: threading.Event | None = None) -> list[dict[str, Any]]:
+def gpu_run(
+    key: str,
+    methods: list[str],
+    settings: dict,
+    prompt_ids: list[int],
+    seed: int | None,
+    max_new_tokens: int,
+    prompt: str = "",
+    cancel: threading.Event | None = None,
+) -> list[dict[str, Any]]:
     """Every method on one prompt, one after another, in one GPU task; one result dict each."""
     lm = lookup(key)
     input_ids = _device_ids(lm, prompt_ids)
@@ -427,13 +495,29 @@ def gpu_run(key: str, methods: list[str], settings: dict, prompt_ids: list[int],
 
 
 @gpu_task(duration=_run_duration)
-def gpu_stream(key: str, methods: list[str], settings: dict, prompt_ids: list[int], seed: int | None,
-               max_new_tokens: int, prompt: str = "", cancel: threading.Event | None = None) -> Iterator[tuple]:
+def gpu_stream(
+    key: str,
+    methods: list[str],
+    settings: dict,
+    prompt_ids: list[int],
+    seed: int | None,
+    max_new_tokens: int,
+    prompt: str = "",
+    cancel: threading.Event | None = None,
+) -> Iterator[tuple]:
     """The streaming variant: a generator (on ZeroGPU a generator GPU task, whose values `spaces`
     sends out of the worker as they come; closing it stops the worker's generator)."""
     lm = lookup(key)
-    yield from _events(lm, methods, settings, prompt_ids, seed, max_new_tokens, prompt,
-                       cancel if cancel is not None else threading.Event())
+    yield from _events(
+        lm,
+        methods,
+        settings,
+        prompt_ids,
+        seed,
+        max_new_tokens,
+        prompt,
+        cancel if cancel is not None else threading.Event(),
+    )
 
 
 def _task_cancel(cancel: threading.Event | None) -> threading.Event | None:
@@ -451,8 +535,16 @@ def run_methods(lm: LoadedModel, req: RunRequest, cancel: threading.Event | None
     with lm.lock:
         if cancel is not None and cancel.is_set():
             raise Cancelled("stopped before it started")
-        results = gpu_run(lm.key, list(req.methods), dict(req.settings), prompt_ids, req.seed, req.max_new_tokens,
-                          req.prompt, _task_cancel(cancel))
+        results = gpu_run(
+            lm.key,
+            list(req.methods),
+            dict(req.settings),
+            prompt_ids,
+            req.seed,
+            req.max_new_tokens,
+            req.prompt,
+            _task_cancel(cancel),
+        )
     return [MethodResult(**r) for r in results]
 
 
@@ -468,8 +560,13 @@ class StreamEvent:
     total: int = 0
 
 
-def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05,
-                   cancel: threading.Event | None = None, ticks: bool = False) -> Iterator[StreamEvent]:
+def stream_methods(
+    lm: LoadedModel,
+    req: RunRequest,
+    interval_s: float = 0.05,
+    cancel: threading.Event | None = None,
+    ticks: bool = False,
+) -> Iterator[StreamEvent]:
     """Like `run_methods`, yielding partial texts while each method generates. Methods that stream
     run first, beam search last. Token ids come out of the GPU task; decoding for display happens
     here. Setting `cancel`, or closing this generator (Gradio does when a client leaves or presses
@@ -485,8 +582,16 @@ def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05,
     methods = run_order(list(req.methods))
     cancel = cancel if cancel is not None else threading.Event()
     with lm.lock:
-        events = gpu_stream(lm.key, methods, dict(req.settings), prompt_ids, req.seed, req.max_new_tokens, req.prompt,
-                            _task_cancel(cancel))
+        events = gpu_stream(
+            lm.key,
+            methods,
+            dict(req.settings),
+            prompt_ids,
+            req.seed,
+            req.max_new_tokens,
+            req.prompt,
+            _task_cancel(cancel),
+        )
         try:
             ids: list[int] = []
             position, method, text = 0, "", ""
@@ -517,22 +622,35 @@ def stream_methods(lm: LoadedModel, req: RunRequest, interval_s: float = 0.05,
 
 # -- the Multi-arm trace ---------------------------------------------------------------------------
 
-def _trace_duration(key: str, prompt_ids: list[int], overrides: dict | None, seed: int | None, max_new_tokens: int,
-                    prompt: str = "") -> int:
+
+def _trace_duration(
+    key: str, prompt_ids: list[int], overrides: dict | None, seed: int | None, max_new_tokens: int, prompt: str = ""
+) -> int:
     return duration_s(max_new_tokens * 3, 1)  # three arms per step
 
 
 @gpu_task(duration=_trace_duration)
-def gpu_trace(key: str, prompt_ids: list[int], overrides: dict | None, seed: int | None, max_new_tokens: int,
-              prompt: str = "", method: str = "Multi-Arm") -> dict[str, Any]:
+def gpu_trace(
+    key: str,
+    prompt_ids: list[int],
+    overrides: dict | None,
+    seed: int | None,
+    max_new_tokens: int,
+    prompt: str = "",
+    method: str = "Multi-Arm",
+) -> dict[str, Any]:
     """One Multi-Arm generation with its trace, in one GPU task, through the same warm-up, timed
     generation and result as Compare (`run_one`): the result as plain data, its answer token ids,
     the trace as a dict of plain values, and the effective settings."""
     lm = lookup(key)
     result, plan = _run_planned(lm, method, _device_ids(lm, prompt_ids), overrides, max_new_tokens, seed, prompt)
     loop: Any = plan.custom_generate  # Multi-Arm's own loop, which keeps the trace of its last call
-    return {"result": _plain_result(result), "token_ids": list(result.token_ids),
-            "trace": loop.last_trace.as_dict(), "settings": result.settings}
+    return {
+        "result": _plain_result(result),
+        "token_ids": list(result.token_ids),
+        "trace": loop.last_trace.as_dict(),
+        "settings": result.settings,
+    }
 
 
 def environment() -> dict[str, str]:

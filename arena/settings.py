@@ -29,66 +29,122 @@ class SettingError(UserError):
     """A setting whose value cannot be read (the app stops at start with this message, exit code 2)."""
 
 
-def _setting(env: str, default: Any, help: str, *, flag: str | None = None, fallback_env: str | None = None,
-             shown_default: str | None = None, minimum: float | None = None) -> Any:
-    meta = {"env": env, "flag": flag, "help": help, "fallback_env": fallback_env,
-            "shown_default": shown_default, "minimum": minimum}
+def _setting(
+    env: str,
+    default: Any,
+    help: str,
+    *,
+    flag: str | None = None,
+    fallback_env: str | None = None,
+    shown_default: str | None = None,
+    minimum: float | None = None,
+) -> Any:
+    meta = {
+        "env": env,
+        "flag": flag,
+        "help": help,
+        "fallback_env": fallback_env,
+        "shown_default": shown_default,
+        "minimum": minimum,
+    }
     return field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True)
 class Settings:
     # -- the model ---------------------------------------------------------------------------------
-    model: str = _setting("ARENA_MODEL", "", "model: hub id, local folder or `.gguf` path", flag="--model",
-                          shown_default="embedded SmolLM2-135M-Instruct")
-    cache_dir: str = _setting("ARENA_CACHE_DIR", "", "cache for converted GGUF models and priors",
-                              flag="--cache-dir", shown_default="`~/.cache/decoding-arena`")
+    model: str = _setting(
+        "ARENA_MODEL",
+        "",
+        "model: hub id, local folder or `.gguf` path",
+        flag="--model",
+        shown_default="embedded SmolLM2-135M-Instruct",
+    )
+    cache_dir: str = _setting(
+        "ARENA_CACHE_DIR",
+        "",
+        "cache for converted GGUF models and priors",
+        flag="--cache-dir",
+        shown_default="`~/.cache/decoding-arena`",
+    )
     device: str = _setting("ARENA_DEVICE", "auto", "device: `auto`, `cpu`, `cuda`, `cuda:1`")
-    dtype: str = _setting("ARENA_DTYPE", "auto", "model dtype: `auto` (native bf16, fp16 on T4, fp32 on CPUs "
-                          "without bf16), `float32`, `bfloat16`, `float16`")
-    compile: str = _setting("ARENA_COMPILE", "", "`1`/`true`/`yes`/`on`: on CUDA, let `generate` torch.compile the "
-                            "forward pass (static KV cache; tens of seconds per new shape)", shown_default="off")
-    engine: str = _setting("ARENA_ENGINE", "transformers", "engine: `transformers` (in process) or `vllm` (see "
-                           "[Engines](#engines-in-process-or-a-vllm-server))")
+    dtype: str = _setting(
+        "ARENA_DTYPE",
+        "auto",
+        "model dtype: `auto` (native bf16, fp16 on T4, fp32 on CPUs without bf16), `float32`, `bfloat16`, `float16`",
+    )
+    compile: str = _setting(
+        "ARENA_COMPILE",
+        "",
+        "`1`/`true`/`yes`/`on`: on CUDA, let `generate` torch.compile the "
+        "forward pass (static KV cache; tens of seconds per new shape)",
+        shown_default="off",
+    )
+    engine: str = _setting(
+        "ARENA_ENGINE",
+        "transformers",
+        "engine: `transformers` (in process) or `vllm` (see [Engines](#engines-in-process-or-a-vllm-server))",
+    )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
-    vllm_timeout_s: float = _setting("ARENA_VLLM_TIMEOUT", 600.0, "seconds for one request to the vLLM server",
-                                     minimum=0)
-    vllm_concurrency: int = _setting("ARENA_VLLM_CONCURRENCY", 64, "most vLLM requests in flight from one "
-                                     "study run", minimum=1)
+    vllm_timeout_s: float = _setting(
+        "ARENA_VLLM_TIMEOUT", 600.0, "seconds for one request to the vLLM server", minimum=0
+    )
+    vllm_concurrency: int = _setting(
+        "ARENA_VLLM_CONCURRENCY", 64, "most vLLM requests in flight from one study run", minimum=1
+    )
     # -- the web server ----------------------------------------------------------------------------
-    host: str = _setting("ARENA_HOST", "127.0.0.1", "host the app listens on", flag="--host",
-                         fallback_env="GRADIO_SERVER_NAME")
-    port: int = _setting("ARENA_PORT", 7860, "port the app listens on", flag="--port",
-                         fallback_env="GRADIO_SERVER_PORT", minimum=0)
+    host: str = _setting(
+        "ARENA_HOST", "127.0.0.1", "host the app listens on", flag="--host", fallback_env="GRADIO_SERVER_NAME"
+    )
+    port: int = _setting(
+        "ARENA_PORT", 7860, "port the app listens on", flag="--port", fallback_env="GRADIO_SERVER_PORT", minimum=0
+    )
     mode: str = _setting("ARENA_MODE", "full", "which tabs: `full`, or `rating` (Rate + published Results only)")
-    status_update_rate: str = _setting("ARENA_STATUS_UPDATE_RATE", "2", "seconds between queue-position "
-                                       "updates to waiting clients, or Gradio's `auto`")
-    compare_max_tokens: int = _setting("ARENA_COMPARE_MAX_TOKENS", 2048, "most max_new_tokens × methods in one "
-                                       "Compare run", minimum=1)
-    gpu_duration_s: int = _setting("ARENA_GPU_DURATION", 120, "most seconds one ZeroGPU task may ask for",
-                                   minimum=1)
+    status_update_rate: str = _setting(
+        "ARENA_STATUS_UPDATE_RATE", "2", "seconds between queue-position updates to waiting clients, or Gradio's `auto`"
+    )
+    compare_max_tokens: int = _setting(
+        "ARENA_COMPARE_MAX_TOKENS", 2048, "most max_new_tokens × methods in one Compare run", minimum=1
+    )
+    gpu_duration_s: int = _setting("ARENA_GPU_DURATION", 120, "most seconds one ZeroGPU task may ask for", minimum=1)
     # -- ratings and studies -----------------------------------------------------------------------
-    database_url: str = _setting("DATABASE_URL", "", "ratings database: a PostgreSQL URL (wins over "
-                                 "ARENA_DB_PATH)", shown_default="unset: SQLite at ARENA_DB_PATH")
+    database_url: str = _setting(
+        "DATABASE_URL",
+        "",
+        "ratings database: a PostgreSQL URL (wins over ARENA_DB_PATH)",
+        shown_default="unset: SQLite at ARENA_DB_PATH",
+    )
     db_path: str = _setting("ARENA_DB_PATH", "", "ratings database as a SQLite file", shown_default="`data/arena.db`")
-    backup_dir: str = _setting("ARENA_BACKUP_DIR", "", "where a copy is kept before a study or ratings are "
-                               "deleted", shown_default="`deleted/` next to a SQLite file")
-    organizer_password: str = _setting("ARENA_ORGANIZER_PASSWORD", "", "organizer password",
-                                       shown_default="unset: organizer actions are refused")
-    auth_free_attempts: int = _setting("ARENA_AUTH_FREE_ATTEMPTS", 5, "wrong codes/passwords from one client "
-                                       "before waits start", minimum=0)
-    public_url: str = _setting("ARENA_PUBLIC_URL", "", "public address used in invite links (the studies "
-                               "CLI's `--base-url` wins)", shown_default="relative links")
+    backup_dir: str = _setting(
+        "ARENA_BACKUP_DIR",
+        "",
+        "where a copy is kept before a study or ratings are deleted",
+        shown_default="`deleted/` next to a SQLite file",
+    )
+    organizer_password: str = _setting(
+        "ARENA_ORGANIZER_PASSWORD", "", "organizer password", shown_default="unset: organizer actions are refused"
+    )
+    auth_free_attempts: int = _setting(
+        "ARENA_AUTH_FREE_ATTEMPTS", 5, "wrong codes/passwords from one client before waits start", minimum=0
+    )
+    public_url: str = _setting(
+        "ARENA_PUBLIC_URL",
+        "",
+        "public address used in invite links (the studies CLI's `--base-url` wins)",
+        shown_default="relative links",
+    )
     # -- set by the platform, not by you -----------------------------------------------------------
     spaces_zero_gpu: str = _setting("SPACES_ZERO_GPU", "", "set by Hugging Face on a ZeroGPU Space")
     space_id: str = _setting("SPACE_ID", "", "set by Hugging Face on any Space")
-    nvidia_visible_devices: str = _setting("NVIDIA_VISIBLE_DEVICES", "", "set by the NVIDIA container runtime: "
-                                           "a GPU is there even if torch cannot use it")
+    nvidia_visible_devices: str = _setting(
+        "NVIDIA_VISIBLE_DEVICES", "", "set by the NVIDIA container runtime: a GPU is there even if torch cannot use it"
+    )
 
 
 FIELDS: tuple[dataclasses.Field, ...] = dataclasses.fields(Settings)
 ENV_NAMES: tuple[str, ...] = tuple(
-    name for f in FIELDS for name in (f.metadata["env"], f.metadata["fallback_env"]) if name)
+    name for f in FIELDS for name in (f.metadata["env"], f.metadata["fallback_env"]) if name
+)
 
 
 def _parse(f: dataclasses.Field, raw: str, where: str) -> Any:
@@ -138,8 +194,12 @@ def parser(description: str = "Decoding Arena web app") -> argparse.ArgumentPars
     p = argparse.ArgumentParser(description=description)
     for f in FIELDS:
         if f.metadata["flag"]:
-            p.add_argument(f.metadata["flag"], dest=f.name, default=None,
-                           help=f"{f.metadata['help']} (env {f.metadata['env']}; default: {_shown_default(f)})")
+            p.add_argument(
+                f.metadata["flag"],
+                dest=f.name,
+                default=None,
+                help=f"{f.metadata['help']} (env {f.metadata['env']}; default: {_shown_default(f)})",
+            )
     return p
 
 
@@ -191,6 +251,7 @@ def override(**changes: Any) -> Iterator[Settings]:
 
 
 # -- the README's table -----------------------------------------------------------------------------
+
 
 def _shown_default(f: dataclasses.Field) -> str:
     shown = f.metadata["shown_default"]

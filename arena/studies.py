@@ -44,6 +44,7 @@ ProgressFn = Callable[[int, int, str], None]  # (done, total, what is running no
 
 # ---- prompt sets ----------------------------------------------------------------------------------
 
+
 def builtin_prompts(language: str | None = None) -> list[PromptSpec]:
     """The article's three scenarios; `language` "en" or "zh" keeps one language."""
     chosen = [s for s in SCENARIOS if language in (None, "", "all") or s.language == language]
@@ -57,6 +58,7 @@ parse_prompt_file = read_prompt_file
 
 
 # ---- creating a study -----------------------------------------------------------------------------
+
 
 def expected_slots(methods: Sequence[str], samples_per_method: int) -> list[tuple[str, int]]:
     """(method, sample_index) every item gets: one output of a deterministic method, n of a stochastic one."""
@@ -74,10 +76,20 @@ def method_names_in(name: str) -> list[str]:
     return [m for m in decoders.names() if _letters(m) and _letters(m) in letters]
 
 
-def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, methods: Sequence[str] | str | None = None,
-                 settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
-                 max_new_tokens: int = 128, base_seed: int | None = None, model: str = "",
-                 lm: Any = None, guidelines: str | None = None) -> int:
+def create_study(
+    store: Store,
+    name: str,
+    prompts: Sequence[PromptSpec],
+    *,
+    methods: Sequence[str] | str | None = None,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    samples_per_method: int = 1,
+    max_new_tokens: int = 128,
+    base_seed: int | None = None,
+    model: str = "",
+    lm: Any = None,
+    guidelines: str | None = None,
+) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
     The study starts as a draft; `generate_study` opens it once every output is stored. With no
@@ -100,8 +112,10 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
     seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
     slots = expected_slots(chosen, samples)
     if len(slots) > MAX_RESPONSES:
-        raise UserError(f"{len(slots)} responses per item is too many to rate side by side; "
-                        f"the limit is {MAX_RESPONSES} (fewer methods or samples)")
+        raise UserError(
+            f"{len(slots)} responses per item is too many to rate side by side; "
+            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
+        )
     prompts = list(prompts)
     if not prompts:
         raise UserError("the study has no prompts")
@@ -113,9 +127,18 @@ def create_study(store: Store, name: str, prompts: Sequence[PromptSpec], *, meth
                 encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new)
             except UserError as exc:
                 raise UserError(f"prompt {k}: {exc}; nothing was created") from None
-    return store.create_study(name, model=model, methods=chosen, settings=resolved, samples_per_method=samples,
-                              max_new_tokens=max_new, base_seed=seed, state="draft",
-                              items_=[p.as_item() for p in prompts], guidelines=guidelines)
+    return store.create_study(
+        name,
+        model=model,
+        methods=chosen,
+        settings=resolved,
+        samples_per_method=samples,
+        max_new_tokens=max_new,
+        base_seed=seed,
+        state="draft",
+        items_=[p.as_item() for p in prompts],
+        guidelines=guidelines,
+    )
 
 
 def derive_seed(base_seed: int, item_public_id: str, method: str, sample: int) -> int:
@@ -127,6 +150,7 @@ def derive_seed(base_seed: int, item_public_id: str, method: str, sample: int) -
 
 
 # ---- pre-generation -------------------------------------------------------------------------------
+
 
 @dataclass
 class GenerationReport:
@@ -168,8 +192,14 @@ _running: set[int] = set()
 _running_lock = threading.Lock()
 
 
-def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None = None,
-                   should_stop: Callable[[], bool] | None = None, batch_size: Any = None) -> GenerationReport:
+def generate_study(
+    store: Store,
+    lm,
+    study_id: int,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    batch_size: Any = None,
+) -> GenerationReport:
     """Generate every missing output of a study; a stop loses at most one batch.
 
     With batch size 1 every output is generated alone and timed, with its own seed
@@ -213,16 +243,24 @@ def generate_study(store: Store, lm, study_id: int, progress: ProgressFn | None 
                 if should_stop is not None and should_stop():
                     break
                 seed = derive_seed(study.base_seed, item.public_id, method, sample)
-                req = RunRequest(prompt=item.prompt, methods=[method], settings={method: settings},
-                                 max_new_tokens=study.max_new_tokens, seed=seed, raw=item.raw)
+                req = RunRequest(
+                    prompt=item.prompt,
+                    methods=[method],
+                    settings={method: settings},
+                    max_new_tokens=study.max_new_tokens,
+                    seed=seed,
+                    raw=item.raw,
+                )
                 [result] = run_methods(lm, req)
                 _, new = store.add_output(item.id, method, sample, model=lm.name, **_output_fields(result))
                 stored(int(new), f"item {item.ordinal + 1}, {method} sample {sample + 1}")
             for chunk in _batches(lm, method, settings, batched, study.max_new_tokens, size):
                 if should_stop is not None and should_stop():
                     break
-                stored(_generate_batch(store, lm, study, method, sample, settings, chunk),
-                       f"{method} sample {sample + 1}: a batch of {len(chunk)}")
+                stored(
+                    _generate_batch(store, lm, study, method, sample, settings, chunk),
+                    f"{method} sample {sample + 1}: a batch of {len(chunk)}",
+                )
         report = GenerationReport(total, existing, done[0], identical_texts(store, study_id))
         if progress:
             progress(existing + done[0], total, "done")
@@ -242,35 +280,51 @@ def _by_method(missing: list[tuple[Item, str, int]]) -> list[tuple[tuple[str, in
     return list(groups.items())
 
 
-def _batches(lm, method: str, settings: Mapping[str, Any], items: list[Item], max_new: int,
-             size: int) -> list[list[tuple[Item, list[int]]]]:
+def _batches(
+    lm, method: str, settings: Mapping[str, Any], items: list[Item], max_new: int, size: int
+) -> list[list[tuple[Item, list[int]]]]:
     """Items with the same plan, sorted by prompt length (less padding), in chunks of `size`;
     a method with its own step loop gets chunks of one."""
     groups: dict[str | None, list[tuple[Item, list[int]]]] = {}
     for item in items:
-        ids = encode_ids(lm, RunRequest(prompt=item.prompt, methods=[method], max_new_tokens=max_new,
-                                        raw=item.raw))
+        ids = encode_ids(lm, RunRequest(prompt=item.prompt, methods=[method], max_new_tokens=max_new, raw=item.raw))
         groups.setdefault(batching.plan_key(lm, method, settings, item.prompt, max_new), []).append((item, ids))
     chunks = []
     for key, members in groups.items():
         members.sort(key=lambda m: len(m[1]))
         step = 1 if key is None else size
-        chunks += [members[i:i + step] for i in range(0, len(members), step)]
+        chunks += [members[i : i + step] for i in range(0, len(members), step)]
     return chunks
 
 
-def _generate_batch(store: Store, lm, study: Study, method: str, sample: int,
-                    settings: Mapping[str, Any], chunk: list[tuple[Item, list[int]]]) -> int:
+def _generate_batch(
+    store: Store,
+    lm,
+    study: Study,
+    method: str,
+    sample: int,
+    settings: Mapping[str, Any],
+    chunk: list[tuple[Item, list[int]]],
+) -> int:
     items = [item for item, _ in chunk]
     seed = derive_seed(study.base_seed, "+".join(i.public_id for i in items), method, sample)
-    rows = batching.generate_batch(lm, method, settings, [ids for _, ids in chunk], study.max_new_tokens, seed,
-                                   items[0].prompt)
+    rows = batching.generate_batch(
+        lm, method, settings, [ids for _, ids in chunk], study.max_new_tokens, seed, items[0].prompt
+    )
     new = 0
     for (item, ids), row in zip(chunk, rows):
         _, added = store.add_output(
-            item.id, method, sample, model=lm.name, text=row.text, seed=seed, new_tokens=row.new_tokens,
+            item.id,
+            method,
+            sample,
+            model=lm.name,
+            text=row.text,
+            seed=seed,
+            new_tokens=row.new_tokens,
             settings={**row.settings, "dtype": getattr(lm, "dtype_name", ""), "batch_size": len(chunk)},
-            prompt_tokens=len(ids), finish_reason=row.finish_reason)
+            prompt_tokens=len(ids),
+            finish_reason=row.finish_reason,
+        )
         new += int(added)
     return new
 
@@ -292,6 +346,7 @@ def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
 # Until a study is published nothing per method about it leaves the server except through the
 # organizer's routes; rating happens only while it is open; the mapping and seeds are shown to the
 # organizer once it is closed.
+
 
 def open_study(store: Store, study_id: int) -> None:
     """A draft (all outputs stored) or a closed study (rating resumes) becomes open."""
@@ -324,8 +379,7 @@ def check_not_reserved(store: Store, prompt: object) -> None:
         return
     wanted = normalized_prompt(prompt)
     if any(normalized_prompt(p) == wanted for p in store.prompts_of_unpublished()):
-        raise UserError("this prompt is reserved for a blind rating study that is still running; "
-                        "try another prompt")
+        raise UserError("this prompt is reserved for a blind rating study that is still running; try another prompt")
 
 
 def _output_fields(result: MethodResult | Mapping[str, Any]) -> dict[str, Any]:
@@ -333,9 +387,17 @@ def _output_fields(result: MethodResult | Mapping[str, Any]) -> dict[str, Any]:
     settings = dict(r.get("settings") or {})
     if r.get("dtype"):
         settings.setdefault("dtype", r["dtype"])
-    return dict(text=r["text"], settings=settings, seed=r.get("seed"), new_tokens=r.get("new_tokens", 0),
-                latency_ms=r.get("latency_ms"), ttft_ms=r.get("ttft_ms"), tokens_per_s=r.get("tokens_per_s"),
-                prompt_tokens=r.get("prompt_tokens"), finish_reason=r.get("finish_reason"))
+    return dict(
+        text=r["text"],
+        settings=settings,
+        seed=r.get("seed"),
+        new_tokens=r.get("new_tokens", 0),
+        latency_ms=r.get("latency_ms"),
+        ttft_ms=r.get("ttft_ms"),
+        tokens_per_s=r.get("tokens_per_s"),
+        prompt_tokens=r.get("prompt_tokens"),
+        finish_reason=r.get("finish_reason"),
+    )
 
 
 def ready_item_ids(store: Store, study_id: int) -> list[int]:
@@ -355,23 +417,35 @@ def ready_item_ids(store: Store, study_id: int) -> list[int]:
 
 # ---- quick rating from the Compare tab ------------------------------------------------------------
 
-def quick_item(store: Store, lm_name: str, prompt: str, results: Iterable[MethodResult | Mapping[str, Any]],
-               raw: bool = False) -> tuple[int, int]:
+
+def quick_item(
+    store: Store, lm_name: str, prompt: str, results: Iterable[MethodResult | Mapping[str, Any]], raw: bool = False
+) -> tuple[int, int]:
     """Turn the Compare tab's finished results into a one-item ad-hoc study; return (study_id, item_id)."""
     results = list(results or [])
     if len(results) < 2:
         raise UserError("run at least two methods first; blind rating compares their outputs")
     if len(results) > MAX_RESPONSES:
         raise UserError(f"at most {MAX_RESPONSES} outputs can be rated side by side")
-    fields = [_output_fields(r) | {"method": (r.method if isinstance(r, MethodResult) else r["method"])} for r in results]
+    fields = [
+        _output_fields(r) | {"method": (r.method if isinstance(r, MethodResult) else r["method"])} for r in results
+    ]
     prompt = clean_prompt(prompt)
     methods = list(dict.fromkeys(f["method"] for f in fields))
     max_new = max(int((f["settings"] or {}).get("max_new_tokens", 0) or 0) for f in fields) or 1
     seed = next((f["seed"] for f in fields if f["seed"] is not None), 0)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     with store.transaction():  # a study without its outputs would be a quick rating nobody can rate
-        study_id = store.create_study(f"Quick rating {when} UTC", kind="adhoc", model=lm_name, methods=methods,
-                                      settings={}, samples_per_method=1, max_new_tokens=max_new, base_seed=int(seed))
+        study_id = store.create_study(
+            f"Quick rating {when} UTC",
+            kind="adhoc",
+            model=lm_name,
+            methods=methods,
+            settings={},
+            samples_per_method=1,
+            max_new_tokens=max_new,
+            base_seed=int(seed),
+        )
         [item_id] = store.add_items(study_id, [{"prompt": prompt, "scenario": QUICK_SCENARIO, "raw": bool(raw)}])
         seen: dict[str, int] = {}
         for f in fields:
@@ -406,13 +480,17 @@ class Deletion:
         c = self.counts
         kept = f" A copy is also kept on the server in `{self.kept_in}`." if self.kept_in else ""
         if self.rater is not None:
-            return (f"Deleted {c['ratings']} rating{'s' if c['ratings'] != 1 else ''} by {self.rater!r} in study "
-                    f"#{self.study_id}. Their ratings were exported first (download below; Import puts them "
-                    f"back).{kept}")
-        return (f"Deleted study #{self.study_id} {self.study_name!r}: {c['items']} items, {c['outputs']} outputs, "
-                f"{c['ratings']} ratings, {c['assignments']} recorded display positions, {c['study_raters']} "
-                f"raters' places in it. The study was exported first (download below: the ratings export, which "
-                f"Import takes back, and every item and output as CSV).{kept}")
+            return (
+                f"Deleted {c['ratings']} rating{'s' if c['ratings'] != 1 else ''} by {self.rater!r} in study "
+                f"#{self.study_id}. Their ratings were exported first (download below; Import puts them "
+                f"back).{kept}"
+            )
+        return (
+            f"Deleted study #{self.study_id} {self.study_name!r}: {c['items']} items, {c['outputs']} outputs, "
+            f"{c['ratings']} ratings, {c['assignments']} recorded display positions, {c['study_raters']} "
+            f"raters' places in it. The study was exported first (download below: the ratings export, which "
+            f"Import takes back, and every item and output as CSV).{kept}"
+        )
 
 
 def backup_folder(store: Store) -> Path | None:
@@ -455,19 +533,42 @@ def _contents_frame(store: Store, study: Study):
 
     from .store.schema import outputs as output_table
 
-    head = {"study_name": study.name, "study_created_at": study.created_at.isoformat(),
-            "study_methods": json.dumps(study.methods), "study_settings": json.dumps(study.settings, sort_keys=True)}
-    item_cols = ["item_id", "item_ordinal", "item_public_id", "item_created_at", "scenario", "language", "prompt", "raw"]
-    out_cols = ["output_id" if c.name == "id" else "output_created_at" if c.name == "created_at" else c.name
-                for c in output_table.columns if c.name != "item_id"]
+    head = {
+        "study_name": study.name,
+        "study_created_at": study.created_at.isoformat(),
+        "study_methods": json.dumps(study.methods),
+        "study_settings": json.dumps(study.settings, sort_keys=True),
+    }
+    item_cols = [
+        "item_id",
+        "item_ordinal",
+        "item_public_id",
+        "item_created_at",
+        "scenario",
+        "language",
+        "prompt",
+        "raw",
+    ]
+    out_cols = [
+        "output_id" if c.name == "id" else "output_created_at" if c.name == "created_at" else c.name
+        for c in output_table.columns
+        if c.name != "item_id"
+    ]
     rows = []
     for item in store.items(study.id):
-        it = {"item_id": item.id, "item_ordinal": item.ordinal, "item_public_id": item.public_id,
-              "item_created_at": item.created_at, **{k: getattr(item, k) for k in ("scenario", "language", "prompt", "raw")}}
+        it = {
+            "item_id": item.id,
+            "item_ordinal": item.ordinal,
+            "item_public_id": item.public_id,
+            "item_created_at": item.created_at,
+            **{k: getattr(item, k) for k in ("scenario", "language", "prompt", "raw")},
+        }
         item_outputs: list[Output | None] = [*store.outputs_for_item(item.id)]
         for out in item_outputs or [None]:
-            named = {"output_id" if k == "id" else "output_created_at" if k == "created_at" else k: v
-                     for k, v in (asdict(out) if out is not None else {}).items()}
+            named = {
+                "output_id" if k == "id" else "output_created_at" if k == "created_at" else k: v
+                for k, v in (asdict(out) if out is not None else {}).items()
+            }
             rows.append({**head, **it, **{c: named.get(c) for c in out_cols}})
     return pd.DataFrame(rows, columns=[*head, *item_cols, *out_cols])
 

@@ -56,8 +56,16 @@ def run(args: argparse.Namespace) -> dict:
         sid = _draft_named(store, args.name)
         lm = _model(args.model)
         if sid is None:
-            sid = studies.create_study(store, args.name, specs, methods=args.methods, samples_per_method=args.samples,
-                                       max_new_tokens=args.max_new_tokens, model=lm.name, lm=lm)
+            sid = studies.create_study(
+                store,
+                args.name,
+                specs,
+                methods=args.methods,
+                samples_per_method=args.samples,
+                max_new_tokens=args.max_new_tokens,
+                model=lm.name,
+                lm=lm,
+            )
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
         report = studies.generate_study(store, lm, sid, progress=_progress, batch_size=args.batch_size)
@@ -78,15 +86,19 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m arena.studies", description="Create, generate, invite, close and "
-                                "publish rating studies.")
+    p = argparse.ArgumentParser(
+        prog="python -m arena.studies", description="Create, generate, invite, close and publish rating studies."
+    )
     sub = p.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
     with_model = argparse.ArgumentParser(add_help=False)
     with_model.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
-    with_model.add_argument("--batch-size", default="auto",
-                            help="prompts per generate call (default auto = 8; 1 = every output alone and timed)")
+    with_model.add_argument(
+        "--batch-size",
+        default="auto",
+        help="prompts per generate call (default auto = 8; 1 = every output alone and timed)",
+    )
     create = sub.add_parser("create", parents=[common, with_model], help="create a study and generate its outputs")
     create.add_argument("--name", required=True)
     create.add_argument("--prompts", required=True, help=".txt (one prompt per line), .csv or .jsonl with 'prompt'")
@@ -99,8 +111,11 @@ def parser() -> argparse.ArgumentParser:
     invite.add_argument("--study", type=cli_whole, required=True)
     invite.add_argument("--raters", required=True, help="comma-separated display names")
     invite.add_argument("--base-url", help="the app's public address for links (default: ARENA_PUBLIC_URL)")
-    for command, text in (("open", "open a draft or closed study for rating"), ("close", "end rating"),
-                          ("publish", "make a closed study's results public")):
+    for command, text in (
+        ("open", "open a draft or closed study for rating"),
+        ("close", "end rating"),
+        ("publish", "make a closed study's results public"),
+    ):
         sub.add_parser(command, parents=[common], help=text).add_argument("--study", type=cli_whole, required=True)
     return p
 

@@ -37,8 +37,15 @@ class Backoff:
         cap_s: the longest wait.
     """
 
-    def __init__(self, what: str, free: int | None = None, base_s: float = 1.0, cap_s: float = 300.0,
-                 clock=time.monotonic, max_clients: int = 100_000):
+    def __init__(
+        self,
+        what: str,
+        free: int | None = None,
+        base_s: float = 1.0,
+        cap_s: float = 300.0,
+        clock=time.monotonic,
+        max_clients: int = 100_000,
+    ):
         self.what = what
         self.free = free if free is not None else settings.current().auth_free_attempts
         self.base_s, self.cap_s, self.clock, self.max_clients = base_s, cap_s, clock, max_clients
@@ -62,8 +69,13 @@ class Backoff:
             if over > 0:
                 wait = min(self.cap_s, self.base_s * 2 ** (over - 1))
                 record.wait_until = self.clock() + wait
-                log.warning("%s: %d wrong attempts from %s; next attempt heard in %.0f s",
-                            self.what, record.failures, client, wait)
+                log.warning(
+                    "%s: %d wrong attempts from %s; next attempt heard in %.0f s",
+                    self.what,
+                    record.failures,
+                    client,
+                    wait,
+                )
 
     def succeeded(self, client: str) -> None:
         with self._lock:

@@ -30,21 +30,29 @@ GPU_SECONDS_PER_TOKEN = 0.05
 GPU_SECONDS_PER_METHOD = 4.0  # warm-up (first call in a fresh worker) and set-up
 GPU_SECONDS_BASE = 5.0
 
-STORAGE_BANNER = ("⚠️ Ratings are stored on this Space's disk and are lost when it restarts; set DATABASE_URL "
-                  "(a Space secret, e.g. a PostgreSQL URL) to keep them.")
-QUOTA_MESSAGE = ("The free GPU time for visitors who are not signed in is used up (ZeroGPU quota). "
-                 "Sign in to Hugging Face (huggingface.co/login) and reload this page to get your own quota, "
-                 "or try again later.")
+STORAGE_BANNER = (
+    "⚠️ Ratings are stored on this Space's disk and are lost when it restarts; set DATABASE_URL "
+    "(a Space secret, e.g. a PostgreSQL URL) to keep them."
+)
+QUOTA_MESSAGE = (
+    "The free GPU time for visitors who are not signed in is used up (ZeroGPU quota). "
+    "Sign in to Hugging Face (huggingface.co/login) and reload this page to get your own quota, "
+    "or try again later."
+)
 
 
 def on_zero_gpu() -> bool:
-    return current_settings().spaces_zero_gpu.lower() in {"1", "t", "true"} and importlib.util.find_spec("spaces") is not None
+    return (
+        current_settings().spaces_zero_gpu.lower() in {"1", "t", "true"}
+        and importlib.util.find_spec("spaces") is not None
+    )
 
 
 def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None = None) -> Any:
     """`spaces.GPU(fn, duration=...)` on ZeroGPU, `fn` unchanged everywhere else. Works for plain and
     generator functions (`spaces` streams a generator's values out of its worker). `duration` may be
     a callable taking the function's own arguments."""
+
     def wrap(f: F) -> F:
         if not on_zero_gpu():
             return f
@@ -99,8 +107,10 @@ def streaming_supported() -> bool:
 
 def streaming_note() -> str:
     if on_zero_gpu():
-        return ("ZeroGPU: each run is one GPU task; sampled methods stream their tokens out of it, beam search "
-                "arrives whole. Waiting for a GPU is not counted as decoding time.")
+        return (
+            "ZeroGPU: each run is one GPU task; sampled methods stream their tokens out of it, beam search "
+            "arrives whole. Waiting for a GPU is not counted as decoding time."
+        )
     return ""
 
 
@@ -108,8 +118,9 @@ def quota_refusal(exc: BaseException) -> bool:
     """Whether an error is ZeroGPU refusing a task for quota (or a too long request for this visitor)."""
     title = str(getattr(exc, "title", "") or "")
     text = f"{title} {exc}".lower()
-    return "zerogpu" in text and ("quota" in text or "gpu limit" in text or "larger than the maximum" in text
-                                  or "runs limit" in text)
+    return "zerogpu" in text and (
+        "quota" in text or "gpu limit" in text or "larger than the maximum" in text or "runs limit" in text
+    )
 
 
 def friendly_error(exc: BaseException) -> str | None:
@@ -120,6 +131,7 @@ def friendly_error(exc: BaseException) -> str | None:
 
 
 # -- hardware and storage banners --------------------------------------------------------------------
+
 
 def gpu_hardware_present() -> bool:
     """Whether this machine has an NVIDIA GPU (whether or not PyTorch can use it)."""
@@ -145,9 +157,11 @@ def hardware_banner(device: Any = None) -> str:
         device = lm.device if lm is not None else None
     dev_type = getattr(device, "type", str(device or ""))
     if dev_type == "cpu" and gpu_hardware_present():
-        return ("⚠️ This machine has a GPU but the model runs on the **CPU**: PyTorch cannot use CUDA here "
-                "(a CPU-only torch build, or a CUDA build newer than the driver). Timings are CPU timings. "
-                "See the README, \"Install on GPU\".")
+        return (
+            "⚠️ This machine has a GPU but the model runs on the **CPU**: PyTorch cannot use CUDA here "
+            "(a CPU-only torch build, or a CUDA build newer than the driver). Timings are CPU timings. "
+            'See the README, "Install on GPU".'
+        )
     return ""
 
 

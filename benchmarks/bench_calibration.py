@@ -40,17 +40,24 @@ def main() -> int:
         return 2
     design = sd.Design(items=args.items, raters=args.raters, methods=args.methods)
     start = time.perf_counter()
-    cal = sd.calibrate(design, n_null=args.null, n_known=args.known, known_effect=args.effect, seed=args.seed,
-                       mixed_reps=args.mixed)
+    cal = sd.calibrate(
+        design, n_null=args.null, n_known=args.known, known_effect=args.effect, seed=args.seed, mixed_reps=args.mixed
+    )
     for line in cal.lines():
         print(line)
     ok_fpr = 0.03 <= cal.fpr_wilcoxon <= 0.07
     ok_cov = 0.93 <= cal.coverage_t <= 0.97
-    print(f"targets: false-positive rate in [0.03, 0.07]: {'yes' if ok_fpr else 'NO'}; "
-          f"coverage in [0.93, 0.97]: {'yes' if ok_cov else 'NO'}   ({time.perf_counter() - start:.0f} s)")
+    print(
+        f"targets: false-positive rate in [0.03, 0.07]: {'yes' if ok_fpr else 'NO'}; "
+        f"coverage in [0.93, 0.97]: {'yes' if ok_cov else 'NO'}   ({time.perf_counter() - start:.0f} s)"
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({k: v for k, v in vars(cal).items() if k not in ("design", "extra")}
-                                              | {"design": vars(design)}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {k: v for k, v in vars(cal).items() if k not in ("design", "extra")} | {"design": vars(design)},
+                indent=1,
+            )
+        )
     return 0
 
 

@@ -24,8 +24,15 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.llm import load_model  # noqa: E402
-from arena.runner import (RunRequest, _timed_generate, device_generate_kwargs, encode, plan_for,  # noqa: E402
-                          run_methods, warm_up)
+from arena.runner import (
+    RunRequest,
+    _timed_generate,
+    device_generate_kwargs,
+    encode,
+    plan_for,  # noqa: E402
+    run_methods,
+    warm_up,
+)
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 
@@ -50,7 +57,7 @@ def bare_generate_ms(lm, input_ids, seed, **kwargs):
         out = lm.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
         sync()
         end = time.perf_counter()
-    return (end - start) * 1000, out[0, input_ids.shape[1]:].tolist()
+    return (end - start) * 1000, out[0, input_ids.shape[1] :].tolist()
 
 
 def runner_ms(lm, req):
@@ -77,20 +84,36 @@ def main(argv=None) -> dict:
         warm_up(lm, m, ids)
 
     matched = {"temperature": 0.9, "top_p": 0.95, "top_k": 50}
-    keys = ("temp", "tilt_default", "tilt_matched", "run_temp", "bare_temp", "inside_temp", "run_bs4", "bare_bs4", "inside_bs4")
+    keys = (
+        "temp",
+        "tilt_default",
+        "tilt_matched",
+        "run_temp",
+        "bare_temp",
+        "inside_temp",
+        "run_bs4",
+        "bare_bs4",
+        "inside_bs4",
+    )
     cols: dict[str, list[float]] = {k: [] for k in keys}
     for trial in range(args.trials):
         seed = 100 + trial
         # Rotate the order every trial so that no variant always runs first (or last) in a trial.
-        variants = [("temp", "TS-Temp", None), ("tilt_default", "TS-Tilted", None), ("tilt_matched", "TS-Tilted", matched)]
-        for key, method, overrides in variants[trial % 3:] + variants[: trial % 3]:
+        variants = [
+            ("temp", "TS-Temp", None),
+            ("tilt_default", "TS-Tilted", None),
+            ("tilt_matched", "TS-Tilted", matched),
+        ]
+        for key, method, overrides in variants[trial % 3 :] + variants[: trial % 3]:
             cols[key].append(per_token_ms(lm, method, overrides, ids, n, seed))
 
         # Runner and bare generate alternate which goes first (ABBA), with the same seed and tokens.
-        for method, bare_kwargs in (("TS-Temp", dict(do_sample=True, temperature=0.9, top_p=0.95)),
-                                    ("BS-4", dict(num_beams=4, length_penalty=1.0, early_stopping=True, no_repeat_ngram_size=3))):
+        for method, bare_kwargs in (
+            ("TS-Temp", dict(do_sample=True, temperature=0.9, top_p=0.95)),
+            ("BS-4", dict(num_beams=4, length_penalty=1.0, early_stopping=True, no_repeat_ngram_size=3)),
+        ):
             key = "temp" if method == "TS-Temp" else "bs4"
-            for first in (("run", "bare") if trial % 2 == 0 else ("bare", "run")):
+            for first in ("run", "bare") if trial % 2 == 0 else ("bare", "run"):
                 if first == "run":
                     ms, ours = runner_ms(lm, RunRequest(PROMPT, [method], {}, n, seed, raw=True))
                     cols[f"run_{key}"].append(ms)
@@ -125,13 +148,25 @@ def main(argv=None) -> dict:
         "runner_work_outside_generate_bs4": paired("run_bs4", "inside_bs4") - 1,
     }
     print(f"model {lm.name} on {lm.device.type}; {args.trials} interleaved trials, {n} new tokens")
-    print(f"TS-Tilted / TS-Temp time per token, each with its defaults : {figures['tilted_over_temp_per_token_defaults']:.3f}")
-    print(f"TS-Tilted / TS-Temp time per token, same T/top-p/top-k     : {figures['tilted_over_temp_per_token_matched']:.3f}")
-    print(f"runner / bare generate, TS-Temp                            : {figures['runner_over_bare_generate_ts_temp']:.3f}")
-    print(f"runner / bare generate, BS-4                               : {figures['runner_over_bare_generate_bs4']:.3f}")
-    print(f"runner / bare generate, both                               : {figures['runner_over_bare_generate_both']:.3f}")
-    print(f"runner's own work outside generate, TS-Temp / BS-4         : {figures['runner_work_outside_generate_ts_temp']:+.2%} / "
-          f"{figures['runner_work_outside_generate_bs4']:+.2%}")
+    print(
+        f"TS-Tilted / TS-Temp time per token, each with its defaults : {figures['tilted_over_temp_per_token_defaults']:.3f}"
+    )
+    print(
+        f"TS-Tilted / TS-Temp time per token, same T/top-p/top-k     : {figures['tilted_over_temp_per_token_matched']:.3f}"
+    )
+    print(
+        f"runner / bare generate, TS-Temp                            : {figures['runner_over_bare_generate_ts_temp']:.3f}"
+    )
+    print(
+        f"runner / bare generate, BS-4                               : {figures['runner_over_bare_generate_bs4']:.3f}"
+    )
+    print(
+        f"runner / bare generate, both                               : {figures['runner_over_bare_generate_both']:.3f}"
+    )
+    print(
+        f"runner's own work outside generate, TS-Temp / BS-4         : {figures['runner_work_outside_generate_ts_temp']:+.2%} / "
+        f"{figures['runner_work_outside_generate_bs4']:+.2%}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
     return figures

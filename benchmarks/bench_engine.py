@@ -39,8 +39,9 @@ from arena.store import Store  # noqa: E402
 
 
 def make_study(store, prompts, methods, samples, max_new):
-    return studies.create_study(store, "bench study", prompts, methods=methods, samples_per_method=samples,
-                                max_new_tokens=max_new, base_seed=0)
+    return studies.create_study(
+        store, "bench study", prompts, methods=methods, samples_per_method=samples, max_new_tokens=max_new, base_seed=0
+    )
 
 
 def outputs_of(store, study_id):
@@ -79,8 +80,13 @@ def run_batched(lm, prompts, methods, samples, max_new):
             for sample in range(samples):
                 plan = plan_for(lm, method, None, width, max_new)
                 torch.manual_seed(sample)
-                out = lm.model.generate(input_ids=ids, attention_mask=mask, logits_processor=plan.logits_processors,
-                                        pad_token_id=pad, **plan.generate_kwargs)
+                out = lm.model.generate(
+                    input_ids=ids,
+                    attention_mask=mask,
+                    logits_processor=plan.logits_processors,
+                    pad_token_id=pad,
+                    **plan.generate_kwargs,
+                )
                 for row in out[:, width:].tolist():
                     cut = next((i + 1 for i, t in enumerate(row) if t in (eos, pad)), len(row))
                     n_tok += cut
@@ -122,10 +128,14 @@ def main(argv=None) -> int:
     lm = load_model(device="cpu")
     engine = VllmEngine(args.url)
     client_lm = tokenizer_only_model()
-    print(f"model: {lm.name}; in-process {lm.device.type} {str(lm.dtype).replace('torch.', '')}, "
-          f"{torch.get_num_threads()} torch threads; server: {engine.describe()}")
-    print(f"study: {len(prompts)} prompts x {len(methods)} methods ({', '.join(methods)}) x {args.samples} sample(s), "
-          f"max {args.max_new_tokens} new tokens")
+    print(
+        f"model: {lm.name}; in-process {lm.device.type} {str(lm.dtype).replace('torch.', '')}, "
+        f"{torch.get_num_threads()} torch threads; server: {engine.describe()}"
+    )
+    print(
+        f"study: {len(prompts)} prompts x {len(methods)} methods ({', '.join(methods)}) x {args.samples} sample(s), "
+        f"max {args.max_new_tokens} new tokens"
+    )
     # warm-up, untimed: short runs on every path
     warm = prompts[:2]
     run_inprocess(lm, warm, methods, 1, 4)
@@ -133,17 +143,25 @@ def main(argv=None) -> int:
     run_vllm(engine, client_lm, warm, methods, 1, 4)
 
     rows = []
-    for name, fn in [("transformers, one at a time", lambda: run_inprocess(lm, prompts, methods, args.samples, args.max_new_tokens)),
-                     ("transformers, batched", lambda: run_batched(lm, prompts, methods, args.samples, args.max_new_tokens)),
-                     ("vLLM server, all concurrent", lambda: run_vllm(engine, client_lm, prompts, methods, args.samples,
-                                                                      args.max_new_tokens))]:
+    for name, fn in [
+        ("transformers, one at a time", lambda: run_inprocess(lm, prompts, methods, args.samples, args.max_new_tokens)),
+        ("transformers, batched", lambda: run_batched(lm, prompts, methods, args.samples, args.max_new_tokens)),
+        (
+            "vLLM server, all concurrent",
+            lambda: run_vllm(engine, client_lm, prompts, methods, args.samples, args.max_new_tokens),
+        ),
+    ]:
         wall, n_out, n_tok = fn()
         rows.append((name, wall, n_out, n_tok))
-        print(f"  {name:30s} {wall:8.1f} s  {n_out / wall:6.3f} outputs/s  {n_tok:5d} tokens  {n_tok / wall:7.2f} tokens/s",
-              flush=True)
+        print(
+            f"  {name:30s} {wall:8.1f} s  {n_out / wall:6.3f} outputs/s  {n_tok:5d} tokens  {n_tok / wall:7.2f} tokens/s",
+            flush=True,
+        )
     ref = rows[0][2] / rows[0][1]
-    print("outputs/s relative to transformers one at a time: "
-          + ", ".join(f"{name} {n_out / wall / ref:.2f}x" for name, wall, n_out, _ in rows))
+    print(
+        "outputs/s relative to transformers one at a time: "
+        + ", ".join(f"{name} {n_out / wall / ref:.2f}x" for name, wall, n_out, _ in rows)
+    )
     return 0
 
 

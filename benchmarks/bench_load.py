@@ -105,16 +105,24 @@ def _shown(view: tuple) -> int:
 _connecting = threading.Semaphore(8)  # clients connect a few at a time; they submit all at once
 
 
-def _rater(url: str, index: int, name: str, code: str, n_items: int, resubmit: bool,
-           ready: Any, connecting: Any = _connecting) -> RaterResult:
+def _rater(
+    url: str, index: int, name: str, code: str, n_items: int, resubmit: bool, ready: Any, connecting: Any = _connecting
+) -> RaterResult:
     from gradio_client import Client
 
     out = RaterResult(name)
     client = None
     try:
         with connecting:
-            client = Client(url, verbose=False, download_files=False, analytics_enabled=False, max_workers=2,
-                            ssl_verify=False, httpx_kwargs={"timeout": CALL_TIMEOUT_S})
+            client = Client(
+                url,
+                verbose=False,
+                download_files=False,
+                analytics_enabled=False,
+                max_workers=2,
+                ssl_verify=False,
+                httpx_kwargs={"timeout": CALL_TIMEOUT_S},
+            )
         # rate_start answers "Rating as <name> in <study>" first, then the view
         view = client.submit(code, api_name="/rate_start").result(timeout=CALL_TIMEOUT_S)
         if name not in re.sub(r"\\(.)", r"\1", str(view[0])):  # Markdown-escaped: load\-x\-001
@@ -124,7 +132,9 @@ def _rater(url: str, index: int, name: str, code: str, n_items: int, resubmit: b
         out.first_submit_at = time.time()
         for item in range(n_items):
             started = time.perf_counter()
-            view = client.submit(*_submit_args(name, code, index, item, shown), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
+            view = client.submit(*_submit_args(name, code, index, item, shown), api_name="/rate_submit").result(
+                timeout=CALL_TIMEOUT_S
+            )
             out.submit_s.append(time.perf_counter() - started)
             out.sent += shown
             if item + 1 < n_items:
@@ -132,7 +142,9 @@ def _rater(url: str, index: int, name: str, code: str, n_items: int, resubmit: b
         if resubmit:  # back to the last item, submit the same scores again: an update, not a new row
             view = client.submit(code, api_name="/rate_previous").result(timeout=CALL_TIMEOUT_S)
             started = time.perf_counter()
-            client.submit(*_submit_args(name, code, index, n_items - 1, _shown(view)), api_name="/rate_submit").result(timeout=CALL_TIMEOUT_S)
+            client.submit(*_submit_args(name, code, index, n_items - 1, _shown(view)), api_name="/rate_submit").result(
+                timeout=CALL_TIMEOUT_S
+            )
             out.submit_s.append(time.perf_counter() - started)
             out.sent += shown
         out.last_reply_at = time.time()
@@ -227,16 +239,20 @@ class _CpuSampler:
         return at(t1) - at(t0)
 
 
-def _run_threads(url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready: Any,
-                 connecting: Any) -> list[RaterResult]:
+def _run_threads(
+    url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready: Any, connecting: Any
+) -> list[RaterResult]:
     with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
-        futures = [pool.submit(_rater, url, i, name, code, items, resubmit, ready, connecting)
-                   for i, name, code, resubmit in jobs]
+        futures = [
+            pool.submit(_rater, url, i, name, code, items, resubmit, ready, connecting)
+            for i, name, code, resubmit in jobs
+        ]
         return [f.result(timeout=CALL_TIMEOUT_S * (items + 3)) for f in futures]
 
 
-def _worker(url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready: Any,
-            connect_slots: int, results: Any) -> None:
+def _worker(
+    url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready: Any, connect_slots: int, results: Any
+) -> None:
     """One worker process: its share of the raters, as threads; results go back on a queue."""
     try:
         out = _run_threads(url, jobs, items, ready, threading.Semaphore(connect_slots))
@@ -246,9 +262,18 @@ def _worker(url: str, jobs: list[tuple[int, str, str, bool]], items: int, ready:
     results.put(out)
 
 
-def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubmit_every: int = 5,
-               prefix: str | None = None, procs: int = 5, server_pid: int | None = None, *,
-               store: Any) -> LoadReport:
+def run_raters(
+    url: str,
+    study_id: int,
+    raters: int = 50,
+    items: int = 2,
+    resubmit_every: int = 5,
+    prefix: str | None = None,
+    procs: int = 5,
+    server_pid: int | None = None,
+    *,
+    store: Any,
+) -> LoadReport:
     """`raters` simulated raters rate all `items` of a study at once; returns their timings.
 
     The raters are first enrolled in the study through `store` (a Store on the app's database), each
@@ -270,8 +295,10 @@ def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubm
             ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
             ready, box = ctx.Barrier(raters), ctx.Queue()
             shares = [jobs[k::procs] for k in range(procs)]
-            workers = [ctx.Process(target=_worker, args=(url, share, items, ready, max(1, 8 // procs), box),
-                                   daemon=True) for share in shares]
+            workers = [
+                ctx.Process(target=_worker, args=(url, share, items, ready, max(1, 8 // procs), box), daemon=True)
+                for share in shares
+            ]
             for w in workers:
                 w.start()
             results = []
@@ -281,8 +308,11 @@ def run_raters(url: str, study_id: int, raters: int = 50, items: int = 2, resubm
             except queue.Empty:
                 ready.abort()
                 got = {r.name for r in results}
-                results += [RaterResult(name, errors=["no result from its worker process"])
-                            for _, name, _, _ in jobs if name not in got]
+                results += [
+                    RaterResult(name, errors=["no result from its worker process"])
+                    for _, name, _, _ in jobs
+                    if name not in got
+                ]
             finally:
                 for w in workers:
                     w.join(timeout=30)
@@ -319,21 +349,28 @@ def check_stored(frame, report: LoadReport, n_responses: int) -> dict[str, int]:
         got = tuple(getattr(row, d) for d in DIMENSIONS)
         if name != row.rater or want != got:
             wrong += 1
-    return dict(expected=expected, stored=len(mine), duplicates=duplicates, wrong=wrong,
-                distinct_comments=len(seen_comments))
+    return dict(
+        expected=expected, stored=len(mine), duplicates=duplicates, wrong=wrong, distinct_comments=len(seen_comments)
+    )
 
 
 def summary(report: LoadReport, counts: dict[str, int]) -> str:
     lat = report.latencies
     sent = sum(r.sent for r in report.results)
-    return (f"raters={report.raters} items={report.items} submits={len(lat)} ratings sent={sent} "
-            f"(distinct {counts['expected']}) stored={counts['stored']} duplicates={counts['duplicates']} "
-            f"wrong={counts['wrong']} errors={len(report.errors)}\n"
-            f"submit latency: p50={report.percentile(50):.3f} s  p95={report.percentile(95):.3f} s  "
-            f"max={max(lat) if lat else float('nan'):.3f} s  mean={statistics.fmean(lat) if lat else float('nan'):.3f} s  "
-            f"wall={report.wall_s:.1f} s  client processes={report.procs}"
-            + (f"\nsubmit phase {report.phase_s:.1f} s: server CPU {report.server_cpu_s:.1f} s = "
-               f"{report.server_ms_per_submit:.0f} ms per submit" if report.server_cpu_s is not None else ""))
+    return (
+        f"raters={report.raters} items={report.items} submits={len(lat)} ratings sent={sent} "
+        f"(distinct {counts['expected']}) stored={counts['stored']} duplicates={counts['duplicates']} "
+        f"wrong={counts['wrong']} errors={len(report.errors)}\n"
+        f"submit latency: p50={report.percentile(50):.3f} s  p95={report.percentile(95):.3f} s  "
+        f"max={max(lat) if lat else float('nan'):.3f} s  mean={statistics.fmean(lat) if lat else float('nan'):.3f} s  "
+        f"wall={report.wall_s:.1f} s  client processes={report.procs}"
+        + (
+            f"\nsubmit phase {report.phase_s:.1f} s: server CPU {report.server_cpu_s:.1f} s = "
+            f"{report.server_ms_per_submit:.0f} ms per submit"
+            if report.server_cpu_s is not None
+            else ""
+        )
+    )
 
 
 # --- Paced load: raters at a human pace (--mode human), and rising bursts (--mode burst) -------------
@@ -478,8 +515,9 @@ def _paced_rater(client: Any, submit_fn: int, s: Session, due: list[float], t0: 
     return out
 
 
-def _paced_worker(url: str, submit_fn: int, jobs: list[tuple[Session, list[float]]], ready: Any, go: Any,
-                  start_at: Any, box: Any) -> None:
+def _paced_worker(
+    url: str, submit_fn: int, jobs: list[tuple[Session, list[float]]], ready: Any, go: Any, start_at: Any, box: Any
+) -> None:
     """One worker process: its raters as threads. It makes its HTTP clients, reports ready, and waits
     for the common start time, so a slow process start (a loaded machine) never bunches submits up."""
     from live_app import GradioHTTP
@@ -495,16 +533,19 @@ def _paced_worker(url: str, submit_fn: int, jobs: list[tuple[Session, list[float
             futures = [pool.submit(_paced_rater, c, submit_fn, s, due, t0) for c, (s, due) in zip(clients, jobs)]
             result = ([f.result() for f in futures], {s.name: s.submitted for s, _ in jobs})
     except BaseException as exc:  # reported as one failed submit per job, never swallowed
-        result = ([[Submit(s.name, t0, t0, 0.0, False, f"worker: {type(exc).__name__}: {exc}")] for s, _ in jobs],
-                  {s.name: s.submitted for s, _ in jobs})
+        result = (
+            [[Submit(s.name, t0, t0, 0.0, False, f"worker: {type(exc).__name__}: {exc}")] for s, _ in jobs],
+            {s.name: s.submitted for s, _ in jobs},
+        )
     finally:
         for c in clients:
             c.close()
     box.put(result)
 
 
-def drive(url: str, sessions: list[Session], plans: list[list[float]], procs: int = 2,
-          lead_s: float = 0.5) -> list[Submit]:
+def drive(
+    url: str, sessions: list[Session], plans: list[list[float]], procs: int = 2, lead_s: float = 0.5
+) -> list[Submit]:
     """Every session submits at its planned times, in seconds from a common start `lead_s` after every
     worker process is ready (starting them is not counted). Returns every submit, in time order."""
     from live_app import GradioHTTP
@@ -519,8 +560,10 @@ def drive(url: str, sessions: list[Session], plans: list[list[float]], procs: in
     shares = [jobs[k::procs] for k in range(procs)]
     ctx = multiprocessing.get_context("spawn")
     box, ready, go, start_at = ctx.Queue(), ctx.Barrier(procs + 1), ctx.Event(), ctx.Value("d", 0.0)
-    workers = [ctx.Process(target=_paced_worker, args=(url, submit_fn, share, ready, go, start_at, box), daemon=True)
-               for share in shares]
+    workers = [
+        ctx.Process(target=_paced_worker, args=(url, submit_fn, share, ready, go, start_at, box), daemon=True)
+        for share in shares
+    ]
     for w in workers:
         w.start()
     submits: list[Submit] = []
@@ -579,15 +622,21 @@ class Phase:
         return len(self.ok_latencies) / self.span_s if self.span_s > 0 else float("nan")
 
     def line(self) -> str:
-        cpu = (f"; server CPU {self.server_cpu_s / max(1, len(self.submits)) * 1000:.1f} ms per submit"
-               if self.server_cpu_s is not None else "")
-        return (f"{self.label}: {len(self.submits)}/{self.planned} submits, {len(self.failed)} failed, {self.late} late; "
-                f"p50={self.p(50) * 1000:.0f} ms p95={self.p(95) * 1000:.0f} ms p99={self.p(99) * 1000:.0f} ms "
-                f"max={self.p(100) * 1000:.0f} ms; {self.achieved_per_s:.2f} submits/s over {self.span_s:.1f} s{cpu}")
+        cpu = (
+            f"; server CPU {self.server_cpu_s / max(1, len(self.submits)) * 1000:.1f} ms per submit"
+            if self.server_cpu_s is not None
+            else ""
+        )
+        return (
+            f"{self.label}: {len(self.submits)}/{self.planned} submits, {len(self.failed)} failed, {self.late} late; "
+            f"p50={self.p(50) * 1000:.0f} ms p95={self.p(95) * 1000:.0f} ms p99={self.p(99) * 1000:.0f} ms "
+            f"max={self.p(100) * 1000:.0f} ms; {self.achieved_per_s:.2f} submits/s over {self.span_s:.1f} s{cpu}"
+        )
 
 
-def run_phase(label: str, url: str, sessions: list[Session], plans: list[list[float]], procs: int,
-              server_pid: int | None) -> Phase:
+def run_phase(
+    label: str, url: str, sessions: list[Session], plans: list[list[float]], procs: int, server_pid: int | None
+) -> Phase:
     with _CpuSampler(server_pid) as sampler:
         submits = drive(url, sessions, plans, procs)
         time.sleep(0.1)  # one more CPU sample after the last reply
@@ -598,14 +647,25 @@ def run_phase(label: str, url: str, sessions: list[Session], plans: list[list[fl
     return Phase(label, sum(len(p) for p in plans), submits, span, cpu)
 
 
-def run_human(url: str, store: Any, study_id: int, raters: int = 50, duration_s: float = 180, min_s: float = 10,
-              max_s: float = 20, procs: int = 2, seed: int = 0, server_pid: int | None = None,
-              prefix: str | None = None) -> Phase:
+def run_human(
+    url: str,
+    store: Any,
+    study_id: int,
+    raters: int = 50,
+    duration_s: float = 180,
+    min_s: float = 10,
+    max_s: float = 20,
+    procs: int = 2,
+    seed: int = 0,
+    server_pid: int | None = None,
+    prefix: str | None = None,
+) -> Phase:
     """`raters` raters, each submitting every `min_s`..`max_s` s (jittered) for `duration_s`."""
     sessions = open_sessions(url, store, study_id, raters, prefix or f"human-{uuid.uuid4().hex[:6]}")
     plans = human_schedule(raters, duration_s, min_s, max_s, seed)
-    return run_phase(f"{raters} raters every {min_s:g}-{max_s:g} s for {duration_s:g} s", url, sessions, plans, procs,
-                     server_pid)
+    return run_phase(
+        f"{raters} raters every {min_s:g}-{max_s:g} s for {duration_s:g} s", url, sessions, plans, procs, server_pid
+    )
 
 
 @dataclass
@@ -617,8 +677,7 @@ class BurstReport:
     def passed(self, phase: Phase) -> bool:
         """Within the limit: p95 at most `limit_s`, no failed submit, and the server kept up (at least
         90% of the asked rate came back as saved submits)."""
-        return (phase.p(95) <= self.limit_s and not phase.failed
-                and len(phase.ok_latencies) >= 0.9 * phase.planned)
+        return phase.p(95) <= self.limit_s and not phase.failed and len(phase.ok_latencies) >= 0.9 * phase.planned
 
     @property
     def capacity(self) -> float | None:
@@ -631,20 +690,36 @@ class BurstReport:
         return best
 
 
-def run_burst(url: str, store: Any, study_id: int, raters: int = 50, start_rate: float = 2, factor: float = 1.5,
-              max_rate: float = 80, step_s: float = 15, procs: int = 2, seed: int = 0, server_pid: int | None = None,
-              limit_s: float = BURST_LIMIT_P95_S, prefix: str | None = None, log: Any = print) -> BurstReport:
+def run_burst(
+    url: str,
+    store: Any,
+    study_id: int,
+    raters: int = 50,
+    start_rate: float = 2,
+    factor: float = 1.5,
+    max_rate: float = 80,
+    step_s: float = 15,
+    procs: int = 2,
+    seed: int = 0,
+    server_pid: int | None = None,
+    limit_s: float = BURST_LIMIT_P95_S,
+    prefix: str | None = None,
+    log: Any = print,
+) -> BurstReport:
     """Raise the submit rate step by step (`start_rate`, ×`factor`, … up to `max_rate`), `step_s` seconds
     each, until a step's p95 passes `limit_s` (or a submit fails or the server falls behind)."""
     sessions = open_sessions(url, store, study_id, raters, prefix or f"burst-{uuid.uuid4().hex[:6]}")
     # Untimed: one submit per rater at 2/s first, so the steps measure a server that has served
     # submits before (its first ones pay for lazy imports and first-use caches), not a cold start.
-    warm = run_phase("warm-up (not counted)", url, sessions, burst_schedule(raters, 2.0, raters / 2.0, seed - 1),
-                     procs, None)
+    warm = run_phase(
+        "warm-up (not counted)", url, sessions, burst_schedule(raters, 2.0, raters / 2.0, seed - 1), procs, None
+    )
     log(warm.line(), flush=True)
     report = BurstReport([], limit_s, warm)
     for k, rate in enumerate(burst_rates(start_rate, factor, max_rate)):
-        phase = run_phase(f"{rate:g}/s", url, sessions, burst_schedule(raters, rate, step_s, seed + k), procs, server_pid)
+        phase = run_phase(
+            f"{rate:g}/s", url, sessions, burst_schedule(raters, rate, step_s, seed + k), procs, server_pid
+        )
         report.phases.append((rate, phase))
         log(phase.line(), flush=True)
         if not report.passed(phase):
@@ -684,8 +759,9 @@ def paced_main(args: argparse.Namespace, app: Any = None) -> int:
         store = db_store(workdir)
         n_items = items_needed(args.mode, args)
         tag = uuid.uuid4().hex[:6]  # a shared app's database holds other studies and raters
-        texts = [{m: f"response {m[-1]} to item {k} {tag}" for m in ("BS-4", "TS-Temp", "TS-Tilted")}
-                 for k in range(n_items)]
+        texts = [
+            {m: f"response {m[-1]} to item {k} {tag}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(n_items)
+        ]
         sid, _ = seed_study(store, f"Load study {tag}", [f"Load prompt {k} {tag}" for k in range(n_items)], texts)
         own = app is None
         if own:
@@ -694,12 +770,33 @@ def paced_main(args: argparse.Namespace, app: Any = None) -> int:
         try:
             print(f"before: {machine_load()}", flush=True)
             if args.mode == "human":
-                phase = run_human(app.url, store, sid, args.raters, args.duration, args.min_interval, args.max_interval,
-                                  args.procs, args.seed, app.proc.pid)
+                phase = run_human(
+                    app.url,
+                    store,
+                    sid,
+                    args.raters,
+                    args.duration,
+                    args.min_interval,
+                    args.max_interval,
+                    args.procs,
+                    args.seed,
+                    app.proc.pid,
+                )
                 submits = phase.submits
             else:
-                burst = run_burst(app.url, store, sid, args.raters, args.start_rate, args.factor, args.max_rate,
-                                  args.step_seconds, args.procs, args.seed, app.proc.pid)
+                burst = run_burst(
+                    app.url,
+                    store,
+                    sid,
+                    args.raters,
+                    args.start_rate,
+                    args.factor,
+                    args.max_rate,
+                    args.step_seconds,
+                    args.procs,
+                    args.seed,
+                    app.proc.pid,
+                )
                 submits = [x for ph in [burst.warmup] + [ph for _, ph in burst.phases] if ph for x in ph.submits]
             print(f"after: {machine_load()}", flush=True)
         finally:
@@ -720,8 +817,10 @@ def paced_main(args: argparse.Namespace, app: Any = None) -> int:
     cap = burst.capacity
     last_rate, last = burst.phases[-1]
     if cap is None:
-        print(f"burst capacity: below {burst.phases[0][0]:g} submits/s (the first step already passed p95 "
-              f"{BURST_LIMIT_P95_S:g} s or failed)")
+        print(
+            f"burst capacity: below {burst.phases[0][0]:g} submits/s (the first step already passed p95 "
+            f"{BURST_LIMIT_P95_S:g} s or failed)"
+        )
     elif burst.passed(last):
         print(f"burst capacity: at least {cap:g} submits/s (p95 stayed <= {BURST_LIMIT_P95_S:g} s up to --max-rate)")
     else:
@@ -733,11 +832,21 @@ def main(argv: list[str] | None = None, app: Any = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--raters", type=int, default=50)
     p.add_argument("--items", type=int, default=2)
-    p.add_argument("--resubmit-every", type=int, default=5, help="every k-th rater submits its last item twice (0: none)")
-    p.add_argument("--procs", type=int, help="client worker processes (1: all raters as threads of this one; "
-                   "default 5 for at-once, 2 for the paced modes, whose raters mostly sleep)")
-    p.add_argument("--mode", choices=["at-once", "human", "burst"], default="at-once",
-                   help="at-once: every rater submits together; human: each every 10-20 s; burst: rising rates")
+    p.add_argument(
+        "--resubmit-every", type=int, default=5, help="every k-th rater submits its last item twice (0: none)"
+    )
+    p.add_argument(
+        "--procs",
+        type=int,
+        help="client worker processes (1: all raters as threads of this one; "
+        "default 5 for at-once, 2 for the paced modes, whose raters mostly sleep)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=["at-once", "human", "burst"],
+        default="at-once",
+        help="at-once: every rater submits together; human: each every 10-20 s; burst: rising rates",
+    )
     p.add_argument("--duration", type=float, default=180, help="human: seconds of rating")
     p.add_argument("--min-interval", type=float, default=10, help="human: shortest gap between a rater's submits (s)")
     p.add_argument("--max-interval", type=float, default=20, help="human: longest gap (s)")
@@ -749,11 +858,19 @@ def main(argv: list[str] | None = None, app: Any = None) -> int:
     args = p.parse_args(argv)
     args.procs = args.procs or (5 if args.mode == "at-once" else 2)
     if args.mode != "at-once":
-        if not (1 <= args.raters <= 200 and 0 < args.min_interval <= args.max_interval and 0 < args.duration <= 3600
-                and 0 < args.start_rate <= args.max_rate <= 1000 and args.factor > 1 and 0 < args.step_seconds <= 600
-                and 1 <= args.procs <= 16):
-            p.error("paced modes: --raters 1..200, 0 < --min-interval <= --max-interval, --duration <= 3600, "
-                    "0 < --start-rate <= --max-rate <= 1000, --factor > 1, --step-seconds <= 600, --procs 1..16")
+        if not (
+            1 <= args.raters <= 200
+            and 0 < args.min_interval <= args.max_interval
+            and 0 < args.duration <= 3600
+            and 0 < args.start_rate <= args.max_rate <= 1000
+            and args.factor > 1
+            and 0 < args.step_seconds <= 600
+            and 1 <= args.procs <= 16
+        ):
+            p.error(
+                "paced modes: --raters 1..200, 0 < --min-interval <= --max-interval, --duration <= 3600, "
+                "0 < --start-rate <= --max-rate <= 1000, --factor > 1, --step-seconds <= 600, --procs 1..16"
+            )
         return paced_main(args, app)
     if not 1 <= args.raters <= 200 or not 1 <= args.items <= 20 or not 1 <= args.procs <= 16:
         p.error("--raters must be 1..200, --items 1..20 and --procs 1..16")
@@ -764,13 +881,23 @@ def main(argv: list[str] | None = None, app: Any = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         workdir = Path(tmp)
         store = db_store(workdir)
-        texts = [{m: f"response {m[-1]} to item {k}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(args.items)]
+        texts = [
+            {m: f"response {m[-1]} to item {k}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(args.items)
+        ]
         sid, _ = seed_study(store, "Load study", [f"Load prompt {k}" for k in range(args.items)], texts)
         print("starting the app on loopback ...", flush=True)
         app = start_app(workdir)
         try:
-            report = run_raters(app.url, sid, args.raters, args.items, args.resubmit_every, procs=args.procs,
-                                server_pid=app.proc.pid, store=store)
+            report = run_raters(
+                app.url,
+                sid,
+                args.raters,
+                args.items,
+                args.resubmit_every,
+                procs=args.procs,
+                server_pid=app.proc.pid,
+                store=store,
+            )
         finally:
             app.stop()
         counts = check_stored(store.ratings_frame(sid), report, n_responses=3)
@@ -778,7 +905,12 @@ def main(argv: list[str] | None = None, app: Any = None) -> int:
     print(summary(report, counts))
     for line in report.errors[:10]:
         print("error:", line)
-    ok = not report.errors and counts["stored"] == counts["expected"] and not counts["duplicates"] and not counts["wrong"]
+    ok = (
+        not report.errors
+        and counts["stored"] == counts["expected"]
+        and not counts["duplicates"]
+        and not counts["wrong"]
+    )
     return 0 if ok else 1
 
 

@@ -47,9 +47,17 @@ def count_forwards(model):
 
 def independent(lm, ids, n) -> int:
     for arm in DEFAULT_ARMS:
-        lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=arm.temperature,
-                          top_k=arm.top_k, top_p=arm.top_p, max_new_tokens=n, min_new_tokens=n,
-                          pad_token_id=lm.tokenizer.pad_token_id)
+        lm.model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=True,
+            temperature=arm.temperature,
+            top_k=arm.top_k,
+            top_p=arm.top_p,
+            max_new_tokens=n,
+            min_new_tokens=n,
+            pad_token_id=lm.tokenizer.pad_token_id,
+        )
     return 0
 
 
@@ -58,6 +66,7 @@ def multi_arm(settings):
         gen = MultiArmGenerator(lm.model, settings, eos_token_id=[])
         gen(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, pad_token_id=lm.tokenizer.pad_token_id)
         return len(gen.last_trace.backtracks())
+
     return run
 
 
@@ -87,7 +96,7 @@ def main() -> None:
         for name in names:  # warm-up, untimed
             variants[name](lm, ids, 4)
         for r in range(args.repeats):
-            for name in names[r % 3:] + names[: r % 3]:
+            for name in names[r % 3 :] + names[: r % 3]:
                 torch.manual_seed(r)
                 counter, restore = count_forwards(lm.model)
                 try:
@@ -100,13 +109,19 @@ def main() -> None:
                 finally:
                     restore()
                 forwards[name].append(counter[0])
-    print(f"model: {lm.describe()} · torch threads {torch.get_num_threads()} · prompt {ids.shape[1]} tokens · "
-          f"{args.max_new_tokens} new tokens per arm · {args.repeats} repeats (medians)")
+    print(
+        f"model: {lm.describe()} · torch threads {torch.get_num_threads()} · prompt {ids.shape[1]} tokens · "
+        f"{args.max_new_tokens} new tokens per arm · {args.repeats} repeats (medians)"
+    )
     base, base_cpu = statistics.median(times[names[0]]), statistics.median(cpu[names[0]])
-    print(f"{'variant':30} {'wall (s)':>9} {'ratio':>7} {'CPU (s)':>9} {'ratio':>7} {'forward passes':>15} {'backtracks':>11}")
+    print(
+        f"{'variant':30} {'wall (s)':>9} {'ratio':>7} {'CPU (s)':>9} {'ratio':>7} {'forward passes':>15} {'backtracks':>11}"
+    )
     for name in names:
         t, c = statistics.median(times[name]), statistics.median(cpu[name])
-        print(f"{name:30} {t:9.2f} {t / base:6.2f}x {c:9.2f} {c / base_cpu:6.2f}x {statistics.median(forwards[name]):15.0f} {statistics.median(backtracks[name]):11.0f}")
+        print(
+            f"{name:30} {t:9.2f} {t / base:6.2f}x {c:9.2f} {c / base_cpu:6.2f}x {statistics.median(forwards[name]):15.0f} {statistics.median(backtracks[name]):11.0f}"
+        )
     for label, table in (("wall", times), ("CPU", cpu)):
         print(f"all {label} times (s): " + "; ".join(f"{n}: {', '.join(f'{x:.2f}' for x in table[n])}" for n in names))
 

@@ -33,9 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--language", default="en", choices=["en", "zh"])
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: the best available)")
-    p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"],
-                   help="cast the scorer (default: the app's choice, float32 on CPU, bf16/fp16 on CUDA); "
-                        "float32 keeps the 1e-4 equality check meaningful on a GPU")
+    p.add_argument(
+        "--dtype",
+        choices=["float32", "bfloat16", "float16"],
+        help="cast the scorer (default: the app's choice, float32 on CPU, bf16/fp16 on CUDA); "
+        "float32 keeps the 1e-4 equality check meaningful on a GPU",
+    )
     p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     args = p.parse_args(argv)
     if args.threads:
@@ -51,9 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{lm.describe()}: {len(pairs)} fragments, {tokens} continuation tokens, batch size {args.batch_size}")
     continuation_scores(lm, pairs[:2], batch_size=2)  # warm-up
     timings = {}
-    t = time.perf_counter(); loop = loop_scores(lm, pairs); timings["loop"] = time.perf_counter() - t
-    t = time.perf_counter(); single = continuation_scores(lm, pairs, batch_size=1); timings["batch1"] = time.perf_counter() - t
-    t = time.perf_counter(); batched = continuation_scores(lm, pairs, batch_size=args.batch_size); timings["batched"] = time.perf_counter() - t
+    t = time.perf_counter()
+    loop = loop_scores(lm, pairs)
+    timings["loop"] = time.perf_counter() - t
+    t = time.perf_counter()
+    single = continuation_scores(lm, pairs, batch_size=1)
+    timings["batch1"] = time.perf_counter() - t
+    t = time.perf_counter()
+    batched = continuation_scores(lm, pairs, batch_size=args.batch_size)
+    timings["batched"] = time.perf_counter() - t
     diff = max(abs(a.nll - b.nll) / max(abs(a.nll), 1e-12) for a, b in zip(loop, batched))
     print(f"one-at-a-time loop (model loss):  {timings['loop']:8.2f} s   corpus PPL {corpus_ppl(loop):.4f}")
     print(f"scorer, batch size 1:             {timings['batch1']:8.2f} s   corpus PPL {corpus_ppl(single):.4f}")

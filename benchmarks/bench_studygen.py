@@ -26,13 +26,34 @@ from arena import studies  # noqa: E402
 from arena.llm import load_model  # noqa: E402
 from arena.store import Store  # noqa: E402
 
-TOPICS = ["the sea", "a market", "winter", "a library", "trains", "bread", "a garden", "rain", "mountains", "a city",
-          "music", "the moon", "a bicycle", "tea", "a letter", "the wind", "a bridge", "coffee", "a forest", "snow"]
+TOPICS = [
+    "the sea",
+    "a market",
+    "winter",
+    "a library",
+    "trains",
+    "bread",
+    "a garden",
+    "rain",
+    "mountains",
+    "a city",
+    "music",
+    "the moon",
+    "a bicycle",
+    "tea",
+    "a letter",
+    "the wind",
+    "a bridge",
+    "coffee",
+    "a forest",
+    "snow",
+]
 
 
 def prompts(n: int) -> list[studies.PromptSpec]:
-    return [studies.PromptSpec(f"Write two sentences about {TOPICS[k % len(TOPICS)]}.", "bench", "en")
-            for k in range(n)]
+    return [
+        studies.PromptSpec(f"Write two sentences about {TOPICS[k % len(TOPICS)]}.", "bench", "en") for k in range(n)
+    ]
 
 
 def one(lm, folder: Path, n: int, methods: list[str], max_new: int, batch: int) -> tuple[float, int]:
@@ -58,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     lm = load_model()
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    print(f"model {lm.describe()} · torch {torch.__version__} · threads {torch.get_num_threads()} · "
-          f"{args.items} items x {methods} · max_new_tokens {args.max_new_tokens}")
+    print(
+        f"model {lm.describe()} · torch {torch.__version__} · threads {torch.get_num_threads()} · "
+        f"{args.items} items x {methods} · max_new_tokens {args.max_new_tokens}"
+    )
     ratios, rates = [], {1: [], args.batch_size: []}
     with tempfile.TemporaryDirectory() as tmp:
         one(lm, Path(tmp), 2, methods, 4, 1)  # warm-up: kernels, priors
@@ -72,9 +95,13 @@ def main(argv: list[str] | None = None) -> int:
                 rates[b].append(got[b])
                 print(f"  round {r + 1}: batch size {b:>2}: {n} outputs in {seconds:6.1f} s = {got[b]:.3f} outputs/s")
             ratios.append(got[args.batch_size] / got[1])
-    print(f"outputs/s  batch 1: {statistics.median(rates[1]):.3f}  batch {args.batch_size}: "
-          f"{statistics.median(rates[args.batch_size]):.3f}")
-    print(f"batched / batch 1 (median of per-round ratios): {statistics.median(ratios):.2f}x  (target >= 3x for 8+ items)")
+    print(
+        f"outputs/s  batch 1: {statistics.median(rates[1]):.3f}  batch {args.batch_size}: "
+        f"{statistics.median(rates[args.batch_size]):.3f}"
+    )
+    print(
+        f"batched / batch 1 (median of per-round ratios): {statistics.median(ratios):.2f}x  (target >= 3x for 8+ items)"
+    )
     return 0
 
 

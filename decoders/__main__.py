@@ -95,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         for r in results:
-            print(f"=== {r.method}  ({r.new_tokens} tokens, TTFT {r.ttft_ms:.0f} ms, "
-                  f"{r.latency_ms:.0f} ms, {r.tokens_per_s:.1f} tok/s, seed {r.seed})")
+            print(
+                f"=== {r.method}  ({r.new_tokens} tokens, TTFT {r.ttft_ms:.0f} ms, "
+                f"{r.latency_ms:.0f} ms, {r.tokens_per_s:.1f} tok/s, seed {r.seed})"
+            )
             print(r.text.strip() + "\n")
     return 0
 

@@ -132,9 +132,7 @@ class Decoder:
         settings = self.defaults()
         for key, value in (overrides or {}).items():
             if key not in known:
-                raise InvalidSettings(
-                    f"{self.name} has no parameter '{key}' (it has: {', '.join(known) or 'none'})"
-                )
+                raise InvalidSettings(f"{self.name} has no parameter '{key}' (it has: {', '.join(known) or 'none'})")
             settings[key] = known[key].validate(value)
         return settings
 

@@ -178,7 +178,9 @@ class RecentRepetitionPenaltyLogitsProcessor(LogitsProcessor):
         if recent.shape[1] <= self.limit or self.penalty == 0.0:
             return scores  # too few generated tokens for anything to pass the limit
         counts = torch.zeros(scores.shape, dtype=torch.int32, device=scores.device)
-        counts.scatter_add_(1, recent.to(scores.device), torch.ones_like(recent, dtype=torch.int32, device=scores.device))
+        counts.scatter_add_(
+            1, recent.to(scores.device), torch.ones_like(recent, dtype=torch.int32, device=scores.device)
+        )
         return scores - self.penalty * (counts > self.limit).to(scores.dtype)
 
 

@@ -32,17 +32,32 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("summary", re.compile(
-        r"\b(summari[sz]e|summary|tl;?dr|key points|main points|condense|in a nutshell|abstract of)\b"
-        r"|总结|摘要|概括|归纳|提炼|要点", re.IGNORECASE)),
-    ("code", re.compile(
-        r"```|\bdef\s+\w+\s*\(|#include\b|\b(python|javascript|typescript|java|rust|golang|c\+\+|sql|regex"
-        r"|function|code|script|compile|debug|bug|api|class|method|algorithm|implement)\b"
-        r"|代码|函数|编程|程序|脚本|算法|调试|编译", re.IGNORECASE)),
-    ("math", re.compile(
-        r"\d+\s*[-+*/×÷^=]\s*\d+|\b(solve|equation|calculate|compute|integral|derivative|probability|prove"
-        r"|theorem|math|arithmetic|how many|how much|area|volume|percent)\b"
-        r"|(?<!量子)(?<!云)(?<!边缘)计算(?!机)|求解|方程|面积|体积|周长|概率|证明|数学|几何|等于|多少", re.IGNORECASE)),
+    (
+        "summary",
+        re.compile(
+            r"\b(summari[sz]e|summary|tl;?dr|key points|main points|condense|in a nutshell|abstract of)\b"
+            r"|总结|摘要|概括|归纳|提炼|要点",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "code",
+        re.compile(
+            r"```|\bdef\s+\w+\s*\(|#include\b|\b(python|javascript|typescript|java|rust|golang|c\+\+|sql|regex"
+            r"|function|code|script|compile|debug|bug|api|class|method|algorithm|implement)\b"
+            r"|代码|函数|编程|程序|脚本|算法|调试|编译",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "math",
+        re.compile(
+            r"\d+\s*[-+*/×÷^=]\s*\d+|\b(solve|equation|calculate|compute|integral|derivative|probability|prove"
+            r"|theorem|math|arithmetic|how many|how much|area|volume|percent)\b"
+            r"|(?<!量子)(?<!云)(?<!边缘)计算(?!机)|求解|方程|面积|体积|周长|概率|证明|数学|几何|等于|多少",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 

@@ -53,8 +53,11 @@ def default_prompts(language: str = "all") -> list[BenchPrompt]:
 
     if language not in ("all", "en", "zh"):
         raise UserError(f"--language must be en, zh or all, got {language!r}")
-    return [BenchPrompt(f"{s.key}/{s.language}", s.language, s.prompt, s.raw)
-            for s in SCENARIOS if language in ("all", s.language)]
+    return [
+        BenchPrompt(f"{s.key}/{s.language}", s.language, s.prompt, s.raw)
+        for s in SCENARIOS
+        if language in ("all", s.language)
+    ]
 
 
 def read_prompts(path: str) -> list[BenchPrompt]:
@@ -62,8 +65,10 @@ def read_prompts(path: str) -> list[BenchPrompt]:
     without a scenario is named after its place, prompt-1, prompt-2..."""
     from arena.prompts import read_prompt_file  # here, like SCENARIOS above: arena.prompts imports torch
 
-    return [BenchPrompt(spec.scenario or f"prompt-{i}", spec.language, spec.prompt, spec.raw)
-            for i, spec in enumerate(read_prompt_file(path, default_scenario=""), 1)]
+    return [
+        BenchPrompt(spec.scenario or f"prompt-{i}", spec.language, spec.prompt, spec.raw)
+        for i, spec in enumerate(read_prompt_file(path, default_scenario=""), 1)
+    ]
 
 
 def _pct(values: Sequence[float], q: float) -> float:
@@ -81,20 +86,22 @@ def summarize(records: Sequence[dict[str, Any]], key: Sequence[str] = ("method",
         tokens = sum(r["new_tokens"] for r in runs)
         peaks = [r["peak_mem_mb"] for r in runs if r.get("peak_mem_mb") is not None]
         growths = [r["peak_mem_growth_mb"] for r in runs if r.get("peak_mem_growth_mb") is not None]
-        out.append({
-            **dict(zip(key, k)),
-            "runs": len(runs),
-            "latency_ms_mean": float(np.mean(lat)),
-            "latency_ms_p50": _pct(lat, 50),
-            "latency_ms_p95": _pct(lat, 95),
-            "ttft_ms_mean": float(np.mean([r["ttft_ms"] for r in runs])),
-            "tokens_per_s": tokens / (sum(lat) / 1000) if sum(lat) > 0 else math.nan,
-            "ms_per_token": sum(lat) / tokens if tokens else math.nan,
-            "new_tokens_mean": tokens / len(runs),
-            # Highest over the group's runs; see arena/memory.py for what they measure per device.
-            "peak_mem_mb": max(peaks) if peaks else None,
-            "peak_mem_growth_mb": max(growths) if growths else None,
-        })
+        out.append(
+            {
+                **dict(zip(key, k)),
+                "runs": len(runs),
+                "latency_ms_mean": float(np.mean(lat)),
+                "latency_ms_p50": _pct(lat, 50),
+                "latency_ms_p95": _pct(lat, 95),
+                "ttft_ms_mean": float(np.mean([r["ttft_ms"] for r in runs])),
+                "tokens_per_s": tokens / (sum(lat) / 1000) if sum(lat) > 0 else math.nan,
+                "ms_per_token": sum(lat) / tokens if tokens else math.nan,
+                "new_tokens_mean": tokens / len(runs),
+                # Highest over the group's runs; see arena/memory.py for what they measure per device.
+                "peak_mem_mb": max(peaks) if peaks else None,
+                "peak_mem_growth_mb": max(growths) if growths else None,
+            }
+        )
     return out
 
 
@@ -115,32 +122,54 @@ def ratios(overall: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def run_benchmark(lm, methods: Sequence[str], prompts: Sequence[BenchPrompt], trials: int, warmup: int,
-                  max_new_tokens: int, progress: bool = True, seed0: int = 0) -> list[dict[str, Any]]:
+def run_benchmark(
+    lm,
+    methods: Sequence[str],
+    prompts: Sequence[BenchPrompt],
+    trials: int,
+    warmup: int,
+    max_new_tokens: int,
+    progress: bool = True,
+    seed0: int = 0,
+) -> list[dict[str, Any]]:
     """Every timed run as a record: MethodResult.public() + scenario, language, trial, prompt."""
     from tqdm import tqdm
 
     from arena.runner import RunRequest, run_methods, validate_request
 
     records = []
-    bar = tqdm(total=len(prompts) * (trials + warmup), desc="benchmark", unit="round", disable=not progress, file=sys.stderr)
+    bar = tqdm(
+        total=len(prompts) * (trials + warmup), desc="benchmark", unit="round", disable=not progress, file=sys.stderr
+    )
     for bp in prompts:
         validate_request(RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0, raw=bp.raw))
         for w in range(warmup):
-            run_methods(lm, RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0 + w, raw=bp.raw))
+            run_methods(
+                lm, RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0 + w, raw=bp.raw)
+            )
             bar.update(1)
         for t in range(trials):
-            for res in run_methods(lm, RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0 + t, raw=bp.raw)):
+            for res in run_methods(
+                lm, RunRequest(bp.prompt, list(methods), max_new_tokens=max_new_tokens, seed=seed0 + t, raw=bp.raw)
+            ):
                 rec = res.public()
-                rec.update(scenario=bp.scenario, language=bp.language, trial=t, prompt=bp.prompt, raw=bp.raw,
-                           token_ids=res.token_ids)
+                rec.update(
+                    scenario=bp.scenario,
+                    language=bp.language,
+                    trial=t,
+                    prompt=bp.prompt,
+                    raw=bp.raw,
+                    token_ids=res.token_ids,
+                )
                 records.append(rec)
             bar.update(1)
     bar.close()
     return records
 
 
-def quality(lm_scorer, records: Sequence[dict[str, Any]], heldout_n: int, prompt_ids: dict | None = None) -> dict[str, Any]:
+def quality(
+    lm_scorer, records: Sequence[dict[str, Any]], heldout_n: int, prompt_ids: dict | None = None
+) -> dict[str, Any]:
     """PPL and text metrics per method (and for human text if asked) on the benchmark's outputs.
     `prompt_ids` maps (prompt, raw) to the ids used for generation; given when the scorer is
     the generating model, so exactly the generated ids are scored after exactly those ids."""
@@ -173,20 +202,41 @@ def html_report(path: str, result: dict[str, Any]) -> None:
     for m in dict.fromkeys(r["method"] for r in rows):
         sub = [r for r in rows if r["method"] == m]
         xs = [r["scenario"] for r in sub]
-        fig.add_bar(x=xs, y=[r["latency_ms_mean"] for r in sub], name=m, legendgroup=m, row=1, col=1,
-                    error_y=dict(type="data", symmetric=False,
-                                 array=[max(0.0, r["latency_ms_p95"] - r["latency_ms_mean"]) for r in sub],
-                                 arrayminus=[max(0.0, r["latency_ms_mean"] - r["latency_ms_p50"]) for r in sub]))
+        fig.add_bar(
+            x=xs,
+            y=[r["latency_ms_mean"] for r in sub],
+            name=m,
+            legendgroup=m,
+            row=1,
+            col=1,
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[max(0.0, r["latency_ms_p95"] - r["latency_ms_mean"]) for r in sub],
+                arrayminus=[max(0.0, r["latency_ms_mean"] - r["latency_ms_p50"]) for r in sub],
+            ),
+        )
         fig.add_bar(x=xs, y=[r["tokens_per_s"] for r in sub], name=m, legendgroup=m, showlegend=False, row=1, col=2)
     fig.update_layout(barmode="group", title=f"Decoding benchmark · {result['config']['model']}")
-    table = "<table border=1 cellpadding=4><tr>" + "".join(f"<th>{k}</th>" for k in rows[0]) + "</tr>" + "".join(
-        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in r.values()) + "</tr>" for r in rows) + "</table>"
-    body = (f"<h1>Decoding benchmark</h1><pre>{json.dumps(result['config'], indent=1)}</pre>"
-            f"<h2>Ratios (same run)</h2><pre>{json.dumps(result['ratios'], indent=1)}</pre>"
-            + fig.to_html(full_html=False, include_plotlyjs=True) + f"<h2>Per method and scenario</h2>{table}")
+    table = (
+        "<table border=1 cellpadding=4><tr>"
+        + "".join(f"<th>{k}</th>" for k in rows[0])
+        + "</tr>"
+        + "".join("<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in r.values()) + "</tr>" for r in rows)
+        + "</table>"
+    )
+    body = (
+        f"<h1>Decoding benchmark</h1><pre>{json.dumps(result['config'], indent=1)}</pre>"
+        f"<h2>Ratios (same run)</h2><pre>{json.dumps(result['ratios'], indent=1)}</pre>"
+        + fig.to_html(full_html=False, include_plotlyjs=True)
+        + f"<h2>Per method and scenario</h2>{table}"
+    )
     if result.get("quality"):
         body += "<h2>Quality of the same outputs</h2><pre>" + json.dumps(result["quality"], indent=1) + "</pre>"
-    Path(path).write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>Decoding benchmark</title></head><body>{body}</body></html>", encoding="utf-8")
+    Path(path).write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><title>Decoding benchmark</title></head><body>{body}</body></html>",
+        encoding="utf-8",
+    )
 
 
 def _fmt(v: Any) -> str:
@@ -200,7 +250,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--prompts", help="prompt file (.txt, .jsonl or .csv); default: the three built-in scenarios")
     p.add_argument("--language", default="all", help="built-in scenarios in en, zh or all (default all)")
     p.add_argument("--trials", type=cli_whole, default=10, help="timed runs per prompt and method (default 10)")
-    p.add_argument("--warmup", type=cli_whole, default=1, help="untimed rounds per prompt before the trials (default 1)")
+    p.add_argument(
+        "--warmup", type=cli_whole, default=1, help="untimed rounds per prompt before the trials (default 1)"
+    )
     p.add_argument("--max-new-tokens", type=cli_whole, default=128)
     p.add_argument("--limit", type=cli_whole, help="use only the first N prompts")
     p.add_argument("--no-quality", action="store_true", help="skip perplexity and text metrics")
@@ -241,11 +293,18 @@ def _main(args: argparse.Namespace) -> int:
     per = summarize(records)
     overall = summarize([{**r, "scenario": "all"} for r in records])
     result: dict[str, Any] = {
-        "config": {"model": lm.describe(), "methods": methods, "trials": args.trials, "warmup": args.warmup,
-                   "max_new_tokens": args.max_new_tokens, "prompts": [p.scenario for p in prompts],
-                   "python": platform.python_version(), "machine": platform.machine(),
-                   "process_peak_rss_mb": process_peak_rss_mb(),
-                   "peak_mem": MEMORY_HELP},
+        "config": {
+            "model": lm.describe(),
+            "methods": methods,
+            "trials": args.trials,
+            "warmup": args.warmup,
+            "max_new_tokens": args.max_new_tokens,
+            "prompts": [p.scenario for p in prompts],
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "process_peak_rss_mb": process_peak_rss_mb(),
+            "peak_mem": MEMORY_HELP,
+        },
         "per_method_scenario": per,
         "per_method": overall,
         "ratios": ratios(overall),
@@ -254,18 +313,25 @@ def _main(args: argparse.Namespace) -> int:
         from arena.runner import encode, RunRequest
 
         scorer = lm if not args.scorer else load_model(args.scorer)
-        ids = {(p.prompt, p.raw): encode(lm, RunRequest(p.prompt, methods, max_new_tokens=args.max_new_tokens, raw=p.raw))[0].tolist()
-               for p in prompts}
+        ids = {
+            (p.prompt, p.raw): encode(lm, RunRequest(p.prompt, methods, max_new_tokens=args.max_new_tokens, raw=p.raw))[
+                0
+            ].tolist()
+            for p in prompts
+        }
         result["quality"] = quality(scorer, records, args.heldout, ids if scorer is lm else None)
         result["config"]["scorer"] = scorer.describe()
         result["config"]["quality_note"] = (
             "text metrics pool all trials of all prompts per method: a deterministic method (BS-4) repeats "
-            "its output across trials, which lowers its distinct-n and raises its Self-BLEU4")
+            "its output across trials, which lowers its distinct-n and raises its Self-BLEU4"
+        )
     result["runs"] = [{k: v for k, v in r.items() if k != "token_ids"} for r in records]
     result["config"]["wall_s"] = round(time.time() - started, 1)
     _print(result)
     if args.json:
-        Path(args.json).write_text(json.dumps(_no_nan(result), indent=1, ensure_ascii=False, default=_json_default), encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(_no_nan(result), indent=1, ensure_ascii=False, default=_json_default), encoding="utf-8"
+        )
     if args.csv:
         with open(args.csv, "w", newline="", encoding="utf-8") as fh:
             w = csv.DictWriter(fh, fieldnames=list(per[0]))
@@ -294,22 +360,41 @@ def _json_default(o: Any) -> Any:
 
 
 def _print(result: dict[str, Any]) -> None:
-    cols = ["method", "scenario", "runs", "latency_ms_mean", "latency_ms_p50", "latency_ms_p95", "ttft_ms_mean",
-            "tokens_per_s", "new_tokens_mean", "peak_mem_mb", "peak_mem_growth_mb"]
+    cols = [
+        "method",
+        "scenario",
+        "runs",
+        "latency_ms_mean",
+        "latency_ms_p50",
+        "latency_ms_p95",
+        "ttft_ms_mean",
+        "tokens_per_s",
+        "new_tokens_mean",
+        "peak_mem_mb",
+        "peak_mem_growth_mb",
+    ]
     print("\t".join(cols))
     for r in result["per_method_scenario"] + result["per_method"]:
         print("\t".join(_fmt(r[c]) for c in cols))
     if result.get("quality"):
         print("\nquality\tppl\tdistinct_1\tdistinct_2\trepetition_pct\tself_bleu4\tzipf")
         for m, q in result["quality"].items():
-            print("\t".join([m] + [_fmt(q[k]) for k in ("ppl", "distinct_1", "distinct_2", "repetition_pct", "self_bleu4", "zipf")]))
+            print(
+                "\t".join(
+                    [m]
+                    + [_fmt(q[k]) for k in ("ppl", "distinct_1", "distinct_2", "repetition_pct", "self_bleu4", "zipf")]
+                )
+            )
     r = result["ratios"]
     print()
     for m, v in r["sampling_over_bs4_latency"].items():
         print(f"ratio latency {m} / BS-4: {v:.3f}   (article: 0.45-0.48)")
     t = r["tilted_over_temp_time_per_token"]
-    print(f"ratio time per token TS-Tilted / TS-Temp: {t:.3f}   (article: ~1.05)" if t is not None else
-          "ratio time per token TS-Tilted / TS-Temp: n/a (both methods needed)")
+    print(
+        f"ratio time per token TS-Tilted / TS-Temp: {t:.3f}   (article: ~1.05)"
+        if t is not None
+        else "ratio time per token TS-Tilted / TS-Temp: n/a (both methods needed)"
+    )
 
 
 if __name__ == "__main__":

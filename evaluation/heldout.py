@@ -23,7 +23,9 @@ class HeldoutItem:
     continuation: str
 
 
-def load_heldout(language: str | None = "en", limit: int | None = None, path: str | Path | None = None) -> list[HeldoutItem]:
+def load_heldout(
+    language: str | None = "en", limit: int | None = None, path: str | Path | None = None
+) -> list[HeldoutItem]:
     """Fragments in file order, optionally of one language (`None` = all) and at most `limit`."""
     path = Path(path) if path else DATA_FILE
     if not path.is_file():

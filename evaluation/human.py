@@ -80,7 +80,10 @@ def filter_ratings(ratings: pd.DataFrame, study: Any = None, scenario: Any = Non
     studies = _as_list(study)
     if studies is not None:
         keys = {str(s) for s in studies}
-        df = df[df["study_id"].astype(str).isin(keys) | df.get("study_name", pd.Series(index=df.index, dtype=str)).astype(str).isin(keys)]
+        df = df[
+            df["study_id"].astype(str).isin(keys)
+            | df.get("study_name", pd.Series(index=df.index, dtype=str)).astype(str).isin(keys)
+        ]
     for col, value in (("scenario", scenario), ("rater", rater)):
         values = _as_list(value)
         if values is not None:
@@ -89,6 +92,7 @@ def filter_ratings(ratings: pd.DataFrame, study: Any = None, scenario: Any = Non
 
 
 # ---- the item as the unit ------------------------------------------------------------------------
+
 
 def _scored(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
     # A "can't judge" answer has no score (NaN): it is missing data here, so every statistic runs on
@@ -112,9 +116,14 @@ def cant_judge_counts(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSI
 def item_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
     """Items x methods: each method's score on an item, averaged over raters (each rater's mean over
     the method's samples first, so a rater counts once per item and method). NaN = not rated."""
-    df = pd.DataFrame({"item_id": ratings["item_id"].to_numpy(), "method": ratings["method"].to_numpy(),
-                       "rater": ratings["rater"].to_numpy(),
-                       "_score": pd.to_numeric(ratings[dimension], errors="coerce").to_numpy(float)}).dropna(subset=["_score"])
+    df = pd.DataFrame(
+        {
+            "item_id": ratings["item_id"].to_numpy(),
+            "method": ratings["method"].to_numpy(),
+            "rater": ratings["rater"].to_numpy(),
+            "_score": pd.to_numeric(ratings[dimension], errors="coerce").to_numpy(float),
+        }
+    ).dropna(subset=["_score"])
     if df.empty:
         return pd.DataFrame()
     per_rater = df.groupby(["item_id", "method", "rater"], sort=False)["_score"].mean()
@@ -126,7 +135,9 @@ def paired_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
     return item_table(ratings, dimension)
 
 
-def rater_cube(ratings: pd.DataFrame, dimension: str, methods: Sequence[str] | None = None) -> tuple[np.ndarray, list, list, list]:
+def rater_cube(
+    ratings: pd.DataFrame, dimension: str, methods: Sequence[str] | None = None
+) -> tuple[np.ndarray, list, list, list]:
     """Array items x raters x methods of each rater's mean score (NaN = not rated), with the labels."""
     df = _scored(ratings, dimension)
     cell = df.groupby(["item_id", "rater", "method"], sort=False)["_score"].mean()
@@ -143,8 +154,9 @@ def rater_cube(ratings: pd.DataFrame, dimension: str, methods: Sequence[str] | N
     return cube, items, raters, methods
 
 
-def cluster_bootstrap_means(cube: np.ndarray, level: float = 0.95, n_resamples: int = 2000, seed: int = 0,
-                            chunk: int = 250) -> tuple[np.ndarray, np.ndarray]:
+def cluster_bootstrap_means(
+    cube: np.ndarray, level: float = 0.95, n_resamples: int = 2000, seed: int = 0, chunk: int = 250
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile CIs (low, high per method) of the mean over items of the item means, resampling
     items and raters independently (two-way cluster bootstrap). Vectorised with resampling weights."""
     n_items, n_raters, n_methods = cube.shape
@@ -155,8 +167,11 @@ def cluster_bootstrap_means(cube: np.ndarray, level: float = 0.95, n_resamples: 
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
         w_item = rng.multinomial(n_items, np.full(n_items, 1 / n_items), size=b).astype(float)
-        w_rater = (rng.multinomial(n_raters, np.full(n_raters, 1 / n_raters), size=b).astype(float)
-                   if n_raters > 1 else np.ones((b, 1)))
+        w_rater = (
+            rng.multinomial(n_raters, np.full(n_raters, 1 / n_raters), size=b).astype(float)
+            if n_raters > 1
+            else np.ones((b, 1))
+        )
         num = np.einsum("irm,br->bim", values, w_rater)
         den = np.einsum("irm,br->bim", seen.astype(float), w_rater)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -173,7 +188,9 @@ def cluster_bootstrap_means(cube: np.ndarray, level: float = 0.95, n_resamples: 
         return np.nanquantile(boot, alpha, axis=0), np.nanquantile(boot, 1 - alpha, axis=0)
 
 
-def bootstrap_ci(values: Sequence[float], level: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    values: Sequence[float], level: float = 0.95, n_resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean of independent values; (nan, nan) under two values."""
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -181,8 +198,14 @@ def bootstrap_ci(values: Sequence[float], level: float = 0.95, n_resamples: int 
         return math.nan, math.nan
     if np.all(x == x[0]):
         return float(x[0]), float(x[0])
-    res = stats.bootstrap((x,), np.mean, confidence_level=level, n_resamples=n_resamples,
-                          method="percentile", rng=np.random.default_rng(seed))
+    res = stats.bootstrap(
+        (x,),
+        np.mean,
+        confidence_level=level,
+        n_resamples=n_resamples,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -199,7 +222,9 @@ def t_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, flo
     return mean, mean - half, mean + half
 
 
-def method_means(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
+def method_means(
+    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, seed: int = 0, n_resamples: int = 2000
+) -> pd.DataFrame:
     """One row per method x dimension: mean over items of the item means, 95% two-way cluster
     bootstrap CI, n = items, n_ratings = ratings behind it."""
     rows = []
@@ -220,12 +245,23 @@ def method_means(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, 
                 continue
             mean = float(col.mean())
             low, high = (float(lo[k]), float(hi[k])) if len(col) >= 2 else (math.nan, math.nan)
-            rows.append({"method": method, "dimension": dim, "mean": mean, "ci_low": low, "ci_high": high,
-                         "n": int(len(col)), "n_ratings": n_ratings})
+            rows.append(
+                {
+                    "method": method,
+                    "dimension": dim,
+                    "mean": mean,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "n": int(len(col)),
+                    "n_ratings": n_ratings,
+                }
+            )
     out = pd.DataFrame(rows, columns=["method", "dimension", "mean", "ci_low", "ci_high", "n", "n_ratings"])
     order = {m: k for k, m in enumerate(methods)}
-    return out.sort_values(["method", "dimension"], key=lambda s: s.map(order) if s.name == "method" else s.map(
-        {d: k for k, d in enumerate(dimensions)})).reset_index(drop=True)
+    return out.sort_values(
+        ["method", "dimension"],
+        key=lambda s: s.map(order) if s.name == "method" else s.map({d: k for k, d in enumerate(dimensions)}),
+    ).reset_index(drop=True)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -257,7 +293,7 @@ def signed_rank_exact_p(diffs: np.ndarray) -> np.ndarray:
     r = stats.rankdata(a, axis=1, method="average")
     r[d == 0] = 0.0
     observed = np.sum(r * (d > 0), axis=1)
-    signs = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1).astype(float)  # (2**n, n)
+    signs = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(float)  # (2**n, n)
     null = signs @ r.T  # (2**n, rows)
     gamma = np.abs(np.finfo(float).eps * 100 * observed)
     less = np.mean(null <= observed + gamma, axis=0)
@@ -282,12 +318,26 @@ def wilcoxon_p(diff: np.ndarray) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
-PAIRWISE_COLUMNS = ["dimension", "method_a", "method_b", "n_pairs", "mean_diff", "ci_low", "ci_high", "statistic",
-                    "p_value", "p_holm"]
+PAIRWISE_COLUMNS = [
+    "dimension",
+    "method_a",
+    "method_b",
+    "n_pairs",
+    "mean_diff",
+    "ci_low",
+    "ci_high",
+    "statistic",
+    "p_value",
+    "p_holm",
+]
 
 
-def pairwise_wilcoxon(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, methods: Sequence[str] | None = None,
-                      level: float = 0.95) -> pd.DataFrame:
+def pairwise_wilcoxon(
+    ratings: pd.DataFrame,
+    dimensions: Sequence[str] = DIMENSIONS,
+    methods: Sequence[str] | None = None,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Per method pair and dimension, on items: n_pairs (items), mean_diff (a - b) with its t CI,
     Wilcoxon signed-rank statistic and p, Holm-corrected within a dimension."""
     rows = []
@@ -300,8 +350,19 @@ def pairwise_wilcoxon(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSI
             diff = (pair[a] - pair[b]).to_numpy(float)
             mean, lo, hi = t_interval(diff, level)
             stat, p = wilcoxon_p(diff)
-            block.append({"dimension": dim, "method_a": a, "method_b": b, "n_pairs": int(len(pair)), "mean_diff": mean,
-                          "ci_low": lo, "ci_high": hi, "statistic": stat, "p_value": p})
+            block.append(
+                {
+                    "dimension": dim,
+                    "method_a": a,
+                    "method_b": b,
+                    "n_pairs": int(len(pair)),
+                    "mean_diff": mean,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "statistic": stat,
+                    "p_value": p,
+                }
+            )
         for row, adj in zip(block, holm([r["p_value"] for r in block])):
             row["p_holm"] = adj
         rows += block
@@ -320,14 +381,26 @@ def friedman(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> p
                 warnings.simplefilter("ignore", RuntimeWarning)
                 res = stats.friedmanchisquare(*[table[c] for c in table.columns])
             stat, p = float(res.statistic), float(res.pvalue)  # NaN when every item ties all methods
-        rows.append({"dimension": dim, "k_methods": int(k), "n_units": int(len(table)), "statistic": stat, "p_value": p})
+        rows.append(
+            {"dimension": dim, "k_methods": int(k), "n_units": int(len(table)), "statistic": stat, "p_value": p}
+        )
     return pd.DataFrame(rows, columns=["dimension", "k_methods", "n_units", "statistic", "p_value"])
 
 
 # ---- mixed model ---------------------------------------------------------------------------------
 
-MIXED_COLUMNS = ["dimension", "method_a", "method_b", "estimate", "ci_low", "ci_high", "p_value", "effect_size",
-                 "effect_ci_low", "effect_ci_high"]
+MIXED_COLUMNS = [
+    "dimension",
+    "method_a",
+    "method_b",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "effect_size",
+    "effect_ci_low",
+    "effect_ci_high",
+]
 VC_COLUMNS = ["dimension", "component", "variance", "sd"]
 
 
@@ -342,12 +415,16 @@ def fit_mixed(ratings: pd.DataFrame, dimension: str):
     methods = list(dict.fromkeys(df["method"]))
     if len(methods) < 2 or df["item_id"].nunique() < 2 or df["_score"].std() == 0:
         return None, methods
-    data = pd.DataFrame({
-        "score": df["_score"].astype(float).to_numpy(), "g": 1,
-        "m": pd.Categorical(df["method"], categories=methods).codes,
-        "item": df["item_id"].astype(str).to_numpy(), "rater": df["rater"].astype(str).to_numpy(),
-        "output": df["output_id"].astype(str).to_numpy(),
-    })
+    data = pd.DataFrame(
+        {
+            "score": df["_score"].astype(float).to_numpy(),
+            "g": 1,
+            "m": pd.Categorical(df["method"], categories=methods).codes,
+            "item": df["item_id"].astype(str).to_numpy(),
+            "rater": df["rater"].astype(str).to_numpy(),
+            "output": df["output_id"].astype(str).to_numpy(),
+        }
+    )
     vc = {"item": "0 + C(item)"}
     if data["rater"].nunique() > 1:
         vc["rater"] = "0 + C(rater)"
@@ -371,7 +448,9 @@ def fit_mixed(ratings: pd.DataFrame, dimension: str):
             return None, methods
 
 
-def mixed_model(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+def mixed_model(
+    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: float = 0.95
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(contrasts, variance components). Contrasts: every method pair a - b with its 95% Wald CI and
     p, and the standardised effect = estimate / total SD (all variance components plus residual)."""
     z = stats.norm.ppf(0.5 + level / 2)
@@ -395,14 +474,25 @@ def mixed_model(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, l
             se = math.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0))
             lo, hi = est - z * se, est + z * se
             p = float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else math.nan
-            rows.append({"dimension": dim, "method_a": methods[a], "method_b": methods[b], "estimate": float(est),
-                         "ci_low": lo, "ci_high": hi, "p_value": p, "effect_size": est / total_sd if total_sd else math.nan,
-                         "effect_ci_low": lo / total_sd if total_sd else math.nan,
-                         "effect_ci_high": hi / total_sd if total_sd else math.nan})
+            rows.append(
+                {
+                    "dimension": dim,
+                    "method_a": methods[a],
+                    "method_b": methods[b],
+                    "estimate": float(est),
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "p_value": p,
+                    "effect_size": est / total_sd if total_sd else math.nan,
+                    "effect_ci_low": lo / total_sd if total_sd else math.nan,
+                    "effect_ci_high": hi / total_sd if total_sd else math.nan,
+                }
+            )
     return pd.DataFrame(rows, columns=MIXED_COLUMNS), pd.DataFrame(comps, columns=VC_COLUMNS)
 
 
 # ---- agreement, position, perplexity -------------------------------------------------------------
+
 
 def reliability_matrix(ratings: pd.DataFrame, dimension: str) -> np.ndarray:
     """Raters x outputs matrix of scores (NaN = not rated), as `krippendorff.alpha` expects."""
@@ -425,14 +515,22 @@ def alpha_of(data: np.ndarray, level: str = "ordinal") -> float:
         return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
 
 
-def krippendorff_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: str = "ordinal") -> pd.DataFrame:
+def krippendorff_alpha(
+    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: str = "ordinal"
+) -> pd.DataFrame:
     """Krippendorff's alpha per dimension; NaN when fewer than two raters overlap on an output."""
     rows = []
     for dim in dimensions:
         data = reliability_matrix(ratings, dim)
         pairable = int((np.sum(~np.isnan(data), axis=0) >= 2).sum()) if data.size else 0
-        rows.append({"dimension": dim, "alpha": alpha_of(data, level) if data.size else math.nan,
-                     "raters": int(data.shape[0]), "units_pairable": pairable})
+        rows.append(
+            {
+                "dimension": dim,
+                "alpha": alpha_of(data, level) if data.size else math.nan,
+                "raters": int(data.shape[0]),
+                "units_pairable": pairable,
+            }
+        )
     return pd.DataFrame(rows, columns=["dimension", "alpha", "raters", "units_pairable"])
 
 
@@ -471,8 +569,19 @@ def position_effect(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSION
         p = math.nan
         if len(diff) >= 2 and diff.std(ddof=1) > 0:
             p = float(stats.ttest_1samp(diff, 0.0).pvalue)
-        rows.append({"dimension": dim, "first": "A", "last": "last shown", "diff": mean, "ci_low": lo, "ci_high": hi,
-                     "p_value": p, "n_items": int(len(diff)), "adjusted_for": basis})
+        rows.append(
+            {
+                "dimension": dim,
+                "first": "A",
+                "last": "last shown",
+                "diff": mean,
+                "ci_low": lo,
+                "ci_high": hi,
+                "p_value": p,
+                "n_items": int(len(diff)),
+                "adjusted_for": basis,
+            }
+        )
     return pd.DataFrame(rows, columns=POSITION_COLUMNS)
 
 
@@ -486,7 +595,9 @@ def _spearman(x: pd.Series, y: pd.Series) -> tuple[float, float]:
     return math.nan, math.nan
 
 
-def ppl_correlation(ratings: pd.DataFrame, ppl_by_output: Mapping[Any, float], dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
+def ppl_correlation(
+    ratings: pd.DataFrame, ppl_by_output: Mapping[Any, float], dimensions: Sequence[str] = DIMENSIONS
+) -> pd.DataFrame:
     """Perplexity against human score per output, never pooled over methods (the method drives both):
     Spearman rho within each method, plus a row "(method partialled out)": the partial Spearman
     correlation, ranks of both with method means removed, p from the t distribution with
@@ -499,7 +610,9 @@ def ppl_correlation(ratings: pd.DataFrame, ppl_by_output: Mapping[Any, float], d
         sub = joined[["ppl", dim, "method"]].dropna()
         for method, group in sub.groupby("method", sort=False):
             rho, p = _spearman(group["ppl"], group[dim])
-            rows.append({"dimension": dim, "method": method, "spearman_rho": rho, "p_value": p, "n_outputs": int(len(group))})
+            rows.append(
+                {"dimension": dim, "method": method, "spearman_rho": rho, "p_value": p, "n_outputs": int(len(group))}
+            )
         rho = p = math.nan
         k = sub["method"].nunique()
         if len(sub) - 1 - k >= 1:
@@ -509,16 +622,24 @@ def ppl_correlation(ratings: pd.DataFrame, ppl_by_output: Mapping[Any, float], d
                 rho = float(np.corrcoef(rx, ry)[0, 1])
                 df_ = len(sub) - 2 - (k - 1)
                 if abs(rho) < 1:
-                    t = rho * math.sqrt(df_ / (1 - rho ** 2))
+                    t = rho * math.sqrt(df_ / (1 - rho**2))
                     p = float(2 * stats.t.sf(abs(t), df_))
                 else:
                     p = 0.0
-        rows.append({"dimension": dim, "method": "(method partialled out)", "spearman_rho": rho, "p_value": p,
-                     "n_outputs": int(len(sub))})
+        rows.append(
+            {
+                "dimension": dim,
+                "method": "(method partialled out)",
+                "spearman_rho": rho,
+                "p_value": p,
+                "n_outputs": int(len(sub)),
+            }
+        )
     return pd.DataFrame(rows, columns=PPL_COLUMNS)
 
 
 # ---- plain-language lines ------------------------------------------------------------------------
+
 
 def _f(v: float, digits: int = 2) -> str:
     return "–" if v is None or not np.isfinite(v) else f"{v:+.{digits}f}" if digits < 0 else f"{v:.{digits}f}"
@@ -534,30 +655,50 @@ def explain_pair(row: Mapping[str, Any], alpha: float = 0.05) -> str:
     if np.isfinite(_nan(p)) and p < alpha:
         better = a if d > 0 else b
         return head + f", Holm p = {p:.3g}): {better} is rated higher, and chance alone rarely gives a gap this size."
-    return head + (f", Holm p = {p:.3g}" if np.isfinite(_nan(p)) else "") + "): no clear difference; the data fit anything in that interval."
+    return (
+        head
+        + (f", Holm p = {p:.3g}" if np.isfinite(_nan(p)) else "")
+        + "): no clear difference; the data fit anything in that interval."
+    )
 
 
 def explain_friedman(row: Mapping[str, Any], alpha: float = 0.05) -> str:
     p = _nan(row.get("p_value"))
     if not np.isfinite(p):
         return f"Friedman on {row.get('dimension')}: not computed (needs 3+ methods and 2+ items rated by all)."
-    verdict = "at least one method is ranked differently from the others" if p < alpha else "no evidence that the methods are ranked differently"
+    verdict = (
+        "at least one method is ranked differently from the others"
+        if p < alpha
+        else "no evidence that the methods are ranked differently"
+    )
     return f"Friedman on {row.get('dimension')} ({row.get('k_methods')} methods, {row.get('n_units')} items): p = {p:.3g}, {verdict}."
 
 
 def explain_mixed(row: Mapping[str, Any], alpha: float = 0.05) -> str:
     lo, hi = row.get("ci_low"), row.get("ci_high")
     sig = np.isfinite(_nan(lo)) and (lo > 0 or hi < 0)
-    return (f"Mixed model, {row.get('dimension')}: {row.get('method_a')} − {row.get('method_b')} = {row.get('estimate'):+.2f} "
-            f"(95% CI {lo:+.2f} to {hi:+.2f}), {row.get('effect_size'):+.2f} SD of a single rating; "
-            + ("the interval excludes 0." if sig else "the interval includes 0: no clear difference once item, rater and output variation are allowed for."))
+    return (
+        f"Mixed model, {row.get('dimension')}: {row.get('method_a')} − {row.get('method_b')} = {row.get('estimate'):+.2f} "
+        f"(95% CI {lo:+.2f} to {hi:+.2f}), {row.get('effect_size'):+.2f} SD of a single rating; "
+        + (
+            "the interval excludes 0."
+            if sig
+            else "the interval includes 0: no clear difference once item, rater and output variation are allowed for."
+        )
+    )
 
 
 def explain_alpha(row: Mapping[str, Any]) -> str:
     a = _nan(row.get("alpha"))
     if not np.isfinite(a):
         return f"Agreement on {row.get('dimension')}: not computable (needs 2+ raters on the same outputs)."
-    word = "good (≥ 0.8)" if a >= 0.8 else "tentative (0.667–0.8)" if a >= 0.667 else "low (< 0.667): raters often disagree"
+    word = (
+        "good (≥ 0.8)"
+        if a >= 0.8
+        else "tentative (0.667–0.8)"
+        if a >= 0.667
+        else "low (< 0.667): raters often disagree"
+    )
     return f"Agreement on {row.get('dimension')}: Krippendorff's α = {a:.2f}, {word}."
 
 
@@ -567,30 +708,58 @@ def explain_position(row: Mapping[str, Any]) -> str:
         return f"Position on {row.get('dimension')}: not estimable."
     if not np.isfinite(lo):
         return f"Position on {row.get('dimension')}: first − last = {d:+.2f} on {row.get('n_items')} item(s), too few for a CI."
-    tail = ("outputs shown first get higher scores" if lo > 0 else "outputs shown last get higher scores" if hi < 0
-            else "no clear position bias")
-    return (f"Position on {row.get('dimension')}: shown first − shown last = {d:+.2f} (95% CI {lo:+.2f} to {hi:+.2f}, "
-            f"{row.get('n_items')} items): {tail}.")
+    tail = (
+        "outputs shown first get higher scores"
+        if lo > 0
+        else "outputs shown last get higher scores"
+        if hi < 0
+        else "no clear position bias"
+    )
+    return (
+        f"Position on {row.get('dimension')}: shown first − shown last = {d:+.2f} (95% CI {lo:+.2f} to {hi:+.2f}, "
+        f"{row.get('n_items')} items): {tail}."
+    )
 
 
 # ---- everything for one set of ratings -----------------------------------------------------------
 
-def analyse(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, mixed: bool = True, seed: int = 0) -> dict[str, Any]:
+
+def analyse(
+    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, mixed: bool = True, seed: int = 0
+) -> dict[str, Any]:
     """The primary analysis of one study's ratings: frames and one line per result."""
     means = method_means(ratings, dimensions, seed=seed)
     pairwise = pairwise_wilcoxon(ratings, dimensions)
     fried = friedman(ratings, dimensions)
     agreement = krippendorff_alpha(ratings, dimensions)
     position = position_effect(ratings, dimensions)
-    mm, vc = mixed_model(ratings, dimensions) if mixed else (pd.DataFrame(columns=MIXED_COLUMNS), pd.DataFrame(columns=VC_COLUMNS))
-    lines = ([explain_pair(r) for r in pairwise.to_dict("records")] + [explain_friedman(r) for r in fried.to_dict("records")]
-             + [explain_mixed(r) for r in mm.to_dict("records")] + [explain_alpha(r) for r in agreement.to_dict("records")]
-             + [explain_position(r) for r in position.to_dict("records")])
-    return {"means": means, "pairwise": pairwise, "friedman": fried, "agreement": agreement, "position": position,
-            "mixed": mm, "variance_components": vc, "lines": lines, "cant_judge": cant_judge_counts(ratings, dimensions)}
+    mm, vc = (
+        mixed_model(ratings, dimensions)
+        if mixed
+        else (pd.DataFrame(columns=MIXED_COLUMNS), pd.DataFrame(columns=VC_COLUMNS))
+    )
+    lines = (
+        [explain_pair(r) for r in pairwise.to_dict("records")]
+        + [explain_friedman(r) for r in fried.to_dict("records")]
+        + [explain_mixed(r) for r in mm.to_dict("records")]
+        + [explain_alpha(r) for r in agreement.to_dict("records")]
+        + [explain_position(r) for r in position.to_dict("records")]
+    )
+    return {
+        "means": means,
+        "pairwise": pairwise,
+        "friedman": fried,
+        "agreement": agreement,
+        "position": position,
+        "mixed": mm,
+        "variance_components": vc,
+        "lines": lines,
+        "cant_judge": cant_judge_counts(ratings, dimensions),
+    }
 
 
 # ---- command line --------------------------------------------------------------------------------
+
 
 class InputError(ValueError):
     pass
@@ -653,8 +822,10 @@ def _clean(v: Any) -> Any:
 
 def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
     """The CLI's JSON: {"unit", "studies": {study id: {..., "dimensions": {dim: {...}}}}}."""
-    out: dict[str, Any] = {"unit": "item (scores averaged over raters, then over samples, per item and method)",
-                           "studies": {}}
+    out: dict[str, Any] = {
+        "unit": "item (scores averaged over raters, then over samples, per item and method)",
+        "studies": {},
+    }
     for sid, group in ratings.groupby("study_id", sort=False):
         res = analyse(group, mixed=mixed)
         dims = {}
@@ -669,32 +840,66 @@ def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
             cj = res["cant_judge"][res["cant_judge"]["dimension"] == dim]
             dims[dim] = {
                 "cant_judge": {r["method"]: int(r["n"]) for r in cj.to_dict("records")},
-                "means": {r["method"]: {"mean": _clean(r["mean"]), "ci_low": _clean(r["ci_low"]), "ci_high": _clean(r["ci_high"]),
-                                        "n_items": _clean(r["n"]), "n_ratings": _clean(r["n_ratings"])} for r in m.to_dict("records")},
-                "pairwise": [{"a": r["method_a"], "b": r["method_b"], "diff": _clean(r["mean_diff"]), "ci_low": _clean(r["ci_low"]),
-                              "ci_high": _clean(r["ci_high"]), "p": _clean(r["p_value"]), "p_holm": _clean(r["p_holm"]),
-                              "n_items": _clean(r["n_pairs"]), "meaning": explain_pair(r)} for r in pw.to_dict("records")],
+                "means": {
+                    r["method"]: {
+                        "mean": _clean(r["mean"]),
+                        "ci_low": _clean(r["ci_low"]),
+                        "ci_high": _clean(r["ci_high"]),
+                        "n_items": _clean(r["n"]),
+                        "n_ratings": _clean(r["n_ratings"]),
+                    }
+                    for r in m.to_dict("records")
+                },
+                "pairwise": [
+                    {
+                        "a": r["method_a"],
+                        "b": r["method_b"],
+                        "diff": _clean(r["mean_diff"]),
+                        "ci_low": _clean(r["ci_low"]),
+                        "ci_high": _clean(r["ci_high"]),
+                        "p": _clean(r["p_value"]),
+                        "p_holm": _clean(r["p_holm"]),
+                        "n_items": _clean(r["n_pairs"]),
+                        "meaning": explain_pair(r),
+                    }
+                    for r in pw.to_dict("records")
+                ],
                 "friedman_p": _clean(fr["p_value"].iloc[0]) if len(fr) else None,
                 "agreement": _clean(ag["alpha"].iloc[0]) if len(ag) else None,
-                "position_effect": ({k: _clean(po.iloc[0][k]) for k in ("diff", "ci_low", "ci_high", "p_value", "n_items")}
-                                    | {"meaning": explain_position(po.iloc[0])}) if len(po) else None,
-                "mixed_model": {"contrasts": [{"a": r["method_a"], "b": r["method_b"], **{k: _clean(r[k]) for k in MIXED_COLUMNS[3:]}}
-                                              for r in mm.to_dict("records")],
-                                "variance_components": {r["component"]: _clean(r["variance"]) for r in vc.to_dict("records")}}
-                if mixed else None,
+                "position_effect": (
+                    {k: _clean(po.iloc[0][k]) for k in ("diff", "ci_low", "ci_high", "p_value", "n_items")}
+                    | {"meaning": explain_position(po.iloc[0])}
+                )
+                if len(po)
+                else None,
+                "mixed_model": {
+                    "contrasts": [
+                        {"a": r["method_a"], "b": r["method_b"], **{k: _clean(r[k]) for k in MIXED_COLUMNS[3:]}}
+                        for r in mm.to_dict("records")
+                    ],
+                    "variance_components": {r["component"]: _clean(r["variance"]) for r in vc.to_dict("records")},
+                }
+                if mixed
+                else None,
             }
         out["studies"][str(sid)] = {
             "name": str(group["study_name"].iloc[0]) if "study_name" in group else None,
-            "n_items": int(group["item_id"].nunique()), "n_raters": int(group["rater"].nunique()),
-            "n_ratings": int(len(group)), "n_cant_judge": int(res["cant_judge"]["n"].sum()), "dimensions": dims,
+            "n_items": int(group["item_id"].nunique()),
+            "n_raters": int(group["rater"].nunique()),
+            "n_ratings": int(len(group)),
+            "n_cant_judge": int(res["cant_judge"]["n"].sum()),
+            "dimensions": dims,
         }
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.human",
-                                     description="Human-rating statistics (items as the unit) from a ratings CSV.")
-    parser.add_argument("ratings", help="CSV from `python -m arena.export`, or with columns " + ", ".join(REQUIRED_COLUMNS))
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation.human", description="Human-rating statistics (items as the unit) from a ratings CSV."
+    )
+    parser.add_argument(
+        "ratings", help="CSV from `python -m arena.export`, or with columns " + ", ".join(REQUIRED_COLUMNS)
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (default: plain-language lines)")
     parser.add_argument("--no-mixed", action="store_true", help="skip the mixed model (faster)")
     args = parser.parse_args(argv)
@@ -708,12 +913,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         for sid, study in result["studies"].items():
-            print(f"study {sid}: {study['n_items']} items, {study['n_raters']} raters, {study['n_ratings']} ratings, "
-                  f"{study['n_cant_judge']} \"can't judge\" answers (left out of every statistic)")
+            print(
+                f"study {sid}: {study['n_items']} items, {study['n_raters']} raters, {study['n_ratings']} ratings, "
+                f'{study["n_cant_judge"]} "can\'t judge" answers (left out of every statistic)'
+            )
             for dim, d in study["dimensions"].items():
                 for method, m in d["means"].items():
-                    print(f"  {dim} {method}: {_f(m['mean'] if m['mean'] is not None else math.nan)} "
-                          f"[{_f(m['ci_low'] if m['ci_low'] is not None else math.nan)}, {_f(m['ci_high'] if m['ci_high'] is not None else math.nan)}]")
+                    print(
+                        f"  {dim} {method}: {_f(m['mean'] if m['mean'] is not None else math.nan)} "
+                        f"[{_f(m['ci_low'] if m['ci_low'] is not None else math.nan)}, {_f(m['ci_high'] if m['ci_high'] is not None else math.nan)}]"
+                    )
                 for p in d["pairwise"]:
                     print("  " + p["meaning"])
                 if d["position_effect"]:

@@ -78,8 +78,9 @@ def _prompt_text(tokenizer, prompt: str, raw: bool) -> tuple[str, bool]:
 
     prompt = clean_prompt(prompt)
     if not raw and getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
-                                             tokenize=False), False
+        return tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
+        ), False
     return prompt, True
 
 
@@ -94,7 +95,9 @@ def encode_pair(lm: LoadedModel, prompt: str, continuation: str, raw: bool = Tru
     As in the harness, a token that spans a mid-word boundary (" m" + "at" -> " mat") belongs to
     neither side: the continuation's scored ids start after it."""
     tok = lm.tokenizer
-    prompt_ids = encode_prompt(tok, prompt, raw, torch.device("cpu"), lm.context_length, 0)[0].tolist() if prompt.strip() else []
+    prompt_ids = (
+        encode_prompt(tok, prompt, raw, torch.device("cpu"), lm.context_length, 0)[0].tolist() if prompt.strip() else []
+    )
     cont_ids = list(tok(continuation, add_special_tokens=False)["input_ids"])
     if not prompt_ids or not continuation:
         return EncodedPair(prompt_ids or _start_ids(tok), cont_ids)
@@ -103,10 +106,10 @@ def encode_pair(lm: LoadedModel, prompt: str, continuation: str, raw: bool = Tru
     if whole == prompt_ids + cont_ids:
         return EncodedPair(prompt_ids, cont_ids)
     context = text.rstrip()
-    moved = text[len(context):] + continuation
+    moved = text[len(context) :] + continuation
     context_ids = list(tok(context, add_special_tokens=special)["input_ids"])
     whole = list(tok(context + moved, add_special_tokens=special)["input_ids"])
-    return EncodedPair(context_ids or _start_ids(tok), whole[len(context_ids):], harness=True)
+    return EncodedPair(context_ids or _start_ids(tok), whole[len(context_ids) :], harness=True)
 
 
 def strip_end(lm: LoadedModel, token_ids: Sequence[int]) -> list[int]:
@@ -255,8 +258,9 @@ class ScoreCache:
     def key(lm: Any, output_id: Any) -> tuple[str, str, int]:
         return (lm.name, str(getattr(lm, "dtype", "")).replace("torch.", ""), int(output_id))
 
-    def scores(self, lm: Any, outputs: Any, score: Callable[[Any, Any], dict[Any, ItemScore]] | None = None
-               ) -> dict[Any, ItemScore]:
+    def scores(
+        self, lm: Any, outputs: Any, score: Callable[[Any, Any], dict[Any, ItemScore]] | None = None
+    ) -> dict[Any, ItemScore]:
         """Scores for a frame as `score_outputs` takes it (output_id, prompt, text, raw); only the
         outputs not seen before are scored, by `score` (default `score_outputs`)."""
         with self._lock:
@@ -300,8 +304,12 @@ def gpu_scores(key: str, pairs: list[tuple[list[int], list[int]]], batch_size: i
     return [(float(s.nll), int(s.tokens)) for s in continuation_scores(lm, pairs, batch_size=batch_size)]
 
 
-def scores_on_device(lm: LoadedModel, pairs: Sequence[tuple[Sequence[int], Sequence[int]]], batch_size: int = 16,
-                     task_items: int = PPL_TASK_ITEMS) -> list[ItemScore]:
+def scores_on_device(
+    lm: LoadedModel,
+    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+    batch_size: int = 16,
+    task_items: int = PPL_TASK_ITEMS,
+) -> list[ItemScore]:
     """`continuation_scores` through the GPU path, chunked into tasks of `task_items` pairs."""
     plain = [([int(t) for t in p], [int(t) for t in c]) for p, c in pairs]
     out: list[ItemScore] = []

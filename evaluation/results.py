@@ -48,8 +48,12 @@ def _method_order(*frames: pd.DataFrame) -> list[str]:
     return known + [m for m in seen if m not in known]
 
 
-def method_summary(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[Any, ItemScore] | None = None,
-                   means: pd.DataFrame | None = None) -> pd.DataFrame:
+def method_summary(
+    ratings: pd.DataFrame,
+    outputs: pd.DataFrame,
+    scores: Mapping[Any, ItemScore] | None = None,
+    means: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One row per method: N, human means with 95% CI, PPL, diversity, latency, throughput."""
     means = human.method_means(ratings) if means is None else means
     rows = []
@@ -60,7 +64,9 @@ def method_summary(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping
         for dim in DIMENSIONS:
             m = means[(means["method"] == method) & (means["dimension"] == dim)]
             if len(m):
-                row[dim], row[f"{dim}_ci_low"], row[f"{dim}_ci_high"] = (float(m.iloc[0][c]) for c in ("mean", "ci_low", "ci_high"))
+                row[dim], row[f"{dim}_ci_low"], row[f"{dim}_ci_high"] = (
+                    float(m.iloc[0][c]) for c in ("mean", "ci_low", "ci_high")
+                )
             else:
                 row[dim] = row[f"{dim}_ci_low"] = row[f"{dim}_ci_high"] = math.nan
         row["ppl"] = corpus_ppl([scores[o] for o in outs["output_id"] if o in scores]) if scores else math.nan
@@ -70,14 +76,23 @@ def method_summary(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping
         tok = pd.to_numeric(outs["new_tokens"], errors="coerce")
         row["latency_ms"] = float(lat.mean()) if lat.notna().any() else math.nan
         ok = lat.notna() & tok.notna()
-        row["tokens_per_s"] = float(tok[ok].sum() / (lat[ok].sum() / 1000)) if ok.any() and lat[ok].sum() > 0 else math.nan
+        row["tokens_per_s"] = (
+            float(tok[ok].sum() / (lat[ok].sum() / 1000)) if ok.any() and lat[ok].sum() > 0 else math.nan
+        )
         row["new_tokens"] = float(tok.mean()) if tok.notna().any() else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def build_results(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[Any, ItemScore] | None = None,
-                  study: Any = None, scenario: Any = None, rater: Any = None, mixed: bool = True) -> Results:
+def build_results(
+    ratings: pd.DataFrame,
+    outputs: pd.DataFrame,
+    scores: Mapping[Any, ItemScore] | None = None,
+    study: Any = None,
+    scenario: Any = None,
+    rater: Any = None,
+    mixed: bool = True,
+) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs."""
     r = human.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
     o = human.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
@@ -88,10 +103,16 @@ def build_results(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[
     if len(r):
         a = human.analyse(r, mixed=mixed)
     else:
-        a = {"means": human.method_means(r), "pairwise": human.pairwise_wilcoxon(r), "friedman": human.friedman(r),
-             "agreement": human.krippendorff_alpha(r), "position": pd.DataFrame(columns=human.POSITION_COLUMNS),
-             "mixed": pd.DataFrame(columns=human.MIXED_COLUMNS), "variance_components": pd.DataFrame(columns=human.VC_COLUMNS),
-             "lines": []}
+        a = {
+            "means": human.method_means(r),
+            "pairwise": human.pairwise_wilcoxon(r),
+            "friedman": human.friedman(r),
+            "agreement": human.krippendorff_alpha(r),
+            "position": pd.DataFrame(columns=human.POSITION_COLUMNS),
+            "mixed": pd.DataFrame(columns=human.MIXED_COLUMNS),
+            "variance_components": pd.DataFrame(columns=human.VC_COLUMNS),
+            "lines": [],
+        }
     return Results(
         summary=method_summary(r, o, scores, a["means"]),
         means=a["means"],
@@ -110,17 +131,19 @@ def build_results(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: Mapping[
     )
 
 
-STATS_HELP = ("Fixed in advance. **The unit is the item**: all raters score the same outputs, so each method's "
-              "score on an item is the mean over its raters (and samples). Per method: the mean over items, 95% CI "
-              "from a two-way cluster bootstrap (items and raters resampled). Pairwise: Wilcoxon signed-rank on the "
-              "item differences, Holm-corrected per dimension, with the t interval of the mean difference "
-              "(calibrated by simulation: benchmarks/bench_calibration.py). Friedman across all methods on items. "
-              "Mixed model score ~ method + (1|item) + (1|rater) + (1|output), REML, effects with 95% Wald CIs and "
-              "in SDs of a single rating. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score "
-              "shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: "
-              "Spearman within each method and with the method partialled out, never pooled (the method drives "
-              "both). Perplexity: continuation tokens only, given the exact prompt, corpus PPL = exp(ΣNLL/Σtokens). "
-              "Repetition %: share of outputs with a phrase of 2+ words repeated 3+ times back to back.")
+STATS_HELP = (
+    "Fixed in advance. **The unit is the item**: all raters score the same outputs, so each method's "
+    "score on an item is the mean over its raters (and samples). Per method: the mean over items, 95% CI "
+    "from a two-way cluster bootstrap (items and raters resampled). Pairwise: Wilcoxon signed-rank on the "
+    "item differences, Holm-corrected per dimension, with the t interval of the mean difference "
+    "(calibrated by simulation: benchmarks/bench_calibration.py). Friedman across all methods on items. "
+    "Mixed model score ~ method + (1|item) + (1|rater) + (1|output), REML, effects with 95% Wald CIs and "
+    "in SDs of a single rating. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score "
+    "shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: "
+    "Spearman within each method and with the method partialled out, never pooled (the method drives "
+    "both). Perplexity: continuation tokens only, given the exact prompt, corpus PPL = exp(ΣNLL/Σtokens). "
+    "Repetition %: share of outputs with a phrase of 2+ words repeated 3+ times back to back."
+)
 
 
 def _cell(v: Any) -> Any:
@@ -129,22 +152,57 @@ def _cell(v: Any) -> Any:
 
 def statistics_tables(r: Results) -> dict[str, pd.DataFrame]:
     """The statistics as display tables (numbers rounded, NaN as '–') with readable column names."""
+
     def fmt(df: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
-        return df.rename(columns=dict(names)).apply(lambda col: col.map(_cell)) if len(df) else df.rename(columns=dict(names))
+        return (
+            df.rename(columns=dict(names)).apply(lambda col: col.map(_cell))
+            if len(df)
+            else df.rename(columns=dict(names))
+        )
 
     return {
-        "pairwise": fmt(r.pairwise, {"method_a": "a", "method_b": "b", "n_pairs": "items", "mean_diff": "a − b",
-                                     "ci_low": "95% CI low", "ci_high": "95% CI high", "statistic": "W", "p_value": "p",
-                                     "p_holm": "p (Holm)"}),
+        "pairwise": fmt(
+            r.pairwise,
+            {
+                "method_a": "a",
+                "method_b": "b",
+                "n_pairs": "items",
+                "mean_diff": "a − b",
+                "ci_low": "95% CI low",
+                "ci_high": "95% CI high",
+                "statistic": "W",
+                "p_value": "p",
+                "p_holm": "p (Holm)",
+            },
+        ),
         "friedman": fmt(r.friedman, {"n_units": "items", "p_value": "p"}),
         "agreement": fmt(r.agreement, {}),
         "ppl_correlation": fmt(r.ppl_correlation, {"p_value": "p"}),
-        "mixed": fmt(r.mixed, {"method_a": "a", "method_b": "b", "estimate": "a − b", "ci_low": "95% CI low",
-                               "ci_high": "95% CI high", "p_value": "p", "effect_size": "a − b (SD)",
-                               "effect_ci_low": "SD CI low", "effect_ci_high": "SD CI high"}),
+        "mixed": fmt(
+            r.mixed,
+            {
+                "method_a": "a",
+                "method_b": "b",
+                "estimate": "a − b",
+                "ci_low": "95% CI low",
+                "ci_high": "95% CI high",
+                "p_value": "p",
+                "effect_size": "a − b (SD)",
+                "effect_ci_low": "SD CI low",
+                "effect_ci_high": "SD CI high",
+            },
+        ),
         "variance_components": fmt(r.variance_components, {}),
-        "position": fmt(r.position, {"diff": "first − last", "ci_low": "95% CI low", "ci_high": "95% CI high",
-                                     "p_value": "p", "n_items": "items"}),
+        "position": fmt(
+            r.position,
+            {
+                "diff": "first − last",
+                "ci_low": "95% CI low",
+                "ci_high": "95% CI high",
+                "p_value": "p",
+                "n_items": "items",
+            },
+        ),
     }
 
 
@@ -161,16 +219,25 @@ def _num(v: Any, digits: int = 2) -> str:
 
 # Column names for people: plain words, the unit once, and which way is better (↑ higher, ↓ lower).
 # Hyphens inside a name are U+2011 (non-breaking), so a narrow header never splits "distinct-2".
-COLUMNS = {"ppl": "PPL ↓", "distinct_2": "distinct\u20112 ↑", "repetition_pct": "repetition % ↓",
-           "self_bleu4": "Self\u2011BLEU4 ↓", "zipf": "Zipf", "latency_ms": "latency ms ↓", "tokens_per_s": "tokens/s ↑"}
+COLUMNS = {
+    "ppl": "PPL ↓",
+    "distinct_2": "distinct\u20112 ↑",
+    "repetition_pct": "repetition % ↓",
+    "self_bleu4": "Self\u2011BLEU4 ↓",
+    "zipf": "Zipf",
+    "latency_ms": "latency ms ↓",
+    "tokens_per_s": "tokens/s ↑",
+}
 
-METRICS_HELP = ("**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a "
-                "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
-                "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
-                "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
-                "**Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of "
-                "the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall "
-                "time per output in milliseconds. **tokens/s**: new tokens per second of generation.")
+METRICS_HELP = (
+    "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a "
+    "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
+    "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
+    "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
+    "**Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of "
+    "the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall "
+    "time per output in milliseconds. **tokens/s**: new tokens per second of generation."
+)
 
 
 def display_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -180,12 +247,17 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
         row = {"method": s["method"]}  # ratings per method: in the headline and the CSV
         for dim in DIMENSIONS:
             row[f"{dim} ↑"] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'], 1)}–{_num(s[f'{dim}_ci_high'], 1)}]"
-        row.update({
-            COLUMNS["ppl"]: _num(s["ppl"]), COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
-            COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1), COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),
-            COLUMNS["zipf"]: _num(s["zipf"]), COLUMNS["latency_ms"]: _num(s["latency_ms"], 0),
-            COLUMNS["tokens_per_s"]: _num(s["tokens_per_s"], 1),
-        })
+        row.update(
+            {
+                COLUMNS["ppl"]: _num(s["ppl"]),
+                COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
+                COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1),
+                COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),
+                COLUMNS["zipf"]: _num(s["zipf"]),
+                COLUMNS["latency_ms"]: _num(s["latency_ms"], 0),
+                COLUMNS["tokens_per_s"]: _num(s["tokens_per_s"], 1),
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -208,13 +280,26 @@ def scores_figure(means: pd.DataFrame, title: str = "Human scores ↑ (mean over
     for method in dict.fromkeys(means["method"]):
         m = means[means["method"] == method]
         fig.add_bar(
-            x=list(m["dimension"]), y=list(m["mean"]), name=str(method), marker_color=colours[method],
-            error_y=dict(type="data", symmetric=False, array=list((m["ci_high"] - m["mean"]).fillna(0)),
-                         arrayminus=list((m["mean"] - m["ci_low"]).fillna(0))),
-            customdata=list(m["n"]), hovertemplate="%{x}: %{y:.2f} (%{customdata} prompts)<extra>" + str(method) + "</extra>",
+            x=list(m["dimension"]),
+            y=list(m["mean"]),
+            name=str(method),
+            marker_color=colours[method],
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=list((m["ci_high"] - m["mean"]).fillna(0)),
+                arrayminus=list((m["mean"] - m["ci_low"]).fillna(0)),
+            ),
+            customdata=list(m["n"]),
+            hovertemplate="%{x}: %{y:.2f} (%{customdata} prompts)<extra>" + str(method) + "</extra>",
         )
-    fig.update_layout(barmode="group", title=title, height=420, legend_title_text="method",
-                      yaxis=dict(range=[1, 5.05], title="score (1 = worst, 5 = best)", tickvals=[1, 2, 3, 4, 5]))
+    fig.update_layout(
+        barmode="group",
+        title=title,
+        height=420,
+        legend_title_text="method",
+        yaxis=dict(range=[1, 5.05], title="score (1 = worst, 5 = best)", tickvals=[1, 2, 3, 4, 5]),
+    )
     return fig
 
 
@@ -230,18 +315,32 @@ def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DI
         method = s["method"]
         ys = [s[d] for d in dimensions]
         fig.add_scatter(
-            x=[s["latency_ms"]] * len(dimensions), y=ys, mode="markers+text", name=str(method),
-            text=[str(method) if k == 0 else "" for k in range(len(dimensions))], textposition="middle right",
+            x=[s["latency_ms"]] * len(dimensions),
+            y=ys,
+            mode="markers+text",
+            name=str(method),
+            text=[str(method) if k == 0 else "" for k in range(len(dimensions))],
+            textposition="middle right",
             textfont=dict(color=colours[method], size=13),
             marker=dict(size=12, color=colours[method], symbol=[symbols[k % 4] for k in range(len(dimensions))]),
-            customdata=list(dimensions), hovertemplate="%{customdata}: %{y:.2f} at %{x:.0f} ms<extra>" + str(method) + "</extra>",
-            error_y=dict(type="data", symmetric=False, array=[max(0.0, s[f"{d}_ci_high"] - s[d]) if pd.notna(s[f"{d}_ci_high"]) else 0 for d in dimensions],
-                         arrayminus=[max(0.0, s[d] - s[f"{d}_ci_low"]) if pd.notna(s[f"{d}_ci_low"]) else 0 for d in dimensions]),
+            customdata=list(dimensions),
+            hovertemplate="%{customdata}: %{y:.2f} at %{x:.0f} ms<extra>" + str(method) + "</extra>",
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[max(0.0, s[f"{d}_ci_high"] - s[d]) if pd.notna(s[f"{d}_ci_high"]) else 0 for d in dimensions],
+                arrayminus=[max(0.0, s[d] - s[f"{d}_ci_low"]) if pd.notna(s[f"{d}_ci_low"]) else 0 for d in dimensions],
+            ),
         )
     shapes = ", ".join(f"{sym.replace('-up', '')} = {d}" for sym, d in zip(symbols, dimensions))
-    fig.update_layout(title=f"Quality ↑ against latency ↓ (markers: {shapes})", xaxis_title="mean latency per output (ms) ↓",
-                      yaxis_title="mean score, 1–5 ↑", yaxis=dict(range=[1, 5.05], tickvals=[1, 2, 3, 4, 5]), height=420,
-                      legend_title_text="method")
+    fig.update_layout(
+        title=f"Quality ↑ against latency ↓ (markers: {shapes})",
+        xaxis_title="mean latency per output (ms) ↓",
+        yaxis_title="mean score, 1–5 ↑",
+        yaxis=dict(range=[1, 5.05], tickvals=[1, 2, 3, 4, 5]),
+        height=420,
+        legend_title_text="method",
+    )
     slowest = pd.to_numeric(summary["latency_ms"], errors="coerce").max()
     if pd.notna(slowest) and slowest > 0:
         fig.update_xaxes(range=[0, slowest * 1.35])  # room for the method label right of the slowest point

@@ -49,7 +49,7 @@ class Design:
 
     @property
     def total_sd(self) -> float:
-        return math.sqrt(self.sd_item ** 2 + self.sd_rater ** 2 + self.sd_output ** 2 + self.sd_resid ** 2)
+        return math.sqrt(self.sd_item**2 + self.sd_rater**2 + self.sd_output**2 + self.sd_resid**2)
 
 
 METHOD_NAMES = tuple("ABCDEFGHIJ")
@@ -58,9 +58,14 @@ METHOD_NAMES = tuple("ABCDEFGHIJ")
 def latent(design: Design, rng: np.random.Generator, n_studies: int = 1) -> np.ndarray:
     """Latent scores, shape (studies, items, raters, methods), position effect included."""
     s, i, r, m = n_studies, design.items, design.raters, design.methods
-    x = (design.mean + np.array([design.effect(k) for k in range(m)])[None, None, None, :]
-         + rng.normal(0, design.sd_item, (s, i, 1, 1)) + rng.normal(0, design.sd_rater, (s, 1, r, 1))
-         + rng.normal(0, design.sd_output, (s, i, 1, m)) + rng.normal(0, design.sd_resid, (s, i, r, m)))
+    x = (
+        design.mean
+        + np.array([design.effect(k) for k in range(m)])[None, None, None, :]
+        + rng.normal(0, design.sd_item, (s, i, 1, 1))
+        + rng.normal(0, design.sd_rater, (s, 1, r, 1))
+        + rng.normal(0, design.sd_output, (s, i, 1, m))
+        + rng.normal(0, design.sd_resid, (s, i, r, m))
+    )
     if design.position_effect:
         x = x + design.position_effect * (positions(design) == 0)[None]
     return x
@@ -85,11 +90,16 @@ def simulate(design: Design, seed: int | np.random.Generator = 0, study_id: int 
     scores = [observed(latent(design, rng))[0] for _ in human.DIMENSIONS]
     i, r, m = np.meshgrid(np.arange(design.items), np.arange(design.raters), np.arange(design.methods), indexing="ij")
     pos = positions(design)
-    frame = pd.DataFrame({
-        "study_id": study_id, "item_id": i.ravel(), "output_id": (i * design.methods + m).ravel(),
-        "method": np.array(METHOD_NAMES)[m.ravel()], "rater": np.char.add("r", r.ravel().astype(str)),
-        "position": pos.ravel(),
-    })
+    frame = pd.DataFrame(
+        {
+            "study_id": study_id,
+            "item_id": i.ravel(),
+            "output_id": (i * design.methods + m).ravel(),
+            "method": np.array(METHOD_NAMES)[m.ravel()],
+            "rater": np.char.add("r", r.ravel().astype(str)),
+            "position": pos.ravel(),
+        }
+    )
     for dim, sc in zip(human.DIMENSIONS, scores):
         frame[dim] = sc.ravel().astype(int)
     return frame
@@ -109,6 +119,7 @@ def expected_scores(design: Design) -> np.ndarray:
 
 
 # ---- calibration -----------------------------------------------------------------------------------
+
 
 @dataclass
 class Calibration:
@@ -139,8 +150,10 @@ class Calibration:
             f"percentile bootstrap over items {self.coverage_percentile:.3f}",
         ]
         if self.mixed_reps:
-            out.append(f"mixed model (REML, Wald 95%) over {self.mixed_reps} studies each: false-positive rate "
-                       f"{self.fpr_mixed:.3f}, coverage {self.coverage_mixed:.3f}")
+            out.append(
+                f"mixed model (REML, Wald 95%) over {self.mixed_reps} studies each: false-positive rate "
+                f"{self.fpr_mixed:.3f}, coverage {self.coverage_mixed:.3f}"
+            )
         return out
 
 
@@ -150,8 +163,15 @@ def _percentile_ci(diff: np.ndarray, rng: np.random.Generator, n_resamples: int 
     return float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
 
 
-def calibrate(design: Design = Design(), n_null: int = 500, n_known: int = 500, known_effect: float = 0.5,
-              seed: int = 0, mixed_reps: int = 0, dimension: str = human.DIMENSIONS[0]) -> Calibration:
+def calibrate(
+    design: Design = Design(),
+    n_null: int = 500,
+    n_known: int = 500,
+    known_effect: float = 0.5,
+    seed: int = 0,
+    mixed_reps: int = 0,
+    dimension: str = human.DIMENSIONS[0],
+) -> Calibration:
     """Simulate null studies (no method effect) and studies where the last method is shifted by
     `known_effect` on the latent scale, and run the app's own functions on each: the false-positive
     rates of the primary tests, and how often the 95% CI of the known difference (on the observed
@@ -180,10 +200,18 @@ def calibrate(design: Design = Design(), n_null: int = 500, n_known: int = 500, 
         table = human.item_table(df, dimension)
         lo, hi = _percentile_ci((table[a] - table[b]).to_numpy(float), rng)
         cover_p += bool(lo <= true_diff <= hi)
-    result = Calibration(design=design, n_null=n_null, n_known=n_known, fpr_wilcoxon=hits_w / n_null,
-                         fpr_friedman=hits_f / n_null if design.methods >= 3 else math.nan, fpr_any_holm=hits_any / n_null,
-                         true_diff=true_diff, coverage_t=cover_t / n_known, coverage_percentile=cover_p / n_known,
-                         mean_ci_width_t=float(np.mean(widths)))
+    result = Calibration(
+        design=design,
+        n_null=n_null,
+        n_known=n_known,
+        fpr_wilcoxon=hits_w / n_null,
+        fpr_friedman=hits_f / n_null if design.methods >= 3 else math.nan,
+        fpr_any_holm=hits_any / n_null,
+        true_diff=true_diff,
+        coverage_t=cover_t / n_known,
+        coverage_percentile=cover_p / n_known,
+        mean_ci_width_t=float(np.mean(widths)),
+    )
     if mixed_reps:
         fp = cov = 0
         for _ in range(mixed_reps):
@@ -198,6 +226,7 @@ def calibrate(design: Design = Design(), n_null: int = 500, n_known: int = 500, 
 
 
 # ---- power ------------------------------------------------------------------------------------------
+
 
 def _holm_rows(p: np.ndarray) -> np.ndarray:
     """Holm adjustment along the last axis (NaN treated as 1)."""
@@ -249,21 +278,43 @@ def pilot_sds(ratings: pd.DataFrame, dimension: str) -> dict[str, float]:
     }
 
 
-def power_grid(delta: float, items: Sequence[int] = (8, 12, 16, 24, 32, 48, 64), raters: Sequence[int] = (1, 2, 3, 5),
-               methods: int = 3, sds: Mapping[str, float] | None = None, mean: float = 3.2, n_studies: int = 200,
-               alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
+def power_grid(
+    delta: float,
+    items: Sequence[int] = (8, 12, 16, 24, 32, 48, 64),
+    raters: Sequence[int] = (1, 2, 3, 5),
+    methods: int = 3,
+    sds: Mapping[str, float] | None = None,
+    mean: float = 3.2,
+    n_studies: int = 200,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Power to detect a difference `delta` (latent scale, about the 1-5 scale away from the ends)
     between two of `methods` methods, for each items x raters design (every rater rates every item)."""
     sds = {**DEFAULT_SD, **(sds or {})}
     rows = []
     for n_items in items:
         for n_raters in raters:
-            design = Design(items=int(n_items), raters=int(n_raters), methods=int(methods), mean=mean,
-                            sd_item=sds["item"], sd_rater=sds["rater"], sd_output=sds["output"], sd_resid=sds["resid"],
-                            effects=(0.0,) * (methods - 1) + (float(delta),))
+            design = Design(
+                items=int(n_items),
+                raters=int(n_raters),
+                methods=int(methods),
+                mean=mean,
+                sd_item=sds["item"],
+                sd_rater=sds["rater"],
+                sd_output=sds["output"],
+                sd_resid=sds["resid"],
+                effects=(0.0,) * (methods - 1) + (float(delta),),
+            )
             power = simulated_power(design, n_studies=n_studies, alpha=alpha, seed=seed + 1000 * n_items + n_raters)
-            rows.append({"items": int(n_items), "raters": int(n_raters), "ratings": int(n_items * n_raters * methods),
-                         "power": power})
+            rows.append(
+                {
+                    "items": int(n_items),
+                    "raters": int(n_raters),
+                    "ratings": int(n_items * n_raters * methods),
+                    "power": power,
+                }
+            )
     return pd.DataFrame(rows, columns=["items", "raters", "ratings", "power"])
 
 
@@ -274,11 +325,15 @@ def plan(delta: float, target: float = 0.8, **kwargs: Any) -> tuple[pd.DataFrame
     methods = kwargs.get("methods", 3)
     if ok.empty:
         best = grid.sort_values("power").iloc[-1]
-        line = (f"No design in the grid reaches {target:.0%} power for Δ = {delta:g}; the best is {int(best['items'])} items × "
-                f"{int(best['raters'])} raters ({best['power']:.0%}). Add items: they help more than raters.")
+        line = (
+            f"No design in the grid reaches {target:.0%} power for Δ = {delta:g}; the best is {int(best['items'])} items × "
+            f"{int(best['raters'])} raters ({best['power']:.0%}). Add items: they help more than raters."
+        )
     else:
         best = ok.iloc[0]
-        line = (f"{int(best['items'])} items × {int(best['raters'])} rater{'s' if best['raters'] != 1 else ''} ({int(best['ratings'])} ratings with {methods} methods) "
-                f"give {best['power']:.0%} power to detect Δ = {delta:g} between two methods (Wilcoxon on items, Holm over all "
-                f"pairs, α = {kwargs.get('alpha', 0.05)}), by simulation.")
+        line = (
+            f"{int(best['items'])} items × {int(best['raters'])} rater{'s' if best['raters'] != 1 else ''} ({int(best['ratings'])} ratings with {methods} methods) "
+            f"give {best['power']:.0%} power to detect Δ = {delta:g} between two methods (Wilcoxon on items, Holm over all "
+            f"pairs, α = {kwargs.get('alpha', 0.05)}), by simulation."
+        )
     return grid, line

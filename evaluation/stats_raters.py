@@ -1,16 +1,16 @@
 """Rater diagnostics for the organizer: agreement with the rest, time per item, straight-lining.
 
-  * leave-one-out Krippendorff's alpha (ordinal) per dimension: alpha of all raters, alpha without
-    this rater; change = with - without. A rater whose removal raises the others' agreement
-    (change < 0) scores differently from the rest;
-  * median seconds per item: the store keeps when each rating was first saved (`created_at`; an
-    item's scores are saved together on Submit). The gaps between a rater's consecutive items are
-    the time spent on the next item (reading and scoring); the first item has no gap and gaps over
-    30 minutes count as breaks, not work. Re-submitting changes `updated_at` only, so the gaps are
-    those of the first pass;
-  * straight-lining: the share of a rater's items in which every output got the same score on
-    every dimension; flagged at 80% or more over at least 3 items, or when a rater used only one
-    score value in all their ratings.
+* leave-one-out Krippendorff's alpha (ordinal) per dimension: alpha of all raters, alpha without
+  this rater; change = with - without. A rater whose removal raises the others' agreement
+  (change < 0) scores differently from the rest;
+* median seconds per item: the store keeps when each rating was first saved (`created_at`; an
+  item's scores are saved together on Submit). The gaps between a rater's consecutive items are
+  the time spent on the next item (reading and scoring); the first item has no gap and gaps over
+  30 minutes count as breaks, not work. Re-submitting changes `updated_at` only, so the gaps are
+  those of the first pass;
+* straight-lining: the share of a rater's items in which every output got the same score on
+  every dimension; flagged at 80% or more over at least 3 items, or when a rater used only one
+  score value in all their ratings.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def leave_one_out_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = human
         table = df.pivot_table(index="rater", columns="output_id", values="_score", aggfunc="mean")
         full = human.alpha_of(table.to_numpy(float))
         for r in raters:
-            without = human.alpha_of(table.drop(index=r, errors="ignore").to_numpy(float)) if len(table) > 2 else math.nan
+            without = (
+                human.alpha_of(table.drop(index=r, errors="ignore").to_numpy(float)) if len(table) > 2 else math.nan
+            )
             rows[r][f"alpha_without_{dim}"] = without
             rows[r][f"alpha_change_{dim}"] = full - without if np.isfinite(full) and np.isfinite(without) else math.nan
     return pd.DataFrame(list(rows.values()))
@@ -70,16 +72,35 @@ def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = human.DIM
         flat = per_item.apply(lambda g: np.unique(g[list(dimensions)].to_numpy(float)).size == 1)[multi]
         share = float(flat.mean()) if len(flat) else math.nan
         flag = bool(len(values) == 1 and len(group) > 1) or bool(len(flat) >= 3 and share >= FLAT_SHARE)
-        rows.append({"rater": rater, "items": int(group["item_id"].nunique()), "ratings": int(len(group)),
-                     "distinct_scores": int(len(values)), "flat_items_share": share, "straight_lining": flag})
-    return pd.DataFrame(rows, columns=["rater", "items", "ratings", "distinct_scores", "flat_items_share", "straight_lining"])
+        rows.append(
+            {
+                "rater": rater,
+                "items": int(group["item_id"].nunique()),
+                "ratings": int(len(group)),
+                "distinct_scores": int(len(values)),
+                "flat_items_share": share,
+                "straight_lining": flag,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["rater", "items", "ratings", "distinct_scores", "flat_items_share", "straight_lining"]
+    )
 
 
 def rater_diagnostics(ratings: pd.DataFrame, dimensions: Sequence[str] = human.DIMENSIONS) -> pd.DataFrame:
     """Everything above, one row per rater."""
     if ratings.empty:
-        return pd.DataFrame(columns=["rater", "items", "ratings", "median_s_per_item", "distinct_scores",
-                                     "flat_items_share", "straight_lining"])
+        return pd.DataFrame(
+            columns=[
+                "rater",
+                "items",
+                "ratings",
+                "median_s_per_item",
+                "distinct_scores",
+                "flat_items_share",
+                "straight_lining",
+            ]
+        )
     out = straight_lining(ratings, dimensions)
     out.insert(3, "median_s_per_item", out["rater"].map(seconds_per_item(ratings)).astype(float))
     return out.merge(leave_one_out_alpha(ratings, dimensions), on="rater", how="left")
@@ -91,15 +112,25 @@ def explain(diag: pd.DataFrame, dimensions: Sequence[str] = human.DIMENSIONS) ->
     for row in diag.to_dict("records"):
         notes = []
         if row.get("straight_lining"):
-            notes.append(f"gave the same score everywhere on {row['flat_items_share']:.0%} of items"
-                         if np.isfinite(row.get("flat_items_share", math.nan)) else "used a single score value")
-        drops = [d for d in dimensions if np.isfinite(row.get(f"alpha_change_{d}", math.nan)) and row[f"alpha_change_{d}"] < -0.05]
+            notes.append(
+                f"gave the same score everywhere on {row['flat_items_share']:.0%} of items"
+                if np.isfinite(row.get("flat_items_share", math.nan))
+                else "used a single score value"
+            )
+        drops = [
+            d
+            for d in dimensions
+            if np.isfinite(row.get(f"alpha_change_{d}", math.nan)) and row[f"alpha_change_{d}"] < -0.05
+        ]
         if drops:
-            notes.append("agreement rises without them on " + ", ".join(
-                f"{d} ({row[f'alpha_change_{d}']:+.2f})" for d in drops))
+            notes.append(
+                "agreement rises without them on " + ", ".join(f"{d} ({row[f'alpha_change_{d}']:+.2f})" for d in drops)
+            )
         secs = row.get("median_s_per_item", math.nan)
         if np.isfinite(secs) and secs < 10:
             notes.append(f"a median of {secs:.0f} s per item")
         if notes:
             lines.append(f"{row['rater']}: " + "; ".join(notes) + ".")
-    return lines or ["No rater stands out (no straight-lining, no rater lowers agreement by more than 0.05, no item under 10 s)."]
+    return lines or [
+        "No rater stands out (no straight-lining, no rater lowers agreement by more than 0.05, no item under 10 s)."
+    ]

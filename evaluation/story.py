@@ -52,8 +52,17 @@ def leaders(pairwise: pd.DataFrame, alpha: float = ALPHA) -> list[dict[str, Any]
             else:
                 if wins and len(wins) == len(methods) - 1:
                     lead = min(wins)
-                    found.append({"dimension": dim, "method": m, "lead": lead[0], "ci_low": lead[1],
-                                  "ci_high": lead[2], "p": max(w[3] for w in wins), "items": int(lead[4])})
+                    found.append(
+                        {
+                            "dimension": dim,
+                            "method": m,
+                            "lead": lead[0],
+                            "ci_low": lead[1],
+                            "ci_high": lead[2],
+                            "p": max(w[3] for w in wins),
+                            "items": int(lead[4]),
+                        }
+                    )
     return found
 
 
@@ -64,19 +73,28 @@ def takeaway(pairwise: pd.DataFrame, n_items: int, n_ratings: int, n_raters: int
         return f"No ratings yet ({sizes})."
     leads = leaders(pairwise, alpha)
     if leads:
-        parts = [f"{l['method']} leads on {l['dimension']} ({confidence_words(l['p'])}: at least "
-                 f"{l['lead']:+.2f} points on the 1–5 scale over every other method, 95% CI "
-                 f"{l['ci_low']:+.2f} to {l['ci_high']:+.2f}, Holm p ≤ {l['p']:.2g})" for l in leads]
+        parts = [
+            f"{l['method']} leads on {l['dimension']} ({confidence_words(l['p'])}: at least "
+            f"{l['lead']:+.2f} points on the 1–5 scale over every other method, 95% CI "
+            f"{l['ci_low']:+.2f} to {l['ci_high']:+.2f}, Holm p ≤ {l['p']:.2g})"
+            for l in leads
+        ]
         led = {l["dimension"] for l in leads}
         rest = [d for d in dict.fromkeys(pairwise["dimension"]) if d not in led]
         tail = f"; no clear leader on {', '.join(rest)}" if rest else ""
         return "; ".join(parts) + tail + f" ({sizes})."
-    sig = pairwise[pd.to_numeric(pairwise["p_holm"], errors="coerce") < alpha] if pairwise is not None and len(pairwise) else pd.DataFrame()
+    sig = (
+        pairwise[pd.to_numeric(pairwise["p_holm"], errors="coerce") < alpha]
+        if pairwise is not None and len(pairwise)
+        else pd.DataFrame()
+    )
     if len(sig):
         r = sig.sort_values("p_holm").iloc[0]
         better, worse = (r["method_a"], r["method_b"]) if r["mean_diff"] > 0 else (r["method_b"], r["method_a"])
-        return (f"No method leads overall; the clearest difference: {better} is rated above {worse} on {r['dimension']} "
-                f"by {abs(r['mean_diff']):.2f} points ({confidence_words(r['p_holm'])}, Holm p = {r['p_holm']:.2g}) ({sizes}).")
+        return (
+            f"No method leads overall; the clearest difference: {better} is rated above {worse} on {r['dimension']} "
+            f"by {abs(r['mean_diff']):.2f} points ({confidence_words(r['p_holm'])}, Holm p = {r['p_holm']:.2g}) ({sizes})."
+        )
     return f"No clear difference yet between the methods ({sizes})."
 
 
@@ -88,8 +106,16 @@ def agreement_words(agreement: pd.DataFrame) -> str:
     if not vals:
         return "Agreement between raters: not computable yet (needs 2+ raters on the same outputs)."
     low = round(min(a for _, a in vals), 3)  # classified as shown (3 decimals), so "0.667" never reads "low"
-    word = ("Raters agree well" if low >= 0.8 else "Raters agree only tentatively" if low >= 0.667
-            else "Raters often disagree" if low >= 0.2 else "Raters barely agree, so treat the scores with care"
-            if low >= 0 else "Raters disagree more than chance would, so treat the scores with care")
+    word = (
+        "Raters agree well"
+        if low >= 0.8
+        else "Raters agree only tentatively"
+        if low >= 0.667
+        else "Raters often disagree"
+        if low >= 0.2
+        else "Raters barely agree, so treat the scores with care"
+        if low >= 0
+        else "Raters disagree more than chance would, so treat the scores with care"
+    )
     detail = ", ".join(f"{d} α = {a:.3f}" for d, a in vals)
     return f"{word} ({detail}; Krippendorff's α: 1 = perfect, 0 = chance, ≥ 0.8 good, ≥ 0.667 tentative)."

@@ -84,13 +84,15 @@ def tang_fragments(path: Path) -> list[dict]:
         title, body = lines[0], [ln for ln in lines[2:]]  # lines[1] names the author
         if len(body) < 3:
             continue
-        items.append({
-            "id": f"tang-{n:03d}",
-            "language": "zh",
-            "source": f"唐诗三百首 {title}",
-            "prompt": f"{title}\n{body[0]}\n",
-            "continuation": "\n".join(body[1:]),
-        })
+        items.append(
+            {
+                "id": f"tang-{n:03d}",
+                "language": "zh",
+                "source": f"唐诗三百首 {title}",
+                "prompt": f"{title}\n{body[0]}\n",
+                "continuation": "\n".join(body[1:]),
+            }
+        )
     return items
 
 

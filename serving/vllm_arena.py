@@ -145,11 +145,11 @@ class _NGramState:
         tokens = self.prompt + self.output
         n = self.n
         for end in range(max(self.done, n - 1), len(tokens)):
-            self.seen.setdefault(tuple(tokens[end - n + 1:end]), set()).add(tokens[end])
+            self.seen.setdefault(tuple(tokens[end - n + 1 : end]), set()).add(tokens[end])
         self.done = len(tokens)
         if len(tokens) + 1 < n:
             return []
-        return sorted(self.seen.get(tuple(tokens[len(tokens) - n + 1:]), ()))
+        return sorted(self.seen.get(tuple(tokens[len(tokens) - n + 1 :]), ()))
 
 
 class ArenaNoRepeatNGram(LogitsProcessor):

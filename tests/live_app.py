@@ -92,8 +92,13 @@ class LiveApp:
                 self.kill()
 
 
-def start_app(workdir: Path, extra_env: dict[str, str] | None = None, timeout_s: float = 300,
-              args: list[str] | None = None, port: int | None = None) -> LiveApp:
+def start_app(
+    workdir: Path,
+    extra_env: dict[str, str] | None = None,
+    timeout_s: float = 300,
+    args: list[str] | None = None,
+    port: int | None = None,
+) -> LiveApp:
     """Start `python app.py` on 127.0.0.1 and wait until its config answers."""
     workdir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
@@ -179,14 +184,25 @@ class GradioHTTP:
     def components(self) -> dict[int, dict]:
         return {c["id"]: c for c in self.config()["components"]}
 
-    def call(self, fn_index: int, data: list[Any], session_hash: str | None = None,
-             event_data: Any = None, trigger_id: int | None = None) -> CallResult:
+    def call(
+        self,
+        fn_index: int,
+        data: list[Any],
+        session_hash: str | None = None,
+        event_data: Any = None,
+        trigger_id: int | None = None,
+    ) -> CallResult:
         """One call, as the browser makes it: join the queue, then read the session's SSE stream
         until this event completes. Stateful inputs (gr.State) come from the server-side session,
         so a fresh `session_hash` is a fresh visitor."""
         session_hash = session_hash or uuid.uuid4().hex[:11]
-        body = {"data": data, "fn_index": fn_index, "session_hash": session_hash,
-                "event_data": event_data, "trigger_id": trigger_id}
+        body = {
+            "data": data,
+            "fn_index": fn_index,
+            "session_hash": session_hash,
+            "event_data": event_data,
+            "trigger_id": trigger_id,
+        }
         r = self.http.post(f"{self.url}{API}/queue/join", json=body)
         if r.status_code != 200:
             return CallResult(False, None, r.text, r.text, r.status_code)

@@ -21,20 +21,48 @@ def db_store(workdir: Path) -> Store:
     return Store(f"sqlite:///{Path(workdir) / 'arena.db'}")
 
 
-def seed_study(store: Store, name: str, prompts: Sequence[str], texts: Sequence[Mapping[str, str]], *,
-               latency_ms: float = 1234.5, ttft_ms: float = 234.5, tokens_per_s: float = 12.5,
-               seed: int = 7, new_tokens: int = 4) -> tuple[int, list[int]]:
+def seed_study(
+    store: Store,
+    name: str,
+    prompts: Sequence[str],
+    texts: Sequence[Mapping[str, str]],
+    *,
+    latency_ms: float = 1234.5,
+    ttft_ms: float = 234.5,
+    tokens_per_s: float = 12.5,
+    seed: int = 7,
+    new_tokens: int = 4,
+) -> tuple[int, list[int]]:
     """A study with one item per prompt and, for item k, one output per method with `texts[k][method]`.
     Returns (study_id, item_ids)."""
     methods = list(texts[0])
-    sid = store.create_study(name, model="seeded", methods=methods, settings={m: {} for m in methods},
-                             samples_per_method=1, max_new_tokens=new_tokens, base_seed=seed)
+    sid = store.create_study(
+        name,
+        model="seeded",
+        methods=methods,
+        settings={m: {} for m in methods},
+        samples_per_method=1,
+        max_new_tokens=new_tokens,
+        base_seed=seed,
+    )
     item_ids = store.add_items(sid, [{"prompt": p, "scenario": "seeded", "language": "en"} for p in prompts])
     for item_id, by_method in zip(item_ids, texts):
         for method, text in by_method.items():
-            store.add_output(item_id, method, 0, text=text, settings={"method": method, "seeded": True}, seed=seed,
-                             model="seeded", new_tokens=new_tokens, latency_ms=latency_ms, ttft_ms=ttft_ms,
-                             tokens_per_s=tokens_per_s, prompt_tokens=5, finish_reason="length")
+            store.add_output(
+                item_id,
+                method,
+                0,
+                text=text,
+                settings={"method": method, "seeded": True},
+                seed=seed,
+                model="seeded",
+                new_tokens=new_tokens,
+                latency_ms=latency_ms,
+                ttft_ms=ttft_ms,
+                tokens_per_s=tokens_per_s,
+                prompt_tokens=5,
+                finish_reason="length",
+            )
     return sid, item_ids
 
 

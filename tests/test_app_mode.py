@@ -39,6 +39,9 @@ def test_a_space_without_database_url_warns_in_rate_and_organizer(monkeypatch):
     warned = [t for t in texts if "lost when it restarts; set DATABASE_URL" in t]
     assert len(warned) == 2  # the Rate tab and the Organizer tab
     monkeypatch.setenv("DATABASE_URL", "postgresql://db.example/arena")
-    texts = [c["props"].get("value") or "" for c in app.build_app().get_config_file()["components"]
-             if c.get("type") == "markdown"]
+    texts = [
+        c["props"].get("value") or ""
+        for c in app.build_app().get_config_file()["components"]
+        if c.get("type") == "markdown"
+    ]
     assert not any("lost when it restarts" in t for t in texts)

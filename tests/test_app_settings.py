@@ -35,19 +35,21 @@ def test_status_update_rate_refuses_the_rest(monkeypatch, capsys, value):
 
 def test_a_bad_rate_stops_the_app_before_the_model_loads():
     env = {**os.environ, "ARENA_STATUS_UPDATE_RATE": "soon", "ARENA_MODEL": str(ROOT / "no-such-model.gguf")}
-    proc = subprocess.run([sys.executable, str(ROOT / "app.py"), "--port", "1"], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "app.py"), "--port", "1"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2
     assert "ARENA_STATUS_UPDATE_RATE" in proc.stderr and "no-such-model" not in proc.stderr
 
 
 # ---- arena/settings.py: the one table of settings ----------------------------------------------------
 
+
 def test_the_readme_table_is_the_settings_table():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## Settings\n", 1)[1]
     lines = []  # the first table after the heading, up to its first non-table line
-    for line in section[section.index("| setting"):].splitlines():
+    for line in section[section.index("| setting") :].splitlines():
         if not line.startswith("|"):
             break
         lines.append(line)
@@ -66,8 +68,10 @@ def test_no_module_reads_the_environment_but_the_settings_module():
     app_reads = [line for line in (ROOT / "app.py").read_text(encoding="utf-8").splitlines() if "os.environ" in line]
     # app.py: the flags and the environment go to settings.load; the one raw read decides whether
     # `spaces` is imported before any project module (and so torch) is.
-    assert app_reads == ['if os.environ.get("SPACES_ZERO_GPU"):',
-                         "        config = settings.load(sys.argv[1:] if argv is None else argv, os.environ)"]
+    assert app_reads == [
+        'if os.environ.get("SPACES_ZERO_GPU"):',
+        "        config = settings.load(sys.argv[1:] if argv is None else argv, os.environ)",
+    ]
     assert not found, f"read os.environ outside arena/settings.py: {found}"
 
 
@@ -78,8 +82,13 @@ def test_every_environment_variable_is_declared_once():
 
 
 def test_flags_win_over_the_environment_which_wins_over_defaults():
-    env = {"ARENA_MODEL": "from-env", "ARENA_PORT": "9000", "GRADIO_SERVER_NAME": "0.0.0.0",
-           "ARENA_COMPARE_MAX_TOKENS": " ", "ARENA_AUTH_FREE_ATTEMPTS": "3"}
+    env = {
+        "ARENA_MODEL": "from-env",
+        "ARENA_PORT": "9000",
+        "GRADIO_SERVER_NAME": "0.0.0.0",
+        "ARENA_COMPARE_MAX_TOKENS": " ",
+        "ARENA_AUTH_FREE_ATTEMPTS": "3",
+    }
     s = settings.load(["--model", "from-flag", "--port", "7861"], env)
     assert (s.model, s.port, s.host) == ("from-flag", 7861, "0.0.0.0")
     assert s.compare_max_tokens == 2048  # blank: the default
@@ -88,12 +97,15 @@ def test_flags_win_over_the_environment_which_wins_over_defaults():
     assert settings.load(None, {}) == settings.Settings()
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"ARENA_PORT": "http"}, "ARENA_PORT must be a whole number"),
-    ({"ARENA_COMPARE_MAX_TOKENS": "0"}, "ARENA_COMPARE_MAX_TOKENS must be at least 1"),
-    ({"ARENA_VLLM_TIMEOUT": "-1"}, "ARENA_VLLM_TIMEOUT must be a number > 0"),
-    ({"ARENA_AUTH_FREE_ATTEMPTS": "2.5"}, "ARENA_AUTH_FREE_ATTEMPTS must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"ARENA_PORT": "http"}, "ARENA_PORT must be a whole number"),
+        ({"ARENA_COMPARE_MAX_TOKENS": "0"}, "ARENA_COMPARE_MAX_TOKENS must be at least 1"),
+        ({"ARENA_VLLM_TIMEOUT": "-1"}, "ARENA_VLLM_TIMEOUT must be a number > 0"),
+        ({"ARENA_AUTH_FREE_ATTEMPTS": "2.5"}, "ARENA_AUTH_FREE_ATTEMPTS must be a whole number"),
+    ],
+)
 def test_a_number_that_cannot_be_read_is_refused_with_its_name(env, message):
     with pytest.raises(settings.SettingError, match=message):
         settings.load([], env)
@@ -136,7 +148,8 @@ def test_app_does_not_write_its_flags_into_the_environment(monkeypatch):
 
 def test_a_bad_number_stops_the_app_before_the_model_loads():
     env = {**os.environ, "ARENA_COMPARE_MAX_TOKENS": "lots", "ARENA_MODEL": str(ROOT / "no-such-model.gguf")}
-    proc = subprocess.run([sys.executable, str(ROOT / "app.py"), "--port", "1"], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "app.py"), "--port", "1"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2
     assert "ARENA_COMPARE_MAX_TOKENS must be a whole number" in proc.stderr and "no-such-model" not in proc.stderr

@@ -9,8 +9,13 @@ from arena import batching, studies
 from arena.runner import RunRequest, encode_ids, run_methods
 from arena.store import Store
 
-PROMPTS = ["Name a colour.", "Write a short greeting to a friend who moved to a new city last month.",
-           "Count to three.", "What is rain?", "Say yes."]
+PROMPTS = [
+    "Name a colour.",
+    "Write a short greeting to a friend who moved to a new city last month.",
+    "Count to three.",
+    "What is rain?",
+    "Say yes.",
+]
 
 
 def test_left_pad_masks_the_padding():
@@ -42,8 +47,14 @@ def test_study_generation_in_batches_times_one_output_per_method_and_resumes(lm,
     specs = [studies.PromptSpec(p) for p in PROMPTS]
     sid = studies.create_study(store, "batched", specs, methods=["TS-Temp", "BS-4"], max_new_tokens=8)
     calls = []
-    first = studies.generate_study(store, lm, sid, batch_size=2, should_stop=lambda: len(calls) >= 3,
-                                   progress=lambda d, t, what: calls.append(what))
+    first = studies.generate_study(
+        store,
+        lm,
+        sid,
+        batch_size=2,
+        should_stop=lambda: len(calls) >= 3,
+        progress=lambda d, t, what: calls.append(what),
+    )
     assert not first.complete and store.get_study(sid).state == "draft"
     second = studies.generate_study(store, lm, sid, batch_size=2)
     assert second.complete and second.opened and first.generated + second.generated == 10

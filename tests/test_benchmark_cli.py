@@ -8,14 +8,20 @@ from evaluation import benchmark
 
 
 def record(method, scenario, latency, tokens):
-    return dict(method=method, scenario=scenario, latency_ms=latency, ttft_ms=latency / 10, new_tokens=tokens,
-                peak_mem_mb=None)
+    return dict(
+        method=method, scenario=scenario, latency_ms=latency, ttft_ms=latency / 10, new_tokens=tokens, peak_mem_mb=None
+    )
 
 
 def test_summarize_and_ratios_by_hand():
-    runs = [record("BS-4", "qa", 1000, 10), record("BS-4", "qa", 3000, 10),
-            record("TS-Temp", "qa", 500, 10), record("TS-Temp", "qa", 500, 10),
-            record("TS-Tilted", "qa", 600, 10), record("TS-Tilted", "qa", 400, 5)]
+    runs = [
+        record("BS-4", "qa", 1000, 10),
+        record("BS-4", "qa", 3000, 10),
+        record("TS-Temp", "qa", 500, 10),
+        record("TS-Temp", "qa", 500, 10),
+        record("TS-Tilted", "qa", 600, 10),
+        record("TS-Tilted", "qa", 400, 5),
+    ]
     per = {r["method"]: r for r in benchmark.summarize(runs)}
     bs = per["BS-4"]
     assert bs["latency_ms_mean"] == 2000 and bs["latency_ms_p50"] == 2000
@@ -44,9 +50,27 @@ def test_prompt_files(tmp_path):
 
 def test_cli_runs_and_writes_json_csv_html(tmp_path, lm, capsys):
     out = tmp_path / "out.json"
-    code = benchmark.main(["--trials", "1", "--warmup", "0", "--max-new-tokens", "3", "--language", "en", "--limit", "1",
-                           "--no-progress", "--json", str(out), "--csv", str(tmp_path / "o.csv"),
-                           "--html", str(tmp_path / "o.html")])
+    code = benchmark.main(
+        [
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--max-new-tokens",
+            "3",
+            "--language",
+            "en",
+            "--limit",
+            "1",
+            "--no-progress",
+            "--json",
+            str(out),
+            "--csv",
+            str(tmp_path / "o.csv"),
+            "--html",
+            str(tmp_path / "o.html"),
+        ]
+    )
     assert code == 0
     data = json.loads(out.read_text())
     methods = {r["method"] for r in data["per_method"]}
@@ -64,13 +88,16 @@ def test_cli_runs_and_writes_json_csv_html(tmp_path, lm, capsys):
     assert "TS-Tilted / TS-Temp" in printed and "/ BS-4" in printed
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--trials", "0"], "--trials"),
-    (["--methods", "NOPE"], "unknown method"),
-    (["--prompts", "/nonexistent.txt"], "not found"),
-    (["--language", "fr"], "--language"),
-    (["--limit", "0"], "--limit"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--trials", "0"], "--trials"),
+        (["--methods", "NOPE"], "unknown method"),
+        (["--prompts", "/nonexistent.txt"], "not found"),
+        (["--language", "fr"], "--language"),
+        (["--limit", "0"], "--limit"),
+    ],
+)
 def test_bad_input_is_a_clear_error(args, message, capsys):
     assert benchmark.main(args + ["--no-progress"]) == 2
     err = capsys.readouterr().err

@@ -30,8 +30,19 @@ def make_study(store, n_items=6, methods=METHODS):
     iids = store.add_items(sid, [{"prompt": f"prompt {k}", "scenario": "s"} for k in range(n_items)])
     for iid in iids:
         for k, m in enumerate(methods):
-            store.add_output(iid, m, 0, text=f"response text {iid}-{k}", settings={"method": m, "temperature": 0.9},
-                             seed=0, model="m", new_tokens=4, latency_ms=123.456, ttft_ms=7.5, tokens_per_s=32.1)
+            store.add_output(
+                iid,
+                m,
+                0,
+                text=f"response text {iid}-{k}",
+                settings={"method": m, "temperature": 0.9},
+                seed=0,
+                model="m",
+                new_tokens=4,
+                latency_ms=123.456,
+                ttft_ms=7.5,
+                tokens_per_s=32.1,
+            )
     return sid, iids
 
 
@@ -116,16 +127,19 @@ def test_submit_progress_next_and_going_back(store):
     assert done is None and "all 3 items" in message
 
 
-@pytest.mark.parametrize("scores, comments", [
-    ({"A": {"coherence": 3, "informativeness": 3, "naturalness": 3}}, None),  # B, C missing
-    ({**full_scores(), "D": {"coherence": 3, "informativeness": 3, "naturalness": 3}}, None),  # no D
-    ({**full_scores(), "A": {"coherence": 6, "informativeness": 3, "naturalness": 3}}, None),
-    ({**full_scores(), "B": {"coherence": 2.5, "informativeness": 3, "naturalness": 3}}, None),
-    ({**full_scores(), "C": {"coherence": "x", "informativeness": 3, "naturalness": 3}}, None),
-    ({**full_scores(), "C": {"coherence": None, "informativeness": 3, "naturalness": 3}}, None),
-    ("not a dict", None),
-    (full_scores(), {"A": 42}),
-])
+@pytest.mark.parametrize(
+    "scores, comments",
+    [
+        ({"A": {"coherence": 3, "informativeness": 3, "naturalness": 3}}, None),  # B, C missing
+        ({**full_scores(), "D": {"coherence": 3, "informativeness": 3, "naturalness": 3}}, None),  # no D
+        ({**full_scores(), "A": {"coherence": 6, "informativeness": 3, "naturalness": 3}}, None),
+        ({**full_scores(), "B": {"coherence": 2.5, "informativeness": 3, "naturalness": 3}}, None),
+        ({**full_scores(), "C": {"coherence": "x", "informativeness": 3, "naturalness": 3}}, None),
+        ({**full_scores(), "C": {"coherence": None, "informativeness": 3, "naturalness": 3}}, None),
+        ("not a dict", None),
+        (full_scores(), {"A": 42}),
+    ],
+)
 def test_bad_submits_are_refused_and_store_nothing(store, scores, comments):
     sid, _ = make_study(store, n_items=1)
     view, _ = blind.open_item(store, "ann", sid)

@@ -24,10 +24,26 @@ from arena.runner import RunRequest, run_methods
 from arena.store import Output, Store
 
 SYSTEMS = [("BS-4", 0), ("TS-Temp", 0), ("TS-Tilted", 0)]
-OUTPUTS = [Output(id=10 + k, item_id=1, method=m, sample_index=s, settings="{}", seed=None, model="m", text="",
-                  new_tokens=0, prompt_tokens=None, latency_ms=None, ttft_ms=None, tokens_per_s=None,
-                  finish_reason=None, created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
-           for k, (m, s) in enumerate(SYSTEMS)]
+OUTPUTS = [
+    Output(
+        id=10 + k,
+        item_id=1,
+        method=m,
+        sample_index=s,
+        settings="{}",
+        seed=None,
+        model="m",
+        text="",
+        new_tokens=0,
+        prompt_tokens=None,
+        latency_ms=None,
+        ttft_ms=None,
+        tokens_per_s=None,
+        finish_reason=None,
+        created_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    )
+    for k, (m, s) in enumerate(SYSTEMS)
+]
 PERMS = list(itertools.permutations([10, 11, 12]))
 
 
@@ -107,12 +123,17 @@ def test_the_first_versions_prediction_attack_now_fails():
 
 
 def test_every_slot_gets_its_own_seed_and_the_base_seed_is_secret(tmp_path):
-    seeds = {studies.derive_seed(12345, pid, m, s) for pid in ("a", "b") for m in ("TS-Temp", "TS-Tilted")
-             for s in range(3)}
+    seeds = {
+        studies.derive_seed(12345, pid, m, s) for pid in ("a", "b") for m in ("TS-Temp", "TS-Tilted") for s in range(3)
+    }
     assert len(seeds) == 12 and all(0 <= x < 2**53 for x in seeds)
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
-    bases = {store.get_study(studies.create_study(store, f"study {k}", studies.builtin_prompts("en"),
-                                                  methods=["TS-Temp", "TS-Tilted"])).base_seed for k in range(4)}
+    bases = {
+        store.get_study(
+            studies.create_study(store, f"study {k}", studies.builtin_prompts("en"), methods=["TS-Temp", "TS-Tilted"])
+        ).base_seed
+        for k in range(4)
+    }
     assert len(bases) == 4 and 0 not in bases
     assert all(store.get_study(s.id).state == "draft" for s in store.list_studies())
 
@@ -121,19 +142,27 @@ def test_every_slot_gets_its_own_seed_and_the_base_seed_is_secret(tmp_path):
 def test_generated_study_seeds_differ_per_method_and_seed_zero_does_not_replay_it(lm, tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
     prompts = [studies.PromptSpec("Write one sentence about the sea.", "s", "en")]
-    sid = studies.create_study(store, "replay check", prompts, methods=["TS-Temp", "TS-Tilted"], max_new_tokens=12,
-                               samples_per_method=2, model=lm.name, lm=lm)
+    sid = studies.create_study(
+        store,
+        "replay check",
+        prompts,
+        methods=["TS-Temp", "TS-Tilted"],
+        max_new_tokens=12,
+        samples_per_method=2,
+        model=lm.name,
+        lm=lm,
+    )
     report = studies.generate_study(store, lm, sid)
     assert report.complete and report.opened and store.get_study(sid).state == "open"
     outs = store.outputs_frame(sid)
     assert outs["seed"].nunique() == 4  # TS-Temp x2, TS-Tilted x2: no shared seed
     [item] = store.items(sid)
     for _, o in outs.iterrows():
-        assert o.seed == studies.derive_seed(store.get_study(sid).base_seed, item.public_id, o.method,
-                                                o.sample_index)
+        assert o.seed == studies.derive_seed(store.get_study(sid).base_seed, item.public_id, o.method, o.sample_index)
     # The attacker's replay: Compare's default seed 0 on the study's prompt and settings.
-    replay = run_methods(lm, RunRequest(prompt=prompts[0].prompt, methods=["TS-Temp", "TS-Tilted"], max_new_tokens=12,
-                                        seed=0))
+    replay = run_methods(
+        lm, RunRequest(prompt=prompts[0].prompt, methods=["TS-Temp", "TS-Tilted"], max_new_tokens=12, seed=0)
+    )
     stored = set(outs["text"])
     assert not any(r.text in stored for r in replay)
 

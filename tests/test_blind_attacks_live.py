@@ -47,8 +47,10 @@ def submit_values(n: int, score: int) -> list[Any]:
     return radios + [None] * 8
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not pg_url(), reason=PG_SKIP_REASON))])
+@pytest.fixture(
+    scope="module",
+    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))],
+)
 def world(request, tmp_path_factory):
     workdir = tmp_path_factory.mktemp(f"attack-{request.param}")
     extra = {"ARENA_AUTH_FREE_ATTEMPTS": "3"}
@@ -76,15 +78,18 @@ def test_attack1_results_say_nothing_about_an_unpublished_study(world):
     session = uuid.uuid4().hex[:11]
     opened = client.call(dep(client, "rate_start"), [world["codes"]["alice"], None], session_hash=session)
     assert opened.ok, opened.error
-    saved = client.call(dep(client, "rate_submit"), [world["codes"]["alice"], None, *submit_values(3, 5)],
-                        session_hash=session)
+    saved = client.call(
+        dep(client, "rate_submit"), [world["codes"]["alice"], None, *submit_values(3, 5)], session_hash=session
+    )
     assert saved.ok and "Saved" in saved.raw, saved.error
     listed = client.call(dep(client, "results_studies"), [])
     assert listed.ok and str(sid) not in json.dumps(listed.data) and TOKEN not in listed.raw
     shown = client.call(dep(client, "results_show"), [sid, None, None, False])
     missing = client.call(dep(client, "results_show"), [987654, None, None, False])
     # not even "it exists": the same refusal as for an id no study has
-    assert not shown.ok and not missing.ok and shown.error.replace(str(sid), "N") == missing.error.replace("987654", "N")
+    assert (
+        not shown.ok and not missing.ok and shown.error.replace(str(sid), "N") == missing.error.replace("987654", "N")
+    )
     for method in TEXTS:
         assert method not in shown.raw
     # positive control: once closed and published, the same calls show the study
@@ -142,8 +147,12 @@ def test_organizer_password_guesses_are_throttled(world):
     deps = client.dependencies()
     comps = client.components()
     # the organizer's "Refresh" button: [password, study] -> overview
-    idx = next(d.get("id", i) for i, d in enumerate(deps) for t in d.get("targets", [])
-               if comps.get(t[0], {}).get("props", {}).get("value") == "Refresh")
+    idx = next(
+        d.get("id", i)
+        for i, d in enumerate(deps)
+        for t in d.get("targets", [])
+        if comps.get(t[0], {}).get("props", {}).get("value") == "Refresh"
+    )
     for _ in range(4):
         assert "wrong organizer password" in (client.call(idx, ["guess", None]).error or "")
     held = client.call(idx, [ORGANIZER_PASSWORD, None])
@@ -159,6 +168,7 @@ def test_attack6_no_run_history_and_an_upload_limit(world):
     runs = httpx.get(f"{app.url}{API}/runs", timeout=30, trust_env=False)
     assert runs.status_code != 200 or "run history" not in runs.text.lower() or "disabled" in runs.text.lower()
     big = b"x" * (11 * 1024 * 1024)
-    up = httpx.post(f"{app.url}{API}/upload", files={"files": ("big.csv", big, "text/csv")}, timeout=60,
-                    trust_env=False)
+    up = httpx.post(
+        f"{app.url}{API}/upload", files={"files": ("big.csv", big, "text/csv")}, timeout=60, trust_env=False
+    )
     assert up.status_code == 413

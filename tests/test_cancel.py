@@ -31,9 +31,11 @@ def test_stop_ends_the_run_within_a_second_and_then_frees_the_lock(lm, method):
     cancel = threading.Event()
     seen: list = []
     consumer = threading.Thread(
-        target=lambda: seen.extend(stream_methods(lm, RunRequest(PROMPT, [method], max_new_tokens=1000, seed=0),
-                                                  cancel=cancel)),
-        daemon=True)
+        target=lambda: seen.extend(
+            stream_methods(lm, RunRequest(PROMPT, [method], max_new_tokens=1000, seed=0), cancel=cancel)
+        ),
+        daemon=True,
+    )
     consumer.start()
     assert wait_until(lambda: generating_threads(), 60), "generation never started"
     # Mid-generation, past the prefill (one step, 4 beams x the prompt for BS-4, can take most of a

@@ -15,8 +15,18 @@ def test_preset_note_says_what_was_set_and_what_went_back_to_default():
 
 def test_timing_table_carries_each_methods_settings():
     fields = {f: None for f in MethodResult.__dataclass_fields__}
-    fields.update(method="TS-Temp", text="x", new_tokens=3, ttft_ms=1.0, latency_ms=10.0, tokens_per_s=300.0,
-                  seed=0, finish_reason="length", dtype="float32", settings={"temperature": 1.1, "top_p": 0.95})
+    fields.update(
+        method="TS-Temp",
+        text="x",
+        new_tokens=3,
+        ttft_ms=1.0,
+        latency_ms=10.0,
+        tokens_per_s=300.0,
+        seed=0,
+        finish_reason="length",
+        dtype="float32",
+        settings={"temperature": 1.1, "top_p": 0.95},
+    )
     frame = compare.timing_frame([MethodResult(**fields)])
     assert frame.loc[0, "settings"] == "temperature=1.1, top_p=0.95" and list(frame.columns) == compare.TIMING_COLUMNS
     assert compare.settings_text({}) == "defaults"
@@ -24,6 +34,8 @@ def test_timing_table_carries_each_methods_settings():
 
 def test_small_model_note_only_for_small_models():
     small = SimpleNamespace(name="SmolLM2-135M-Instruct (embedded)", model=torch.nn.Linear(1000, 135))
-    assert "SmolLM2-135M-Instruct has" in compare.model_size_note(small) and "expect weak Chinese and reasoning" in compare.model_size_note(small)
+    assert "SmolLM2-135M-Instruct has" in compare.model_size_note(
+        small
+    ) and "expect weak Chinese and reasoning" in compare.model_size_note(small)
     big = SimpleNamespace(name="big", model=SimpleNamespace(parameters=lambda: [torch.empty(0)] * 0))
     assert compare.model_size_note(big) == ""

@@ -19,8 +19,10 @@ def bare_generate(lm, input_ids, seed=None, **kwargs):
     with torch.inference_mode():
         if seed is not None:
             torch.manual_seed(seed)
-        out = lm.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), max_new_tokens=N, **kwargs)
-    new = out[0, input_ids.shape[1]:].tolist()
+        out = lm.model.generate(
+            input_ids=input_ids, attention_mask=torch.ones_like(input_ids), max_new_tokens=N, **kwargs
+        )
+    new = out[0, input_ids.shape[1] :].tolist()
     eos = lm.tokenizer.eos_token_id
     return new[: new.index(eos) + 1] if eos in new else new
 
@@ -65,12 +67,15 @@ class FusedTilt(LogitsProcessor):
         return scores / self.temperature - self.alpha * self.prior
 
 
-@pytest.mark.parametrize("seed, settings", [
-    (0, {}),
-    (7, {"alpha": 1.0}),
-    (42, {"prior": "common-tokens", "alpha": 0.5, "top_p": 0.9}),
-    (3, {"temperature": 1.2, "alpha": 0.3, "top_k": 0}),
-])
+@pytest.mark.parametrize(
+    "seed, settings",
+    [
+        (0, {}),
+        (7, {"alpha": 1.0}),
+        (42, {"prior": "common-tokens", "alpha": 0.5, "top_p": 0.9}),
+        (3, {"temperature": 1.2, "alpha": 0.3, "top_k": 0}),
+    ],
+)
 def test_tilted_gives_the_tokens_of_the_fused_tilt(lm, seed, settings):
     """The bias before generate's own temperature samples the same tokens as the fused processor
     it replaced (same seed, same settings); the two differ by float rounding only."""
@@ -78,8 +83,9 @@ def test_tilted_gives_the_tokens_of_the_fused_tilt(lm, seed, settings):
     prior = build_prior(lm.tokenizer, s["prior"], lm.logits_size, lm.device, lm.cache_dir)
     ids = encode(lm, RunRequest(PROMPT, ["TS-Tilted"], {}, N, seed))
     fused = LogitsProcessorList([FusedTilt(s["temperature"], s["alpha"], prior)])
-    expected = bare_generate(lm, ids, seed=seed, do_sample=True, temperature=1.0, top_p=s["top_p"], top_k=s["top_k"],
-                             logits_processor=fused)
+    expected = bare_generate(
+        lm, ids, seed=seed, do_sample=True, temperature=1.0, top_p=s["top_p"], top_k=s["top_k"], logits_processor=fused
+    )
     assert ours(lm, "TS-Tilted", seed, settings).token_ids == expected
 
 

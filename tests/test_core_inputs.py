@@ -20,7 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_registry_has_the_article_three_with_their_defaults():
     assert decoders.names()[:3] == ["BS-4", "TS-Temp", "TS-Tilted"]
-    assert decoders.get("BS-4").defaults() == {"num_beams": 4, "length_penalty": 1.0, "early_stopping": True, "no_repeat_ngram_size": 3}
+    assert decoders.get("BS-4").defaults() == {
+        "num_beams": 4,
+        "length_penalty": 1.0,
+        "early_stopping": True,
+        "no_repeat_ngram_size": 3,
+    }
     temp = decoders.get("TS-Temp").defaults()
     assert (temp["temperature"], temp["top_p"]) == (0.9, 0.95)
     tilt = decoders.get("TS-Tilted").defaults()
@@ -113,8 +118,9 @@ def test_compare_form_builds_a_request_and_presets_set_article_values():
 
 def run_cli(*args, timeout=600):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "decoders", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "decoders", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.mark.parametrize(
@@ -136,7 +142,9 @@ def test_cli_bad_input_exits_2_without_traceback(args):
 
 
 def test_cli_json_has_three_non_empty_outputs_with_timing():
-    proc = run_cli("Name three colours.", "--methods", "BS-4,TS-Temp,TS-Tilted", "--max-new-tokens", "6", "--seed", "1", "--json")
+    proc = run_cli(
+        "Name three colours.", "--methods", "BS-4,TS-Temp,TS-Tilted", "--max-new-tokens", "6", "--seed", "1", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert {"model", "device", "results"} <= out.keys()

@@ -35,8 +35,13 @@ class RecordingModel:
 
 def cuda_stand_in() -> SimpleNamespace:
     tokenizer = SimpleNamespace(pad_token_id=0, eos_token_id=2, decode=lambda ids, **_: " ".join(map(str, ids)))
-    return SimpleNamespace(model=RecordingModel(), tokenizer=tokenizer, device=torch.device("cuda"), logits_size=32,
-                           cache_dir="/nonexistent")
+    return SimpleNamespace(
+        model=RecordingModel(),
+        tokenizer=tokenizer,
+        device=torch.device("cuda"),
+        logits_size=32,
+        cache_dir="/nonexistent",
+    )
 
 
 def test_cuda_gets_a_static_cache_and_no_compile_by_default(monkeypatch):
@@ -46,7 +51,9 @@ def test_cuda_gets_a_static_cache_and_no_compile_by_default(monkeypatch):
     assert device_generate_kwargs(torch.device("cpu")) == {}
 
 
-@pytest.mark.parametrize("value, on", [("1", True), ("true", True), ("on", True), ("0", False), ("", False), ("no", False)])
+@pytest.mark.parametrize(
+    "value, on", [("1", True), ("true", True), ("on", True), ("0", False), ("", False), ("no", False)]
+)
 def test_arena_compile_switches_compilation(monkeypatch, value, on):
     monkeypatch.setenv("ARENA_COMPILE", value)
     assert compile_enabled() is on
@@ -77,8 +84,11 @@ def test_study_batches_pass_the_static_cache_on_cuda(monkeypatch):
     lm = cuda_stand_in()
     lm.device = torch.device("cpu")  # gpu_batch moves its tensors to the device: asked as if it were CUDA
     asked = []
-    monkeypatch.setattr(batching, "device_generate_kwargs",
-                        lambda device: asked.append(device) or device_generate_kwargs(torch.device("cuda")))
+    monkeypatch.setattr(
+        batching,
+        "device_generate_kwargs",
+        lambda device: asked.append(device) or device_generate_kwargs(torch.device("cuda")),
+    )
     monkeypatch.setattr(batching, "lookup", lambda key: lm)
     rows = batching.gpu_batch("stand-in", "TS-Temp", None, [[1, 3, 4], [7]], 4, seed=1)
     assert len(rows) == 2 and asked == [lm.device]
@@ -98,10 +108,13 @@ def test_a_method_setting_wins_over_the_device_default(monkeypatch):
 STATIC = {"cache_implementation": "static"}
 
 
-@pytest.mark.parametrize("method, seed, bare", [
-    ("TS-Temp", 3, dict(do_sample=True, temperature=0.9, top_p=0.95)),
-    ("BS-4", 0, dict(num_beams=4, length_penalty=1.0, early_stopping=True, no_repeat_ngram_size=3)),
-])
+@pytest.mark.parametrize(
+    "method, seed, bare",
+    [
+        ("TS-Temp", 3, dict(do_sample=True, temperature=0.9, top_p=0.95)),
+        ("BS-4", 0, dict(num_beams=4, length_penalty=1.0, early_stopping=True, no_repeat_ngram_size=3)),
+    ],
+)
 def test_under_a_static_cache_the_runner_gives_bare_generates_tokens(lm, monkeypatch, method, seed, bare):
     """What the CUDA path changes, run for real on the CPU: the runner's static-cache decode (its
     processors, first-token clock and stopping criterion included) against bare `generate` with the
@@ -112,7 +125,7 @@ def test_under_a_static_cache_the_runner_gives_bare_generates_tokens(lm, monkeyp
     with torch.inference_mode():
         torch.manual_seed(seed)
         out = lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=N, **STATIC, **bare)
-    expected = out[0, ids.shape[1]:].tolist()
+    expected = out[0, ids.shape[1] :].tolist()
     eos = lm.tokenizer.eos_token_id
     expected = expected[: expected.index(eos) + 1] if eos in expected else expected
     (result,) = run_methods(lm, req)
@@ -122,8 +135,13 @@ def test_under_a_static_cache_the_runner_gives_bare_generates_tokens(lm, monkeyp
 @pytest.mark.skipif(torch.cuda.is_available(), reason="with CUDA the script measures for minutes")
 def test_gpu_check_skips_cleanly_without_cuda(tmp_path):
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run(["bash", str(root / "benchmarks" / "gpu_check.sh")], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "OUT": str(tmp_path / "out")})
+    done = subprocess.run(
+        ["bash", str(root / "benchmarks" / "gpu_check.sh")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OUT": str(tmp_path / "out")},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "skipped, no CUDA device" in done.stdout and "unmeasured" in done.stdout
     assert not list((tmp_path / "out").iterdir())  # nothing measured, nothing written

@@ -39,8 +39,10 @@ def store(request, tmp_path, monkeypatch):
 
 
 def make_study(store: Store, name: str, n_items: int = 2) -> int:
-    texts = [{"BS-4": f"{name} beam {k}", "TS-Temp": f"{name} temp {k}", "TS-Tilted": f"{name} tilted {k}"}
-             for k in range(n_items)]
+    texts = [
+        {"BS-4": f"{name} beam {k}", "TS-Temp": f"{name} temp {k}", "TS-Tilted": f"{name} tilted {k}"}
+        for k in range(n_items)
+    ]
     sid, _ = seed_study(store, name, [f"{name} prompt {k}" for k in range(n_items)], texts)
     return sid
 
@@ -50,15 +52,25 @@ def rate_all(store: Store, rater: str, sid: int, score: int = 4, comment: str | 
         view, _ = blind.open_item(store, rater, sid)
         if view is None:
             return
-        blind.submit(store, rater, view.item, {r.label: {"coherence": score, "informativeness": 5 - score % 3,
-                                                         "naturalness": 1 + score % 5} for r in view.responses},
-                     {r.label: comment for r in view.responses})
+        blind.submit(
+            store,
+            rater,
+            view.item,
+            {
+                r.label: {"coherence": score, "informativeness": 5 - score % 3, "naturalness": 1 + score % 5}
+                for r in view.responses
+            },
+            {r.label: comment for r in view.responses},
+        )
 
 
 def counts(store: Store) -> dict[str, int]:
     with store.read() as conn:
-        return {t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
-                for t in metadata.sorted_tables if t.name != "arena_schema"}
+        return {
+            t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+            for t in metadata.sorted_tables
+            if t.name != "arena_schema"
+        }
 
 
 def rows_of(store: Store, sid: int) -> dict[str, list[tuple]]:
@@ -93,6 +105,7 @@ def strip(frame: pd.DataFrame) -> pd.DataFrame:
 
 # ---- the store ------------------------------------------------------------------------------------
 
+
 def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
     a, b = world(store)
     before, of_a, of_b = counts(store), rows_of(store, a), rows_of(store, b)
@@ -102,8 +115,16 @@ def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
 
     removed = store.delete_study(a)
 
-    assert removed == {"ratings": 12, "skips": 0, "flags": 0, "assignments": 12, "outputs": 6, "items": 2,
-                       "study_raters": 2, "studies": 1}
+    assert removed == {
+        "ratings": 12,
+        "skips": 0,
+        "flags": 0,
+        "assignments": 12,
+        "outputs": 6,
+        "items": 2,
+        "study_raters": 2,
+        "studies": 1,
+    }
     after = counts(store)
     assert after == {k: v - len(of_a.get(k, ())) for k, v in before.items()}
     assert after["raters"] == before["raters"] == 3  # raters are global: ann still rates study B
@@ -151,8 +172,12 @@ def test_delete_refuses_when_the_study_changed_after_the_copy(store):
     whole, anns = store.deletion_fingerprint(a), store.deletion_fingerprint(a, "ann")
     rid = store.find_rater("ann")
     view, _ = blind.open_item(store, "ann", a, 1)
-    blind.submit(store, "ann", view.item, {r.label: {"coherence": 1, "informativeness": 1, "naturalness": 1}
-                                           for r in view.responses})  # a re-rating: same count, new values
+    blind.submit(
+        store,
+        "ann",
+        view.item,
+        {r.label: {"coherence": 1, "informativeness": 1, "naturalness": 1} for r in view.responses},
+    )  # a re-rating: same count, new values
     before = counts(store)
     with pytest.raises(UserError, match="changed"):
         store.delete_study(a, expect=whole)
@@ -189,9 +214,11 @@ def test_deleting_works_on_a_database_without_cascades(backend, tmp_path):
                 assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
                 actions = {r[6] for r in conn.exec_driver_sql("PRAGMA foreign_key_list(ratings)")}
             else:
-                actions = set(conn.exec_driver_sql(
-                    "SELECT confdeltype FROM pg_constraint WHERE conrelid = 'ratings'::regclass AND contype = 'f'"
-                ).scalars())
+                actions = set(
+                    conn.exec_driver_sql(
+                        "SELECT confdeltype FROM pg_constraint WHERE conrelid = 'ratings'::regclass AND contype = 'f'"
+                    ).scalars()
+                )
             assert actions in ({"NO ACTION"}, {"a"}), actions  # no cascade here
         a, b = world(store)
         of_b, before = rows_of(store, b), counts(store)
@@ -206,6 +233,7 @@ def test_deleting_works_on_a_database_without_cascades(backend, tmp_path):
 
 
 # ---- the copy, the confirmations (arena.studies) --------------------------------------------------
+
 
 def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp_path):
     a, b = world(store)
@@ -222,7 +250,10 @@ def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp
     assert done.counts["ratings"] == 12 and done.counts["studies"] == 1
     ratings_file, contents_file = done.files
     assert ratings_file.exists() and contents_file.exists()
-    assert done.kept_in == tmp_path / "kept" and (done.kept_in / ratings_file.name).read_bytes() == ratings_file.read_bytes()
+    assert (
+        done.kept_in == tmp_path / "kept"
+        and (done.kept_in / ratings_file.name).read_bytes() == ratings_file.read_bytes()
+    )
     assert "12 ratings" in done.message() and "6 outputs" in done.message()
     assert store.get_study(a) is None
 
@@ -246,15 +277,21 @@ def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp
 def test_the_copy_also_holds_items_and_outputs_nobody_rated(store):
     sid = make_study(store, "Half rated", n_items=3)
     view, _ = blind.open_item(store, "ann", sid, 1)
-    blind.submit(store, "ann", view.item, {r.label: {"coherence": 3, "informativeness": 3, "naturalness": 3}
-                                           for r in view.responses})
+    blind.submit(
+        store,
+        "ann",
+        view.item,
+        {r.label: {"coherence": 3, "informativeness": 3, "naturalness": 3} for r in view.responses},
+    )
     [unrated_item] = store.add_items(sid, [{"prompt": "never generated", "scenario": "s"}])
     done = studies.delete_study(store, sid, "Half rated")
     with done.files[0].open(encoding="utf-8") as fh:
         assert len(list(csv.DictReader(fh))) == 3
     contents = pd.read_csv(done.files[1])
     assert len(contents) == 3 * 3 + 1
-    assert set(contents["text"].dropna()) == {f"Half rated {m} {k}" for m in ("beam", "temp", "tilted") for k in range(3)}
+    assert set(contents["text"].dropna()) == {
+        f"Half rated {m} {k}" for m in ("beam", "temp", "tilted") for k in range(3)
+    }
     assert contents.loc[contents["item_id"] == unrated_item, "output_id"].isna().all()
     assert "never generated" in set(contents["prompt"])
 
@@ -286,8 +323,9 @@ def test_rater_deletion_copies_only_that_raters_ratings(store):
     assert list(store.ratings_frame(a)["rater"].unique()) == ["bob"]
     assert len(store.ratings_frame(b).query("rater == 'ann'")) == 9
     export.import_file(store, done.files[0])  # puts exactly those ratings back
-    pd.testing.assert_frame_equal(store.ratings_frame(a).query("rater == 'ann'").reset_index(drop=True),
-                                  ann_on_a.reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        store.ratings_frame(a).query("rater == 'ann'").reset_index(drop=True), ann_on_a.reset_index(drop=True)
+    )
 
 
 def test_a_study_being_generated_is_not_deleted(store):
@@ -304,6 +342,7 @@ def test_a_study_being_generated_is_not_deleted(store):
 
 
 # ---- the organizer's handlers, and what raters and the Results tab see afterwards -----------------
+
 
 def _ctx(store: Store, password: str = PASSWORD) -> AppContext:
     ctx = AppContext(model=lambda: None, organizer_password=password)

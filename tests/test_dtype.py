@@ -16,14 +16,17 @@ CPU = torch.device("cpu")
 @pytest.fixture
 def gpu(monkeypatch):
     """Pretend a CUDA device with the given compute capability is there (the CPU build has none)."""
+
     def install(major: int, minor: int, name: str):
         monkeypatch.setattr(torch.version, "hip", None, raising=False)
         monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
         monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-        monkeypatch.setattr(torch.cuda, "get_device_properties",
-                            lambda *a, **k: SimpleNamespace(major=major, minor=minor, name=name))
+        monkeypatch.setattr(
+            torch.cuda, "get_device_properties", lambda *a, **k: SimpleNamespace(major=major, minor=minor, name=name)
+        )
         # Emulated bf16 "works" on a T4: the default `is_bf16_supported()` would say yes.
         monkeypatch.setattr(torch.cuda, "_check_bf16_tensor_supported", lambda *a, **k: True, raising=False)
+
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
     return install
 
@@ -39,8 +42,16 @@ def test_a10g_gets_bf16(gpu):
     assert pick_dtype(CUDA) == torch.bfloat16
 
 
-@pytest.mark.parametrize("setting,expected", [("float32", torch.float32), ("bfloat16", torch.bfloat16),
-                                              ("float16", torch.float16), ("fp16", torch.float16), ("auto", torch.float16)])
+@pytest.mark.parametrize(
+    "setting,expected",
+    [
+        ("float32", torch.float32),
+        ("bfloat16", torch.bfloat16),
+        ("float16", torch.float16),
+        ("fp16", torch.float16),
+        ("auto", torch.float16),
+    ],
+)
 def test_arena_dtype_overrides_on_cuda(gpu, monkeypatch, setting, expected):
     gpu(7, 5, "Tesla T4")
     monkeypatch.setenv("ARENA_DTYPE", setting)
@@ -86,17 +97,32 @@ def test_runner_equals_bare_generate_in_bf16(lm):
     from arena.runner import RunRequest, encode, run_methods
 
     model = copy.deepcopy(lm.model).to(torch.bfloat16)
-    bf16 = LoadedModel(model=model, tokenizer=lm.tokenizer, name=lm.name + " (bf16 copy)", source=lm.source,
-                       device=lm.device, dtype=torch.bfloat16, context_length=lm.context_length,
-                       logits_size=lm.logits_size, cache_dir=lm.cache_dir)
+    bf16 = LoadedModel(
+        model=model,
+        tokenizer=lm.tokenizer,
+        name=lm.name + " (bf16 copy)",
+        source=lm.source,
+        device=lm.device,
+        dtype=torch.bfloat16,
+        context_length=lm.context_length,
+        logits_size=lm.logits_size,
+        cache_dir=lm.cache_dir,
+    )
     req = RunRequest("Explain the basic principles of quantum computing.", ["TS-Temp"], max_new_tokens=6, seed=3)
     (ours,) = run_methods(bf16, req)
     ids = encode(bf16, req)
     with torch.inference_mode():
         torch.manual_seed(3)
-        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=6, do_sample=True,
-                             temperature=0.9, top_p=0.95, pad_token_id=lm.tokenizer.pad_token_id)
-    new = out[0, ids.shape[1]:].tolist()
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=6,
+            do_sample=True,
+            temperature=0.9,
+            top_p=0.95,
+            pad_token_id=lm.tokenizer.pad_token_id,
+        )
+    new = out[0, ids.shape[1] :].tolist()
     eos = lm.tokenizer.eos_token_id
     expected = new[: new.index(eos) + 1] if eos in new else new
     assert ours.dtype == "bfloat16"

@@ -20,8 +20,9 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
     sid = studies.create_study(store, "Durability", studies.builtin_prompts("en")[:1], max_new_tokens=4)
     [item] = store.items(sid)
     for method in ("BS-4", "TS-Temp", "TS-Tilted"):
-        store.add_output(item.id, method, 0, text=f"a response ({len(method)})", settings={}, seed=0, model="m",
-                         new_tokens=4)
+        store.add_output(
+            item.id, method, 0, text=f"a response ({len(method)})", settings={}, seed=0, model="m", new_tokens=4
+        )
     studies.open_study(store, sid)  # a draft opens once every output is stored
     code = invite(store, sid, "Durable Rater")
     store.dispose()
@@ -31,8 +32,9 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
         client = Client(app.url, verbose=False)
         client.predict(code, api_name="/rate_start")
         radios = [4, 2, 5, 1, 3, 2, 5, 5, 4] + [None] * (3 * (studies.MAX_RESPONSES - 3))
-        result = client.predict(code, *radios, *["kept", "", ""] + [""] * (studies.MAX_RESPONSES - 3),
-                                api_name="/rate_submit")
+        result = client.predict(
+            code, *radios, *["kept", "", ""] + [""] * (studies.MAX_RESPONSES - 3), api_name="/rate_submit"
+        )
         assert "Saved" in str(result[-1])  # acknowledged ...
         app.kill()  # ... then SIGKILL at once: no shutdown, no flush, no checkpoint
         assert app.proc.returncode == -9
@@ -45,7 +47,10 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
         frame = store.ratings_frame(sid).sort_values("position")
         assert len(frame) == 3 and set(frame.rater) == {"Durable Rater"}
         assert [tuple(r) for r in frame[["coherence", "informativeness", "naturalness"]].to_numpy()] == [
-            (4, 2, 5), (1, 3, 2), (5, 5, 4)]
+            (4, 2, 5),
+            (1, 3, 2),
+            (5, 5, 4),
+        ]
         assert frame.iloc[0].comment == "kept"
         store.dispose()
         # and the restarted app shows the rater their saved scores

@@ -37,10 +37,14 @@ def vllm_url() -> str:
     if url:
         return url
     if os.environ.get("ARENA_TEST_VLLM"):
-        pytest.fail("the vLLM server for the engine tests is not running: "
-                    + os.environ.get("ARENA_TEST_VLLM_ERROR", "no reason given (see scripts/services/vllm.sh)"))
-    pytest.skip("no vLLM server: run through `bash scripts/test.sh` (scripts/services/vllm.sh starts one), "
-                "or set ARENA_TEST_VLLM_URL")
+        pytest.fail(
+            "the vLLM server for the engine tests is not running: "
+            + os.environ.get("ARENA_TEST_VLLM_ERROR", "no reason given (see scripts/services/vllm.sh)")
+        )
+    pytest.skip(
+        "no vLLM server: run through `bash scripts/test.sh` (scripts/services/vllm.sh starts one), "
+        "or set ARENA_TEST_VLLM_URL"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +74,7 @@ def hf_float32(client_lm):
 
 
 # ---- mapping, no server needed -----------------------------------------------------------------
+
 
 def test_methods_map_to_server_parameters_or_are_refused(client_lm):
     plan_on_engine, translate = _translate_only()
@@ -126,12 +131,23 @@ def test_engine_setting_is_validated(monkeypatch):
 
 # ---- the tilt on the server ----------------------------------------------------------------------
 
+
 def _server_first_step(engine, ids, temperature, alpha, prior, token_ids):
     """The server's first-step log-probs (after the tilt, temperature, top-k/top-p: the server runs
     with --logprobs-mode processed_logprobs) for `token_ids`."""
-    body = {"model": engine.info().model, "prompt": ids, "max_tokens": 1, "temperature": temperature, "top_k": 0,
-            "top_p": 1.0, "min_p": 0.0, "logprobs": 1, "logprob_token_ids": token_ids,
-            "return_tokens_as_token_ids": True, "seed": 0}
+    body = {
+        "model": engine.info().model,
+        "prompt": ids,
+        "max_tokens": 1,
+        "temperature": temperature,
+        "top_k": 0,
+        "top_p": 1.0,
+        "min_p": 0.0,
+        "logprobs": 1,
+        "logprob_token_ids": token_ids,
+        "return_tokens_as_token_ids": True,
+        "seed": 0,
+    }
     if alpha is not None:
         body["vllm_xargs"] = {"arena_tilt_alpha": alpha, "arena_tilt_prior": prior}
     response = engine.http.post("/v1/completions", json=body)
@@ -157,8 +173,11 @@ def test_tilt_first_step_distribution_matches_transformers(engine, client_lm, hf
     ours = torch.log_softmax(tilted[0], dim=-1)
     plain = torch.log_softmax(logits[0] / temperature, dim=-1)
     touched = torch.where(S != 0, plain, torch.full_like(plain, -float("inf")))
-    check = sorted(set(torch.topk(ours, 40).indices.tolist()) | set(torch.topk(plain, 40).indices.tolist())
-                   | set(torch.topk(touched, 40).indices.tolist()))
+    check = sorted(
+        set(torch.topk(ours, 40).indices.tolist())
+        | set(torch.topk(plain, 40).indices.tolist())
+        | set(torch.topk(touched, 40).indices.tolist())
+    )
     server = _server_first_step(engine, ids[0].tolist(), temperature, alpha, prior, check)
     assert set(check) <= set(server)
     got = torch.tensor([server[t] for t in check])
@@ -181,11 +200,21 @@ def test_greedy_and_ngram_blocking_match_transformers(engine, client_lm, hf_floa
     greedy, blocked = engine.run_methods(client_lm, req)
     assert blocked.settings["server_request"]["vllm_xargs"] == {"arena_no_repeat_ngram_size": 3}
     with torch.inference_mode():
-        ref_greedy = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=8,
-                                         pad_token_id=client_lm.tokenizer.pad_token_id)[0, ids.shape[1]:].tolist()
-        ref_blocked = hf_float32.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=8,
-                                          no_repeat_ngram_size=3,
-                                          pad_token_id=client_lm.tokenizer.pad_token_id)[0, ids.shape[1]:].tolist()
+        ref_greedy = hf_float32.generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=8,
+            pad_token_id=client_lm.tokenizer.pad_token_id,
+        )[0, ids.shape[1] :].tolist()
+        ref_blocked = hf_float32.generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=8,
+            no_repeat_ngram_size=3,
+            pad_token_id=client_lm.tokenizer.pad_token_id,
+        )[0, ids.shape[1] :].tolist()
     assert greedy.token_ids == ref_greedy
     assert blocked.token_ids == ref_blocked
     assert ref_blocked != ref_greedy
@@ -193,8 +222,13 @@ def test_greedy_and_ngram_blocking_match_transformers(engine, client_lm, hf_floa
 
 def test_lambda_zero_tilted_equals_temp_on_the_engine(engine, client_lm):
     common = {"temperature": 0.8, "top_p": 0.9, "top_k": 50}
-    req = RunRequest(PROMPT, ["TS-Temp", "TS-Tilted"], {"TS-Temp": common, "TS-Tilted": {**common, "alpha": 0.0}},
-                     max_new_tokens=12, seed=7)
+    req = RunRequest(
+        PROMPT,
+        ["TS-Temp", "TS-Tilted"],
+        {"TS-Temp": common, "TS-Tilted": {**common, "alpha": 0.0}},
+        max_new_tokens=12,
+        seed=7,
+    )
     temp, tilted = engine.run_methods(client_lm, req)
     assert temp.token_ids == tilted.token_ids and temp.text == tilted.text
     assert tilted.settings["alpha"] == 0.0 and tilted.settings["engine"]["name"] == "vllm"
@@ -202,9 +236,15 @@ def test_lambda_zero_tilted_equals_temp_on_the_engine(engine, client_lm):
 
 # ---- Compare and a study through the server ---------------------------------------------------------
 
+
 def test_compare_streams_from_the_server(engine, client_lm):
-    req = RunRequest(PROMPT, ["TS-Temp", "TS-Tilted", "N-gram-Block", "BS-4"],
-                     {"BS-4": {"no_repeat_ngram_size": 0}}, max_new_tokens=10, seed=1)
+    req = RunRequest(
+        PROMPT,
+        ["TS-Temp", "TS-Tilted", "N-gram-Block", "BS-4"],
+        {"BS-4": {"no_repeat_ngram_size": 0}},
+        max_new_tokens=10,
+        seed=1,
+    )
     events = list(engine.stream_methods(client_lm, req, interval_s=0.01))
     results = [e.result for e in events if e.result is not None]
     assert [r.method for r in results] == req.methods
@@ -226,8 +266,8 @@ def test_compare_streams_from_the_server(engine, client_lm):
     prompt_ids = encode_prompt(client_lm.tokenizer, PROMPT, False, "cpu", 2048, 10)[0].tolist()
     seq = prompt_ids + results[2].token_ids
     for end in range(len(prompt_ids), len(seq)):
-        earlier = {tuple(seq[i:i + 3]) for i in range(end - 2)}
-        assert tuple(seq[end - 2:end + 1]) not in earlier
+        earlier = {tuple(seq[i : i + 3]) for i in range(end - 2)}
+        assert tuple(seq[end - 2 : end + 1]) not in earlier
 
 
 def test_methods_needing_our_processors_are_refused_by_a_server_without_them(engine, client_lm):
@@ -258,10 +298,20 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
 
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     try:
-        prompts = [studies.PromptSpec("Name three colours."), studies.PromptSpec("Say hello in French."),
-                   studies.PromptSpec("In that forgotten port, I walked", raw=True)]
-        study_id = studies.create_study(store, "engine study", prompts, methods=["TS-Temp", "TS-Tilted"],
-                                        samples_per_method=2, max_new_tokens=8, base_seed=3)
+        prompts = [
+            studies.PromptSpec("Name three colours."),
+            studies.PromptSpec("Say hello in French."),
+            studies.PromptSpec("In that forgotten port, I walked", raw=True),
+        ]
+        study_id = studies.create_study(
+            store,
+            "engine study",
+            prompts,
+            methods=["TS-Temp", "TS-Tilted"],
+            samples_per_method=2,
+            max_new_tokens=8,
+            base_seed=3,
+        )
         seen = []
         started = time.perf_counter()
         report = engine.generate_study(store, client_lm, study_id, progress=lambda d, t, what: seen.append((d, t)))
@@ -304,8 +354,9 @@ def test_the_app_paths_go_to_the_engine(monkeypatch, vllm_url, client_lm, tmp_pa
     assert events[-1].result is not None and events[-1].result.settings["engine"]["url"] == vllm_url
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     try:
-        sid = studies.create_study(store, "engine hook study", [studies.PromptSpec("Say hi.")], methods=["TS-Temp", "Greedy"],
-                                   max_new_tokens=3)
+        sid = studies.create_study(
+            store, "engine hook study", [studies.PromptSpec("Say hi.")], methods=["TS-Temp", "Greedy"], max_new_tokens=3
+        )
         report = studies.generate_study(store, client_lm, sid)
         assert report.complete and report.generated == 2
     finally:

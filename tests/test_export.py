@@ -20,21 +20,65 @@ from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 IDS = ("study_id", "item_id", "output_id")
-AWKWARD = ['comma, "quotes"\nand a newline\r\n', "line\u2028separator", "  padded  ", "NA", "null", "", "中文，全角", "=1+1", "tab\there"]
+AWKWARD = [
+    'comma, "quotes"\nand a newline\r\n',
+    "line\u2028separator",
+    "  padded  ",
+    "NA",
+    "null",
+    "",
+    "中文，全角",
+    "=1+1",
+    "tab\there",
+]
 
 
 def fill(store: Store) -> int:
-    sid = store.create_study("round trip", methods=["BS-4", "TS-Temp"], settings={"TS-Temp": {"temperature": 0.7}},
-                             samples_per_method=2, max_new_tokens=8, base_seed=3)
-    iids = store.add_items(sid, [{"prompt": AWKWARD[k % len(AWKWARD)] or "p", "scenario": "s", "language": "en",
-                                  "raw": k % 2 == 1} for k in range(3)])
+    sid = store.create_study(
+        "round trip",
+        methods=["BS-4", "TS-Temp"],
+        settings={"TS-Temp": {"temperature": 0.7}},
+        samples_per_method=2,
+        max_new_tokens=8,
+        base_seed=3,
+    )
+    iids = store.add_items(
+        sid,
+        [
+            {"prompt": AWKWARD[k % len(AWKWARD)] or "p", "scenario": "s", "language": "en", "raw": k % 2 == 1}
+            for k in range(3)
+        ],
+    )
     for n, iid in enumerate(iids):
-        store.add_output(iid, "BS-4", 0, text=AWKWARD[n], settings={"num_beams": 4, "method": "BS-4"}, seed=None,
-                         model="m", new_tokens=8, latency_ms=0.1 + 0.2, ttft_ms=None, tokens_per_s=1 / 3,
-                         prompt_tokens=11, finish_reason="eos")
+        store.add_output(
+            iid,
+            "BS-4",
+            0,
+            text=AWKWARD[n],
+            settings={"num_beams": 4, "method": "BS-4"},
+            seed=None,
+            model="m",
+            new_tokens=8,
+            latency_ms=0.1 + 0.2,
+            ttft_ms=None,
+            tokens_per_s=1 / 3,
+            prompt_tokens=11,
+            finish_reason="eos",
+        )
         for s in range(2):
-            store.add_output(iid, "TS-Temp", s, text=AWKWARD[n + 3 + s], settings={"temperature": 0.7}, seed=3 + s * 2**62,
-                             model="m", new_tokens=123456, latency_ms=12.345678901234, ttft_ms=1e-9, tokens_per_s=2.5)
+            store.add_output(
+                iid,
+                "TS-Temp",
+                s,
+                text=AWKWARD[n + 3 + s],
+                settings={"temperature": 0.7},
+                seed=3 + s * 2**62,
+                model="m",
+                new_tokens=123456,
+                latency_ms=12.345678901234,
+                ttft_ms=1e-9,
+                tokens_per_s=2.5,
+            )
     for rater in ("ann", "Bob Smith"):
         for index in range(1, 4):
             view, _ = blind.open_item(store, rater, sid, index)
@@ -128,14 +172,15 @@ def test_cli_exports_and_imports(tmp_path, capsys):
     assert "error:" in capsys.readouterr().err
     # as a real process, reading the database from the environment
     env = {"ARENA_DB_PATH": str(db), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-m", "arena.export"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena.export"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout, newline="")))
     assert len(rows) == 18 and {r["rater"] for r in rows} == {"ann", "Bob Smith"}
 
 
-FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-2+3", "@SUM(A1)", "\tx", "'quoted", "''=both"]
+FORMULAS = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tx", "'quoted", "''=both"]
 
 
 def test_csv_cells_that_start_a_formula_are_escaped_and_come_back_exact(tmp_path):
@@ -147,9 +192,13 @@ def test_csv_cells_that_start_a_formula_are_escaped_and_come_back_exact(tmp_path
             store.add_output(iid, m, 0, text=f, settings={}, seed=1, model="m", new_tokens=1)
     for index in range(1, len(FORMULAS) + 1):
         view, _ = blind.open_item(store, FORMULAS[0], sid, index)  # even the rater's name starts with "="
-        blind.submit(store, FORMULAS[0], view.item, {r.label: {"coherence": 3, "informativeness": 3,
-                                                               "naturalness": 3} for r in view.responses},
-                     {"A": FORMULAS[index - 1]})
+        blind.submit(
+            store,
+            FORMULAS[0],
+            view.item,
+            {r.label: {"coherence": 3, "informativeness": 3, "naturalness": 3} for r in view.responses},
+            {"A": FORMULAS[index - 1]},
+        )
     path = tmp_path / "x.csv"
     export_to_path(store, path)
     cells = [c for row in csv.reader(path.open(newline="", encoding="utf-8")) for c in row]

@@ -15,23 +15,47 @@ from arena.store import Store
 from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
-KEYS = ("row_kind", "item_public_id", "rater", "method", "sample_index", "position", "coherence", "informativeness",
-        "naturalness", "cant_judge", "reason", "note", "comment", "text", "created_at")
+KEYS = (
+    "row_kind",
+    "item_public_id",
+    "rater",
+    "method",
+    "sample_index",
+    "position",
+    "coherence",
+    "informativeness",
+    "naturalness",
+    "cant_judge",
+    "reason",
+    "note",
+    "comment",
+    "text",
+    "created_at",
+)
 
 
 def fill(store: Store) -> int:
     sid = store.create_study("feedback export", methods=["BS-4", "TS-Temp"], max_new_tokens=8, base_seed=5)
     iids = store.add_items(sid, [{"prompt": f"=prompt {k}", "scenario": "s", "language": "en"} for k in range(3)])
     for iid in iids:
-        store.add_output(iid, "BS-4", 0, text=f"beam {iid}", settings={"num_beams": 4}, seed=None, model="m",
-                         new_tokens=8)
-        store.add_output(iid, "TS-Temp", 0, text=f"temp {iid}", settings={"temperature": 0.7}, seed=9, model="m",
-                         new_tokens=8)
+        store.add_output(
+            iid, "BS-4", 0, text=f"beam {iid}", settings={"num_beams": 4}, seed=None, model="m", new_tokens=8
+        )
+        store.add_output(
+            iid, "TS-Temp", 0, text=f"temp {iid}", settings={"temperature": 0.7}, seed=9, model="m", new_tokens=8
+        )
     [made] = invites.invite(store, sid, ["ann"])
     ann = invites.resolve(store, made.code)
     view, _ = blind.open_item(store, "ann", sid, 1)  # rated, one dimension of A can't be judged
-    blind.submit(store, "ann", view.item, {"A": {"coherence": 4, "informativeness": blind.CANT_JUDGE, "naturalness": 3},
-                                           "B": {"coherence": 2, "informativeness": 2, "naturalness": 2}})
+    blind.submit(
+        store,
+        "ann",
+        view.item,
+        {
+            "A": {"coherence": 4, "informativeness": blind.CANT_JUDGE, "naturalness": 3},
+            "B": {"coherence": 2, "informativeness": 2, "naturalness": 2},
+        },
+    )
     blind.flag_for(store, ann, view.item, "B", "broken", "=stops after one word")
     view, _ = blind.open_item(store, "ann", sid, 2)  # skipped
     blind.skip(store, "ann", view.item, "other", "needs domain knowledge")
@@ -83,13 +107,19 @@ def test_files_from_before_format_3_still_import(tmp_path):
     for m in ("BS-4", "TS-Temp"):
         source.add_output(iid, m, 0, text=f"{m} text", settings={}, seed=1, model="m", new_tokens=2)
     view, _ = blind.open_item(source, "ann", sid)
-    blind.submit(source, "ann", view.item, {r.label: {"coherence": 3, "informativeness": 4, "naturalness": 5}
-                                            for r in view.responses})
+    blind.submit(
+        source,
+        "ann",
+        view.item,
+        {r.label: {"coherence": 3, "informativeness": 4, "naturalness": 5} for r in view.responses},
+    )
     path = tmp_path / "new.csv"
     export_to_path(source, path)
     rows = list(csv.DictReader(path.open(newline="", encoding="utf-8")))
-    for name, columns, version in (("v2.csv", EXPORT_COLUMNS + ("study_state", "format_version"), "2"),
-                                   ("v1.csv", EXPORT_COLUMNS, None)):
+    for name, columns, version in (
+        ("v2.csv", EXPORT_COLUMNS + ("study_state", "format_version"), "2"),
+        ("v1.csv", EXPORT_COLUMNS, None),
+    ):
         old = tmp_path / name
         with open(old, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh, lineterminator="\n")
@@ -99,7 +129,9 @@ def test_files_from_before_format_3_still_import(tmp_path):
         target = Store(f"sqlite:///{tmp_path / (name + '.db')}")
         counts = import_file(target, old)
         assert counts["ratings"] == 2 and counts["skips"] == counts["flags"] == 0
-        assert target.ratings_frame()[["coherence", "informativeness", "naturalness"]].values.tolist() == [[3, 4, 5]] * 2
+        assert (
+            target.ratings_frame()[["coherence", "informativeness", "naturalness"]].values.tolist() == [[3, 4, 5]] * 2
+        )
         target.dispose()
     source.dispose()
 
@@ -112,9 +144,14 @@ def test_bad_feedback_rows_are_refused_before_anything_is_stored(tmp_path):
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     skip_at = next(k for k, r in enumerate(lines) if r["row_kind"] == "skip")
     rating_at = next(k for k, r in enumerate(lines) if r["cant_judge"])
-    for k, change in ((skip_at, {"reason": "bored"}), (skip_at, {"coherence": 3}), (skip_at, {"row_kind": "vote"}),
-                      (rating_at, {"informativeness": 4}), (rating_at, {"cant_judge": "fluency"}),
-                      (rating_at, {"cant_judge": None})):
+    for k, change in (
+        (skip_at, {"reason": "bored"}),
+        (skip_at, {"coherence": 3}),
+        (skip_at, {"row_kind": "vote"}),
+        (rating_at, {"informativeness": 4}),
+        (rating_at, {"cant_judge": "fluency"}),
+        (rating_at, {"cant_judge": None}),
+    ):
         bad = [dict(r) for r in lines]
         bad[k].update(change)
         bad_path = tmp_path / "bad.jsonl"

@@ -65,7 +65,7 @@ def submit_values(scores: list[int], n_responses: int, note: str) -> list:
     radios = [None] * 24
     comments = [None] * 8
     for k in range(n_responses):
-        radios[3 * k:3 * k + 3] = scores
+        radios[3 * k : 3 * k + 3] = scores
         comments[k] = note
     return radios + comments
 
@@ -134,16 +134,22 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
         client = GradioHTTP(second.url, timeout_s=600)
         session = uuid.uuid4().hex[:11]
         unlock(client, session)
-        resumed = client.call(dep_by_trigger(client, "Resume generation"), [ORGANIZER_PASSWORD, sid], session_hash=session)
+        resumed = client.call(
+            dep_by_trigger(client, "Resume generation"), [ORGANIZER_PASSWORD, sid], session_hash=session
+        )
         assert resumed.ok, resumed.error
-        assert f"{total} of {total} outputs stored ({total - len(before)} generated now)" in resumed.raw, resumed.raw[-600:]
+        assert f"{total} of {total} outputs stored ({total - len(before)} generated now)" in resumed.raw, resumed.raw[
+            -600:
+        ]
         after = slots(store, sid)
         keys = [(i, m, s) for i, m, s, _, _ in after]
         assert len(after) == total and len(set(keys)) == total, after
         assert set(before) <= set(after), "an output stored before the kill changed or vanished"
         assert len(store.items(sid)) == len(PROMPTS) and len(store.list_studies()) == 1
         # Resuming a complete study generates nothing more.
-        again = client.call(dep_by_trigger(client, "Resume generation"), [ORGANIZER_PASSWORD, sid], session_hash=session)
+        again = client.call(
+            dep_by_trigger(client, "Resume generation"), [ORGANIZER_PASSWORD, sid], session_hash=session
+        )
         assert again.ok and "(0 generated now)" in again.raw
         assert slots(store, sid) == after
         assert store.get_study(sid).state == "open"  # the complete draft opened for rating
@@ -182,8 +188,11 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
 
 # ---- PostgreSQL stopped mid-study -----------------------------------------------------------------
 
+
 def _pg_bindir() -> Path | None:
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0
+    )
     return found[-1] if found and (found[-1] / "pg_ctl").exists() else None
 
 
@@ -208,8 +217,19 @@ class PgCluster:
         self._run("initdb", "-D", str(self.dir / "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8")
 
     def start(self) -> None:
-        self._run("pg_ctl", "-D", str(self.dir / "data"), "-l", str(self.dir / "server.log"), "-w", "-t", "60",
-                  "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir}", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.dir / "data"),
+            "-l",
+            str(self.dir / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir}",
+            "start",
+        )
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "fast", "-w", "stop", check=False)
@@ -270,7 +290,8 @@ def test_postgres_stopped_mid_study_clear_error_nothing_lost(tmp_path, pg_cluste
         assert not failed.ok, "a submit was acknowledged while the database was down"
         message = (failed.error or "").lower()
         assert "not saved" in message or "not been saved" in message, (
-            f"the rater was not told clearly that the rating was not saved: {failed.error!r}")
+            f"the rater was not told clearly that the rating was not saved: {failed.error!r}"
+        )
         assert app.alive(), app.log_tail()
 
         pg_cluster.start()

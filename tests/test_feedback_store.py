@@ -33,20 +33,33 @@ def _study(store: Store, n_items: int = 2):
     oids = {}
     for iid in iids:
         for k, method in enumerate(METHODS):
-            oids[(iid, method)], _ = store.add_output(iid, method, 0, text=f"{method} on {iid}", settings={}, seed=k,
-                                                      model="m", new_tokens=3)
+            oids[(iid, method)], _ = store.add_output(
+                iid, method, 0, text=f"{method} on {iid}", settings={}, seed=k, model="m", new_tokens=3
+            )
     return sid, iids, oids
 
 
 def test_cant_judge_is_stored_as_null_with_its_flag_and_read_back(store):
     sid, [iid, _], oids = _study(store)
     rid = store.rater_id("ann")
-    rows = [{"output_id": oids[(iid, m)], "coherence": 4, "informativeness": None, "naturalness": 2,
-             "cant_judge": ["informativeness"]} for m in METHODS]
+    rows = [
+        {
+            "output_id": oids[(iid, m)],
+            "coherence": 4,
+            "informativeness": None,
+            "naturalness": 2,
+            "cant_judge": ["informativeness"],
+        }
+        for m in METHODS
+    ]
     store.save_item_ratings(rid, iid, rows)
     with store.read() as conn:
-        got = conn.execute(text("SELECT coherence, informativeness, naturalness, cant_judge_coherence, "
-                                "cant_judge_informativeness, cant_judge_naturalness FROM ratings")).all()
+        got = conn.execute(
+            text(
+                "SELECT coherence, informativeness, naturalness, cant_judge_coherence, "
+                "cant_judge_informativeness, cant_judge_naturalness FROM ratings"
+            )
+        ).all()
     assert [(a, b, c, bool(x), bool(y), bool(z)) for a, b, c, x, y, z in got] == [(4, None, 2, False, True, False)] * 3
     assert store.cant_judge_ids(rid, oids.values()) == {oids[(iid, m)]: {"informativeness"} for m in METHODS}
     frame = store.ratings_frame(sid)
@@ -58,24 +71,35 @@ def test_a_null_score_without_the_flag_and_a_score_with_it_are_refused_by_the_da
     _, [iid, _], oids = _study(store)
     rid = store.rater_id("ann")
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    base = {"rater_id": rid, "coherence": 3, "informativeness": 3, "naturalness": 3, "created_at": now,
-            "updated_at": now}
+    base = {
+        "rater_id": rid,
+        "coherence": 3,
+        "informativeness": 3,
+        "naturalness": 3,
+        "created_at": now,
+        "updated_at": now,
+    }
     for bad in ({"coherence": None}, {"cant_judge_coherence": True}, {"coherence": 0}, {"naturalness": 6}):
         with pytest.raises(IntegrityError):
             with store.engine.begin() as conn:
                 conn.execute(insert(ratings).values(**{**base, "output_id": oids[(iid, "BS-4")], **bad}))
     with store.engine.begin() as conn:  # the flag with NULL is what can't judge is
-        conn.execute(insert(ratings).values(**{**base, "output_id": oids[(iid, "BS-4")], "coherence": None,
-                                               "cant_judge_coherence": True}))
+        conn.execute(
+            insert(ratings).values(
+                **{**base, "output_id": oids[(iid, "BS-4")], "coherence": None, "cant_judge_coherence": True}
+            )
+        )
     assert store.count_ratings() == 1
 
 
 def test_the_api_refuses_a_score_and_cant_judge_together_and_unknown_dimensions(store):
     _, [iid, _], oids = _study(store)
     rid = store.rater_id("ann")
-    for row in ({"coherence": 4, "informativeness": 3, "naturalness": 3, "cant_judge": ["coherence"]},
-                {"coherence": 4, "informativeness": 3, "naturalness": 3, "cant_judge": ["fluency"]},
-                {"coherence": None, "informativeness": 3, "naturalness": 3}):
+    for row in (
+        {"coherence": 4, "informativeness": 3, "naturalness": 3, "cant_judge": ["coherence"]},
+        {"coherence": 4, "informativeness": 3, "naturalness": 3, "cant_judge": ["fluency"]},
+        {"coherence": None, "informativeness": 3, "naturalness": 3},
+    ):
         with pytest.raises(UserError):
             store.save_item_ratings(rid, iid, [{"output_id": oids[(iid, "BS-4")], **row}])
     assert store.count_ratings() == 0
@@ -110,8 +134,12 @@ def test_a_failed_submit_keeps_the_skip(store, monkeypatch):
     view, _ = blind.open_item(store, "ann", sid)
     blind.skip(store, "ann", view.item, "unclear")
     with pytest.raises(UserError):
-        blind.submit(store, "ann", view.item, {r.label: {"coherence": 9, "informativeness": 3, "naturalness": 3}
-                                                for r in view.responses})
+        blind.submit(
+            store,
+            "ann",
+            view.item,
+            {r.label: {"coherence": 9, "informativeness": 3, "naturalness": 3} for r in view.responses},
+        )
     assert [s["reason"] for s in store.skips(sid)] == ["unclear"] and store.count_ratings() == 0
 
 
@@ -128,7 +156,9 @@ def test_flags_are_stored_per_output_id_and_a_double_click_keeps_one(store):
         blind.flag_for(store, enrolment, view.item, None, "other")
     flagged = store.flags(sid)
     assert [(f["rater"], f["item_id"], f["position"], f["reason"]) for f in flagged] == [
-        ("ann", iid, 1, "broken"), ("ann", iid, None, "personal")]
+        ("ann", iid, 1, "broken"),
+        ("ann", iid, None, "personal"),
+    ]
     assert flagged[0]["output_id"] == store.assignment(store.find_rater("ann"), iid)[1]
     assert flagged[0]["note"] == "cut off after two words" and flagged[1]["output_id"] is None
     with pytest.raises(UserError, match="not part of this item"):  # an output of another item
@@ -156,8 +186,7 @@ def _v2_ratings_sql(dialect: str) -> list[str]:
     """The ratings table as schema 2 made it: NOT NULL scores with their range CHECKs, no flags."""
     pk = "SERIAL PRIMARY KEY" if dialect == "postgresql" else "INTEGER PRIMARY KEY"
     ts = "TIMESTAMP" if dialect == "postgresql" else "DATETIME"
-    checks = ", ".join(f"CONSTRAINT ck_ratings_{d}_range CHECK ({d} IN (1, 2, 3, 4, 5))"
-                       for d in blind.DIMENSIONS)
+    checks = ", ".join(f"CONSTRAINT ck_ratings_{d}_range CHECK ({d} IN (1, 2, 3, 4, 5))" for d in blind.DIMENSIONS)
     return [
         f"CREATE TABLE ratings (id {pk}, rater_id INTEGER NOT NULL REFERENCES raters(id), "
         f"output_id INTEGER NOT NULL REFERENCES outputs(id), coherence INTEGER NOT NULL, "
@@ -183,10 +212,14 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
         for sql in _v2_ratings_sql(backend):
             conn.execute(text(sql))
         for k, m in enumerate(("BS-4", "TS-Temp")):
-            conn.execute(text("INSERT INTO ratings (rater_id, output_id, coherence, informativeness, naturalness, "
-                              "comment, position, created_at, updated_at) VALUES "
-                              f"({rid}, {oids[(iid, m)]}, {k + 1}, 5, 4, 'old {k}', {k}, '2025-01-01 00:00:00', "
-                              "'2025-01-02 00:00:00')"))
+            conn.execute(
+                text(
+                    "INSERT INTO ratings (rater_id, output_id, coherence, informativeness, naturalness, "
+                    "comment, position, created_at, updated_at) VALUES "
+                    f"({rid}, {oids[(iid, m)]}, {k + 1}, 5, 4, 'old {k}', {k}, '2025-01-01 00:00:00', "
+                    "'2025-01-02 00:00:00')"
+                )
+            )
         conn.execute(text("UPDATE arena_schema SET version = 2"))
     raw.dispose()
     try:
@@ -197,11 +230,24 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
         assert relaxed, upgraded.changes
         frame = upgraded.ratings_frame(sid)
         assert frame[["coherence", "informativeness", "naturalness", "comment", "position"]].values.tolist() == [
-            [1, 5, 4, "old 0", 0], [2, 5, 4, "old 1", 1]]
+            [1, 5, 4, "old 0", 0],
+            [2, 5, 4, "old 1", 1],
+        ]
         assert frame["created_at"].iloc[0].year == 2025
         # what the upgrade is for: a can't-judge answer next to the old ratings, and the CHECKs in force
-        upgraded.save_item_ratings(rid, iid, [{"output_id": oids[(iid, "TS-Tilted")], "coherence": None,
-                                               "informativeness": 2, "naturalness": 2, "cant_judge": ["coherence"]}])
+        upgraded.save_item_ratings(
+            rid,
+            iid,
+            [
+                {
+                    "output_id": oids[(iid, "TS-Tilted")],
+                    "coherence": None,
+                    "informativeness": 2,
+                    "naturalness": 2,
+                    "cant_judge": ["coherence"],
+                }
+            ],
+        )
         with pytest.raises(IntegrityError):
             with upgraded.engine.begin() as conn:
                 conn.execute(text(f"UPDATE ratings SET naturalness = NULL WHERE output_id = {oids[(iid, 'BS-4')]}"))
@@ -210,10 +256,14 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
                 conn.execute(text(f"UPDATE ratings SET naturalness = 7 WHERE output_id = {oids[(iid, 'BS-4')]}"))
         with pytest.raises(IntegrityError):  # the unique key survived the rebuild
             with upgraded.engine.begin() as conn:
-                conn.execute(text("INSERT INTO ratings (rater_id, output_id, coherence, informativeness, naturalness, "
-                                  "cant_judge_coherence, cant_judge_informativeness, cant_judge_naturalness, "
-                                  f"created_at, updated_at) VALUES ({rid}, {oids[(iid, 'BS-4')]}, 1, 1, 1, FALSE, "
-                                  "FALSE, FALSE, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"))
+                conn.execute(
+                    text(
+                        "INSERT INTO ratings (rater_id, output_id, coherence, informativeness, naturalness, "
+                        "cant_judge_coherence, cant_judge_informativeness, cant_judge_naturalness, "
+                        f"created_at, updated_at) VALUES ({rid}, {oids[(iid, 'BS-4')]}, 1, 1, 1, FALSE, "
+                        "FALSE, FALSE, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+                    )
+                )
         after = upgraded.ratings_frame(sid)
         assert len(after) == 3 and math.isnan(after.set_index("method").loc["TS-Tilted", "coherence"])
         upgraded.dispose()

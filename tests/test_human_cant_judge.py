@@ -94,7 +94,7 @@ def test_the_cli_reads_an_export_with_cant_judge_skips_and_flags(rated, tmp_path
     via_csv = human.method_means(read, n_resamples=200)
     pd.testing.assert_series_equal(direct["mean"], via_csv["mean"])
     assert human.main([str(path), "--no-mixed"]) == 0
-    assert "7 \"can't judge\" answers" in capsys.readouterr().out
+    assert '7 "can\'t judge" answers' in capsys.readouterr().out
     bad = pd.read_csv(path, dtype=str, keep_default_na=False)
     bad.loc[bad["cant_judge"] != "", "cant_judge"] = ""  # an empty score without "can't judge" is an error
     bad.to_csv(tmp_path / "bad.csv", index=False)

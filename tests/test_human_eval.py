@@ -23,8 +23,20 @@ KRIPPENDORFF_EXAMPLE = [
 
 def ratings_frame(rows):
     """Rows of (study, scenario, item, rater, method, output_id, coherence, informativeness, naturalness)."""
-    df = pd.DataFrame(rows, columns=["study_id", "scenario", "item_id", "rater", "method", "output_id",
-                                     "coherence", "informativeness", "naturalness"])
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "study_id",
+            "scenario",
+            "item_id",
+            "rater",
+            "method",
+            "output_id",
+            "coherence",
+            "informativeness",
+            "naturalness",
+        ],
+    )
     df["study_name"] = df["study_id"].map(lambda s: f"study {s}")
     return df
 
@@ -121,8 +133,12 @@ def test_friedman_on_a_perfect_ordering():
 
 
 def test_krippendorff_alpha_on_the_published_example():
-    rows = [(1, "s", unit, f"obs{o}", "A", unit, value, value, value)
-            for o, line in enumerate(KRIPPENDORFF_EXAMPLE) for unit, value in enumerate(line) if not math.isnan(value)]
+    rows = [
+        (1, "s", unit, f"obs{o}", "A", unit, value, value, value)
+        for o, line in enumerate(KRIPPENDORFF_EXAMPLE)
+        for unit, value in enumerate(line)
+        if not math.isnan(value)
+    ]
     alpha = human.krippendorff_alpha(ratings_frame(rows)).set_index("dimension")
     assert alpha.loc["coherence", "alpha"] == pytest.approx(0.815, abs=5e-4)
     nominal = human.krippendorff_alpha(ratings_frame(rows), level="nominal")
@@ -162,7 +178,9 @@ def test_exact_signed_rank_p_is_scipys():
     rng = np.random.default_rng(0)
     for trial in range(18):
         n = int(rng.integers(2, 14))
-        x = [np.round(rng.normal(size=n) * 3) / 3, rng.normal(size=n), rng.integers(-2, 3, size=n).astype(float)][trial % 3]
+        x = [np.round(rng.normal(size=n) * 3) / 3, rng.normal(size=n), rng.integers(-2, 3, size=n).astype(float)][
+            trial % 3
+        ]
         if np.count_nonzero(x) == 0:
             continue
         ref = stats.wilcoxon(x, zero_method="wilcox")

@@ -46,9 +46,16 @@ def test_a_code_has_at_least_128_bits_and_only_its_hash_is_stored(store):
     assert len(ann.code) >= 32 and math.log2(64) * len(ann.code) >= 128  # urlsafe base64: 6 bits a character
     assert ann.link.endswith(f"/?invite={ann.code}")
     with store.read() as conn:
-        tables = [r[0] for r in conn.execute(text(
-            "SELECT name FROM sqlite_master WHERE type='table'" if store.dialect == "sqlite" else
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"))]
+        tables = [
+            r[0]
+            for r in conn.execute(
+                text(
+                    "SELECT name FROM sqlite_master WHERE type='table'"
+                    if store.dialect == "sqlite"
+                    else "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+                )
+            )
+        ]
         dump = " ".join(str(row) for t in tables for row in conn.execute(text(f'SELECT * FROM "{t}"')))
     assert ann.code not in dump and invites.hash_code(ann.code) in dump
 
@@ -59,8 +66,20 @@ def test_a_name_is_not_a_password(store):
     view, _ = blind.open_with_code(store, ann.code)
     blind.submit_slots_with_code(store, ann.code, view.item, *all_scores(view, 5))
     raters_before = len(store.enrolments(sid))
-    for guess in ("alice", "Alice", "ａｌｉｃｅ", "alice\u200b", ann.code[:-1], ann.code + "x", "", None, 7,
-                  "x" * 10_000, "../../etc/passwd", "<script>"):
+    for guess in (
+        "alice",
+        "Alice",
+        "ａｌｉｃｅ",
+        "alice\u200b",
+        ann.code[:-1],
+        ann.code + "x",
+        "",
+        None,
+        7,
+        "x" * 10_000,
+        "../../etc/passwd",
+        "<script>",
+    ):
         with pytest.raises(UserError) as err:
             blind.open_with_code(store, guess)
         assert str(err.value) == invites.INVALID  # one message: nothing tells whether a code exists
@@ -192,8 +211,9 @@ def test_migrated_raters_are_enrolled_and_can_be_given_codes(store):
     """A rater from before invites rated by name; their place stays and the organizer issues a code."""
     sid = make_study(store)
     view, _ = blind.open_item(store, "legacy rater", sid)  # the trusted, name-based path (as old data)
-    blind.submit(store, "legacy rater", view.item, {r.label: dict.fromkeys(blind.DIMENSIONS, 2)
-                                                    for r in view.responses})
+    blind.submit(
+        store, "legacy rater", view.item, {r.label: dict.fromkeys(blind.DIMENSIONS, 2) for r in view.responses}
+    )
     [row] = store.enrolments(sid)
     assert row.rater == "legacy rater" and not row.has_code
     [code] = invites.invite(store, sid, ["legacy rater"])

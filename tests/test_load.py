@@ -30,11 +30,14 @@ def app(tmp_path_factory) -> LiveApp:
 def test_fifty_raters_at_once_every_rating_stored_exactly_once(app: LiveApp, artifacts_dir):
     token = secrets.token_hex(3)
     store = db_store(app.workdir)
-    texts = [{m: f"load response {m[-1]} item {k} {token}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(ITEMS)]
+    texts = [
+        {m: f"load response {m[-1]} item {k} {token}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(ITEMS)
+    ]
     sid, _ = seed_study(store, f"Load study {token}", [f"Load prompt {k} {token}" for k in range(ITEMS)], texts)
 
-    report = run_raters(app.url, sid, raters=RATERS, items=ITEMS, resubmit_every=5, prefix=f"load-{token}",
-                        store=store)  # enrols each rater with an invite code first
+    report = run_raters(
+        app.url, sid, raters=RATERS, items=ITEMS, resubmit_every=5, prefix=f"load-{token}", store=store
+    )  # enrols each rater with an invite code first
     counts = check_stored(store.ratings_frame(sid), report, n_responses=3)
     text = summary(report, counts)
     print("\n" + text)
@@ -57,8 +60,23 @@ def _stored_line(out: str) -> tuple[int, int, int]:
 
 def test_human_pace_mode_at_tiny_scale(app: LiveApp, capsys):
     """`--mode human` end to end (seeding, sessions, paced submits, figures, verdict) in seconds."""
-    rc = bench_main(["--mode", "human", "--raters", "3", "--duration", "4", "--min-interval", "1",
-                     "--max-interval", "2", "--procs", "1"], app=app)
+    rc = bench_main(
+        [
+            "--mode",
+            "human",
+            "--raters",
+            "3",
+            "--duration",
+            "4",
+            "--min-interval",
+            "1",
+            "--max-interval",
+            "2",
+            "--procs",
+            "1",
+        ],
+        app=app,
+    )
     out = capsys.readouterr().out
     print(out)
     assert rc == 0, out
@@ -72,8 +90,25 @@ def test_human_pace_mode_at_tiny_scale(app: LiveApp, capsys):
 
 def test_burst_mode_at_tiny_scale(app: LiveApp, capsys):
     """`--mode burst` end to end: rising steps, each reported, and a capacity line."""
-    rc = bench_main(["--mode", "burst", "--raters", "3", "--start-rate", "2", "--factor", "2", "--max-rate", "4",
-                     "--step-seconds", "2", "--procs", "1"], app=app)
+    rc = bench_main(
+        [
+            "--mode",
+            "burst",
+            "--raters",
+            "3",
+            "--start-rate",
+            "2",
+            "--factor",
+            "2",
+            "--max-rate",
+            "4",
+            "--step-seconds",
+            "2",
+            "--procs",
+            "1",
+        ],
+        app=app,
+    )
     out = capsys.readouterr().out
     print(out)
     assert rc == 0, out

@@ -33,7 +33,7 @@ def test_loop_needs_a_phrase_of_two_tokens_three_times_back_to_back():
 
 
 def test_zipf_coefficient_recovers_a_known_slope():
-    exact = Counter({f"w{r}": 10_000 * r ** -1.5 for r in range(1, 300)})
+    exact = Counter({f"w{r}": 10_000 * r**-1.5 for r in range(1, 300)})
     assert zipf_coefficient(exact) == pytest.approx(1.5, abs=1e-9)
     # a real text whose word counts follow 1/r (rounded): slope close to 1
     text = " ".join(f"w{r}" for r in range(1, 101) for _ in range(round(1000 / r)))

@@ -6,20 +6,34 @@ import torch
 from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 import decoders
-from decoders.multiarm import DEFAULT_ARMS, ArmConfig, MultiArmGenerator, MultiArmSettings, RowwiseSampler, SignalVerifier
+from decoders.multiarm import (
+    DEFAULT_ARMS,
+    ArmConfig,
+    MultiArmGenerator,
+    MultiArmSettings,
+    RowwiseSampler,
+    SignalVerifier,
+)
 
 PROMPT = "The lighthouse keeper opened the door and"
 
 
 def test_article_arms():
     assert [(a.name, a.temperature, a.top_k, a.top_p) for a in DEFAULT_ARMS] == [
-        ("Explorer", 0.95, 0, 0.98), ("Stabilizer", 0.4, 10, 1.0), ("Verifier", 0.1, 0, 1.0)]
+        ("Explorer", 0.95, 0, 0.98),
+        ("Stabilizer", 0.4, 10, 1.0),
+        ("Verifier", 0.1, 0, 1.0),
+    ]
 
 
 def test_rowwise_sampler_matches_transformers_warpers_row_by_row():
     torch.manual_seed(0)
-    arms = [ArmConfig("a", 0.95, 0, 0.98), ArmConfig("b", 0.4, 10, 1.0), ArmConfig("c", 1.3, 7, 0.6),
-            ArmConfig("d", 0.7, 0, 0.5)]
+    arms = [
+        ArmConfig("a", 0.95, 0, 0.98),
+        ArmConfig("b", 0.4, 10, 1.0),
+        ArmConfig("c", 1.3, 7, 0.6),
+        ArmConfig("d", 0.7, 0, 0.5),
+    ]
     logits = torch.randn(len(arms), 300) * 2.5
     warped = RowwiseSampler.for_arms(arms).warp(logits)
     for row, arm in enumerate(arms):
@@ -28,9 +42,9 @@ def test_rowwise_sampler_matches_transformers_warpers_row_by_row():
             chain.append(TopKLogitsWarper(arm.top_k))
         if arm.top_p < 1.0:
             chain.append(TopPLogitsWarper(arm.top_p))
-        expected = LogitsProcessorList(chain)(None, logits[row:row + 1].clone())
-        assert torch.equal(torch.isinf(warped[row:row + 1]), torch.isinf(expected)), arm
-        assert torch.allclose(warped[row:row + 1][~torch.isinf(expected)], expected[~torch.isinf(expected)])
+        expected = LogitsProcessorList(chain)(None, logits[row : row + 1].clone())
+        assert torch.equal(torch.isinf(warped[row : row + 1]), torch.isinf(expected)), arm
+        assert torch.allclose(warped[row : row + 1][~torch.isinf(expected)], expected[~torch.isinf(expected)])
 
 
 def test_rowwise_sampler_temperature_override_and_draws():
@@ -74,8 +88,14 @@ def _run(lm, settings, max_new_tokens=6, seed=0, verifier=None, streamer=None, p
     gen = MultiArmGenerator(lm.model, settings, verifier, eos_token_id=lm.tokenizer.eos_token_id)
     with torch.inference_mode():
         torch.manual_seed(seed)
-        out = gen(ids, attention_mask=torch.ones_like(ids), logits_processor=processors, streamer=streamer,
-                  max_new_tokens=max_new_tokens, pad_token_id=lm.tokenizer.pad_token_id)
+        out = gen(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            logits_processor=processors,
+            streamer=streamer,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=lm.tokenizer.pad_token_id,
+        )
     return ids, out, gen.last_trace
 
 
@@ -93,8 +113,13 @@ def test_prompt_is_computed_once(lm):
     lm.model.forward = counting
     try:
         rec = Recorder()
-        ids, out, trace = _run(lm, MultiArmSettings(), max_new_tokens=5, streamer=rec,
-                               processors=LogitsProcessorList([lambda i, s: seen.append(s.shape) or s]))
+        ids, out, trace = _run(
+            lm,
+            MultiArmSettings(),
+            max_new_tokens=5,
+            streamer=rec,
+            processors=LogitsProcessorList([lambda i, s: seen.append(s.shape) or s]),
+        )
     finally:
         del lm.model.forward
     prompt_len = ids.shape[1]
@@ -114,7 +139,7 @@ def _full_logprobs(lm, prompt_ids, path):
     with torch.inference_mode():
         logp = torch.log_softmax(lm.model(input_ids=seq).logits[0].float(), dim=-1)
     p = prompt_ids.shape[1]
-    return logp[p - 1:-1].gather(1, seq[0, p:, None]).squeeze(1)
+    return logp[p - 1 : -1].gather(1, seq[0, p:, None]).squeeze(1)
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +157,7 @@ def test_shared_cache_stays_exact_through_backtracks_and_copies(lm, forced):
     for path, recorded in zip(trace.paths, trace.path_logprobs):
         assert path
         assert torch.allclose(_full_logprobs(lm, ids, path), torch.tensor(recorded), atol=2e-3)
-    assert out[0, ids.shape[1]:].tolist() == trace.paths[trace.chosen]
+    assert out[0, ids.shape[1] :].tolist() == trace.paths[trace.chosen]
     assert trace.chosen == max(range(3), key=lambda a: trace.mean_scores[a])
 
 

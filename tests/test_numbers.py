@@ -12,16 +12,27 @@ from arena.errors import UserError
 from arena.numbers import cli_whole, parse_whole, study_id, whole_number
 
 
-@pytest.mark.parametrize("value, expected", [
-    (4, 4), (4.0, 4), ("4", 4), (" 4 ", 4), ("4.0", 4), ("-3", -3), (np.int64(7), 7), (np.float32(2.0), 2),
-    ("123456789012345678901234567890", 123456789012345678901234567890),  # exact, not through a float
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (4, 4),
+        (4.0, 4),
+        ("4", 4),
+        (" 4 ", 4),
+        ("4.0", 4),
+        ("-3", -3),
+        (np.int64(7), 7),
+        (np.float32(2.0), 2),
+        ("123456789012345678901234567890", 123456789012345678901234567890),  # exact, not through a float
+    ],
+)
 def test_whole_numbers_are_accepted(value, expected):
     assert parse_whole(value) == expected and type(parse_whole(value)) is int
 
 
-@pytest.mark.parametrize("value", [True, False, None, 4.5, "4.5", "", "  ", "four", math.nan, math.inf, "inf",
-                                   [4], {"n": 4}, b"4"])
+@pytest.mark.parametrize(
+    "value", [True, False, None, 4.5, "4.5", "", "  ", "four", math.nan, math.inf, "inf", [4], {"n": 4}, b"4"]
+)
 def test_everything_else_is_refused(value):
     with pytest.raises(ValueError):
         parse_whole(value)

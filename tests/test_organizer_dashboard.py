@@ -24,9 +24,13 @@ def test_estimate_uses_measured_throughput_and_says_when_there_is_none():
 
 
 def test_throughput_from_stored_outputs():
-    outs = pd.DataFrame([dict(model="m", method="BS-4", latency_ms=2000.0, new_tokens=20),
-                         dict(model="m", method="BS-4", latency_ms=None, new_tokens=20),
-                         dict(model="other", method="BS-4", latency_ms=1.0, new_tokens=100)])
+    outs = pd.DataFrame(
+        [
+            dict(model="m", method="BS-4", latency_ms=2000.0, new_tokens=20),
+            dict(model="m", method="BS-4", latency_ms=None, new_tokens=20),
+            dict(model="other", method="BS-4", latency_ms=1.0, new_tokens=100),
+        ]
+    )
     assert estimate.from_outputs(outs, "m") == {"BS-4": pytest.approx(10.0)}
 
 
@@ -34,7 +38,8 @@ def test_preview_line():
     assert dash.preview([], ["BS-4"], 1, 64, {}) == "No prompts yet."
     assert dash.preview(["a", "b"], [], 1, 64, {}) == "Choose at least one method."
     assert dash.preview(["a", "b"], ["BS-4"], 1, 64, {"BS-4": 64.0}).startswith(
-        "**Preview:** 2 prompts × 1 method = 2 outputs, about 2 s")
+        "**Preview:** 2 prompts × 1 method = 2 outputs, about 2 s"
+    )
 
 
 @pytest.fixture

@@ -36,7 +36,11 @@ def test_sampling_plans_spell_out_top_k(name):
 
 def test_greedy_plan_and_top_k_override():
     assert decoders.get("Greedy").plan(None, CTX).effective == {
-        "method": "Greedy", "do_sample": False, "num_beams": 1, "max_new_tokens": 8}
+        "method": "Greedy",
+        "do_sample": False,
+        "num_beams": 1,
+        "max_new_tokens": 8,
+    }
     assert decoders.get("Top-k").plan({"top_k": 5}, CTX).generate_kwargs["top_k"] == 5
 
 
@@ -46,8 +50,16 @@ EQUIVALENT = [
     ("Top-k", {"top_k": 20, "temperature": 0.8}, dict(do_sample=True, top_k=20, temperature=0.8)),
     ("Min-p", {"min_p": 0.05}, dict(do_sample=True, min_p=0.05, top_k=0)),
     ("Typical-p", {"typical_p": 0.9}, dict(do_sample=True, typical_p=0.9, top_k=0)),
-    ("Repetition-Penalty", {"repetition_penalty": 1.3}, dict(do_sample=True, repetition_penalty=1.3, temperature=0.9, top_p=0.95)),
-    ("N-gram-Block", {"no_repeat_ngram_size": 2}, dict(do_sample=True, no_repeat_ngram_size=2, temperature=0.9, top_p=0.95)),
+    (
+        "Repetition-Penalty",
+        {"repetition_penalty": 1.3},
+        dict(do_sample=True, repetition_penalty=1.3, temperature=0.9, top_p=0.95),
+    ),
+    (
+        "N-gram-Block",
+        {"no_repeat_ngram_size": 2},
+        dict(do_sample=True, no_repeat_ngram_size=2, temperature=0.9, top_p=0.95),
+    ),
 ]
 
 
@@ -56,15 +68,19 @@ def test_same_tokens_as_bare_generate(lm, name, overrides, bare):
     from arena.runner import plan_for
 
     ids = lm.tokenizer("The library opened at nine, and the first visitor", return_tensors="pt")["input_ids"]
-    common = dict(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=8,
-                  pad_token_id=lm.tokenizer.pad_token_id)
+    common = dict(
+        input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, pad_token_id=lm.tokenizer.pad_token_id
+    )
     plan = plan_for(lm, name, overrides, ids.shape[1], 8)
     with torch.inference_mode():
         torch.manual_seed(5)
         expected = lm.model.generate(**common, **bare)
         torch.manual_seed(5)
-        got = lm.model.generate(**common, logits_processor=LogitsProcessorList(plan.logits_processors),
-                                **{k: v for k, v in plan.generate_kwargs.items() if k != "max_new_tokens"})
+        got = lm.model.generate(
+            **common,
+            logits_processor=LogitsProcessorList(plan.logits_processors),
+            **{k: v for k, v in plan.generate_kwargs.items() if k != "max_new_tokens"},
+        )
     assert got.tolist() == expected.tolist()
     assert got.shape[1] > ids.shape[1]
 
@@ -76,9 +92,14 @@ def test_greedy_through_the_runner_matches_bare_generate(lm):
     (res,) = run_methods(lm, RunRequest(prompt, ["Greedy"], max_new_tokens=6, seed=0, raw=True))
     ids = lm.tokenizer(prompt, return_tensors="pt")["input_ids"]
     with torch.inference_mode():
-        bare = lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=6,
-                                 pad_token_id=lm.tokenizer.pad_token_id)
-    assert res.token_ids == bare[0, ids.shape[1]:].tolist()[: len(res.token_ids)]
+        bare = lm.model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=6,
+            pad_token_id=lm.tokenizer.pad_token_id,
+        )
+    assert res.token_ids == bare[0, ids.shape[1] :].tolist()[: len(res.token_ids)]
     assert res.settings["do_sample"] is False
 
 

@@ -22,10 +22,14 @@ def pair(a, b, dim, d, lo, hi, p, n=20):
 
 
 def test_takeaway_names_the_leader_and_how_sure():
-    pw = pd.DataFrame([pair("BS-4", "TS-Temp", "coherence", -0.8, -1.2, -0.4, 0.004),
-                       pair("BS-4", "TS-Tilted", "coherence", -0.5, -0.9, -0.1, 0.03),
-                       pair("TS-Temp", "TS-Tilted", "coherence", 0.3, 0.1, 0.5, 0.04),
-                       pair("BS-4", "TS-Temp", "naturalness", 0.1, -0.3, 0.5, 0.6)])
+    pw = pd.DataFrame(
+        [
+            pair("BS-4", "TS-Temp", "coherence", -0.8, -1.2, -0.4, 0.004),
+            pair("BS-4", "TS-Tilted", "coherence", -0.5, -0.9, -0.1, 0.03),
+            pair("TS-Temp", "TS-Tilted", "coherence", 0.3, 0.1, 0.5, 0.04),
+            pair("BS-4", "TS-Temp", "naturalness", 0.1, -0.3, 0.5, 0.6),
+        ]
+    )
     s = story.takeaway(pw, 20, 180, 3)
     assert s.startswith("TS-Temp leads on coherence (probably: at least +0.30 points")
     assert "no clear leader on naturalness" in s and "N = 20 prompts, 180 ratings by 3 raters" in s
@@ -33,16 +37,29 @@ def test_takeaway_names_the_leader_and_how_sure():
 
 def test_takeaway_without_a_difference_says_so_with_n():
     pw = pd.DataFrame([pair("BS-4", "TS-Temp", "coherence", 0.1, -0.5, 0.7, 0.7)])
-    assert story.takeaway(pw, 4, 24, 2) == "No clear difference yet between the methods (N = 4 prompts, 24 ratings by 2 raters)."
+    assert (
+        story.takeaway(pw, 4, 24, 2)
+        == "No clear difference yet between the methods (N = 4 prompts, 24 ratings by 2 raters)."
+    )
     assert story.takeaway(pd.DataFrame(), 0, 0, 0).startswith("No ratings yet")
-    one = story.takeaway(pd.DataFrame([pair("A", "B", "coherence", -1.0, -1.5, -0.5, 0.0004),
-                                       pair("A", "C", "coherence", 0.1, -0.5, 0.6, 0.8)]), 30, 90, 1)
+    one = story.takeaway(
+        pd.DataFrame(
+            [pair("A", "B", "coherence", -1.0, -1.5, -0.5, 0.0004), pair("A", "C", "coherence", 0.1, -0.5, 0.6, 0.8)]
+        ),
+        30,
+        90,
+        1,
+    )
     assert "B is rated above A on coherence by 1.00 points (very clearly" in one
 
 
 def test_agreement_in_words():
-    ag = pd.DataFrame([{"dimension": "coherence", "alpha": -0.17, "raters": 3, "units_pairable": 9},
-                       {"dimension": "naturalness", "alpha": 0.85, "raters": 3, "units_pairable": 9}])
+    ag = pd.DataFrame(
+        [
+            {"dimension": "coherence", "alpha": -0.17, "raters": 3, "units_pairable": 9},
+            {"dimension": "naturalness", "alpha": 0.85, "raters": 3, "units_pairable": 9},
+        ]
+    )
     words = story.agreement_words(ag)
     assert words.startswith("Raters disagree more than chance") and "coherence α = -0.170" in words
     assert story.agreement_words(ag.iloc[1:]).startswith("Raters agree well")
@@ -62,9 +79,17 @@ def fill(store, published=True, name=NAME):
     for item in items:
         ids = {}
         for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
-            ids[method], _ = store.add_output(item, method, 0, text=f"text {k} {item}", seed=0, model="SmolLM2",
-                                              settings={"dtype": "float32", "batch_size": 1}, new_tokens=8,
-                                              latency_ms=250.0 * (k + 1))
+            ids[method], _ = store.add_output(
+                item,
+                method,
+                0,
+                text=f"text {k} {item}",
+                seed=0,
+                model="SmolLM2",
+                settings={"dtype": "float32", "batch_size": 1},
+                new_tokens=8,
+                latency_ms=250.0 * (k + 1),
+            )
         for rater, base in (("Zelda Quux", 2), ("Yorick Vex", 3)):
             rid = store.rater_id(rater)
             for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
@@ -79,11 +104,16 @@ def test_page_of_a_published_study_escapes_and_shows_everything(store):
     study = fill(store)
     status, page = present.render(store, str(study))
     assert status == 200
-    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; &quot;Q3&quot; &amp; co" in page
+    assert (
+        "<script>alert(1)</script>" not in page
+        and "&lt;script&gt;alert(1)&lt;/script&gt; &quot;Q3&quot; &amp; co" in page
+    )
     assert "<b>x</b>" not in page
     assert 'id="takeaway"' in page and "N = 4 prompts, 24 ratings by 2 raters" in page
     assert 'id="agreement"' in page and "Krippendorff" in page
-    assert "latency ms ↓" in page and "coherence ↑" in page and "PPL" not in page.split("<table>")[1].split("</table>")[0]
+    assert (
+        "latency ms ↓" in page and "coherence ↑" in page and "PPL" not in page.split("<table>")[1].split("</table>")[0]
+    )
     assert "Model: SmolLM2; dtype: float32; generated in batches of 1" in page
     assert page.count('class="chart"') == 2 and present.PLOTLY_PATH in page
     assert "Zelda" not in page and "Yorick" not in page

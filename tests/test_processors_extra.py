@@ -20,12 +20,18 @@ from decoders.processors import (
 )
 
 NEG = -float("inf")
-PROCESSOR_CLASSES = sorted((obj for obj in vars(processors).values() if isinstance(obj, type)
-                            and issubclass(obj, LogitsProcessor) and obj.__module__ == processors.__name__),
-                           key=lambda cls: cls.__name__)
+PROCESSOR_CLASSES = sorted(
+    (
+        obj
+        for obj in vars(processors).values()
+        if isinstance(obj, type) and issubclass(obj, LogitsProcessor) and obj.__module__ == processors.__name__
+    ),
+    key=lambda cls: cls.__name__,
+)
 
 
 # -- what every processor promises ----------------------------------------------------------------
+
 
 def test_all_processors_live_in_one_module():
     assert [cls.__name__ for cls in PROCESSOR_CLASSES] == sorted(processors.__all__)
@@ -74,6 +80,7 @@ def test_every_processor_keeps_bfloat16_and_agrees_with_float32(cls):
 
 # -- adaptive tilt: recent-repetition penalty ------------------------------------------------------
 
+
 def test_repetition_penalty_counts_only_generated_tokens_in_the_window():
     # prompt = [4, 4, 4, 4] (token 4 repeated, but it is the prompt); generated = [1, 1, 2, 1, 3]
     ids = torch.tensor([[4, 4, 4, 4, 1, 1, 2, 1, 3]])
@@ -85,10 +92,12 @@ def test_repetition_penalty_counts_only_generated_tokens_in_the_window():
 
 def test_repetition_penalty_window_slides_and_is_per_row():
     proc = RecentRepetitionPenaltyLogitsProcessor(window=5, penalty=2.0, prompt_length=1)
-    ids = torch.tensor([
-        [0, 1, 1, 1, 2, 3, 4, 0],  # last 5 generated: 1, 2, 3, 4, 0 → nothing above 2
-        [0, 3, 2, 3, 3, 0, 3, 1],  # last 5 generated: 3, 3, 0, 3, 1 → token 3 (x3)
-    ])
+    ids = torch.tensor(
+        [
+            [0, 1, 1, 1, 2, 3, 4, 0],  # last 5 generated: 1, 2, 3, 4, 0 → nothing above 2
+            [0, 3, 2, 3, 3, 0, 3, 1],  # last 5 generated: 3, 3, 0, 3, 1 → token 3 (x3)
+        ]
+    )
     out = proc(ids, torch.zeros(2, 5))
     assert out.tolist() == [[0.0] * 5, [0.0, 0.0, 0.0, -2.0, 0.0]]
 
@@ -107,18 +116,26 @@ def test_repetition_penalty_needs_more_than_half_the_window():
 def test_adaptive_tilt_chain_hand_computed():
     """logits 0, prior S = [1, 0, -1, 0, 0], T = 0.5, λ = 0.1 → bias −λ·T·S = [-0.05, 0, 0.05, 0, 0],
     /T → [-0.1, 0, 0.1, 0, 0]; generated [2, 2, 2] → token 2 repeated 3 > 2 times → minus 5·λ = 0.5."""
-    chain = LogitsProcessorList([
-        TiltedLogitsProcessor(0.5, 0.1, torch.tensor([1.0, 0.0, -1.0, 0.0, 0.0])),
-        TemperatureLogitsWarper(0.5),
-        RecentRepetitionPenaltyLogitsProcessor(5, 5 * 0.1, prompt_length=2),
-    ])
+    chain = LogitsProcessorList(
+        [
+            TiltedLogitsProcessor(0.5, 0.1, torch.tensor([1.0, 0.0, -1.0, 0.0, 0.0])),
+            TemperatureLogitsWarper(0.5),
+            RecentRepetitionPenaltyLogitsProcessor(5, 5 * 0.1, prompt_length=2),
+        ]
+    )
     out = chain(torch.tensor([[3, 3, 2, 2, 2]]), torch.zeros(1, 5))
     assert torch.allclose(out, torch.tensor([[-0.1, 0.0, -0.4, 0.0, 0.0]]))
 
 
 def test_tilted_plan_is_the_bias_then_generates_own_temperature(lm):
-    ctx = DecodeContext(tokenizer=lm.tokenizer, device=lm.device, logits_size=lm.logits_size, prompt_length=4,
-                        max_new_tokens=16, cache_dir=lm.cache_dir)
+    ctx = DecodeContext(
+        tokenizer=lm.tokenizer,
+        device=lm.device,
+        logits_size=lm.logits_size,
+        prompt_length=4,
+        max_new_tokens=16,
+        cache_dir=lm.cache_dir,
+    )
     plan = decoders.get("TS-Tilted").plan({"temperature": 0.7, "alpha": 0.4}, ctx)
     (tilt,) = plan.logits_processors
     assert isinstance(tilt, TiltedLogitsProcessor) and (tilt.temperature, tilt.alpha) == (0.7, 0.4)
@@ -127,8 +144,14 @@ def test_tilted_plan_is_the_bias_then_generates_own_temperature(lm):
 
 
 def test_adaptive_tilt_plan(lm):
-    ctx = DecodeContext(tokenizer=lm.tokenizer, device=lm.device, logits_size=lm.logits_size, prompt_length=11,
-                        max_new_tokens=16, cache_dir=lm.cache_dir)
+    ctx = DecodeContext(
+        tokenizer=lm.tokenizer,
+        device=lm.device,
+        logits_size=lm.logits_size,
+        prompt_length=11,
+        max_new_tokens=16,
+        cache_dir=lm.cache_dir,
+    )
     plan = decoders.get("TS-Tilted-Adaptive").plan({"prior": "common-tokens", "history_window": 6}, ctx)
     tilt, temperature, repeat = plan.logits_processors
     assert isinstance(tilt, TiltedLogitsProcessor) and isinstance(repeat, RecentRepetitionPenaltyLogitsProcessor)
@@ -157,6 +180,7 @@ def test_adaptive_tilt_generates_through_the_runner(lm):
 
 
 # -- dual threshold ---------------------------------------------------------------------------------
+
 
 def test_dual_threshold_article_example():
     # softmax(4,3,2,1,0) = .636 .234 .086 .032 .012: the 0.95 nucleus is {4, 3, 2} (mass .957).
@@ -206,5 +230,11 @@ def test_dual_threshold_plan_orders_temperature_first():
     plan = decoders.get("Dual-Threshold").plan({"temperature": 0.5}, ctx)
     temp, dual = plan.logits_processors
     assert temp.temperature == 0.5 and isinstance(dual, DualThresholdLogitsWarper) and dual.top_p == 0.95
-    assert plan.generate_kwargs == {"do_sample": True, "temperature": 1.0, "top_p": 1.0, "top_k": 0, "max_new_tokens": 128}
+    assert plan.generate_kwargs == {
+        "do_sample": True,
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "top_k": 0,
+        "max_new_tokens": 128,
+    }
     assert plan.effective["temperature"] == 0.5 and plan.effective["top_k"] == 0

@@ -21,10 +21,19 @@ def write(tmp_path, name: str, content: str | bytes):
 
 def test_the_three_formats_give_the_same_prompts(tmp_path):
     csv_file = write(tmp_path, "p.csv", "prompt,scenario,language,raw\nHello,greet,en,no\n,,,\nOnce upon,story,,yes\n")
-    jsonl = write(tmp_path, "p.jsonl", json.dumps({"prompt": "Hello", "scenario": "greet", "language": "en"}) + "\n\n"
-                  + json.dumps({"prompt": "Once upon", "scenario": "story", "raw": "y"}) + "\n")
-    assert read_prompt_file(csv_file) == read_prompt_file(jsonl) == [
-        PromptSpec("Hello", "greet", "en", False), PromptSpec("Once upon", "story", "", True)]
+    jsonl = write(
+        tmp_path,
+        "p.jsonl",
+        json.dumps({"prompt": "Hello", "scenario": "greet", "language": "en"})
+        + "\n\n"
+        + json.dumps({"prompt": "Once upon", "scenario": "story", "raw": "y"})
+        + "\n",
+    )
+    assert (
+        read_prompt_file(csv_file)
+        == read_prompt_file(jsonl)
+        == [PromptSpec("Hello", "greet", "en", False), PromptSpec("Once upon", "story", "", True)]
+    )
     txt = write(tmp_path, "p.txt", "  Hello  \n\n\tOnce upon\n")
     assert read_prompt_file(txt) == [PromptSpec("Hello", "file"), PromptSpec("Once upon", "file")]
 
@@ -37,17 +46,20 @@ def test_bom_strings_control_characters_and_default_scenario(tmp_path):
     assert [s.prompt for s in read_prompt_file(bom_csv)] == ["hi"]
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("a.md", "hello", "use a .csv"),
-    ("a.csv", "text\nhello\n", "'prompt' column"),
-    ("a.csv", "prompt\n", "holds no prompts"),
-    ("a.txt", "\n  \n", "holds no prompts"),
-    ("a.jsonl", '{"prompt": "ok"}\n{broken\n', "a.jsonl line 2: not valid JSON"),
-    ("a.jsonl", '{"text": "x"}\n', "line 1: no 'prompt' field"),
-    ("a.jsonl", "[1, 2]\n", "line 1: expected an object"),
-    ("a.jsonl", '{"prompt": "  "}\n', "line 1: the prompt is empty"),
-    ("a.txt", b"\xff\xfeh\x00i\x00", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("a.md", "hello", "use a .csv"),
+        ("a.csv", "text\nhello\n", "'prompt' column"),
+        ("a.csv", "prompt\n", "holds no prompts"),
+        ("a.txt", "\n  \n", "holds no prompts"),
+        ("a.jsonl", '{"prompt": "ok"}\n{broken\n', "a.jsonl line 2: not valid JSON"),
+        ("a.jsonl", '{"text": "x"}\n', "line 1: no 'prompt' field"),
+        ("a.jsonl", "[1, 2]\n", "line 1: expected an object"),
+        ("a.jsonl", '{"prompt": "  "}\n', "line 1: the prompt is empty"),
+        ("a.txt", b"\xff\xfeh\x00i\x00", "not UTF-8"),
+    ],
+)
 def test_bad_files_say_what_is_wrong(tmp_path, name, content, message):
     with pytest.raises(UserError, match=message):
         read_prompt_file(write(tmp_path, name, content))

@@ -24,7 +24,9 @@ from arena.runner import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
 
 STATS: Counter = Counter()
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SLOW = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def tally(name: str, outcome: str) -> None:
@@ -41,7 +43,7 @@ def write_stats(artifacts_dir):
 # ---- strategies -----------------------------------------------------------------------------
 
 CONTROL = st.characters(categories=["Cc", "Cf", "Zl", "Zp"])  # NUL, ESC, BOM, RTL marks, separators
-EMOJI = st.sampled_from(["😀", "👩‍👩‍👧", "🇨🇳", "🏳️‍🌈", "\U0001F9EA", "❤️"])
+EMOJI = st.sampled_from(["😀", "👩‍👩‍👧", "🇨🇳", "🏳️‍🌈", "\U0001f9ea", "❤️"])
 SCRIPTS = st.sampled_from(["量子计算", "ありがとう", "مرحبا", "שלום", "Привет", "नमस्ते", "e\u0301", "ﷺ", "𝔘𝔫𝔦"])
 SURROGATE = st.sampled_from(["\ud800", "\udfff", "a\udc80b"])  # lone surrogates from a broken client
 PIECE = st.one_of(st.text(max_size=30), CONTROL, EMOJI, SCRIPTS, SURROGATE, st.just(" "), st.just("\n\t"))
@@ -56,8 +58,15 @@ def huge_text(draw) -> str:
     return (unit * (length // len(unit) + 1))[:length]
 
 
-NOT_TEXT = st.one_of(st.none(), st.integers(), st.floats(), st.binary(max_size=20), st.lists(st.text(max_size=3), max_size=3),
-                     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.booleans())
+NOT_TEXT = st.one_of(
+    st.none(),
+    st.integers(),
+    st.floats(),
+    st.binary(max_size=20),
+    st.lists(st.text(max_size=3), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.booleans(),
+)
 ANY_VALUE = st.one_of(
     st.integers(min_value=-(10**30), max_value=10**30),
     st.sampled_from([10**400, -(10**400), 2**63, 2**63 - 1, -1, 0, 1]),
@@ -77,6 +86,7 @@ def _expected_clean(text: str) -> str:
 
 
 # ---- prompts --------------------------------------------------------------------------------
+
 
 @FAST
 @given(st.one_of(PROMPT_TEXT, NOT_TEXT))
@@ -111,8 +121,11 @@ def test_clean_prompt_at_the_length_limit(prompt: str) -> None:
 
 
 @SLOW
-@given(prompt=st.one_of(PROMPT_TEXT, huge_text()), raw=st.booleans(),
-       max_new=st.sampled_from([1, 8, 1024, 4096, 8191, 8192]))
+@given(
+    prompt=st.one_of(PROMPT_TEXT, huge_text()),
+    raw=st.booleans(),
+    max_new=st.sampled_from([1, 8, 1024, 4096, 8191, 8192]),
+)
 def test_encode_prompt_fits_the_context_or_user_error(lm, prompt: str, raw: bool, max_new: int) -> None:
     try:
         ids = encode_prompt(lm.tokenizer, prompt, raw, lm.device, lm.context_length, max_new)
@@ -148,13 +161,20 @@ def _check_param_result(p: decoders.Param, out: Any) -> None:
 @pytest.mark.parametrize("method,param", ALL_PARAMS, ids=[f"{m}.{p.name}" for m, p in ALL_PARAMS])
 @settings(max_examples=60, deadline=None)
 @given(value=ANY_VALUE, near=st.floats(-3, 3))
-def test_param_validate_value_in_range_or_user_error(method: str, param: decoders.Param, value: Any, near: float) -> None:
+def test_param_validate_value_in_range_or_user_error(
+    method: str, param: decoders.Param, value: Any, near: float
+) -> None:
     candidates = [value]
     if param.minimum is not None and param.maximum is not None:
         # At and just beyond both ends of the range, where off-by-one checks fail.
         span = param.maximum - param.minimum
-        candidates += [param.minimum, param.maximum, param.minimum - abs(near) * span / 10,
-                       param.maximum + abs(near) * span / 10, str(param.maximum)]
+        candidates += [
+            param.minimum,
+            param.maximum,
+            param.minimum - abs(near) * span / 10,
+            param.maximum + abs(near) * span / 10,
+            str(param.maximum),
+        ]
     for v in candidates:
         try:
             out = param.validate(v)
@@ -175,12 +195,20 @@ SETTING_NAMES = st.one_of(st.sampled_from(sorted({p.name for _, p in ALL_PARAMS}
 def test_decoder_resolve_complete_settings_or_user_error(method: str, data: st.DataObject) -> None:
     dec = decoders.get(method)
     own_names = st.sampled_from([p.name for p in dec.params]) if dec.params else SETTING_NAMES
-    own_values = st.one_of(ANY_VALUE, st.floats(-5, 1100), st.integers(-5, 1100), st.sampled_from([c for p in dec.params for c in p.choices] or [""]))
-    overrides = data.draw(st.one_of(
-        st.dictionaries(own_names, own_values, max_size=4),  # the decoder's own parameters, values of every kind
-        st.dictionaries(SETTING_NAMES, ANY_VALUE, max_size=3),  # anyone's parameter names
-        st.none(), ANY_VALUE,
-    ))
+    own_values = st.one_of(
+        ANY_VALUE,
+        st.floats(-5, 1100),
+        st.integers(-5, 1100),
+        st.sampled_from([c for p in dec.params for c in p.choices] or [""]),
+    )
+    overrides = data.draw(
+        st.one_of(
+            st.dictionaries(own_names, own_values, max_size=4),  # the decoder's own parameters, values of every kind
+            st.dictionaries(SETTING_NAMES, ANY_VALUE, max_size=3),  # anyone's parameter names
+            st.none(),
+            ANY_VALUE,
+        )
+    )
     try:
         out = dec.resolve(overrides)
     except UserError as exc:
@@ -198,20 +226,36 @@ def test_decoder_resolve_complete_settings_or_user_error(method: str, data: st.D
 
 # ---- run requests ---------------------------------------------------------------------------
 
-METHOD_NAMES = st.one_of(st.sampled_from(decoders.names()), st.text(max_size=8), st.sampled_from(["bs-4", " BS-4 ", "BS-4,BS-4", ""]))
+METHOD_NAMES = st.one_of(
+    st.sampled_from(decoders.names()), st.text(max_size=8), st.sampled_from(["bs-4", " BS-4 ", "BS-4,BS-4", ""])
+)
 VALID_METHODS = st.lists(st.sampled_from(decoders.names()), min_size=1, max_size=3, unique=True)
-METHODS = st.one_of(VALID_METHODS, VALID_METHODS, VALID_METHODS,
-                    st.lists(METHOD_NAMES, max_size=4), st.lists(METHOD_NAMES, max_size=4).map(",".join), st.none(), NOT_TEXT)
+METHODS = st.one_of(
+    VALID_METHODS,
+    VALID_METHODS,
+    VALID_METHODS,
+    st.lists(METHOD_NAMES, max_size=4),
+    st.lists(METHOD_NAMES, max_size=4).map(",".join),
+    st.none(),
+    NOT_TEXT,
+)
 SETTINGS = st.one_of(
-    st.dictionaries(METHOD_NAMES, st.one_of(st.dictionaries(SETTING_NAMES, ANY_VALUE, max_size=3), ANY_VALUE), max_size=3),
+    st.dictionaries(
+        METHOD_NAMES, st.one_of(st.dictionaries(SETTING_NAMES, ANY_VALUE, max_size=3), ANY_VALUE), max_size=3
+    ),
     ANY_VALUE,
 )
 
 
 @FAST
-@given(prompt=PROMPT_TEXT, methods=METHODS, settings_=st.one_of(st.just({}), st.just({}), SETTINGS),
-       max_new=st.one_of(st.integers(-2, 1030), st.integers(-2, 1030), ANY_VALUE),
-       seed=st.one_of(st.integers(-2, 2**64), st.none(), ANY_VALUE), raw=ANY_VALUE)
+@given(
+    prompt=PROMPT_TEXT,
+    methods=METHODS,
+    settings_=st.one_of(st.just({}), st.just({}), SETTINGS),
+    max_new=st.one_of(st.integers(-2, 1030), st.integers(-2, 1030), ANY_VALUE),
+    seed=st.one_of(st.integers(-2, 2**64), st.none(), ANY_VALUE),
+    raw=ANY_VALUE,
+)
 def test_validate_request_normalised_or_user_error(prompt, methods, settings_, max_new, seed, raw) -> None:
     req = RunRequest(prompt, methods, settings_, max_new, seed, raw)
     try:
@@ -252,9 +296,15 @@ COMMENT = st.one_of(st.none(), PROMPT_TEXT, huge_text(), ANY_VALUE)
 @st.composite
 def submissions(draw):
     """Half well-formed score sheets for A, B, C (scores as ints, "4", 3.0); half damaged."""
-    sheet: dict[Any, Any] = {label: {d: draw(st.one_of(st.integers(1, 5), st.sampled_from(["4", " 5 ", 3.0, "3.0"])))
-                                     for d in blind.DIMENSIONS} for label in "ABC"}
-    comments: Any = draw(st.one_of(st.none(), st.dictionaries(st.sampled_from("ABC"), st.one_of(st.none(), PROMPT_TEXT), max_size=3)))
+    sheet: dict[Any, Any] = {
+        label: {
+            d: draw(st.one_of(st.integers(1, 5), st.sampled_from(["4", " 5 ", 3.0, "3.0"]))) for d in blind.DIMENSIONS
+        }
+        for label in "ABC"
+    }
+    comments: Any = draw(
+        st.one_of(st.none(), st.dictionaries(st.sampled_from("ABC"), st.one_of(st.none(), PROMPT_TEXT), max_size=3))
+    )
     if draw(st.booleans()):
         damage = draw(st.sampled_from(["drop-label", "bad-score", "bad-dim", "extra-label", "not-a-sheet", "comments"]))
         if damage == "drop-label":
@@ -262,7 +312,9 @@ def submissions(draw):
         elif damage == "bad-score":
             sheet[draw(st.sampled_from("ABC"))][draw(st.sampled_from(blind.DIMENSIONS))] = draw(ANY_VALUE)
         elif damage == "bad-dim":
-            sheet[draw(st.sampled_from("ABC"))] = draw(st.one_of(ANY_VALUE, st.dictionaries(DIMS, SCORE_VALUE, max_size=3)))
+            sheet[draw(st.sampled_from("ABC"))] = draw(
+                st.one_of(ANY_VALUE, st.dictionaries(DIMS, SCORE_VALUE, max_size=3))
+            )
         elif damage == "extra-label":
             sheet[draw(LABEL_KEYS)] = draw(st.one_of(ANY_VALUE, st.dictionaries(DIMS, SCORE_VALUE, max_size=3)))
         elif damage == "not-a-sheet":
@@ -296,8 +348,11 @@ def _mine(store: Store) -> list[tuple]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(sub=submissions(), rater=st.one_of(st.just("prop-rater"), st.just(" prop-rater "), st.just("prop-rater"), PROMPT_TEXT, NOT_TEXT),
-       item=st.one_of(st.just(None), st.just(None), st.text(max_size=12), NOT_TEXT))
+@given(
+    sub=submissions(),
+    rater=st.one_of(st.just("prop-rater"), st.just(" prop-rater "), st.just("prop-rater"), PROMPT_TEXT, NOT_TEXT),
+    item=st.one_of(st.just(None), st.just(None), st.text(max_size=12), NOT_TEXT),
+)
 def test_rating_submit_all_or_nothing(rating_world, sub, rater, item) -> None:
     store, public_id, backend = rating_world
     scores, comments = sub
@@ -315,23 +370,35 @@ def test_rating_submit_all_or_nothing(rating_world, sub, rater, item) -> None:
     assert len(after) == 3, "one rating per response, re-submits update"
     from arena.store import check_score
 
-    assert {tuple(r[1:4]) for r in after} == {tuple(check_score(d, scores[lab][d]) for d in blind.DIMENSIONS)
-                                             for lab in scores}
+    assert {tuple(r[1:4]) for r in after} == {
+        tuple(check_score(d, scores[lab][d]) for d in blind.DIMENSIONS) for lab in scores
+    }
 
 
 # ---- prompt files for a study (CSV / JSONL upload) ----------------------------------------------
 
-ENCODABLE = st.lists(st.one_of(st.text(st.characters(exclude_categories=["Cs"]), max_size=20), CONTROL, EMOJI, SCRIPTS),
-                     min_size=1, max_size=6).map("".join)
-CELL = st.one_of(ENCODABLE, ENCODABLE, PROMPT_TEXT,
-                 st.sampled_from(["", " ", "true", "0", "zh", "量子", "\"quoted, comma\"", "a\nb"]))
+ENCODABLE = st.lists(
+    st.one_of(st.text(st.characters(exclude_categories=["Cs"]), max_size=20), CONTROL, EMOJI, SCRIPTS),
+    min_size=1,
+    max_size=6,
+).map("".join)
+CELL = st.one_of(
+    ENCODABLE, ENCODABLE, PROMPT_TEXT, st.sampled_from(["", " ", "true", "0", "zh", "量子", '"quoted, comma"', "a\nb"])
+)
 HEADER = st.one_of(
-    st.lists(st.sampled_from(["scenario", "language", "raw", "extra", "", "prompt"]), max_size=3).map(lambda h: ["prompt"] + h),
-    st.lists(st.sampled_from(["prompt", "Prompt", " prompt ", "scenario", "language", "raw", "extra", ""]), max_size=5))
+    st.lists(st.sampled_from(["scenario", "language", "raw", "extra", "", "prompt"]), max_size=3).map(
+        lambda h: ["prompt"] + h
+    ),
+    st.lists(st.sampled_from(["prompt", "Prompt", " prompt ", "scenario", "language", "raw", "extra", ""]), max_size=5),
+)
 JSON_RECORD = st.one_of(
-    st.fixed_dictionaries({"prompt": st.one_of(PROMPT_TEXT, ANY_VALUE)},
-                          optional={"scenario": ANY_VALUE, "language": ANY_VALUE, "raw": ANY_VALUE}),
-    PROMPT_TEXT, ANY_VALUE)
+    st.fixed_dictionaries(
+        {"prompt": st.one_of(PROMPT_TEXT, ANY_VALUE)},
+        optional={"scenario": ANY_VALUE, "language": ANY_VALUE, "raw": ANY_VALUE},
+    ),
+    PROMPT_TEXT,
+    ANY_VALUE,
+)
 
 
 @st.composite
@@ -391,6 +458,7 @@ def test_prompt_file_import_creates_whole_study_or_user_error(tmp_path_factory, 
 
 # ---- ratings import (an organizer uploads an export) ---------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def export_rows_sample(tmp_path_factory) -> list[dict[str, Any]]:
     """A real export: one study, one item, three outputs, two raters."""
@@ -398,8 +466,13 @@ def export_rows_sample(tmp_path_factory) -> list[dict[str, Any]]:
     sid, _ = seed_one_item(store)
     for rater, base in (("ann", 1), ("bo", 3)):
         view, _ = blind.open_item(store, rater, sid)
-        blind.submit(store, rater, view.item, {r.label: {d: base + k % 3 for k, d in enumerate(blind.DIMENSIONS)}
-                                               for r in view.responses}, {"A": f"note by {rater}"})
+        blind.submit(
+            store,
+            rater,
+            view.item,
+            {r.label: {d: base + k % 3 for k, d in enumerate(blind.DIMENSIONS)} for r in view.responses},
+            {"A": f"note by {rater}"},
+        )
     buf = io.StringIO()
     export.export(store, "jsonl", buf)
     store.dispose()
@@ -413,7 +486,9 @@ COLUMNS = st.sampled_from(list(export.EXPORT_COLUMNS))
 def damaged_exports(draw, rows: list[dict[str, Any]]) -> tuple[str, bytes, list[dict[str, Any]]]:
     rows = [dict(r) for r in rows]
     for _ in range(draw(st.integers(0, 3))):
-        action = draw(st.sampled_from(["wrong-type", "drop-column", "duplicate", "blank", "score", "json", "text-type"]))
+        action = draw(
+            st.sampled_from(["wrong-type", "drop-column", "duplicate", "blank", "score", "json", "text-type"])
+        )
         if not rows:
             break
         k = draw(st.integers(0, len(rows) - 1))
@@ -429,12 +504,23 @@ def damaged_exports(draw, rows: list[dict[str, Any]]) -> tuple[str, bytes, list[
             rows[k][draw(COLUMNS)] = ""
         elif action == "json":  # columns that hold JSON documents
             rows[k][draw(st.sampled_from(["settings", "study_methods", "study_settings"]))] = draw(
-                st.sampled_from(["{", "not json", "[1,", "null", "42", "\"text\"", "[]", "{}"]))
+                st.sampled_from(["{", "not json", "[1,", "null", "42", '"text"', "[]", "{}"])
+            )
         elif action == "text-type":  # text columns given numbers, lists or objects (JSONL keeps types)
-            rows[k][draw(st.sampled_from(["prompt", "text", "comment", "rater", "scenario", "model", "study_kind"]))] = draw(
-                st.one_of(st.integers(), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1), st.booleans()))
+            rows[k][
+                draw(st.sampled_from(["prompt", "text", "comment", "rater", "scenario", "model", "study_kind"]))
+            ] = draw(
+                st.one_of(
+                    st.integers(),
+                    st.lists(st.integers(), max_size=2),
+                    st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
+                    st.booleans(),
+                )
+            )
         else:
-            rows[k][draw(st.sampled_from(list(blind.DIMENSIONS)))] = draw(st.sampled_from([0, 6, "4.5", "x", None, "5"]))
+            rows[k][draw(st.sampled_from(list(blind.DIMENSIONS)))] = draw(
+                st.sampled_from([0, 6, "4.5", "x", None, "5"])
+            )
     fmt = draw(st.sampled_from(["csv", "jsonl"]))
     if fmt == "jsonl":
         data = "\n".join(json.dumps(r, ensure_ascii=False, default=str) for r in rows)
@@ -454,8 +540,10 @@ def _table_counts(store: Store) -> dict[str, int]:
     from arena.store.schema import items, outputs, raters, ratings, studies as studies_t
 
     with store.read() as conn:
-        return {t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
-                for t in (studies_t, items, outputs, raters, ratings)}
+        return {
+            t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+            for t in (studies_t, items, outputs, raters, ratings)
+        }
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

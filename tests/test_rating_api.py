@@ -26,8 +26,22 @@ RATERS = ("Rater One", "Rater Two", "Rater Three", "Organizer Check", "Revoked R
 
 pytestmark = pytest.mark.timeout(900)
 
-LEAK_WORDS = ("latency", "ttft", "tokens_per_s", "new_tokens", "settings", "temperature", "top_p", "top_k",
-              "num_beams", "alpha", "seed", "method", "beam", "tilt")
+LEAK_WORDS = (
+    "latency",
+    "ttft",
+    "tokens_per_s",
+    "new_tokens",
+    "settings",
+    "temperature",
+    "top_p",
+    "top_k",
+    "num_beams",
+    "alpha",
+    "seed",
+    "method",
+    "beam",
+    "tilt",
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +50,7 @@ def rated_app(tmp_path_factory, lm):
     an invite code for each of RATERS."""
     workdir = tmp_path_factory.mktemp("rating-api")
     store = Store(f"sqlite:///{workdir / 'arena.db'}")
-    sid = studies.create_study(store, "Pilot study", studies.builtin_prompts("en")[:2], max_new_tokens=4,
-                               model=lm.name)
+    sid = studies.create_study(store, "Pilot study", studies.builtin_prompts("en")[:2], max_new_tokens=4, model=lm.name)
     t0 = time.perf_counter()
     report = studies.generate_study(store, lm, sid)
     assert report.complete and report.total == 6
@@ -95,12 +108,16 @@ def parse_view(result) -> dict:
     slots = []
     for k in range(studies.MAX_RESPONSES):
         start = 2 + per_slot * k + (per_slot - 5)  # skip the slot's box when it is there
-        text, c, i, n, comment = values[start: start + 5]
+        text, c, i, n, comment = values[start : start + 5]
         html = text.get("value") if isinstance(text, dict) else text
-        slots.append({"visible": text.get("visible") if isinstance(text, dict) else None,
-                      "text": body_of(html),
-                      "scores": tuple(v.get("value") if isinstance(v, dict) else v for v in (c, i, n)),
-                      "comment": comment.get("value") if isinstance(comment, dict) else comment})
+        slots.append(
+            {
+                "visible": text.get("visible") if isinstance(text, dict) else None,
+                "text": body_of(html),
+                "scores": tuple(v.get("value") if isinstance(v, dict) else v for v in (c, i, n)),
+                "comment": comment.get("value") if isinstance(comment, dict) else comment,
+            }
+        )
     value = lambda v: v.get("value") if isinstance(v, dict) else v  # noqa: E731
     return {"progress": value(progress), "prompt": value(prompt), "slots": slots, "status": value(values[-1])}
 
@@ -109,9 +126,13 @@ def body_of(html):
     """A response's rendered text (markdown_html's output) from its region "Response X"."""
     if not html:
         return html
-    found = re.fullmatch(r'<section class="rate-response" role="region" aria-label="Response [A-Z]">'
-                         r'<h3 class="rate-response-title">Response [A-Z]</h3>'
-                         r'<div class="rate-response-body">(.*)</div></section>', html, re.S)
+    found = re.fullmatch(
+        r'<section class="rate-response" role="region" aria-label="Response [A-Z]">'
+        r'<h3 class="rate-response-title">Response [A-Z]</h3>'
+        r'<div class="rate-response-body">(.*)</div></section>',
+        html,
+        re.S,
+    )
     assert found, html[:300]
     return found.group(1)
 
@@ -147,8 +168,7 @@ def test_a_whole_blind_session_reveals_nothing(rated_app):
     texts_1 = [s["text"] for s in shown(view)]
     assert sorted(texts_1) == sorted(map(markdown_html, outputs[outputs.item_id == outputs.item_id.min()].text))
 
-    second = client.predict(*submit_args(one, [(5, 4, 3), (2, 2, 2), (1, 3, 5)], {0: "clear"}),
-                            api_name="/rate_submit")
+    second = client.predict(*submit_args(one, [(5, 4, 3), (2, 2, 2), (1, 3, 5)], {0: "clear"}), api_name="/rate_submit")
     responses.append(second)
     view2 = parse_view(second)
     assert "Item 2 of 2" in view2["progress"] and "rated 1 of 2" in view2["progress"]
@@ -210,8 +230,13 @@ def test_bad_and_forged_submissions_are_refused_and_store_nothing(rated_app):
         message = _error_of(lambda: client.predict(bad, api_name="/rate_start"))
         assert invites.INVALID in message and "Traceback" not in message, (bad, message)
     client.predict(two, api_name="/rate_start")
-    for bad in ([(6, 3, 3)] + [(3, 3, 3)] * 2, [(0, 3, 3)] + [(3, 3, 3)] * 2, [(2.5, 3, 3)] + [(3, 3, 3)] * 2,
-                [("x", 3, 3)] + [(3, 3, 3)] * 2, [(3, 3, 3)] * 4):
+    for bad in (
+        [(6, 3, 3)] + [(3, 3, 3)] * 2,
+        [(0, 3, 3)] + [(3, 3, 3)] * 2,
+        [(2.5, 3, 3)] + [(3, 3, 3)] * 2,
+        [("x", 3, 3)] + [(3, 3, 3)] * 2,
+        [(3, 3, 3)] * 4,
+    ):
         message = _error_of(lambda: client.predict(*submit_args(two, bad), api_name="/rate_submit"))
         assert message and "Traceback" not in message
     # a missing score is not an error: the form keeps what was entered and says what is missing
@@ -234,12 +259,16 @@ def test_bad_and_forged_submissions_are_refused_and_store_nothing(rated_app):
     ok = http.call(start_index, [codes["Rater Three"], None], session_hash=session)
     assert ok.ok, ok.error
     radios = [99, -1, "1; DROP TABLE ratings"] + [3] * 6 + [None] * (3 * (studies.MAX_RESPONSES - 3))
-    forged = http.call(submit_index, [codes["Rater Three"], None, *radios, *[""] * studies.MAX_RESPONSES],
-                       session_hash=session)
+    forged = http.call(
+        submit_index, [codes["Rater Three"], None, *radios, *[""] * studies.MAX_RESPONSES], session_hash=session
+    )
     assert not forged.ok and forged.error
     # the same session with the name instead of the code
-    forged = http.call(submit_index, ["Rater Three", None, *[3] * 9, *[None] * (3 * (studies.MAX_RESPONSES - 3)),
-                                      *[""] * studies.MAX_RESPONSES], session_hash=session)
+    forged = http.call(
+        submit_index,
+        ["Rater Three", None, *[3] * 9, *[None] * (3 * (studies.MAX_RESPONSES - 3)), *[""] * studies.MAX_RESPONSES],
+        session_hash=session,
+    )
     assert not forged.ok and invites.INVALID in (forged.error or ""), forged.error
     http.close()
     assert store.count_ratings() == before
@@ -261,7 +290,9 @@ def _organizer_inputs(http: GradioHTTP, dep: dict, password: str, sid: int) -> l
             # a study picker (filled once unlocked) takes the study id; a fixed list takes a choice
             values.append(sid if not choices else "en" if "en" in choices else choices[0])
         elif kind == "radio":
-            values.append(next(c[1] if isinstance(c, (list, tuple)) else c for c in props["choices"] if "Pasted" in str(c)))
+            values.append(
+                next(c[1] if isinstance(c, (list, tuple)) else c for c in props["choices"] if "Pasted" in str(c))
+            )
         elif kind == "checkboxgroup":
             values.append(["TS-Temp", "TS-Tilted"])
         elif kind == "number":

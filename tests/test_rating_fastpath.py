@@ -27,8 +27,19 @@ def seed(store: Store, tag: str, n_items: int = 2) -> tuple[int, list[int]]:
     iids = store.add_items(sid, [{"prompt": f"prompt {tag} {k}", "scenario": "s"} for k in range(n_items)])
     for iid in iids:
         for k, m in enumerate(METHODS):
-            store.add_output(iid, m, 0, text=f"{tag} text {k} of item {iid}", settings={"method": m}, seed=3,
-                             model="m", new_tokens=4, latency_ms=111.5, ttft_ms=22.5, tokens_per_s=33.5)
+            store.add_output(
+                iid,
+                m,
+                0,
+                text=f"{tag} text {k} of item {iid}",
+                settings={"method": m},
+                seed=3,
+                model="m",
+                new_tokens=4,
+                latency_ms=111.5,
+                ttft_ms=22.5,
+                tokens_per_s=33.5,
+            )
     return sid, iids
 
 
@@ -67,7 +78,7 @@ def tab(store):
 def radios_and_notes(scores, notes=None) -> list:
     radios = [None] * (3 * rating.SLOTS)
     for k, triple in enumerate(scores):
-        radios[3 * k:3 * k + 3] = triple
+        radios[3 * k : 3 * k + 3] = triple
     return radios + list(notes or [None] * rating.SLOTS)
 
 
@@ -170,6 +181,16 @@ def test_a_missing_score_keeps_everything_and_marks_only_the_empty_rows(store, t
     assert sorted(map(tuple, marked)) == [(1, 1), (2, 2)]
     assert out[5:8] == [5, 4, 3] and out[8] == "keep me" and out[10:13] == [2, None, 2]  # what was entered
     marks = [f for f in tab[0].fns.values() if f.name == "on_missing"][0].fn(marked)
-    assert [u.get("elem_classes") for u in marks[:9]] == [[], [], [], [], ["rate-missing"], [], [], [], ["rate-missing"]]
+    assert [u.get("elem_classes") for u in marks[:9]] == [
+        [],
+        [],
+        [],
+        [],
+        ["rate-missing"],
+        [],
+        [],
+        [],
+        ["rate-missing"],
+    ]
     out = submit(fns, code, out[0], *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 4)]))
     assert store.count_ratings() == 3 and out[-1] == [] and "rated all 1 items" in out[2]

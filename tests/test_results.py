@@ -22,12 +22,32 @@ def frames():
     for item in range(3):
         for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
             oid = item * 3 + k
-            outputs.append(dict(study_id=1, study_name="s", item_id=item, scenario="qa", prompt="p", output_id=oid,
-                                method=method, text=OUTPUT_TEXT[method], new_tokens=10 * (k + 1),
-                                latency_ms=1000.0 * (k + 1), ttft_ms=5.0, tokens_per_s=10.0))
+            outputs.append(
+                dict(
+                    study_id=1,
+                    study_name="s",
+                    item_id=item,
+                    scenario="qa",
+                    prompt="p",
+                    output_id=oid,
+                    method=method,
+                    text=OUTPUT_TEXT[method],
+                    new_tokens=10 * (k + 1),
+                    latency_ms=1000.0 * (k + 1),
+                    ttft_ms=5.0,
+                    tokens_per_s=10.0,
+                )
+            )
             for rater, bump in (("ann", 0), ("bob", 1)):
-                ratings.append({**outputs[-1], "rater": rater, "coherence": 2 + k + bump, "informativeness": 3,
-                                "naturalness": 1 + k})
+                ratings.append(
+                    {
+                        **outputs[-1],
+                        "rater": rater,
+                        "coherence": 2 + k + bump,
+                        "informativeness": 3,
+                        "naturalness": 1 + k,
+                    }
+                )
     return pd.DataFrame(ratings), pd.DataFrame(outputs)
 
 
@@ -47,7 +67,9 @@ def test_summary_has_scores_ppl_diversity_and_speed_per_method():
     assert r.n_raters == 2 and r.n_items == 3 and r.n_ratings == 18
     table = res.display_table(r.summary)
     assert table.loc[0, "coherence ↑"].startswith("2.50 [") and table.loc[0, "latency ms ↓"] == "1000"
-    assert {"PPL ↓", "distinct\u20112 ↑", "Self\u2011BLEU4 ↓", "Zipf", "latency ms ↓", "tokens/s ↑"} <= set(table.columns)
+    assert {"PPL ↓", "distinct\u20112 ↑", "Self\u2011BLEU4 ↓", "Zipf", "latency ms ↓", "tokens/s ↑"} <= set(
+        table.columns
+    )
     bars = res.scores_figure(r.means)
     assert len(bars.data) == 3 and bars.data[0].error_y.array is not None
     assert len(res.quality_latency_figure(r.summary).data) == 3
@@ -72,11 +94,22 @@ def fill(store, published: bool = True):
     """A rated study, published (closed, then published) unless asked otherwise: the Results tab
     shows published studies only."""
     study = store.create_study("Quarterly check", methods=["BS-4", "TS-Temp", "TS-Tilted"], max_new_tokens=8)
-    [item] = store.add_items(study, [{"prompt": "The cat sat on the", "scenario": "sci-fi", "language": "en", "raw": True}])
+    [item] = store.add_items(
+        study, [{"prompt": "The cat sat on the", "scenario": "sci-fi", "language": "en", "raw": True}]
+    )
     ids = {}
     for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
-        ids[method], _ = store.add_output(item, method, 0, text=[" mat.", " sofa and slept.", " roof, purring"][k],
-                                          settings={}, seed=0, model="m", new_tokens=3 + k, latency_ms=100.0 * (k + 1))
+        ids[method], _ = store.add_output(
+            item,
+            method,
+            0,
+            text=[" mat.", " sofa and slept.", " roof, purring"][k],
+            settings={},
+            seed=0,
+            model="m",
+            new_tokens=3 + k,
+            latency_ms=100.0 * (k + 1),
+        )
     for rater, base in (("ann", 2), ("bob", 3)):
         rid = store.rater_id(rater)
         for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
@@ -153,8 +186,12 @@ def test_tab_builds_and_has_no_rating_controls(store):
 
 def test_scenario_filter_tells_languages_apart(store):
     study = fill(store)
-    [zh] = store.add_items(study, [{"prompt": "在那个被遗忘的星际港口", "scenario": "sci-fi", "language": "zh", "raw": True}])
-    out, _ = store.add_output(zh, "BS-4", 0, text="，飞船", settings={}, seed=0, model="m", new_tokens=2, latency_ms=50.0)
+    [zh] = store.add_items(
+        study, [{"prompt": "在那个被遗忘的星际港口", "scenario": "sci-fi", "language": "zh", "raw": True}]
+    )
+    out, _ = store.add_output(
+        zh, "BS-4", 0, text="，飞船", settings={}, seed=0, model="m", new_tokens=2, latency_ms=50.0
+    )
     store.save_rating(store.rater_id("ann"), out, 5, 5, 5)
     view = tab.compute_view(store, study)
     assert view["scenarios"] == ["sci-fi (en)", "sci-fi (zh)"] and view["results"].n_ratings == 7
@@ -179,7 +216,9 @@ def test_perplexity_runs_inside_a_zero_gpu_task(monkeypatch, store, lm):
             def run(*args, **kwargs):
                 calls.append(fn.__name__)
                 return fn(*args, **kwargs)
+
             return run
+
         return wrap
 
     spaces = types.ModuleType("spaces")

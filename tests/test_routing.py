@@ -8,20 +8,23 @@ from decoders import DecodeContext
 from decoders.routing import PRESETS, TASKS, classify
 
 
-@pytest.mark.parametrize("prompt,task", [
-    ("Write a Python function that returns the indices of elements above a threshold.", "code"),
-    ("写一个函数，接收列表和阈值，返回大于阈值的元素索引。", "code"),
-    ("Fix this bug:\n```js\nlet x = 1\n```", "code"),
-    ("A cylinder has radius 3 cm and height 5 cm. What is the area of half of it?", "math"),
-    ("一个圆柱体底面半径3cm，高5cm，求半个圆柱体的表面积。", "math"),
-    ("What is 17 * 23?", "math"),
-    ("Summarize the following paper in 200 words: we measured 37% more ...", "summary"),
-    ("请总结这篇论文的方法、结果和局限。", "summary"),
-    ("TL;DR of this Python code review, please", "summary"),
-    ("Hi! How was your weekend?", "chat"),
-    ("你好，今天过得怎么样？", "chat"),
-    ("解释一下量子计算的基本原理。", "chat"),
-])
+@pytest.mark.parametrize(
+    "prompt,task",
+    [
+        ("Write a Python function that returns the indices of elements above a threshold.", "code"),
+        ("写一个函数，接收列表和阈值，返回大于阈值的元素索引。", "code"),
+        ("Fix this bug:\n```js\nlet x = 1\n```", "code"),
+        ("A cylinder has radius 3 cm and height 5 cm. What is the area of half of it?", "math"),
+        ("一个圆柱体底面半径3cm，高5cm，求半个圆柱体的表面积。", "math"),
+        ("What is 17 * 23?", "math"),
+        ("Summarize the following paper in 200 words: we measured 37% more ...", "summary"),
+        ("请总结这篇论文的方法、结果和局限。", "summary"),
+        ("TL;DR of this Python code review, please", "summary"),
+        ("Hi! How was your weekend?", "chat"),
+        ("你好，今天过得怎么样？", "chat"),
+        ("解释一下量子计算的基本原理。", "chat"),
+    ],
+)
 def test_classify(prompt, task):
     route = classify(prompt)
     assert route.task == task
@@ -76,8 +79,12 @@ def test_routing_from_prompt_text_and_greedy_tasks():
     chat = routed.plan({"greedy_code": True}, _ctx("Hello there!"))
     assert chat.generate_kwargs["do_sample"] is True and chat.generate_kwargs["no_repeat_ngram_size"] == 3
     greedy_chat = routed.plan({"greedy_chat": True}, _ctx("Hello there!"))
-    assert greedy_chat.generate_kwargs == {"do_sample": False, "num_beams": 1, "no_repeat_ngram_size": 3,
-                                           "max_new_tokens": 8}
+    assert greedy_chat.generate_kwargs == {
+        "do_sample": False,
+        "num_beams": 1,
+        "no_repeat_ngram_size": 3,
+        "max_new_tokens": 8,
+    }
 
 
 def test_routing_when_only_ids_are_known(lm):
@@ -95,6 +102,14 @@ def test_routing_when_only_ids_are_known(lm):
     ids = lm.tokenizer(prompt, return_tensors="pt")["input_ids"]
     with torch.inference_mode():
         torch.manual_seed(2)
-        bare = lm.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=0.3,
-                                 top_k=20, top_p=1.0, max_new_tokens=6, pad_token_id=lm.tokenizer.pad_token_id)
-    assert res.token_ids == bare[0, ids.shape[1]:].tolist()[: len(res.token_ids)]
+        bare = lm.model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=True,
+            temperature=0.3,
+            top_k=20,
+            top_p=1.0,
+            max_new_tokens=6,
+            pad_token_id=lm.tokenizer.pad_token_id,
+        )
+    assert res.token_ids == bare[0, ids.shape[1] :].tolist()[: len(res.token_ids)]

@@ -20,7 +20,7 @@ ATTACKS = [
     "<https://tracker.example/autolink>",
     "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
     "[spaced](  JaVaScRiPt:alert(1))",
-    "<a href=\"javascript:alert(1)\">a</a> <iframe src=x></iframe> <svg onload=alert(1)>",
+    '<a href="javascript:alert(1)">a</a> <iframe src=x></iframe> <svg onload=alert(1)>',
     "`<script>in code</script>`\n\n    <img src=x onerror=alert(1)>",
 ]
 

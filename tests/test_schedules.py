@@ -1,6 +1,5 @@
 """Temperature decay and warm-up: exact temperatures, the processors' arithmetic, the plans."""
 
-
 import pytest
 import torch
 
@@ -62,7 +61,9 @@ def test_warmup_switches_after_k_generated_tokens_only():
 
 
 def test_schedule_plans_apply_temperature_once_and_show_it():
-    ctx = DecodeContext(tokenizer=None, device=torch.device("cpu"), logits_size=5, prompt_length=PROMPT, max_new_tokens=64)
+    ctx = DecodeContext(
+        tokenizer=None, device=torch.device("cpu"), logits_size=5, prompt_length=PROMPT, max_new_tokens=64
+    )
     decay = decoders.get("TS-Decay").plan({"gamma": 1.2}, ctx)
     assert decay.generate_kwargs["temperature"] == 1.0 and decay.generate_kwargs["top_k"] == 0
     assert isinstance(decay.logits_processors[0], TemperatureDecayLogitsWarper)
@@ -83,12 +84,26 @@ def test_constant_schedules_sample_like_plain_temperature(lm):
     mask = torch.ones_like(ids)
     with torch.inference_mode():
         torch.manual_seed(3)
-        bare = lm.model.generate(input_ids=ids, attention_mask=mask, do_sample=True, temperature=0.7, top_k=0,
-                                 max_new_tokens=8, pad_token_id=lm.tokenizer.pad_token_id)
-        for name, overrides in (("TS-Warmup", {"warm_temperature": 0.7, "temperature": 0.7}),
-                                ("TS-Decay", {"t_max": 0.7, "gamma": 0.0})):
+        bare = lm.model.generate(
+            input_ids=ids,
+            attention_mask=mask,
+            do_sample=True,
+            temperature=0.7,
+            top_k=0,
+            max_new_tokens=8,
+            pad_token_id=lm.tokenizer.pad_token_id,
+        )
+        for name, overrides in (
+            ("TS-Warmup", {"warm_temperature": 0.7, "temperature": 0.7}),
+            ("TS-Decay", {"t_max": 0.7, "gamma": 0.0}),
+        ):
             plan = plan_for(lm, name, overrides, ids.shape[1], 8)
             torch.manual_seed(3)
-            out = lm.model.generate(input_ids=ids, attention_mask=mask, pad_token_id=lm.tokenizer.pad_token_id,
-                                    logits_processor=LogitsProcessorList(plan.logits_processors), **plan.generate_kwargs)
+            out = lm.model.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                pad_token_id=lm.tokenizer.pad_token_id,
+                logits_processor=LogitsProcessorList(plan.logits_processors),
+                **plan.generate_kwargs,
+            )
             assert out.tolist() == bare.tolist(), name

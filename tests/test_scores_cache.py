@@ -45,9 +45,12 @@ def test_each_output_is_scored_once_per_model_and_dtype():
 
 
 def test_raters_become_numbers_in_order_of_their_first_rating():
-    ratings = pd.DataFrame({"rater": ["zoe", "al", "zoe", "bea", "al"],
-                            "created_at": pd.to_datetime(["2026-01-02", "2026-01-03", "2026-01-01", "2026-01-03",
-                                                          "2026-01-04"])})
+    ratings = pd.DataFrame(
+        {
+            "rater": ["zoe", "al", "zoe", "bea", "al"],
+            "created_at": pd.to_datetime(["2026-01-02", "2026-01-03", "2026-01-01", "2026-01-03", "2026-01-04"]),
+        }
+    )
     out = pseudonymize_raters(ratings)
     # zoe first (Jan 1); al and bea tie on Jan 3 and are ordered by name
     assert out["rater"].tolist() == ["rater 1", "rater 2", "rater 1", "rater 3", "rater 2"]

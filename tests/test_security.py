@@ -84,7 +84,7 @@ def rating_values(scores: list[list[int]], comments: list[str | None]) -> list[A
     radios: list[Any] = [None] * (3 * slots)
     notes: list[Any] = [None] * slots
     for k, triple in enumerate(scores):
-        radios[3 * k:3 * k + 3] = triple
+        radios[3 * k : 3 * k + 3] = triple
         notes[k] = comments[k]
     return radios + notes
 
@@ -103,15 +103,19 @@ def world(app: LiveApp, tmp_path_factory):
     sid, _ = seed_study(store, f"Security study {TOKEN}", [f"Security prompt {TOKEN}"], [texts], **PLANTED)
     other_texts = {m: f"other study {m} {TOKEN}" for m in texts}
     other, _ = seed_study(store, f"Other study {TOKEN}", [f"Other prompt {TOKEN}"], [other_texts])
-    CODES.update(victim=invite(store, sid, VICTIM), attacker=invite(store, sid, ATTACKER),
-                 other=invite(store, other, ATTACKER))
+    CODES.update(
+        victim=invite(store, sid, VICTIM), attacker=invite(store, sid, ATTACKER), other=invite(store, other, ATTACKER)
+    )
     client = GradioHTTP(app.url)
     start, submit = dep_by_api_name(client, "rate_start"), dep_by_api_name(client, "rate_submit")
     victim_session = uuid.uuid4().hex[:11]
     opened = client.call(start, [CODES["victim"], None], session_hash=victim_session)
     assert opened.ok, opened.error
-    done = client.call(submit, [CODES["victim"], None, *rating_values([[5, 4, 3]] * 3, [VICTIM_COMMENT] * 3)],
-                       session_hash=victim_session)
+    done = client.call(
+        submit,
+        [CODES["victim"], None, *rating_values([[5, 4, 3]] * 3, [VICTIM_COMMENT] * 3)],
+        session_hash=victim_session,
+    )
     assert done.ok and "Saved" in json.dumps(done.data), done.error
     victim_rows = store.ratings_frame(sid)
     assert len(victim_rows) == 3 and set(victim_rows["comment"]) == {VICTIM_COMMENT}
@@ -128,8 +132,12 @@ def world(app: LiveApp, tmp_path_factory):
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    uploaded = httpx.post(f"{app.url}{API}/upload", files={"files": ("ratings.csv", path.read_bytes(), "text/csv")},
-                          timeout=60, trust_env=False)
+    uploaded = httpx.post(
+        f"{app.url}{API}/upload",
+        files={"files": ("ratings.csv", path.read_bytes(), "text/csv")},
+        timeout=60,
+        trust_env=False,
+    )
     uploaded.raise_for_status()
     file_data = {"path": uploaded.json()[0], "orig_name": "ratings.csv", "meta": {"_type": "gradio.FileData"}}
     yield dict(store=store, sid=sid, other=other, client=client, file_data=file_data, victim_session=victim_session)
@@ -163,8 +171,9 @@ def is_password_box(comp: dict) -> bool:
     return comp["type"] == "textbox" and comp.get("props", {}).get("type") == "password" and not is_code_box(comp)
 
 
-def inputs_for(client: GradioHTTP, dep: dict, variant: str, sid: int, file_data: dict,
-               known: dict[int, list[Any]] | None = None) -> list[Any]:
+def inputs_for(
+    client: GradioHTTP, dep: dict, variant: str, sid: int, file_data: dict, known: dict[int, list[Any]] | None = None
+) -> list[Any]:
     """Values for a handler's inputs: what a fresh page sends ("defaults") or hostile ones. Dropdowns
     get what the session was offered (Gradio refuses other values before the handler runs),
     preferring the study under attack, or every choice where several may be picked. The invite code
@@ -232,12 +241,17 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     config = client.config()
     deps = client.dependencies()
     assert len(deps) >= 10, "the app exposes fewer handlers than expected: did the config change?"
-    before = dict(studies=len(store.list_studies()), ratings=store.count_ratings(),
-                  victim=store.ratings_frame(sid).sort_values("output_id").to_dict("records"))
+    before = dict(
+        studies=len(store.list_studies()),
+        ratings=store.count_ratings(),
+        victim=store.ratings_frame(sid).sort_values("output_id").to_dict("records"),
+    )
 
     # A rater's session that has legitimately opened the study, to call handlers "from inside".
     attacker_session = uuid.uuid4().hex[:11]
-    opened = client.call(dep_by_api_name(client, "rate_start"), [CODES["attacker"], None], session_hash=attacker_session)
+    opened = client.call(
+        dep_by_api_name(client, "rate_start"), [CODES["attacker"], None], session_hash=attacker_session
+    )
     assert opened.ok and f"first answer {TOKEN}" in opened.raw, "positive control: a rater sees the texts"
     assert not secrets_in(opened.raw, with_methods=True)
     comps = client.components()
@@ -265,15 +279,20 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
             if convenience:
                 assert [comps[c]["type"] for c in dep["outputs"]] == ["radio"] and len(dep["inputs"]) == 1, dep
             for variant in variants:
-                sessions = [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
+                sessions = (
+                    [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
+                )
                 for session in sessions:
                     offered = known.setdefault(session, {})
                     result: CallResult = client.call(
-                        fn, inputs_for(client, dep, variant, sid, world["file_data"], offered), session_hash=session)
+                        fn, inputs_for(client, dep, variant, sid, world["file_data"], offered), session_hash=session
+                    )
                     learn_choices(dep, result, offered)
                     calls += 1
-                    where = (f"handler {fn} ({dep.get('api_name')}, tab {tab}, {variant}, round {round_}, "
-                             f"{'rater session' if session == attacker_session else 'fresh session'})")
+                    where = (
+                        f"handler {fn} ({dep.get('api_name')}, tab {tab}, {variant}, round {round_}, "
+                        f"{'rater session' if session == attacker_session else 'fresh session'})"
+                    )
                     leaked = secrets_in(result.raw, with_methods=tab not in OPEN_TABS)
                     if leaked:
                         problems.append(f"{where} leaked {leaked}: {result.raw[:300]}")
@@ -286,12 +305,18 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
                     if tab == "organizer" and not convenience:
                         organizer_calls += 1
                         outputs = [comps[c]["type"] for c in dep.get("outputs", [])]
-                        if result.ok and outputs == ["markdown"] and "password" in json.dumps(result.data) \
-                                and "outputs" not in json.dumps(result.data):
+                        if (
+                            result.ok
+                            and outputs == ["markdown"]
+                            and "password" in json.dumps(result.data)
+                            and "outputs" not in json.dumps(result.data)
+                        ):
                             continue  # the Create preview answers with a line asking for the password
                         if result.ok:
                             problems.append(f"{where} answered without the organizer password: {result.raw[:300]}")
-                        elif "password" not in (result.error or "") and not GRADIO_INPUT_CHECK.search(result.error or ""):
+                        elif "password" not in (result.error or "") and not GRADIO_INPUT_CHECK.search(
+                            result.error or ""
+                        ):
                             problems.append(f"{where} refused without saying why: {result.error!r}")
     assert not problems, "\n".join(problems)
     assert organizer_calls >= 14 * 3, f"only {organizer_calls} organizer calls were made: are its handlers all found?"
@@ -329,8 +354,10 @@ def test_a_code_opens_only_its_own_study(app: LiveApp, world):
     session = uuid.uuid4().hex[:11]
     opened = client.call(start, [CODES["attacker"], None], session_hash=session)
     assert opened.ok and f"first answer {TOKEN}" in opened.raw, opened.error
-    for fn, data in [(submit, [CODES["other"], None, *rating_values([[1, 1, 1]] * 3, [None] * 3)]),
-                     *[(m, [CODES["other"], None]) for m in moves]]:
+    for fn, data in [
+        (submit, [CODES["other"], None, *rating_values([[1, 1, 1]] * 3, [None] * 3)]),
+        *[(m, [CODES["other"], None]) for m in moves],
+    ]:
         swapped = client.call(fn, data, session_hash=session)
         assert not swapped.ok and "code changed" in (swapped.error or ""), swapped.error
         assert not secrets_in(swapped.raw, with_methods=True)
@@ -372,13 +399,16 @@ def test_the_right_password_opens_the_same_routes(app: LiveApp, world):
     early = client.call(reveal_fn, [ORGANIZER_PASSWORD, world["sid"]], session_hash=session)
     assert not early.ok and "close" in (early.error or ""), early.error
     assert not secrets_in(early.raw, with_methods=True)
-    closed = client.call(dep_by_trigger(client, "Close rating"), [ORGANIZER_PASSWORD, world["sid"]],
-                         session_hash=session)
+    closed = client.call(
+        dep_by_trigger(client, "Close rating"), [ORGANIZER_PASSWORD, world["sid"]], session_hash=session
+    )
     assert closed.ok and world["store"].get_study(world["sid"]).state == "closed", closed.error
     reveal = client.call(reveal_fn, [ORGANIZER_PASSWORD, world["sid"]], session_hash=session)
     assert reveal.ok, reveal.error
     assert all(m in reveal.raw for m in ("BS-4", "TS-Temp", "TS-Tilted")) and VICTIM in reveal.raw
-    imported = client.call(dep_by_trigger(client, "Import"), [ORGANIZER_PASSWORD, world["file_data"]], session_hash=session)
+    imported = client.call(
+        dep_by_trigger(client, "Import"), [ORGANIZER_PASSWORD, world["file_data"]], session_hash=session
+    )
     assert imported.ok, imported.error
     assert world["store"].find_rater(IMPORTED_RATER) is not None
 
@@ -417,7 +447,9 @@ def test_api_page_lists_no_organizer_or_internal_handler(app: LiveApp):
     config = httpx.get(f"{app.url}/config", timeout=60, trust_env=False).json()
     for index, dep in enumerate(config["dependencies"]):
         if dependency_tab(config, dep) == "organizer":
-            assert f"/{dep.get('api_name')}" not in offered, f"organizer handler {dep.get('api_name')} is offered by the API"
+            assert f"/{dep.get('api_name')}" not in offered, (
+                f"organizer handler {dep.get('api_name')} is offered by the API"
+            )
     client.close()
 
 

@@ -30,8 +30,12 @@ def test_vectorised_power_test_is_the_app_test():
     design = sd.Design(items=12, raters=2, methods=3, effects=(0.0, 0.0, 0.7))
     rng = np.random.default_rng(11)
     scores = sd.observed(sd.latent(design, rng, 1))[0]  # items x raters x methods
-    rows = [{"item_id": i, "rater": f"r{r}", "method": "ABC"[m], "output_id": i * 3 + m, "coherence": scores[i, r, m]}
-            for i in range(12) for r in range(2) for m in range(3)]
+    rows = [
+        {"item_id": i, "rater": f"r{r}", "method": "ABC"[m], "output_id": i * 3 + m, "coherence": scores[i, r, m]}
+        for i in range(12)
+        for r in range(2)
+        for m in range(3)
+    ]
     import pandas as pd
 
     pw = human.pairwise_wilcoxon(pd.DataFrame(rows), ["coherence"]).set_index(["method_a", "method_b"])

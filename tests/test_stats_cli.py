@@ -23,13 +23,27 @@ QUALITY = {"BS-4": 4, "TS-Temp": 3, "TS-Tilted": 2}
 
 def rated_store(path: Path) -> tuple[Store, int]:
     store = Store(f"sqlite:///{path}")
-    sid = store.create_study("cli study", methods=list(METHODS), settings={}, samples_per_method=1, max_new_tokens=8,
-                             base_seed=1)
-    iids = store.add_items(sid, [{"prompt": f"prompt {k}", "scenario": "s", "language": "en", "raw": False} for k in range(6)])
+    sid = store.create_study(
+        "cli study", methods=list(METHODS), settings={}, samples_per_method=1, max_new_tokens=8, base_seed=1
+    )
+    iids = store.add_items(
+        sid, [{"prompt": f"prompt {k}", "scenario": "s", "language": "en", "raw": False} for k in range(6)]
+    )
     for n, iid in enumerate(iids):
         for method in METHODS:
-            store.add_output(iid, method, 0, text=f"{method} answer {n}", settings={}, seed=None, model="m", new_tokens=8,
-                             latency_ms=1.0, ttft_ms=None, tokens_per_s=8.0)
+            store.add_output(
+                iid,
+                method,
+                0,
+                text=f"{method} answer {n}",
+                settings={},
+                seed=None,
+                model="m",
+                new_tokens=8,
+                latency_ms=1.0,
+                ttft_ms=None,
+                tokens_per_s=8.0,
+            )
     for r, rater in enumerate(("ann", "bob", "cy")):
         for index in range(1, 7):
             view, _ = blind.open_item(store, rater, sid, index)
@@ -43,8 +57,9 @@ def rated_store(path: Path) -> tuple[Store, int]:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evaluation.human", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "evaluation.human", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_cli_on_a_real_export(tmp_path):
@@ -64,7 +79,11 @@ def test_cli_on_a_real_export(tmp_path):
         m = coh["means"][method]
         assert m["mean"] == pytest.approx(expected.loc[method, "mean"]) and m["n_items"] == 6
         assert m["ci_low"] <= m["mean"] <= m["ci_high"]
-    assert {(p["a"], p["b"]) for p in coh["pairwise"]} == {("BS-4", "TS-Temp"), ("BS-4", "TS-Tilted"), ("TS-Temp", "TS-Tilted")}
+    assert {(p["a"], p["b"]) for p in coh["pairwise"]} == {
+        ("BS-4", "TS-Temp"),
+        ("BS-4", "TS-Tilted"),
+        ("TS-Temp", "TS-Tilted"),
+    }
     first = next(p for p in coh["pairwise"] if (p["a"], p["b"]) == ("BS-4", "TS-Tilted"))
     assert set(first) >= {"a", "b", "diff", "ci_low", "ci_high", "p", "p_holm"}
     assert first["diff"] == pytest.approx(2.0, abs=0.2) and first["ci_low"] > 0 and first["p_holm"] >= first["p"]
@@ -80,8 +99,12 @@ def test_cli_on_a_real_export(tmp_path):
 
 
 def test_cli_on_a_minimal_file(tmp_path, capsys):
-    df = pd.concat([stats_design.simulate(stats_design.Design(items=8, raters=2, methods=3), 1, study_id=7),
-                    stats_design.simulate(stats_design.Design(items=5, raters=2, methods=2), 2, study_id=9)])
+    df = pd.concat(
+        [
+            stats_design.simulate(stats_design.Design(items=8, raters=2, methods=3), 1, study_id=7),
+            stats_design.simulate(stats_design.Design(items=5, raters=2, methods=2), 2, study_id=9),
+        ]
+    )
     path = tmp_path / "minimal.csv"
     df.assign(extra="ignored")[[*human.REQUIRED_COLUMNS, "extra"]].to_csv(path, index=False)
     assert human.main([str(path), "--json", "--no-mixed"]) == 0
@@ -92,14 +115,29 @@ def test_cli_on_a_minimal_file(tmp_path, capsys):
     assert human.main([str(path)]) == 0 and "study 7" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("content, message", [
-    ("", "empty"),
-    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n", "no ratings"),
-    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness\n1,1,1,A,r,0,3,3\n", "naturalness"),
-    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,6,3,3\n", "coherence"),
-    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,3,2.5,3\n", "informativeness"),
-    ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,3,,3\n", "informativeness"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "empty"),
+        ("study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n", "no ratings"),
+        (
+            "study_id,item_id,output_id,method,rater,position,coherence,informativeness\n1,1,1,A,r,0,3,3\n",
+            "naturalness",
+        ),
+        (
+            "study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,6,3,3\n",
+            "coherence",
+        ),
+        (
+            "study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,3,2.5,3\n",
+            "informativeness",
+        ),
+        (
+            "study_id,item_id,output_id,method,rater,position,coherence,informativeness,naturalness\n1,1,1,A,r,0,3,,3\n",
+            "informativeness",
+        ),
+    ],
+)
 def test_bad_input_is_one_error_line_and_exit_2(tmp_path, capsys, content, message):
     path = tmp_path / "bad.csv"
     path.write_text(content, encoding="utf-8")
@@ -115,4 +153,9 @@ def test_cli_process_exit_code_on_bad_input(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("a,b\n1,2\n", encoding="utf-8")
     proc = run_cli(str(path), "--json")
-    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("error: ") and len(proc.stderr.splitlines()) == 1
+    assert (
+        proc.returncode == 2
+        and proc.stdout == ""
+        and proc.stderr.startswith("error: ")
+        and len(proc.stderr.splitlines()) == 1
+    )

@@ -20,6 +20,7 @@ def world(tmp_path):
 
 class Req:
     """A stand-in gr.Request from a fresh address each time (wrong passwords are throttled per client)."""
+
     count = 0
 
     def __init__(self):
@@ -62,8 +63,17 @@ def test_diagnostics_and_power_plan_on_a_store(world):
     assert "SDs from pilot study" in line
     table, line = organizer_stats.power_plan(store, "", "naturalness", 0.5, 2, "10", "2", 50)
     assert "default SDs" in line
-    for bad in [dict(delta="x"), dict(delta=0), dict(items="a,b"), dict(items="1"), dict(raters="0"), dict(sims=10),
-                dict(dimension="speed"), dict(pilot=9999), dict(items=",".join(str(i) for i in range(3, 50)))]:
+    for bad in [
+        dict(delta="x"),
+        dict(delta=0),
+        dict(items="a,b"),
+        dict(items="1"),
+        dict(raters="0"),
+        dict(sims=10),
+        dict(dimension="speed"),
+        dict(pilot=9999),
+        dict(items=",".join(str(i) for i in range(3, 50))),
+    ]:
         args = dict(pilot="", dimension="coherence", delta=0.5, methods=3, items="8", raters="2", sims=50) | bad
         with pytest.raises(UserError):
             organizer_stats.power_plan(store, **args)

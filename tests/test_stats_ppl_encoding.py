@@ -37,7 +37,7 @@ def test_a_prompt_ending_mid_word_is_scored_the_harness_way(lm):
     assert pair.harness
     context, cont = pair
     whole = ids(lm, "The cat sat on the mat" + REST)
-    assert context == ids(lm, "The cat sat on the m") and cont == whole[len(context):]
+    assert context == ids(lm, "The cat sat on the m") and cont == whole[len(context) :]
     naive = (context, ids(lm, "at" + REST, False))
     harness, alone = continuation_scores(lm, [pair, naive])
     assert harness.nll < alone.nll

@@ -50,5 +50,8 @@ def test_position_effect_is_recovered_and_zero_without_one():
     one_rater = human.position_effect(sd.simulate(sd.Design(items=30, raters=1, position_effect=1.0), 2))
     assert set(one_rater["adjusted_for"]) == {"method"} and (one_rater["diff"] > 0).all()
     assert "shown first" in human.explain_position(pos.reset_index().iloc[0])
-    assert math.isnan(human.position_effect(biased.assign(position=np.nan))["diff"].iloc[0]) if len(
-        human.position_effect(biased.assign(position=np.nan))) else True
+    assert (
+        math.isnan(human.position_effect(biased.assign(position=np.nan))["diff"].iloc[0])
+        if len(human.position_effect(biased.assign(position=np.nan)))
+        else True
+    )

@@ -29,9 +29,19 @@ def _study_with_outputs(store: Store, methods=("BS-4", "TS-Temp", "TS-Tilted")):
     [iid] = store.add_items(sid, [{"prompt": "Explain X.", "scenario": "short-qa", "language": "en"}])
     oids = []
     for k, method in enumerate(methods):
-        oid, new = store.add_output(iid, method, 0, text=f"text {k}", settings={"method": method, "t": k},
-                                    seed=k, model="m", new_tokens=5 + k, latency_ms=10.0 + k, ttft_ms=1.5,
-                                    tokens_per_s=50.0)
+        oid, new = store.add_output(
+            iid,
+            method,
+            0,
+            text=f"text {k}",
+            settings={"method": method, "t": k},
+            seed=k,
+            model="m",
+            new_tokens=5 + k,
+            latency_ms=10.0 + k,
+            ttft_ms=1.5,
+            tokens_per_s=50.0,
+        )
         assert new
         oids.append(oid)
     return sid, iid, oids
@@ -86,7 +96,9 @@ def test_api_refuses_bad_scores_and_stores_nothing(store, bad):
     good = dict(coherence=3, informativeness=3, naturalness=3)
     with pytest.raises(UserError):
         # the good row first: a batch is all or nothing
-        store.save_ratings(rid, [dict(output_id=oids[0], **good), dict(output_id=oids[1], **{**good, "naturalness": bad})])
+        store.save_ratings(
+            rid, [dict(output_id=oids[0], **good), dict(output_id=oids[1], **{**good, "naturalness": bad})]
+        )
     assert store.count_ratings() == 0
 
 
@@ -104,8 +116,11 @@ def test_outputs_are_unique_per_item_method_and_sample(store):
     assert store.outputs_for_item(iid)[0].text == "text 0"  # the first one is kept
     with pytest.raises(IntegrityError):
         with store.write() as conn:
-            conn.execute(insert(outputs).values(item_id=iid, method="BS-4", sample_index=0, text="x", settings="{}",
-                                                model="m", new_tokens=1))
+            conn.execute(
+                insert(outputs).values(
+                    item_id=iid, method="BS-4", sample_index=0, text="x", settings="{}", model="m", new_tokens=1
+                )
+            )
     _, new = store.add_output(iid, "TS-Temp", 1, text="second sample", settings={}, seed=1, model="m", new_tokens=2)
     assert new
 
@@ -121,7 +136,14 @@ def test_frames_have_the_documented_columns_and_values(store):
     rf = store.ratings_frame(sid)
     assert list(rf.columns)[: len(RATING_COLUMNS)] == list(RATING_COLUMNS)
     r = rf.iloc[0]
-    assert (r.method, r.rater, r.coherence, r.informativeness, r.naturalness, r.position) == ("TS-Tilted", "bob", 1, 2, 3, 0)
+    assert (r.method, r.rater, r.coherence, r.informativeness, r.naturalness, r.position) == (
+        "TS-Tilted",
+        "bob",
+        1,
+        2,
+        3,
+        0,
+    )
     assert (r.new_tokens, r.latency_ms, r.seed, r.prompt) == (7, 12.0, 2, "Explain X.")
     assert store.ratings_frame(sid + 1).empty and list(store.ratings_frame(sid + 1).columns) == list(rf.columns)
     progress = store.progress(sid)
@@ -153,8 +175,23 @@ def test_upgrading_an_old_database_adds_what_is_missing_and_keeps_every_row(back
     first.dispose()
     raw = create_engine(url)
     with raw.begin() as conn:
-        for table in ("arena_schema", "ratings", "assignments", "study_raters", "outputs", "items", "studies", "raters"):
-            conn.execute(text(f"DROP TABLE IF EXISTS {table} CASCADE" if backend == "postgresql" else f"DROP TABLE IF EXISTS {table}"))
+        for table in (
+            "arena_schema",
+            "ratings",
+            "assignments",
+            "study_raters",
+            "outputs",
+            "items",
+            "studies",
+            "raters",
+        ):
+            conn.execute(
+                text(
+                    f"DROP TABLE IF EXISTS {table} CASCADE"
+                    if backend == "postgresql"
+                    else f"DROP TABLE IF EXISTS {table}"
+                )
+            )
         for sql in _old_schema_sql(backend):
             conn.execute(text(sql))
     raw.dispose()
@@ -163,8 +200,12 @@ def test_upgrading_an_old_database_adds_what_is_missing_and_keeps_every_row(back
         assert "add column ratings.comment" in upgraded.changes
         assert "create table study_raters" in upgraded.changes
         with upgraded.read() as conn:
-            row = conn.execute(text("SELECT rater_id, output_id, coherence, informativeness, naturalness, position, "
-                                    "comment FROM ratings")).one()
+            row = conn.execute(
+                text(
+                    "SELECT rater_id, output_id, coherence, informativeness, naturalness, position, "
+                    "comment FROM ratings"
+                )
+            ).one()
             assert tuple(row) == (1, 7, 4, 3, 2, 1, None)
             assert conn.execute(text("SELECT name FROM raters")).scalar_one() == "old rater"
         upgraded.dispose()

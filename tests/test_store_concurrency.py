@@ -18,8 +18,11 @@ def test_fifty_threads_store_each_rating_exactly_once(backend, tmp_path):
     try:
         sid = store.create_study("concurrency", methods=["BS-4", "TS-Temp", "TS-Tilted"])
         item_ids = store.add_items(sid, [{"prompt": f"p{i}"} for i in range(5)])
-        output_ids = [store.add_output(iid, m, 0, text=f"{iid}{m}", settings={}, seed=0, model="m", new_tokens=1)[0]
-                      for iid in item_ids for m in ("BS-4", "TS-Temp", "TS-Tilted")]
+        output_ids = [
+            store.add_output(iid, m, 0, text=f"{iid}{m}", settings={}, seed=0, model="m", new_tokens=1)[0]
+            for iid in item_ids
+            for m in ("BS-4", "TS-Temp", "TS-Tilted")
+        ]
         barrier = threading.Barrier(THREADS)
         errors: list[BaseException] = []
 
@@ -30,12 +33,25 @@ def test_fifty_threads_store_each_rating_exactly_once(backend, tmp_path):
                 # two outputs. Threads 25..49: one shared rater re-submitting the same output (identical).
                 if k < 25:
                     rid = store.rater_id(f"rater-{k}")
-                    store.save_ratings(rid, [
-                        dict(output_id=output_ids[k % len(output_ids)], coherence=1 + k % 5, informativeness=2,
-                             naturalness=3, position=0),
-                        dict(output_id=output_ids[(k + 1) % len(output_ids)], coherence=4, informativeness=4,
-                             naturalness=4, position=1),
-                    ])
+                    store.save_ratings(
+                        rid,
+                        [
+                            dict(
+                                output_id=output_ids[k % len(output_ids)],
+                                coherence=1 + k % 5,
+                                informativeness=2,
+                                naturalness=3,
+                                position=0,
+                            ),
+                            dict(
+                                output_id=output_ids[(k + 1) % len(output_ids)],
+                                coherence=4,
+                                informativeness=4,
+                                naturalness=4,
+                                position=1,
+                            ),
+                        ],
+                    )
                 else:
                     rid = store.rater_id("shared")
                     store.save_rating(rid, output_ids[0], 5, 5, 5, "same", position=2)

@@ -50,8 +50,10 @@ def fail_on_call(monkeypatch, store: Store, method: str, n: int) -> list[int]:
 
 def row_counts(store: Store) -> dict[str, int]:
     with store.read() as conn:
-        return {t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
-                for t in (items, outputs, raters, ratings)} | {"studies": len(store.list_studies())}
+        return {
+            t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+            for t in (items, outputs, raters, ratings)
+        } | {"studies": len(store.list_studies())}
 
 
 EMPTY = {"items": 0, "outputs": 0, "raters": 0, "ratings": 0, "studies": 0}
@@ -95,8 +97,17 @@ def test_a_transaction_belongs_to_its_thread(store):
 
 
 def _result(method: str, text: str) -> MethodResult:
-    return MethodResult(method=method, text=text, new_tokens=3, latency_ms=9.0, ttft_ms=1.0, tokens_per_s=300.0,
-                        settings={"method": method, "max_new_tokens": 16}, seed=7, prompt_tokens=5)
+    return MethodResult(
+        method=method,
+        text=text,
+        new_tokens=3,
+        latency_ms=9.0,
+        ttft_ms=1.0,
+        tokens_per_s=300.0,
+        settings={"method": method, "max_new_tokens": 16},
+        seed=7,
+        prompt_tokens=5,
+    )
 
 
 def test_a_quick_rating_failing_halfway_leaves_nothing(store, monkeypatch):
@@ -112,19 +123,28 @@ def test_a_quick_rating_failing_halfway_leaves_nothing(store, monkeypatch):
     assert isinstance(study, Study) and study.kind == "adhoc" and study.methods == ("BS-4", "TS-Temp", "TS-Tilted")
     assert isinstance(item, Item) and item.study_id == study_id
     assert [(o.method, o.text) for o in store.outputs_for_item(item_id)] == [
-        ("BS-4", "beam says"), ("TS-Temp", "temp says"), ("TS-Tilted", "tilt says")]
+        ("BS-4", "beam says"),
+        ("TS-Temp", "temp says"),
+        ("TS-Tilted", "tilt says"),
+    ]
 
 
 def _filled(tmp_path) -> list[dict]:
     """Export rows of a closed study with two items, three outputs each, rated by two raters."""
     source, close = open_store("sqlite", tmp_path / "source")
     try:
-        sid = source.create_study("Pilot", methods=["BS-4", "TS-Temp", "TS-Tilted"], model="m", base_seed=3,
-                                  items_=[{"prompt": "first"}, {"prompt": "second"}])
+        sid = source.create_study(
+            "Pilot",
+            methods=["BS-4", "TS-Temp", "TS-Tilted"],
+            model="m",
+            base_seed=3,
+            items_=[{"prompt": "first"}, {"prompt": "second"}],
+        )
         for item in source.items(sid):
             for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
-                oid, _ = source.add_output(item.id, method, 0, text=f"{method} on {item.prompt}", settings={}, seed=k,
-                                           model="m", new_tokens=4)
+                oid, _ = source.add_output(
+                    item.id, method, 0, text=f"{method} on {item.prompt}", settings={}, seed=k, model="m", new_tokens=4
+                )
                 for rater in ("ann", "bob"):
                     source.save_rating(source.rater_id(rater), oid, 1 + k, 2, 3, comment=f"{rater} {k}", position=k)
         source.set_study_state(sid, "closed", allowed_from=("open",))

@@ -33,23 +33,33 @@ def test_builtin_prompts_are_the_scenarios():
 def test_pasted_list_and_files(tmp_path):
     assert [p.prompt for p in studies.parse_pasted("one\n\n  two  \n")] == ["one", "two"]
     csv_path = tmp_path / "p.csv"
-    csv_path.write_text('prompt,scenario,raw\n"Hello, world",greet,no\nContinue: once,story,yes\n,,\n', encoding="utf-8")
+    csv_path.write_text(
+        'prompt,scenario,raw\n"Hello, world",greet,no\nContinue: once,story,yes\n,,\n', encoding="utf-8"
+    )
     specs = studies.parse_prompt_file(csv_path)
-    assert [(s.prompt, s.scenario, s.raw) for s in specs] == [("Hello, world", "greet", False), ("Continue: once", "story", True)]
+    assert [(s.prompt, s.scenario, s.raw) for s in specs] == [
+        ("Hello, world", "greet", False),
+        ("Continue: once", "story", True),
+    ]
     jl = tmp_path / "p.jsonl"
-    jl.write_text(json.dumps({"prompt": "解释一下", "language": "zh"}, ensure_ascii=False) + "\n\n" + json.dumps("plain") + "\n",
-                  encoding="utf-8")
+    jl.write_text(
+        json.dumps({"prompt": "解释一下", "language": "zh"}, ensure_ascii=False) + "\n\n" + json.dumps("plain") + "\n",
+        encoding="utf-8",
+    )
     specs = studies.parse_prompt_file(jl)
     assert [(s.prompt, s.language) for s in specs] == [("解释一下", "zh"), ("plain", "")]
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("a.csv", "text\nhello\n", "'prompt' column"),
-    ("a.jsonl", '{"prompt": "ok"}\n{broken\n', "line 2"),
-    ("a.jsonl", '{"text": "x"}\n', "no 'prompt'"),
-    ("a.md", "hello", ".csv"),
-    ("a.csv", "prompt\n", "no prompts"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("a.csv", "text\nhello\n", "'prompt' column"),
+        ("a.jsonl", '{"prompt": "ok"}\n{broken\n', "line 2"),
+        ("a.jsonl", '{"text": "x"}\n', "no 'prompt'"),
+        ("a.md", "hello", ".csv"),
+        ("a.csv", "prompt\n", "no prompts"),
+    ],
+)
 def test_bad_prompt_files_say_what_is_wrong(tmp_path, name, content, message):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
@@ -81,7 +91,12 @@ def test_create_study_validates_before_storing(store):
     assert study.methods == ("BS-4", "TS-Temp", "TS-Tilted")  # the default three
     assert study.settings["TS-Temp"]["temperature"] == 0.5 and study.settings["TS-Temp"]["top_p"] == 0.95
     assert studies.expected_slots(study.methods, 2) == [
-        ("BS-4", 0), ("TS-Temp", 0), ("TS-Temp", 1), ("TS-Tilted", 0), ("TS-Tilted", 1)]
+        ("BS-4", 0),
+        ("TS-Temp", 0),
+        ("TS-Temp", 1),
+        ("TS-Tilted", 0),
+        ("TS-Tilted", 1),
+    ]
     assert len(store.items(sid)) == 3
     assert study.state == "draft"  # opened for rating only once its outputs are generated
     with pytest.raises(UserError, match="not open"):
@@ -89,15 +104,24 @@ def test_create_study_validates_before_storing(store):
 
 
 def test_pregeneration_is_resumable_without_duplicates(store, lm):
-    sid = studies.create_study(store, "gen", [studies.PromptSpec("Say hi.", "t", "en")], samples_per_method=2,
-                               max_new_tokens=4, base_seed=10, model=lm.name)
+    sid = studies.create_study(
+        store,
+        "gen",
+        [studies.PromptSpec("Say hi.", "t", "en")],
+        samples_per_method=2,
+        max_new_tokens=4,
+        base_seed=10,
+        model=lm.name,
+    )
     calls: list[tuple[int, int]] = []
     stop_after = {"n": 2}
 
     def should_stop() -> bool:
         return len(store.output_slots(sid)) >= stop_after["n"]
 
-    first = studies.generate_study(store, lm, sid, progress=lambda d, t, _: calls.append((d, t)), should_stop=should_stop)
+    first = studies.generate_study(
+        store, lm, sid, progress=lambda d, t, _: calls.append((d, t)), should_stop=should_stop
+    )
     assert (first.total, first.existing, first.generated, first.complete) == (5, 0, 2, False)
     assert calls[0] == (0, 5) and calls[-1] == (2, 5)
     assert studies.ready_item_ids(store, sid) == []  # half-generated items are not rated
@@ -126,8 +150,17 @@ def test_pregeneration_is_resumable_without_duplicates(store, lm):
 
 
 def _result(method: str, text: str, seed: int = 0) -> MethodResult:
-    return MethodResult(method=method, text=text, new_tokens=3, ttft_ms=1.0, latency_ms=9.0, tokens_per_s=333.0,
-                        settings={"method": method, "max_new_tokens": 16}, seed=seed, prompt_tokens=5)
+    return MethodResult(
+        method=method,
+        text=text,
+        new_tokens=3,
+        ttft_ms=1.0,
+        latency_ms=9.0,
+        tokens_per_s=333.0,
+        settings={"method": method, "max_new_tokens": 16},
+        seed=seed,
+        prompt_tokens=5,
+    )
 
 
 def test_quick_item_makes_a_one_item_adhoc_study_ready_to_rate(store):

@@ -27,18 +27,52 @@ def test_create_invite_close_publish(lm, tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'a.db'}"
     prompts = tmp_path / "prompts.txt"
     prompts.write_text("Name a colour.\n\nName a fruit.\n", encoding="utf-8")
-    code, out, err = run(capsys, "create", "--name", "Pilot", "--prompts", str(prompts), "--methods", "TS-Temp,TS-Tilted",
-                         "--max-new-tokens", "4", "--database", db)
+    code, out, err = run(
+        capsys,
+        "create",
+        "--name",
+        "Pilot",
+        "--prompts",
+        str(prompts),
+        "--methods",
+        "TS-Temp,TS-Tilted",
+        "--max-new-tokens",
+        "4",
+        "--database",
+        db,
+    )
     assert code == 0, err
     sid = out["study_id"]
     store = Store(db)
     assert store.get_study(sid).state == "open" and len(store.outputs_frame(sid)) == 4
     assert "[4/4] done" in err
-    code, again, err = run(capsys, "create", "--name", "Pilot", "--prompts", str(prompts), "--methods",
-                           "TS-Temp,TS-Tilted", "--max-new-tokens", "2", "--database", db)
+    code, again, err = run(
+        capsys,
+        "create",
+        "--name",
+        "Pilot",
+        "--prompts",
+        str(prompts),
+        "--methods",
+        "TS-Temp,TS-Tilted",
+        "--max-new-tokens",
+        "2",
+        "--database",
+        db,
+    )
     assert code == 0 and again["study_id"] != sid  # an open study of that name is not a draft: a new study
-    code, out, _ = run(capsys, "invite", "--study", str(sid), "--raters", "ana,ben", "--database", db,
-                       "--base-url", "https://arena.example")
+    code, out, _ = run(
+        capsys,
+        "invite",
+        "--study",
+        str(sid),
+        "--raters",
+        "ana,ben",
+        "--database",
+        db,
+        "--base-url",
+        "https://arena.example",
+    )
     assert code == 0 and [i["rater"] for i in out["invites"]] == ["ana", "ben"]
     assert out["invites"][0]["link"] == f"https://arena.example/?invite={out['invites'][0]['code']}"
     view, _ = blind.open_with_code(store, out["invites"][0]["link"])  # a pasted link works as well as the code
@@ -57,8 +91,9 @@ def test_create_resumes_a_draft_of_the_same_name(lm, tmp_path, capsys):
     from arena import studies
 
     store = Store(db)
-    sid = studies.create_study(store, "Resumed", studies.parse_prompt_file(prompts), methods=["TS-Temp", "TS-Tilted"],
-                               max_new_tokens=3)
+    sid = studies.create_study(
+        store, "Resumed", studies.parse_prompt_file(prompts), methods=["TS-Temp", "TS-Tilted"], max_new_tokens=3
+    )
     code, out, err = run(capsys, "create", "--name", "Resumed", "--prompts", str(prompts), "--database", db)
     assert code == 0 and out == {"study_id": sid} and "resuming" in err
     assert store.get_study(sid).state == "open"
@@ -66,16 +101,32 @@ def test_create_resumes_a_draft_of_the_same_name(lm, tmp_path, capsys):
 
 def test_bad_input_prints_one_error_line_and_exits_2(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'a.db'}"
-    for argv in (["close", "--study", "99", "--database", db],
-                 ["invite", "--study", "99", "--raters", "a", "--database", db],
-                 ["create", "--name", "x", "--prompts", str(tmp_path / "missing.csv"), "--database", db],
-                 ["create", "--name", "BS-4 study", "--prompts", str(tmp_path / "missing.txt"), "--database", db]):
+    for argv in (
+        ["close", "--study", "99", "--database", db],
+        ["invite", "--study", "99", "--raters", "a", "--database", db],
+        ["create", "--name", "x", "--prompts", str(tmp_path / "missing.csv"), "--database", db],
+        ["create", "--name", "BS-4 study", "--prompts", str(tmp_path / "missing.txt"), "--database", db],
+    ):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out is None and err.count("error:") == 1, (argv, err)
 
 
 def test_runs_as_a_module(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "arena.studies", "close", "--study", "1", "--database",
-                           f"sqlite:///{tmp_path / 'a.db'}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.studies",
+            "close",
+            "--study",
+            "1",
+            "--database",
+            f"sqlite:///{tmp_path / 'a.db'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and proc.stderr.strip() == "error: there is no study #1"
     assert "RuntimeWarning" not in proc.stderr

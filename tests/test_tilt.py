@@ -44,8 +44,9 @@ def test_bias_then_stock_temperature_equals_the_fused_formula_on_real_logits(lm,
     prior = build_prior(lm.tokenizer, prior_name, lm.logits_size, lm.device, lm.cache_dir)
     prompts = ["The meaning of life is", "In that forgotten port, I walked", "def reverse(xs):"]
     with torch.inference_mode():
-        logits = torch.cat([lm.model(lm.tokenizer(p, return_tensors="pt").input_ids.to(lm.device)).logits[:, -1, :]
-                            for p in prompts]).float()
+        logits = torch.cat(
+            [lm.model(lm.tokenizer(p, return_tensors="pt").input_ids.to(lm.device)).logits[:, -1, :] for p in prompts]
+        ).float()
     for temperature in (0.05, 0.2, 0.5, 0.8, 1.0, 2.0):
         for alpha in (0.01, 0.15, 1.0, 2.0):
             new, old = tilt_chain(logits, temperature, alpha, prior), fused_tilt(logits, temperature, alpha, prior)

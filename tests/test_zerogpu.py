@@ -19,10 +19,20 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def emulation():
     pytest.importorskip("spaces", reason="spaces is in requirements-dev.txt")
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "ARENA_DB_PATH", "SPACES_ZERO_GPU", "ARENA_DTYPE"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "ARENA_DB_PATH", "SPACES_ZERO_GPU", "ARENA_DTYPE"}
+    }
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "zerogpu_emulation.py")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "zerogpu_emulation.py")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     tail = "\n".join(proc.stderr.splitlines()[-40:])
     assert proc.returncode == 0, f"the ZeroGPU emulation run failed:\n{tail}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -65,8 +75,10 @@ def test_duration_grows_with_tokens_and_methods_and_is_capped():
 def test_quota_refusal_tells_the_visitor_to_sign_in():
     import gradio as gr
 
-    refused = gr.Error("You have exceeded your ZeroGPU quota (30s requested vs. 0s left). Try again in 1:00:00.",
-                       title="ZeroGPU quota exceeded")
+    refused = gr.Error(
+        "You have exceeded your ZeroGPU quota (30s requested vs. 0s left). Try again in 1:00:00.",
+        title="ZeroGPU quota exceeded",
+    )
     message = gpu.friendly_error(refused)
     assert message and "sign in" in message.lower() and "exceeded your ZeroGPU quota" in message
     assert gpu.friendly_error(gr.Error("No GPU was available", title="ZeroGPU client error")) is None

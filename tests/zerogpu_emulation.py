@@ -41,12 +41,14 @@ sys.path.insert(0, str(ROOT))
 
 TMP = Path(tempfile.mkdtemp(prefix="zerogpu-emulation-"))
 (TMP / "cgroup").write_text("0::/emulated\n")
-os.environ.update({
-    "SPACES_ZERO_GPU": "true",
-    "SPACES_ZERO_DEVICE_API_URL": "http://127.0.0.1:9",  # never reached: the scheduler is emulated
-    "ZEROGPU_OFFLOAD_DIR": str(TMP / "tensors"),
-    "ZEROGPU_PROC_SELF_CGROUP_PATH": str(TMP / "cgroup"),
-})
+os.environ.update(
+    {
+        "SPACES_ZERO_GPU": "true",
+        "SPACES_ZERO_DEVICE_API_URL": "http://127.0.0.1:9",  # never reached: the scheduler is emulated
+        "ZEROGPU_OFFLOAD_DIR": str(TMP / "tensors"),
+        "ZEROGPU_PROC_SELF_CGROUP_PATH": str(TMP / "cgroup"),
+    }
+)
 os.environ.setdefault("ARENA_DB_PATH", str(TMP / "arena.db"))
 os.environ.setdefault("SPACE_ID", "tests/zerogpu-emulation")
 
@@ -117,7 +119,9 @@ def checked_static_duration(duration, *args, **kwargs):
 wrappers.static_duration = checked_static_duration
 
 # -- the scheduler, granted at once -----------------------------------------------------------------
-client.schedule = lambda **kw: SimpleNamespace(allowToken="emulated", nvidiaIndex=0, nvidiaUUID="GPU-emulated", idle=True)
+client.schedule = lambda **kw: SimpleNamespace(
+    allowToken="emulated", nvidiaIndex=0, nvidiaUUID="GPU-emulated", idle=True
+)
 client.release = lambda *args, **kwargs: None
 client.allow = lambda *args, **kwargs: None
 client.startup_report = lambda *args, **kwargs: None
@@ -139,8 +143,12 @@ def _worker_move(callback=None) -> None:
         data = Path(pack.path()).read_bytes()
         offset = 0
         for meta, size, aligned in [*(t for batch in pack.batches for t in batch), *pack.big_tensors]:
-            raw = torch.frombuffer(bytearray(data[offset:offset + size]), dtype=torch.uint8) if size else None
-            tensor = raw.view(meta.dtype).as_strided(meta.shape, meta.stride()) if raw is not None else torch.empty_like(meta)
+            raw = torch.frombuffer(bytearray(data[offset : offset + size]), dtype=torch.uint8) if size else None
+            tensor = (
+                raw.view(meta.dtype).as_strided(meta.shape, meta.stride())
+                if raw is not None
+                else torch.empty_like(meta)
+            )
             for fake in pack.fakes[meta]:
                 patching.cuda_aliases[fake] = tensor
             offset += aligned
@@ -194,23 +202,38 @@ def main() -> int:
     req = RunRequest(prompt, ["BS-4", "TS-Temp", "TS-Tilted"], max_new_tokens=3, seed=0, raw=True)
     events = step("compare (stream)", lambda: list(stream_methods(lm, req)), report)
     results = [e.result for e in events if e.result is not None]
-    report["compare"] = [{"method": r.method, "new_tokens": r.new_tokens, "dtype": r.dtype, "text": r.text} for r in results]
+    report["compare"] = [
+        {"method": r.method, "new_tokens": r.new_tokens, "dtype": r.dtype, "text": r.text} for r in results
+    ]
     report["compare_streamed_tokens"] = sum(1 for e in events if e.result is None and e.text)
 
-    again = step("compare (whole)", lambda: run_methods(lm, RunRequest(prompt, ["TS-Temp"], max_new_tokens=3, seed=0, raw=True)), report)
-    report["same_tokens_streamed_and_whole"] = again[0].token_ids == next(r.token_ids for r in results if r.method == "TS-Temp")
+    again = step(
+        "compare (whole)",
+        lambda: run_methods(lm, RunRequest(prompt, ["TS-Temp"], max_new_tokens=3, seed=0, raw=True)),
+        report,
+    )
+    report["same_tokens_streamed_and_whole"] = again[0].token_ids == next(
+        r.token_ids for r in results if r.method == "TS-Temp"
+    )
 
     store = get_store()
-    study = create_study(store, "emulation check", [PromptSpec(prompt, raw=True)], methods=["TS-Temp"], max_new_tokens=3,
-                         base_seed=7)
+    study = create_study(
+        store, "emulation check", [PromptSpec(prompt, raw=True)], methods=["TS-Temp"], max_new_tokens=3, base_seed=7
+    )
     gen = step("study item", lambda: generate_study(store, lm, study), report)
     report["study_generated"] = int(gen.generated)
 
     trace = step("trace", lambda: run_trace(lm, prompt, raw=True, max_new_tokens=3, seed=0), report)
     report["trace_arms"] = len(trace.trace.arm_names)
 
-    frame = pd.DataFrame({"output_id": [1, 2], "prompt": [prompt, prompt], "text": [" there was a cat", results[1].text],
-                          "raw": [True, True]})
+    frame = pd.DataFrame(
+        {
+            "output_id": [1, 2],
+            "prompt": [prompt, prompt],
+            "text": [" there was a cat", results[1].text],
+            "raw": [True, True],
+        }
+    )
     scores = step("perplexity", lambda: score_outputs(lm, frame), report)
     report["perplexity"] = {int(k): round(v.ppl, 3) for k, v in scores.items()}
     report["scheduled_durations"] = [s["duration"] for s in SCHEDULED]

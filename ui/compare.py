@@ -23,8 +23,15 @@ from arena.zerogpu import friendly_error, hardware_banner, streaming_note
 from arena.memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS
 from arena.settings import current as current_settings
-from arena.runner import (DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, run_order, stream_methods,
-                      validate_request)
+from arena.runner import (
+    DEFAULT_MAX_NEW_TOKENS,
+    MAX_NEW_TOKENS_RANGE,
+    MethodResult,
+    RunRequest,
+    run_order,
+    stream_methods,
+    validate_request,
+)
 from arena import estimate, studies
 from . import AppContext
 from .rating import store_for
@@ -36,8 +43,19 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "Precise": ("BS-4", {"length_penalty": 0.8}),
 }
 
-TIMING_COLUMNS = ["method", "new tokens", "TTFT (ms)", "latency (ms)", "tokens/s", PEAK_LABEL, GROWTH_LABEL, "seed",
-                  "finish", "dtype", "settings"]
+TIMING_COLUMNS = [
+    "method",
+    "new tokens",
+    "TTFT (ms)",
+    "latency (ms)",
+    "tokens/s",
+    PEAK_LABEL,
+    GROWTH_LABEL,
+    "seed",
+    "finish",
+    "dtype",
+    "settings",
+]
 # Below this many parameters the Compare tab says what not to expect from the model.
 SMALL_MODEL_PARAMS = 1_000_000_000
 
@@ -51,9 +69,11 @@ def check_token_cap(req: RunRequest, cap: int | None = None) -> None:
     cap = compare_token_cap() if cap is None else cap
     total = req.max_new_tokens * len(req.methods)
     if total > cap:
-        raise UserError(f"{len(req.methods)} methods × {req.max_new_tokens} max_new_tokens = {total:,} tokens, over this "
-                        f"app's limit of {cap:,} per Compare run (ARENA_COMPARE_MAX_TOKENS); choose fewer methods or "
-                        "fewer tokens")
+        raise UserError(
+            f"{len(req.methods)} methods × {req.max_new_tokens} max_new_tokens = {total:,} tokens, over this "
+            f"app's limit of {cap:,} per Compare run (ARENA_COMPARE_MAX_TOKENS); choose fewer methods or "
+            "fewer tokens"
+        )
 
 
 def status_line(method: str, position: int, total: int) -> str:
@@ -70,7 +90,9 @@ def param_keys() -> list[tuple[str, Param]]:
     return [(d.name, p) for d in decoders.all_decoders() for p in d.params]
 
 
-def make_request(prompt: str, methods: list[str], raw: bool, seed: Any, max_new_tokens: Any, values: list[Any]) -> RunRequest:
+def make_request(
+    prompt: str, methods: list[str], raw: bool, seed: Any, max_new_tokens: Any, values: list[Any]
+) -> RunRequest:
     """A validated RunRequest from the raw control values (one per `param_keys()` entry)."""
     keys = param_keys()
     if len(values) != len(keys):
@@ -80,7 +102,9 @@ def make_request(prompt: str, methods: list[str], raw: bool, seed: Any, max_new_
         if method in (methods or []) and value is not None and value != param.default:
             settings.setdefault(method, {})[param.name] = value
     seed_value = None if seed in (None, "") else seed
-    req = validate_request(RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw)))
+    req = validate_request(
+        RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw))
+    )
     check_token_cap(req)
     return req
 
@@ -97,8 +121,11 @@ def preset_note(name: str) -> str:
     d = decoders.get(method)
     set_ = ", ".join(f"{_label(d, k)} = {v}" for k, v in values.items())
     rest = ", ".join(f"{p.label or p.name} = {p.default}" for p in d.params if p.name not in values)
-    return (f"**{name}** set **{method}**: {set_}" + (f"; its other settings are back to their defaults ({rest})" if rest else "")
-            + f". See Settings › {method}; change any slider there and the run uses that instead.")
+    return (
+        f"**{name}** set **{method}**: {set_}"
+        + (f"; its other settings are back to their defaults ({rest})" if rest else "")
+        + f". See Settings › {method}; change any slider there and the run uses that instead."
+    )
 
 
 def _label(d, name: str) -> str:
@@ -109,8 +136,11 @@ def settings_text(settings: dict[str, Any] | None) -> str:
     """A method's effective settings as one compact cell: "temperature=1.1, top_p=0.95"."""
     if not settings:
         return "defaults"
-    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in settings.items()
-                     if k not in ("dtype", "batch_size"))
+    return ", ".join(
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+        for k, v in settings.items()
+        if k not in ("dtype", "batch_size")
+    )
 
 
 def model_size_note(lm) -> str:
@@ -122,8 +152,10 @@ def model_size_note(lm) -> str:
     if not n or n >= SMALL_MODEL_PARAMS:
         return ""
     size = f"{n / 1e6:.0f}M" if n < 1e9 else f"{n / 1e9:.1f}B"
-    return (f"*{lm.name.split(' ')[0]} has {size} parameters: expect weak Chinese and reasoning, and off-topic "
-            "answers to hard prompts; it is here to compare decoding methods, not models.*")
+    return (
+        f"*{lm.name.split(' ')[0]} has {size} parameters: expect weak Chinese and reasoning, and off-topic "
+        "answers to hard prompts; it is here to compare decoding methods, not models.*"
+    )
 
 
 def _or_na(value: float | None) -> float | str:
@@ -132,9 +164,19 @@ def _or_na(value: float | None) -> float | str:
 
 def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
     rows = [
-        [r.method, r.new_tokens, round(r.ttft_ms, 1), round(r.latency_ms, 1), round(r.tokens_per_s, 2),
-         _or_na(r.peak_mem_mb), _or_na(r.peak_mem_growth_mb), r.seed, r.finish_reason, r.dtype or "n/a",
-         settings_text(r.settings)]
+        [
+            r.method,
+            r.new_tokens,
+            round(r.ttft_ms, 1),
+            round(r.latency_ms, 1),
+            round(r.tokens_per_s, 2),
+            _or_na(r.peak_mem_mb),
+            _or_na(r.peak_mem_growth_mb),
+            r.seed,
+            r.finish_reason,
+            r.dtype or "n/a",
+            settings_text(r.settings),
+        ]
         for r in results
     ]
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)
@@ -156,8 +198,12 @@ def _control(param: Param) -> gr.components.Component:
     if param.kind == "choice":
         return gr.Dropdown(choices=list(param.choices), value=param.default, label=label, info=param.help or None)
     return gr.Slider(
-        minimum=param.minimum, maximum=param.maximum, value=param.default,
-        step=param.step or (1 if param.kind == "int" else 0.01), label=label, info=param.help or None,
+        minimum=param.minimum,
+        maximum=param.maximum,
+        value=param.default,
+        step=param.step or (1 if param.kind == "int" else 0.01),
+        label=label,
+        info=param.help or None,
     )
 
 
@@ -171,11 +217,15 @@ def build(ctx: AppContext) -> None:
 
     engine = current_engine()
     if engine is not None:  # ARENA_ENGINE=vllm: outputs come from the server (arena/engines)
-        gr.Markdown(f"**Engine:** vLLM server · **model:** {engine.describe()} · timing measured on this side, "
-                    f"see README (Engines)")
+        gr.Markdown(
+            f"**Engine:** vLLM server · **model:** {engine.describe()} · timing measured on this side, "
+            f"see README (Engines)"
+        )
     else:
-        gr.Markdown(f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
-                    f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else ""))
+        gr.Markdown(
+            f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
+            f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else "")
+        )
         small = model_size_note(lm)
         if small:
             gr.Markdown(small, elem_id="compare-model-note")
@@ -190,8 +240,12 @@ def build(ctx: AppContext) -> None:
             )
         with gr.Column(scale=2):
             methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
-            preset = gr.Radio(choices=list(PRESETS), value=None, label="Article presets",
-                              info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8")
+            preset = gr.Radio(
+                choices=list(PRESETS),
+                value=None,
+                label="Article presets",
+                info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8",
+            )
             preset_line = gr.Markdown("", elem_id="compare-preset-note")
             with gr.Row():
                 run = gr.Button("Run", variant="primary")
@@ -217,8 +271,9 @@ def build(ctx: AppContext) -> None:
     with gr.Row(equal_height=True):
         for name in all_names:
             # Textbox, not Markdown/HTML: model output is shown as text and can never run as markup.
-            boxes[name] = gr.Textbox(label=name, lines=12, interactive=False, min_width=320,
-                                     visible=name in decoders.DEFAULT_METHODS)
+            boxes[name] = gr.Textbox(
+                label=name, lines=12, interactive=False, min_width=320, visible=name in decoders.DEFAULT_METHODS
+            )
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
     gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
     chart = gr.Plot(label="Latency and throughput")
@@ -233,8 +288,12 @@ def build(ctx: AppContext) -> None:
         if not name:
             return [gr.update()] * (3 + len(method_boxes) + len(controls))
         method, values = apply_preset(name)
-        updates = [gr.update(value=values[p.name]) if m == method and p.name in values
-                   else (gr.update(value=p.default) if m == method else gr.update()) for m, p in keys]
+        updates = [
+            gr.update(value=values[p.name])
+            if m == method and p.name in values
+            else (gr.update(value=p.default) if m == method else gr.update())
+            for m, p in keys
+        ]
         chosen = list(selected or [])
         if method not in chosen:
             chosen.append(method)
@@ -257,8 +316,11 @@ def build(ctx: AppContext) -> None:
         done: list[MethodResult] = []
         head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; sampling first, beam search last)"
         # A new run clears the previous run's texts, timing and chart at once.
-        yield ([gr.update(value=f"Waiting for the model… {head}")] + [gr.update(value="") for _ in all_names]
-               + [None, None, []])
+        yield (
+            [gr.update(value=f"Waiting for the model… {head}")]
+            + [gr.update(value="") for _ in all_names]
+            + [None, None, []]
+        )
         try:
             for event in stream_methods(ctx.model(), req, cancel=cancel, ticks=True):
                 texts[event.method] = event.text
@@ -270,12 +332,21 @@ def build(ctx: AppContext) -> None:
                     note = f"Done: {len(done)} methods. {head}"
                 else:
                     note = status_line(event.method, event.position, event.total) + f" {head}"
-                yield ([gr.update(value=note)] + [gr.update(value=texts[n]) for n in all_names]
-                       + [timing_frame(done) if done else gr.update(), timing_figure(done) if done else gr.update(),
-                          {"prompt": req.prompt, "raw": req.raw, "results": list(done)}])
+                yield (
+                    [gr.update(value=note)]
+                    + [gr.update(value=texts[n]) for n in all_names]
+                    + [
+                        timing_frame(done) if done else gr.update(),
+                        timing_figure(done) if done else gr.update(),
+                        {"prompt": req.prompt, "raw": req.raw, "results": list(done)},
+                    ]
+                )
             if cancel.is_set() and len(done) < len(order):
-                yield ([gr.update(value=f"Stopped after {len(done)} of {len(order)} methods.")]
-                       + [gr.update() for _ in all_names] + [gr.update(), gr.update(), gr.update()])
+                yield (
+                    [gr.update(value=f"Stopped after {len(done)} of {len(order)} methods.")]
+                    + [gr.update() for _ in all_names]
+                    + [gr.update(), gr.update(), gr.update()]
+                )
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         except gr.Error as exc:
@@ -296,8 +367,12 @@ def build(ctx: AppContext) -> None:
             cancel.set()
 
     methods.change(on_methods, methods, list(boxes.values()), api_visibility="private")
-    preset.change(on_preset, [preset, methods], [methods, preset_line, settings_box] + list(method_boxes.values()) + controls,
-                  api_visibility="private")
+    preset.change(
+        on_preset,
+        [preset, methods],
+        [methods, preset_line, settings_box] + list(method_boxes.values()) + controls,
+        api_visibility="private",
+    )
     run_event = run.click(
         on_run,
         [prompt, methods, raw_box, seed, max_new] + controls,

@@ -78,15 +78,46 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
     rows = []
     for s in store.list_studies():
         summary = store.study_summary(s.id)
-        expected = summary["items"] * len(studies.expected_slots(s.methods, s.samples_per_method)) \
-            if s.kind == "study" else summary["outputs"]
-        rows.append({"id": s.id, "name": s.name, "state": s.state, "kind": s.kind, "model": s.model,
-                     "methods": ", ".join(s.methods), "samples": s.samples_per_method,
-                     "items": summary["items"], "outputs": f"{summary['outputs']} / {expected}",
-                     "ready items": len(studies.ready_item_ids(store, s.id)), "raters": summary["raters"],
-                     "ratings": summary["ratings"], "created": s.created_at.strftime("%Y-%m-%d %H:%M")})
-    return pd.DataFrame(rows, columns=["id", "name", "state", "kind", "model", "methods", "samples", "items", "outputs",
-                                       "ready items", "raters", "ratings", "created"])
+        expected = (
+            summary["items"] * len(studies.expected_slots(s.methods, s.samples_per_method))
+            if s.kind == "study"
+            else summary["outputs"]
+        )
+        rows.append(
+            {
+                "id": s.id,
+                "name": s.name,
+                "state": s.state,
+                "kind": s.kind,
+                "model": s.model,
+                "methods": ", ".join(s.methods),
+                "samples": s.samples_per_method,
+                "items": summary["items"],
+                "outputs": f"{summary['outputs']} / {expected}",
+                "ready items": len(studies.ready_item_ids(store, s.id)),
+                "raters": summary["raters"],
+                "ratings": summary["ratings"],
+                "created": s.created_at.strftime("%Y-%m-%d %H:%M"),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "id",
+            "name",
+            "state",
+            "kind",
+            "model",
+            "methods",
+            "samples",
+            "items",
+            "outputs",
+            "ready items",
+            "raters",
+            "ratings",
+            "created",
+        ],
+    )
 
 
 def study_options(ctx: AppContext) -> list[tuple[str, int]]:
@@ -101,8 +132,9 @@ def _forget_cached_scores() -> None:
     SCORES.forget()
 
 
-def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any,
-                 client: str | None = None) -> studies.Deletion:
+def delete_study(
+    ctx: AppContext, password: Any, study: Any, typed_name: Any, client: str | None = None
+) -> studies.Deletion:
     """The danger zone's "Delete this study": password, then the study's exact name, then a copy, then
     the deletion. Raises UserError with the reason when it refuses (nothing is deleted then)."""
     check_password(ctx, password, client)
@@ -111,16 +143,19 @@ def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any,
     return deletion
 
 
-def delete_rater_ratings(ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any,
-                         client: str | None = None) -> studies.Deletion:
+def delete_rater_ratings(
+    ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any, client: str | None = None
+) -> studies.Deletion:
     """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
     check_password(ctx, password, client)
     return studies.delete_rater_ratings(store_for(ctx), study, rater, typed_name)
 
 
 def build(ctx: AppContext) -> None:
-    gr.Markdown("Organizer tools. Everything here needs the organizer password "
-                "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server).")
+    gr.Markdown(
+        "Organizer tools. Everything here needs the organizer password "
+        "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server)."
+    )
     for banner in (storage_banner(), hardware_banner()):
         if banner:
             gr.Markdown(banner, elem_classes=["arena-banner"])
@@ -134,16 +169,28 @@ def build(ctx: AppContext) -> None:
             source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Prompts")
             language = gr.Dropdown(["all", "en", "zh"], value="all", label="Built-in scenarios: language")
         pasted = gr.Textbox(label="Pasted prompts (one per line)", lines=4)
-        upload = gr.File(label="Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)",
-                         file_types=[".csv", ".jsonl", ".txt"])
+        upload = gr.File(
+            label="Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)",
+            file_types=[".csv", ".jsonl", ".txt"],
+        )
         with gr.Row():
             methods = gr.CheckboxGroup(decoders.names(), value=list(decoders.DEFAULT_METHODS), label="Methods")
-            samples = gr.Number(1, precision=0, minimum=1, maximum=studies.MAX_SAMPLES,
-                                label="Samples per stochastic method")
-            max_new = gr.Number(DEFAULT_MAX_NEW_TOKENS, precision=0, minimum=MAX_NEW_TOKENS_RANGE[0],
-                                maximum=MAX_NEW_TOKENS_RANGE[1], label="max_new_tokens")
-            seed = gr.Number(None, precision=0, minimum=0,
-                             label="Base seed (empty: a secret random one; each output's seed derives from it)")
+            samples = gr.Number(
+                1, precision=0, minimum=1, maximum=studies.MAX_SAMPLES, label="Samples per stochastic method"
+            )
+            max_new = gr.Number(
+                DEFAULT_MAX_NEW_TOKENS,
+                precision=0,
+                minimum=MAX_NEW_TOKENS_RANGE[0],
+                maximum=MAX_NEW_TOKENS_RANGE[1],
+                label="max_new_tokens",
+            )
+            seed = gr.Number(
+                None,
+                precision=0,
+                minimum=0,
+                label="Base seed (empty: a secret random one; each output's seed derives from it)",
+            )
         guidelines = gr.Textbox(label="Guidelines for raters (Markdown; empty = the default shown below)", lines=4)
         with gr.Accordion("The default guidelines", open=False):
             gr.Markdown(DEFAULT_GUIDELINES)
@@ -158,23 +205,30 @@ def build(ctx: AppContext) -> None:
             resume = gr.Button("Resume generation", scale=1)
         table = gr.Dataframe(label="Studies", interactive=False)
         per_rater = gr.Dataframe(label="Progress per rater (chosen study)", interactive=False)
-        flag_list = gr.Dataframe(label="Flags from raters (chosen study): problems they reported", interactive=False,
-                                 wrap=True)
+        flag_list = gr.Dataframe(
+            label="Flags from raters (chosen study): problems they reported", interactive=False, wrap=True
+        )
         with gr.Row():
             open_btn = gr.Button("Open for rating")
             close_btn = gr.Button("Close rating")
             publish_btn = gr.Button("Publish results")
-        gr.Markdown("A study is a **draft** until its outputs are generated, then **open**: raters with an invite "
-                    "code rate it. **Close** ends rating and shows you the mapping and seeds; **Publish** makes its "
-                    "results public in the Results tab. Until then nothing per method leaves the server.")
+        gr.Markdown(
+            "A study is a **draft** until its outputs are generated, then **open**: raters with an invite "
+            "code rate it. **Close** ends rating and shows you the mapping and seeds; **Publish** makes its "
+            "results public in the Results tab. Until then nothing per method leaves the server."
+        )
         with gr.Row():
-            invite_names = gr.Textbox(label="Invite raters (names, comma or line separated; display only)", lines=2,
-                                      scale=3)
+            invite_names = gr.Textbox(
+                label="Invite raters (names, comma or line separated; display only)", lines=2, scale=3
+            )
             invite_btn = gr.Button("Create invite codes", scale=1)
             revoke_name = gr.Textbox(label="Revoke a rater's code", max_lines=1, scale=2)
             revoke_btn = gr.Button("Revoke", variant="stop", scale=1)
-        invite_table = gr.Dataframe(label="New invite codes: shown once, only their hashes are kept. Send each rater "
-                                          "their link.", interactive=False, wrap=True)
+        invite_table = gr.Dataframe(
+            label="New invite codes: shown once, only their hashes are kept. Send each rater their link.",
+            interactive=False,
+            wrap=True,
+        )
         invite_file = gr.File(label="Invite codes (CSV)", interactive=False)
         enrolled = gr.Dataframe(label="Enrolled raters (chosen study)", interactive=False)
         with gr.Row():
@@ -186,15 +240,19 @@ def build(ctx: AppContext) -> None:
             export_jsonl = gr.Button("Export ratings (JSONL)")
         mapping = gr.Dataframe(label="Blind mapping: which method stood behind each label", interactive=False)
         download = gr.File(label="Export", interactive=False)
-        gr.Markdown("The export covers every study; the command line does the same: `python -m arena.export -o ratings.csv`.")
+        gr.Markdown(
+            "The export covers every study; the command line does the same: `python -m arena.export -o ratings.csv`."
+        )
         with gr.Row():
             import_file = gr.File(label="Import an export (.csv or .jsonl)", file_types=[".csv", ".jsonl"])
             import_btn = gr.Button("Import")
 
     with gr.Accordion("Danger zone: delete a study or one rater's ratings", open=False):
-        gr.Markdown("Deleting cannot be undone. Before anything is deleted, the study's ratings are exported "
-                    "(the file below; **Import** puts them back) together with every item and output, so "
-                    "nothing goes without a copy. Raters of a deleted study are told it no longer exists.")
+        gr.Markdown(
+            "Deleting cannot be undone. Before anything is deleted, the study's ratings are exported "
+            "(the file below; **Import** puts them back) together with every item and output, so "
+            "nothing goes without a copy. Raters of a deleted study are told it no longer exists."
+        )
         with gr.Row():
             del_study = gr.Dropdown(choices=[], label="Study", scale=2, allow_custom_value=True)
             del_confirm = gr.Textbox(label="Type the study's exact name to confirm", max_lines=1, scale=2)
@@ -209,12 +267,14 @@ def build(ctx: AppContext) -> None:
     def guarded(fn):
         """Check the password first (throttled per client); the wrapper's signature gives Gradio the
         request and keeps `fn`'s gr.Progress parameter visible."""
+
         def run(request: gr.Request, pw, *args, **kwargs):
             try:
                 check_password(ctx, pw, throttle.client_of(request))
                 return fn(*args, **kwargs)
             except UserError as exc:
                 raise gr.Error(toast(exc), print_exception=False) from None
+
         params = list(inspect.signature(fn).parameters.values())
         req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
         pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -225,14 +285,20 @@ def build(ctx: AppContext) -> None:
         options = study_options(ctx)
         value = selected if selected in [v for _, v in options] else (options[0][1] if options else None)
         rater_table = organizer_dashboard.rater_table(store_for(ctx), value) if value is not None else None
-        return (gr.update(choices=options, value=value), studies_table(ctx), rater_table, "Unlocked.",
-                gr.update(choices=options))
+        return (
+            gr.update(choices=options, value=value),
+            studies_table(ctx),
+            rater_table,
+            "Unlocked.",
+            gr.update(choices=options),
+        )
 
     def design(selected: Any):
         sid = _study_id(selected)
         store = store_for(ctx)
-        people = pd.DataFrame(store.enrolments(sid), columns=["rater", "rater_index", "has_code", "revoked_at",
-                                                              "created_at"])
+        people = pd.DataFrame(
+            store.enrolments(sid), columns=["rater", "rater_index", "has_code", "revoked_at", "created_at"]
+        )
         by_method, per_rater = blind.position_balance(store, sid)
         return people, by_method, per_rater
 
@@ -248,6 +314,7 @@ def build(ctx: AppContext) -> None:
             choice, table_value, raters, _, danger = overview(sid)
             state = store_for(ctx).get_study(sid).state
             return choice, table_value, raters, f"Study #{sid} is now **{state}**.", danger
+
         return run
 
     def do_invite(selected, names):
@@ -258,9 +325,14 @@ def build(ctx: AppContext) -> None:
         path = folder / f"invites-study-{sid}.csv"
         path.write_text(invites.invites_csv(made), encoding="utf-8")
         table_value = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
-        return (table_value, str(path), *design(sid),
-                f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
-                "only now: download the CSV or copy the links.", "")
+        return (
+            table_value,
+            str(path),
+            *design(sid),
+            f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
+            "only now: download the CSV or copy the links.",
+            "",
+        )
 
     def do_revoke(selected, name):
         sid = _study_id(selected)
@@ -268,14 +340,34 @@ def build(ctx: AppContext) -> None:
         message = "Code revoked; their ratings stay." if done else "That rater had no live code in this study."
         return (*design(sid), message)
 
-    def do_create(study_name, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens,
-                  base_seed, guideline_text, progress=gr.Progress()):
+    def do_create(
+        study_name,
+        src,
+        lang,
+        pasted_text,
+        upload_value,
+        method_list,
+        n_samples,
+        max_new_tokens,
+        base_seed,
+        guideline_text,
+        progress=gr.Progress(),
+    ):
         store = store_for(ctx)
         lm = ctx.model()
         specs = prompts_from(src, lang, pasted_text, upload_value)
-        sid = studies.create_study(store, study_name, specs, methods=method_list or [], samples_per_method=n_samples,
-                                   max_new_tokens=max_new_tokens, base_seed=base_seed, model=lm.name, lm=lm,
-                                   guidelines=guideline_text)
+        sid = studies.create_study(
+            store,
+            study_name,
+            specs,
+            methods=method_list or [],
+            samples_per_method=n_samples,
+            max_new_tokens=max_new_tokens,
+            base_seed=base_seed,
+            model=lm.name,
+            lm=lm,
+            guidelines=guideline_text,
+        )
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
         return choice, table_value, raters, f"Study #{sid} created: {report}", danger
@@ -304,6 +396,7 @@ def build(ctx: AppContext) -> None:
             path = folder / f"ratings.{fmt}"
             n = export.export_to_path(store_for(ctx), path, fmt)
             return str(path), f"Exported {n} ratings."
+
         return run
 
     def do_import(upload_value):
@@ -312,8 +405,16 @@ def build(ctx: AppContext) -> None:
             raise UserError("upload an export file first")
         counts = export.import_file(store_for(ctx), path)
         choice, table_value, raters, _, danger = overview()
-        return choice, table_value, raters, (f"Imported {counts['ratings']} ratings ({counts['studies']} new studies, "
-                                              f"{counts['items']} items, {counts['outputs']} outputs)."), danger
+        return (
+            choice,
+            table_value,
+            raters,
+            (
+                f"Imported {counts['ratings']} ratings ({counts['studies']} new studies, "
+                f"{counts['items']} items, {counts['outputs']} outputs)."
+            ),
+            danger,
+        )
 
     def after_deletion(deletion: studies.Deletion, selected: Any):
         choice, table_value, raters, _, danger = overview(selected)
@@ -339,35 +440,68 @@ def build(ctx: AppContext) -> None:
     password.submit(guarded(overview), [password], overview_outputs, **private)
     refresh.click(guarded(overview), [password, chosen], overview_outputs, **private)
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
-    create.click(guarded(do_create), [password, name, source, language, pasted, upload, methods, samples, max_new, seed,
-                                      guidelines],
-                 overview_outputs, concurrency_limit=1, concurrency_id="generation", **private)
-    resume.click(guarded(do_resume), [password, chosen], overview_outputs, concurrency_limit=1,
-                 concurrency_id="generation", **private)
+    create.click(
+        guarded(do_create),
+        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines],
+        overview_outputs,
+        concurrency_limit=1,
+        concurrency_id="generation",
+        **private,
+    )
+    resume.click(
+        guarded(do_resume),
+        [password, chosen],
+        overview_outputs,
+        concurrency_limit=1,
+        concurrency_id="generation",
+        **private,
+    )
     reveal_btn.click(guarded(do_reveal), [password, chosen], [mapping, status], **private)
     open_btn.click(guarded(do_state(studies.open_study)), [password, chosen], overview_outputs, **private)
     close_btn.click(guarded(do_state(studies.close_study)), [password, chosen], overview_outputs, **private)
     publish_btn.click(guarded(do_state(studies.publish_study)), [password, chosen], overview_outputs, **private)
-    invite_btn.click(guarded(do_invite), [password, chosen, invite_names],
-                     [invite_table, invite_file, enrolled, balance, blocks, status, invite_names], **private)
-    revoke_btn.click(guarded(do_revoke), [password, chosen, revoke_name], [enrolled, balance, blocks, status],
-                     **private)
+    invite_btn.click(
+        guarded(do_invite),
+        [password, chosen, invite_names],
+        [invite_table, invite_file, enrolled, balance, blocks, status, invite_names],
+        **private,
+    )
+    revoke_btn.click(
+        guarded(do_revoke), [password, chosen, revoke_name], [enrolled, balance, blocks, status], **private
+    )
     chosen.change(guarded(design), [password, chosen], [enrolled, balance, blocks], **private)
     chosen.change(guarded(flags_of), [password, chosen], [flag_list], **private)
     refresh.click(guarded(flags_of), [password, chosen], [flag_list], **private)
     # Pasting prompts means "use these": switch the source so they are not silently ignored.
-    pasted.input(lambda text: gr.update(value=SOURCES[1]) if str(text or "").strip() else gr.update(),
-                 [pasted], [source], **private)
+    pasted.input(
+        lambda text: gr.update(value=SOURCES[1]) if str(text or "").strip() else gr.update(),
+        [pasted],
+        [source],
+        **private,
+    )
     upload.upload(lambda _f: gr.update(value=SOURCES[2]), [upload], [source], **private)
     export_csv.click(guarded(do_export("csv")), [password], [download, status], **private)
     export_jsonl.click(guarded(do_export("jsonl")), [password], [download, status], **private)
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
     # The password is the first input, checked in delete_study / delete_rater_ratings before anything else.
     deletion_outputs = [del_files, status, chosen, table, per_rater, del_study, del_confirm]
-    del_study_btn.click(do_delete_study, [password, del_study, del_confirm, chosen], deletion_outputs,
-                        concurrency_limit=1, concurrency_id="deletion", **private)
-    del_rater_btn.click(do_delete_rater, [password, del_study, del_rater, del_confirm, chosen], deletion_outputs,
-                        concurrency_limit=1, concurrency_id="deletion", **private)
+    del_study_btn.click(
+        do_delete_study,
+        [password, del_study, del_confirm, chosen],
+        deletion_outputs,
+        concurrency_limit=1,
+        concurrency_id="deletion",
+        **private,
+    )
+    del_rater_btn.click(
+        do_delete_rater,
+        [password, del_study, del_rater, del_confirm, chosen],
+        deletion_outputs,
+        concurrency_limit=1,
+        concurrency_id="deletion",
+        **private,
+    )
     # Last, so the password box's first handler stays "unlock" (the preview also listens to Enter there).
-    organizer_dashboard.wire_preview(ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new],
-                                     prompts_from, password)
+    organizer_dashboard.wire_preview(
+        ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new], prompts_from, password
+    )

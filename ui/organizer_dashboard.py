@@ -51,25 +51,41 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
     for name in names:
         n_skipped = int(skipped.loc[name, "size"]) if name in skipped.index else 0
         done = (int(rated.loc[name, "items_done"]) if name in rated.index else 0) + n_skipped
-        last = max((t for t in (rated.loc[name, "last_rating"] if name in rated.index else None,
-                                skipped.loc[name, "max"] if name in skipped.index else None) if t is not None),
-                   key=lambda t: pd.to_datetime(t, utc=True))
+        last = max(
+            (
+                t
+                for t in (
+                    rated.loc[name, "last_rating"] if name in rated.index else None,
+                    skipped.loc[name, "max"] if name in skipped.index else None,
+                )
+                if t is not None
+            ),
+            key=lambda t: pd.to_datetime(t, utc=True),
+        )
         total_done, total_skipped = total_done + done, total_skipped + n_skipped
         last_seen.append(pd.to_datetime(last, utc=True))
         pace = speed.get(name, math.nan)
-        rows.append({"rater": name,
-                     "% done": f"{100 * done / n_items:.0f}%" if n_items else "–",
-                     "items done": f"{done} of {n_items}",
-                     "skipped": str(n_skipped),
-                     "median s / item": "–" if pace is None or not math.isfinite(pace) else f"{pace:.0f}",
-                     "last activity (UTC)": _minute(last)})
+        rows.append(
+            {
+                "rater": name,
+                "% done": f"{100 * done / n_items:.0f}%" if n_items else "–",
+                "items done": f"{done} of {n_items}",
+                "skipped": str(n_skipped),
+                "median s / item": "–" if pace is None or not math.isfinite(pace) else f"{pace:.0f}",
+                "last activity (UTC)": _minute(last),
+            }
+        )
     finite = [v for v in speed.values if math.isfinite(v)]
-    rows.append({"rater": f"all {len(names)} raters",
-                 "% done": f"{100 * total_done / (n_items * len(names)):.0f}%" if n_items else "–",
-                 "items done": f"{total_done} of {n_items * len(names)}",
-                 "skipped": str(total_skipped),
-                 "median s / item": f"{pd.Series(finite).median():.0f}" if finite else "–",
-                 "last activity (UTC)": _minute(max(last_seen))})
+    rows.append(
+        {
+            "rater": f"all {len(names)} raters",
+            "% done": f"{100 * total_done / (n_items * len(names)):.0f}%" if n_items else "–",
+            "items done": f"{total_done} of {n_items * len(names)}",
+            "skipped": str(total_skipped),
+            "median s / item": f"{pd.Series(finite).median():.0f}" if finite else "–",
+            "last activity (UTC)": _minute(max(last_seen)),
+        }
+    )
     return pd.DataFrame(rows, columns=RATER_COLUMNS)
 
 
@@ -78,11 +94,21 @@ def flag_table(store: Store, study_id: int) -> pd.DataFrame:
     by the letter that rater saw: letters differ between raters, so this names no method), reason,
     note, rater and time. Rating goes on regardless; the methods behind flagged responses are in
     the export once the study is closed."""
-    rows = [{"item": f["item_ordinal"] + 1,
-             "what": "whole item" if f["output_id"] is None else
-             f"response {LABELS[f['position']]} as this rater saw it" if f["position"] is not None else "a response",
-             "reason": FLAG_REASONS.get(f["reason"], f["reason"]), "note": f["note"] or "", "rater": f["rater"],
-             "when (UTC)": _minute(f["created_at"])} for f in store.flags(study_id)]
+    rows = [
+        {
+            "item": f["item_ordinal"] + 1,
+            "what": "whole item"
+            if f["output_id"] is None
+            else f"response {LABELS[f['position']]} as this rater saw it"
+            if f["position"] is not None
+            else "a response",
+            "reason": FLAG_REASONS.get(f["reason"], f["reason"]),
+            "note": f["note"] or "",
+            "rater": f["rater"],
+            "when (UTC)": _minute(f["created_at"]),
+        }
+        for f in store.flags(study_id)
+    ]
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
@@ -96,7 +122,9 @@ def throughput(store: Store, lm) -> dict[str, float]:
     return {**cached[1], **estimate.measured(lm.name)}
 
 
-def preview(prompts: list, methods: list[str] | None, samples: Any, max_new_tokens: Any, rates: dict[str, float]) -> str:
+def preview(
+    prompts: list, methods: list[str] | None, samples: Any, max_new_tokens: Any, rates: dict[str, float]
+) -> str:
     """The line shown above "Create study": counts and time, or what is missing (Markdown-safe text)."""
     if not methods:
         return "Choose at least one method."
@@ -145,7 +173,13 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     # Not on every keystroke in the password box (each would count as a wrong guess): on Enter there.
     pw_box[0].submit(update, [*pw_box, *inputs], line, api_visibility="private", show_progress="hidden")
     for component in inputs:
-        component.change(update, [*pw_box, *inputs], line, api_visibility="private", trigger_mode="always_last",
-                         show_progress="hidden")
+        component.change(
+            update,
+            [*pw_box, *inputs],
+            line,
+            api_visibility="private",
+            trigger_mode="always_last",
+            show_progress="hidden",
+        )
     if ctx.tabs is not None:
         ctx.tabs.select(update, [*pw_box, *inputs], line, api_visibility="private", show_progress="hidden")

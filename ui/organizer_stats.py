@@ -63,8 +63,11 @@ def _number(value: Any, what: str, low: float, high: float) -> float:
 
 
 def _fmt(df: pd.DataFrame) -> pd.DataFrame:
-    return df.apply(lambda col: col.map(lambda v: "–" if isinstance(v, float) and math.isnan(v)
-                                        else (f"{v:.3g}" if isinstance(v, float) else v)))
+    return df.apply(
+        lambda col: col.map(
+            lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.3g}" if isinstance(v, float) else v)
+        )
+    )
 
 
 def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str]:
@@ -79,14 +82,17 @@ def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str
     pos = human.position_effect(ratings)
     lines = [md_text(line) for line in stats_raters.explain(diag)]
     lines += [md_text(human.explain_position(r)) for r in pos.to_dict("records")]
-    lines.append("Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over "
-                 "30 min not counted). Leave-one-out α: the others' agreement without this rater; a negative change "
-                 "means the rest agree better without them.")
+    lines.append(
+        "Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over "
+        "30 min not counted). Leave-one-out α: the others' agreement without this rater; a negative change "
+        "means the rest agree better without them."
+    )
     return _fmt(diag), _fmt(pos), "\n\n".join(f"- {line}" for line in lines[:-1]) + "\n\n" + lines[-1]
 
 
-def power_plan(store: Any, pilot: Any, dimension: Any, delta: Any, methods: Any, items: Any, raters: Any,
-               sims: Any) -> tuple[pd.DataFrame, str]:
+def power_plan(
+    store: Any, pilot: Any, dimension: Any, delta: Any, methods: Any, items: Any, raters: Any, sims: Any
+) -> tuple[pd.DataFrame, str]:
     """The power grid and its summary line, with SDs from a pilot study's ratings or the defaults."""
     d = _number(delta, "Δ", 0.05, 4)
     k = int(_number(methods, "methods", 2, 10))
@@ -113,15 +119,18 @@ def power_plan(store: Any, pilot: Any, dimension: Any, delta: Any, methods: Any,
             raise UserError(f"pilot study #{sid}: {exc}") from None
         mean = float(pd.to_numeric(ratings[dimension]).mean())
         source = f"SDs from pilot study #{sid}"
-    grid, line = stats_design.plan(d, items=item_list, raters=rater_list, methods=k, sds=sds, mean=mean,
-                                   n_studies=n_sims)
+    grid, line = stats_design.plan(
+        d, items=item_list, raters=rater_list, methods=k, sds=sds, mean=mean, n_studies=n_sims
+    )
     table = grid.pivot(index="items", columns="raters", values="power")
     table.columns = [f"{c} rater{'s' if c != 1 else ''}" for c in table.columns]
     table = table.reset_index().apply(lambda col: col.map(lambda v: f"{v:.0%}" if isinstance(v, float) else v))
     sd_text = ", ".join(f"{name} {value:.2f}" for name, value in sds.items())
-    text = (f"{md_text(line)}\n\n{md_text(source)}: {md_text(sd_text)} (mean {mean:.2f}); {n_sims} simulated studies "
-            "per design, every rater rates every item; Δ is on the latent 1–5 scale (rounding and the ends of the "
-            "scale shrink it a little).")
+    text = (
+        f"{md_text(line)}\n\n{md_text(source)}: {md_text(sd_text)} (mean {mean:.2f}); {n_sims} simulated studies "
+        "per design, every rater rates every item; Δ is on the latent 1–5 scale (rounding and the ends of the "
+        "scale shrink it a little)."
+    )
     return table, text
 
 
@@ -136,12 +145,17 @@ def build(ctx: AppContext, password: Any = None) -> None:
             diagnose = gr.Button("Diagnose", variant="primary", scale=1)
         diag_text = gr.Markdown("")
         diag_table = gr.Dataframe(label="Per rater", interactive=False, wrap=True)
-        pos_table = gr.Dataframe(label="Position effect: shown first − shown last (95% CI over items)", interactive=False)
-        gr.Markdown("**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
-                    "methods with the primary analysis (Wilcoxon on items, Holm over all pairs), by simulation.")
+        pos_table = gr.Dataframe(
+            label="Position effect: shown first − shown last (95% CI over items)", interactive=False
+        )
+        gr.Markdown(
+            "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
+            "methods with the primary analysis (Wilcoxon on items, Holm over all pairs), by simulation."
+        )
         with gr.Row():
-            pilot = gr.Dropdown(choices=[], label="Pilot study for the variances (empty: defaults)",
-                                allow_custom_value=True, scale=2)
+            pilot = gr.Dropdown(
+                choices=[], label="Pilot study for the variances (empty: defaults)", allow_custom_value=True, scale=2
+            )
             dimension = gr.Dropdown(list(human.DIMENSIONS), value=human.DIMENSIONS[0], label="Dimension", scale=1)
             delta = gr.Number(0.5, label="Δ (score points)", minimum=0.05, maximum=4, scale=1)
             methods = gr.Number(3, precision=0, minimum=2, maximum=10, label="Methods in the study", scale=1)
@@ -160,10 +174,15 @@ def build(ctx: AppContext, password: Any = None) -> None:
                 return fn(*args)
             except UserError as exc:
                 raise gr.Error(toast(exc), print_exception=False) from None
+
         params = list(inspect.signature(fn).parameters.values())
-        run.__signature__ = inspect.Signature([
-            inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
-            inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params])
+        run.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
+                inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+                *params,
+            ]
+        )
         return run
 
     def do_load():
@@ -180,5 +199,10 @@ def build(ctx: AppContext, password: Any = None) -> None:
     private = dict(api_visibility="private")
     load.click(guarded(do_load), [password], [study, pilot], **private)
     diagnose.click(guarded(do_diagnose), [password, study], [diag_table, pos_table, diag_text], **private)
-    plan_btn.click(guarded(do_plan), [password, pilot, dimension, delta, methods, items, raters, sims],
-                   [plan_table, plan_text], concurrency_limit=1, **private)
+    plan_btn.click(
+        guarded(do_plan),
+        [password, pilot, dimension, delta, methods, items, raters, sims],
+        [plan_table, plan_text],
+        concurrency_limit=1,
+        **private,
+    )

@@ -56,14 +56,15 @@ def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
     batches = Counter(int(s["batch_size"]) for s in settings if str(s.get("batch_size", "")).isdigit())
     models = sorted({str(m) for m in outputs["model"].dropna()})
     timed = int(pd.to_numeric(outputs["latency_ms"], errors="coerce").notna().sum())
-    parts = [f"Model: {', '.join(models) or 'not recorded'}",
-             f"dtype: {', '.join(dtypes) or 'not recorded'}"]
+    parts = [f"Model: {', '.join(models) or 'not recorded'}", f"dtype: {', '.join(dtypes) or 'not recorded'}"]
     if batches:
         parts.append("generated in batches of " + ", ".join(str(b) for b in sorted(batches)))
-    text = ("; ".join(parts) + f". Latency is the wall-clock time from the request to the last token of one output, "
-            f"in milliseconds, measured on the server that generated it ({timed} of {len(outputs)} outputs timed); "
-            "tokens/s is new tokens divided by that time. Timing depends on the hardware and on what else ran at the "
-            "same time, so compare methods within this study only.")
+    text = (
+        "; ".join(parts) + f". Latency is the wall-clock time from the request to the last token of one output, "
+        f"in milliseconds, measured on the server that generated it ({timed} of {len(outputs)} outputs timed); "
+        "tokens/s is new tokens divided by that time. Timing depends on the hardware and on what else ran at the "
+        "same time, so compare methods within this study only."
+    )
     if lm is not None and getattr(lm, "name", None) in models:
         text += f" This server runs {lm.describe()} (model · device · dtype)."
     return text
@@ -93,7 +94,9 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
         "study_id": int(study_id),
         "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters),
         "agreement": story.agreement_words(r.agreement),
-        "table": res.display_table(r.summary).drop(columns=[res.COLUMNS["ppl"]], errors="ignore") if len(r.summary) else pd.DataFrame(),
+        "table": res.display_table(r.summary).drop(columns=[res.COLUMNS["ppl"]], errors="ignore")
+        if len(r.summary)
+        else pd.DataFrame(),
         "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
         "timing": timing_note(outputs, _loaded_model()),
         "methods": list(r.summary["method"]) if len(r.summary) else [],
@@ -126,10 +129,16 @@ def _table_html(table: pd.DataFrame) -> str:
     if table.empty:
         return "<p>No numbers yet.</p>"
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
-    body = "".join("<tr>" + "".join((f'<th scope="row">{_e(v)}</th>' if i == 0 else f"<td>{_e(v)}</td>")
-                                    for i, v in enumerate(row)) + "</tr>" for row in table.itertuples(index=False))
-    return (f'<table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
-            f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    body = "".join(
+        "<tr>"
+        + "".join((f'<th scope="row">{_e(v)}</th>' if i == 0 else f"<td>{_e(v)}</td>") for i, v in enumerate(row))
+        + "</tr>"
+        for row in table.itertuples(index=False)
+    )
+    return (
+        f'<table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
+        f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def page_html(view: dict[str, Any] | None) -> str:
@@ -141,16 +150,19 @@ def page_html(view: dict[str, Any] | None) -> str:
     charts = "".join(
         f'<figure class="chart" id="chart-{k}" aria-label="{_e(fig.layout.title.text or "chart")}" role="img"></figure>'
         f'<script type="application/json" id="chart-{k}-data">{_json_for_script(json.loads(fig.to_json()))}</script>'
-        for k, fig in enumerate(view["figures"]))
-    body = (f"<h1>{_e(view['name'])}</h1>"
-            f'<p class="sub">Study #{view["study_id"]} · {n_items} prompts · {n_ratings} ratings by {n_raters} raters, '
-            f"double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
-            f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
-            f'<p id="agreement">{_e(view["agreement"])}</p>'
-            f"<h2>Per method</h2>{_table_html(view['table'])}"
-            f'<p class="note">{_e(_help_plain())}</p>'
-            f'<h2>Charts</h2><div class="charts">{charts}</div>'
-            f'<h2>How the timing was measured</h2><p class="note" id="timing">{_e(view["timing"])}</p>')
+        for k, fig in enumerate(view["figures"])
+    )
+    body = (
+        f"<h1>{_e(view['name'])}</h1>"
+        f'<p class="sub">Study #{view["study_id"]} · {n_items} prompts · {n_ratings} ratings by {n_raters} raters, '
+        f"double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
+        f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
+        f'<p id="agreement">{_e(view["agreement"])}</p>'
+        f"<h2>Per method</h2>{_table_html(view['table'])}"
+        f'<p class="note">{_e(_help_plain())}</p>'
+        f'<h2>Charts</h2><div class="charts">{charts}</div>'
+        f'<h2>How the timing was measured</h2><p class="note" id="timing">{_e(view["timing"])}</p>'
+    )
     return _document(f"{view['name']} · Decoding Arena", body, charts=bool(view["figures"]))
 
 
@@ -164,14 +176,18 @@ def _help_plain() -> str:
 def _document(title: str, body: str, charts: bool) -> str:
     script = ""
     if charts:
-        script = (f'<script src="{PLOTLY_PATH}"></script><script>'
-                  "document.querySelectorAll('figure.chart').forEach(function(el){"
-                  "var fig=JSON.parse(document.getElementById(el.id+'-data').textContent);"
-                  "Plotly.newPlot(el,fig.data,fig.layout,{displaylogo:false,responsive:true,displayModeBar:false});});"
-                  "</script>")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{_e(title)}</title>'
-            f"<style>{STYLE}</style></head><body><main>{body}</main>{script}</body></html>")
+        script = (
+            f'<script src="{PLOTLY_PATH}"></script><script>'
+            "document.querySelectorAll('figure.chart').forEach(function(el){"
+            "var fig=JSON.parse(document.getElementById(el.id+'-data').textContent);"
+            "Plotly.newPlot(el,fig.data,fig.layout,{displaylogo:false,responsive:true,displayModeBar:false});});"
+            "</script>"
+        )
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{_e(title)}</title>'
+        f"<style>{STYLE}</style></head><body><main>{body}</main>{script}</body></html>"
+    )
 
 
 _cache: "OrderedDict[tuple, str]" = OrderedDict()
@@ -193,8 +209,13 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
     study = store.get_study(sid)
     if study is None or study.state != "published":
         return 404, page_html(None)
-    key = (str(store.url) if hasattr(store, "url") else id(store), sid, study.name, study.state,
-           tuple(sorted(store.study_summary(sid).items())))
+    key = (
+        str(store.url) if hasattr(store, "url") else id(store),
+        sid,
+        study.name,
+        study.state,
+        tuple(sorted(store.study_summary(sid).items())),
+    )
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -233,7 +254,8 @@ def routes(store_factory: Callable[[], Store] = get_store) -> list:
         return HTMLResponse(body, status_code=status, headers=headers)
 
     async def plotly_js(request):
-        return FileResponse(plotly_js_path(), media_type="application/javascript",
-                            headers={"Cache-Control": "public, max-age=86400"})
+        return FileResponse(
+            plotly_js_path(), media_type="application/javascript", headers={"Cache-Control": "public, max-age=86400"}
+        )
 
     return [Route(PATH, page, methods=["GET"]), Route(PLOTLY_PATH, plotly_js, methods=["GET"])]

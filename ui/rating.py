@@ -40,11 +40,17 @@ Responses are **cut off after a fixed number of tokens on purpose**: don't mark 
 because it stops mid-sentence. The order of the responses is random; which method wrote which stays
 hidden. You can go back and change a rating.
 """
-HELP = dict(zip(SCORE_COLUMNS, ("Coherence: logical, consistent, on topic",
-                                 "Informativeness / creativity: says something useful or interesting",
-                                 "Naturalness: reads like fluent human writing"), strict=True))
-
-
+HELP = dict(
+    zip(
+        SCORE_COLUMNS,
+        (
+            "Coherence: logical, consistent, on topic",
+            "Informativeness / creativity: says something useful or interesting",
+            "Naturalness: reads like fluent human writing",
+        ),
+        strict=True,
+    )
+)
 
 
 def handoff_state(ctx: AppContext) -> gr.State:
@@ -65,7 +71,11 @@ def install_quick_rate(ctx: AppContext) -> None:
         def on_rate(prompt_text: str, raw: bool, last_run: Any) -> tuple[dict, Any]:
             # The Compare tab keeps the prompt it ran with: the box may have been edited since.
             if isinstance(last_run, dict):
-                prompt_text, raw, results = last_run.get("prompt", ""), last_run.get("raw", False), last_run.get("results")
+                prompt_text, raw, results = (
+                    last_run.get("prompt", ""),
+                    last_run.get("raw", False),
+                    last_run.get("results"),
+                )
             else:
                 results = last_run
             try:
@@ -78,8 +88,12 @@ def install_quick_rate(ctx: AppContext) -> None:
             return {"code": mine.code}, gr.Tabs(selected="rating")
 
         outputs = [handoff] + ([ctx.tabs] if ctx.tabs is not None else [])
-        button.click(lambda p, r, res: on_rate(p, r, res)[: len(outputs)], [prompt, raw_box, last], outputs,
-                     api_visibility="private")
+        button.click(
+            lambda p, r, res: on_rate(p, r, res)[: len(outputs)],
+            [prompt, raw_box, last],
+            outputs,
+            api_visibility="private",
+        )
 
     ctx.extras["quick_rate"] = wire
 
@@ -147,24 +161,31 @@ def build(ctx: AppContext) -> None:
             comments.append(comment)
             slot_components.extend([box, text, *mine, comment])
             slot_values.extend([text, *mine, comment])
-    gr.Markdown("Keys: **1–5** score the focused row of buttons · **0** can't judge · **Tab** moves on · "
-                "**Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
-                "(it counts as answered, not as a score).")
-    with gr.Accordion("Skip this item, or flag a problem", open=False, visible=False,
-                      elem_id="rate-feedback") as feedback_box:
+    gr.Markdown(
+        "Keys: **1–5** score the focused row of buttons · **0** can't judge · **Tab** moves on · "
+        "**Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
+        "(it counts as answered, not as a score)."
+    )
+    with gr.Accordion(
+        "Skip this item, or flag a problem", open=False, visible=False, elem_id="rate-feedback"
+    ) as feedback_box:
         with gr.Row():
-            skip_reason = gr.Dropdown([(v, k) for k, v in SKIP_REASONS.items()], value=None,
-                                      label="Reason to skip this item", scale=2)
+            skip_reason = gr.Dropdown(
+                [(v, k) for k, v in SKIP_REASONS.items()], value=None, label="Reason to skip this item", scale=2
+            )
             skip_note = gr.Textbox(label="Skip: say why (needed for Other)", max_lines=2, scale=3)
             skip_btn = gr.Button("Skip this item", scale=1)
         with gr.Row():
             flag_target = gr.Dropdown([WHOLE_ITEM], value=WHOLE_ITEM, label="Flag", scale=2)
-            flag_reason = gr.Dropdown([(v, k) for k, v in FLAG_REASONS.items()], value=None, label="Flag reason",
-                                      scale=2)
+            flag_reason = gr.Dropdown(
+                [(v, k) for k, v in FLAG_REASONS.items()], value=None, label="Flag reason", scale=2
+            )
             flag_note = gr.Textbox(label="Flag note (optional; needed for Other)", max_lines=2, scale=3)
             flag_btn = gr.Button("Flag", scale=1)
-        gr.Markdown("A skipped item counts as done and gets no scores from you; you can still go back and rate "
-                    "it. A flag goes to the organizer; your scores on screen stay, and you can go on rating.")
+        gr.Markdown(
+            "A skipped item counts as done and gets no scores from you; you can still go back and rate "
+            "it. A flag goes to the organizer; your scores on screen stay, and you can go on rating."
+        )
     missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
     with gr.Row(elem_id="rate-submit-row"):
         prev_btn = gr.Button("← Previous")
@@ -192,8 +213,10 @@ def build(ctx: AppContext) -> None:
             else:
                 slots.append(("", [None] * len(blind.DIMENSIONS), ""))
         if view.skipped:
-            note = (f" · you skipped this item ({SKIP_REASONS.get(view.skipped, view.skipped).lower()}); "
-                    "rating it and submitting replaces the skip")
+            note = (
+                f" · you skipped this item ({SKIP_REASONS.get(view.skipped, view.skipped).lower()}); "
+                "rating it and submitting replaces the skip"
+            )
         else:
             note = " · already rated: submitting again updates your ratings" if view.complete else ""
         return sess, len(view.responses), f"**{view.progress}**{note}", view.prompt, slots
@@ -205,11 +228,18 @@ def build(ctx: AppContext) -> None:
         for k, (text, scores, note) in enumerate(slots):
             visible = k < shown
             updates += [gr.update(visible=visible), gr.update(value=text, visible=visible), *scores, note]
-        return [sess, shown, line, gr.update(value=prompt_text, visible=shown > 0), *updates,
-                status_text if view is None else message]
+        return [
+            sess,
+            shown,
+            line,
+            gr.update(value=prompt_text, visible=shown > 0),
+            *updates,
+            status_text if view is None else message,
+        ]
 
-    def render_values(view: blind.RaterView | None, message: str, sess: dict[str, Any],
-                      status_text: str = "") -> list[Any]:
+    def render_values(
+        view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = ""
+    ) -> list[Any]:
         """Plain values for `value_outputs`: no `gr.update`, so nothing is rebuilt on the server."""
         sess, shown, line, prompt_text, slots = _parts(view, message, sess)
         values: list[Any] = []
@@ -226,14 +256,24 @@ def build(ctx: AppContext) -> None:
         first = sess.get("index") == 1 and shown > 0
         text = guidelines_for(store, sess["study_id"]) if sess.get("study_id") else DEFAULT_GUIDELINES
         targets = [WHOLE_ITEM] + [f"Response {blind.LABELS[k]}" for k in range(shown)]
-        return [gr.update(visible=shown > 0), gr.Accordion(visible=shown > 0, open=first), text, *visible, *visible,
-                gr.Accordion(visible=shown > 0), gr.Dropdown(choices=targets, value=WHOLE_ITEM)]
+        return [
+            gr.update(visible=shown > 0),
+            gr.Accordion(visible=shown > 0, open=first),
+            text,
+            *visible,
+            *visible,
+            gr.Accordion(visible=shown > 0),
+            gr.Dropdown(choices=targets, value=WHOLE_ITEM),
+        ]
 
     def on_missing(marked: Any):
         """Mark the empty score rows in place (and clear earlier marks)."""
         marked = {tuple(m) for m in marked} if isinstance(marked, list) else set()
-        return [gr.update(elem_classes=["rate-missing"] if (k, d) in marked else [])
-                for k in range(SLOTS) for d in range(len(blind.DIMENSIONS))]
+        return [
+            gr.update(elem_classes=["rate-missing"] if (k, d) in marked else [])
+            for k in range(SLOTS)
+            for d in range(len(blind.DIMENSIONS))
+        ]
 
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
@@ -270,6 +310,7 @@ def build(ctx: AppContext) -> None:
             except UserError as exc:
                 fail(exc)
             return render(view, message, sess)
+
         return move
 
     def on_submit(request: gr.Request, code_text: Any, sess: Any, *values: Any):
@@ -285,13 +326,16 @@ def build(ctx: AppContext) -> None:
             if len(values) != n_scores + SLOTS:
                 raise UserError("malformed request")
             for v in values[:n_scores]:
-                if v is not None and v != blind.CANT_JUDGE and (
-                        isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCORES):
+                if (
+                    v is not None
+                    and v != blind.CANT_JUDGE
+                    and (isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCORES)
+                ):
                     raise UserError(f"a score must be one of {SCORES} or {blind.CANT_JUDGE!r}, got {v!r}")
             notes = values[n_scores:]
             if any(v is not None and not isinstance(v, str) for v in notes):
                 raise UserError("a comment must be text")
-            triples = [values[k * 3:(k + 1) * 3] for k in range(SLOTS)]
+            triples = [values[k * 3 : (k + 1) * 3] for k in range(SLOTS)]
             shown = int(sess.get("shown") or 0)
             empty = [(k, d) for k in range(shown) for d in range(len(blind.DIMENSIONS)) if triples[k][d] is None]
             if shown and empty:
@@ -301,11 +345,13 @@ def build(ctx: AppContext) -> None:
                 out = render_values(view, "", sess)
                 for k in range(SLOTS):
                     base = 4 + k * 5
-                    out[base + 1: base + 4] = list(triples[k])
+                    out[base + 1 : base + 4] = list(triples[k])
                     out[base + 4] = notes[k] or ""
                 where = ", ".join(f"{blind.LABELS[k]} · {blind.DIMENSIONS[d]}" for k, d in empty)
-                out[-2] = (f"**Not saved yet**: {3 * shown - len(empty)} of {3 * shown} scored. Missing: {where}. "
-                           "Your scores are kept: fill in the marked rows and submit again.")
+                out[-2] = (
+                    f"**Not saved yet**: {3 * shown - len(empty)} of {3 * shown} scored. Missing: {where}. "
+                    "Your scores are kept: fill in the marked rows and submit again."
+                )
                 out[-1] = [list(m) for m in empty]
                 return out
             blind.submit_slots_for(store, enrolment, sess["item"], triples, notes)  # committed before we move on
@@ -330,8 +376,11 @@ def build(ctx: AppContext) -> None:
         except UserError as exc:
             fail(exc)
         done = "Skipped."
-        out = (render_values(None, message, sess, done) if view is None
-               else render_values(view, f"{done} Here is the next item.", sess))
+        out = (
+            render_values(None, message, sess, done)
+            if view is None
+            else render_values(view, f"{done} Here is the next item.", sess)
+        )
         return [*out, None, ""]
 
     def on_flag(code_text: Any, sess: Any, target: Any, reason: Any, note: Any, request: gr.Request):
@@ -352,8 +401,11 @@ def build(ctx: AppContext) -> None:
         except UserError as exc:
             fail(exc)
         what = "this item" if label is None else f"response {label}"
-        line = (f"Flagged {what}: {md_text(FLAG_REASONS[reason].lower())}. The organizer will see it; go on rating."
-                if new else f"You had already flagged {what} for that reason.")
+        line = (
+            f"Flagged {what}: {md_text(FLAG_REASONS[reason].lower())}. The organizer will see it; go on rating."
+            if new
+            else f"You had already flagged {what} for that reason."
+        )
         return line, ""
 
     def on_handoff(handoff: Any, sess: Any, request: gr.Request):
@@ -379,26 +431,34 @@ def build(ctx: AppContext) -> None:
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
             return [gr.update(), ""] + render(None, str(exc), {}) + switch
-        return ([given, rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
-                + switch)
+        return [given, rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id}) + switch
 
     start_outputs = [who, *view_outputs]
     start.click(on_start, [code, session], start_outputs, api_name="rate_start")
     code.submit(on_start, [code, session], start_outputs, api_visibility="private")
-    submitted = submit_btn.click(on_submit, [code, session, *radios, *comments], value_outputs,
-                                 api_name="rate_submit", preprocess=False, postprocess=False)
+    submitted = submit_btn.click(
+        on_submit,
+        [code, session, *radios, *comments],
+        value_outputs,
+        api_name="rate_submit",
+        preprocess=False,
+        postprocess=False,
+    )
     submitted.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
-    skipped = skip_btn.click(on_skip, [code, session, skip_reason, skip_note], [*value_outputs, skip_reason, skip_note],
-                             api_name="rate_skip")
+    skipped = skip_btn.click(
+        on_skip, [code, session, skip_reason, skip_note], [*value_outputs, skip_reason, skip_note], api_name="rate_skip"
+    )
     skipped.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
-    flag_btn.click(on_flag, [code, session, flag_target, flag_reason, flag_note], [status, flag_note],
-                   api_name="rate_flag")
+    flag_btn.click(
+        on_flag, [code, session, flag_target, flag_reason, flag_note], [status, flag_note], api_name="rate_flag"
+    )
     missing.change(on_missing, [missing], radios, api_visibility="private", show_progress="hidden")
     for radio in radios:
         radio.change(None, None, counter, js=assets.COUNT_JS)
     layout.change(on_layout, [layout, session], layout_outputs, api_visibility="private", show_progress="hidden")
     prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="rate_previous")
     next_btn.click(on_move(+1), [code, session], view_outputs, api_name="rate_next")
-    handoff_state(ctx).change(on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs,
-                              api_visibility="private")
+    handoff_state(ctx).change(
+        on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs, api_visibility="private"
+    )
     ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs + tab))

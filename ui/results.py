@@ -30,6 +30,7 @@ from arena.store import Store
 from . import AppContext, store_for
 from .present import present_url
 
+
 def study_options(store: Store) -> list[tuple[str, int]]:
     """Published studies, newest first: nothing per method about a study leaves the server through
     this public tab before its organizer publishes it (after rating has closed)."""
@@ -53,8 +54,9 @@ def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
 
 
-def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None,
-                 public: bool = True) -> dict[str, Any]:
+def compute_view(
+    store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None, public: bool = True
+) -> dict[str, Any]:
     """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
     `public` (the Results tab): only a published study; any other id, existing or not, gets the same
     answer, so the reply does not even tell whether a study exists."""
@@ -72,16 +74,20 @@ def compute_view(store: Store, study_id: Any, scenarios: Any = None, raters: Any
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
-    headline = (f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
-                f"{unjudged} \"can't judge\" answers (not counted as scores) · "
-                f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-                + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed"))
+    headline = (
+        f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
+        f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
+        + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed")
+    )
     return {
         "headline": headline,
-        "story": (f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
-                  f"{story.agreement_words(r.agreement)}\n\n"
-                  f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
-                  "(a page of its own: no tabs, no controls)"),
+        "story": (
+            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
+            f"{story.agreement_words(r.agreement)}\n\n"
+            f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
+            "(a page of its own: no tabs, no controls)"
+        ),
         "table": res.display_table(r.summary) if len(r.summary) else pd.DataFrame(),
         "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
         "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
@@ -111,7 +117,11 @@ def _literal(text: str) -> str:
 
 
 def _fmt(df: pd.DataFrame) -> pd.DataFrame:
-    return df.apply(lambda col: col.map(lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.4g}" if isinstance(v, float) else v)))
+    return df.apply(
+        lambda col: col.map(
+            lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.4g}" if isinstance(v, float) else v)
+        )
+    )
 
 
 def stats_tables(r: res.Results) -> dict[str, Any]:
@@ -169,14 +179,44 @@ def build(ctx: AppContext) -> None:
         except UserError as exc:
             raise gr.Error(str(exc))
         s = view["stats"]
-        return (view["headline"], view["table"], view["scores_figure"], view["latency_figure"],
-                write_csv(view["summary"], int(study_id)), s["pairwise"], s["friedman"], s["agreement"],
-                s["ppl_correlation"], gr.update(choices=view["scenarios"]), gr.update(choices=view["raters"]),
-                s["lines"], s["mixed"], s["variance_components"], s["position"], view["story"])
+        return (
+            view["headline"],
+            view["table"],
+            view["scores_figure"],
+            view["latency_figure"],
+            write_csv(view["summary"], int(study_id)),
+            s["pairwise"],
+            s["friedman"],
+            s["agreement"],
+            s["ppl_correlation"],
+            gr.update(choices=view["scenarios"]),
+            gr.update(choices=view["raters"]),
+            s["lines"],
+            s["mixed"],
+            s["variance_components"],
+            s["position"],
+            view["story"],
+        )
 
     refresh.click(on_refresh, None, study, api_name="results_studies")
-    outputs = [headline, table, bars, scatter, csv_file, pairwise, friedman, agreement, correlation, scenario, rater,
-               verdict, mixed, components, position, takeaway]
+    outputs = [
+        headline,
+        table,
+        bars,
+        scatter,
+        csv_file,
+        pairwise,
+        friedman,
+        agreement,
+        correlation,
+        scenario,
+        rater,
+        verdict,
+        mixed,
+        components,
+        position,
+        takeaway,
+    ]
     show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
     study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
     if ctx.tabs is not None:

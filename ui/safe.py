@@ -29,7 +29,8 @@ def toast(message: object) -> str:
 # a new tab so a click never leaves the rating form, and images never loaded (a remote image would
 # tell its server who is rating, and when): an image is shown as its alt text.
 _RESPONSE_MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
-    ["table", "strikethrough"])
+    ["table", "strikethrough"]
+)
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
 
@@ -65,5 +66,7 @@ def response_html(label: str, text: object) -> str:
     if text in (None, ""):
         return ""
     name = html.escape(f"Response {label}", quote=True)
-    return (f'<section class="rate-response" role="region" aria-label="{name}"><h3 class="rate-response-title">'
-            f'{name}</h3><div class="rate-response-body">{markdown_html(text)}</div></section>')
+    return (
+        f'<section class="rate-response" role="region" aria-label="{name}"><h3 class="rate-response-title">'
+        f'{name}</h3><div class="rate-response-body">{markdown_html(text)}</div></section>'
+    )

@@ -29,9 +29,11 @@ from .rating import store_for
 
 METHOD = "Multi-Arm"
 COLORS = ("#e45756", "#4c78a8", "#54a24b", "#b279a2", "#f58518")
-HONESTY = ("The verifier scores paths from the generating model's own signals (variance of token "
-           "log-probabilities, entropy of its next-token distribution). It is **not** the article's "
-           "trained 200M verifier, which is not published.")
+HONESTY = (
+    "The verifier scores paths from the generating model's own signals (variance of token "
+    "log-probabilities, entropy of its next-token distribution). It is **not** the article's "
+    "trained 200M verifier, which is not published."
+)
 
 
 @dataclass
@@ -42,12 +44,20 @@ class TraceRun:
     result: dict[str, Any]  # the runner's MethodResult as plain data: timing, tokens, finish reason
 
 
-def run_trace(lm: LoadedModel, prompt: str, raw: bool = False, max_new_tokens: Any = 48, seed: Any = 0,
-              overrides: dict[str, Any] | None = None) -> TraceRun:
+def run_trace(
+    lm: LoadedModel,
+    prompt: str,
+    raw: bool = False,
+    max_new_tokens: Any = 48,
+    seed: Any = 0,
+    overrides: dict[str, Any] | None = None,
+) -> TraceRun:
     """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
     in `arena.runner.gpu_trace`: Compare's own warm-up, timed generation and result (`run_one`) on
     the same plain-data GPU path (a ZeroGPU task there)."""
-    req = validate_request(RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw))
+    req = validate_request(
+        RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
+    )
     prompt_ids = encode_ids(lm, req)
     with lm.lock:
         out = gpu_trace(lm.key, prompt_ids, req.settings.get(METHOD), req.seed, req.max_new_tokens, req.prompt)
@@ -67,30 +77,86 @@ def _token_text(tokenizer, token: int) -> str:
 
 
 def trace_figure(trace: MultiArmTrace, tokenizer=None) -> go.Figure:
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=[0.45, 0.35, 0.2],
-                        subplot_titles=("verifier score per arm", "position in the arm's answer (its path)", "arm weight"))
+    fig = make_subplots(
+        rows=3,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.06,
+        row_heights=[0.45, 0.35, 0.2],
+        subplot_titles=("verifier score per arm", "position in the arm's answer (its path)", "arm weight"),
+    )
     for arm, name in enumerate(trace.arm_names):
         steps = [s for s in trace.steps if s.arm == arm]
         color = COLORS[arm % len(COLORS)]
         label = f"{name}{' (answer)' if trace.chosen == arm else ''}"
-        hover = [f"{name} · step {s.step} · pos {s.position}<br>token {_token_text(tokenizer, s.token)!r}<br>"
-                 f"log p {s.logprob:.2f} · H {s.entropy:.2f} · T {s.temperature:.2f}" for s in steps]
+        hover = [
+            f"{name} · step {s.step} · pos {s.position}<br>token {_token_text(tokenizer, s.token)!r}<br>"
+            f"log p {s.logprob:.2f} · H {s.entropy:.2f} · T {s.temperature:.2f}"
+            for s in steps
+        ]
         x = [s.step for s in steps]
-        fig.add_trace(go.Scatter(x=x, y=[s.score for s in steps], mode="lines+markers", name=label, legendgroup=name,
-                                 line=dict(color=color), hovertext=hover, hoverinfo="text+y"), 1, 1)
-        fig.add_trace(go.Scatter(x=x, y=[s.position for s in steps], mode="lines+markers", name=label, legendgroup=name,
-                                 showlegend=False, line=dict(color=color, shape="hv"), hovertext=hover, hoverinfo="text"), 2, 1)
-        fig.add_trace(go.Scatter(x=x, y=[s.weight for s in steps], mode="lines", name=label, legendgroup=name,
-                                 showlegend=False, line=dict(color=color)), 3, 1)
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=[s.score for s in steps],
+                mode="lines+markers",
+                name=label,
+                legendgroup=name,
+                line=dict(color=color),
+                hovertext=hover,
+                hoverinfo="text+y",
+            ),
+            1,
+            1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=[s.position for s in steps],
+                mode="lines+markers",
+                name=label,
+                legendgroup=name,
+                showlegend=False,
+                line=dict(color=color, shape="hv"),
+                hovertext=hover,
+                hoverinfo="text",
+            ),
+            2,
+            1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=[s.weight for s in steps],
+                mode="lines",
+                name=label,
+                legendgroup=name,
+                showlegend=False,
+                line=dict(color=color),
+            ),
+            3,
+            1,
+        )
         for kind, symbol in (("backtrack", "x"), ("copy", "diamond")):
             events = [e for e in trace.events if e.arm == arm and e.kind == kind]
             if events:
-                fig.add_trace(go.Scatter(x=[e.step for e in events], y=[e.position for e in events], mode="markers",
-                                         name=f"{name} {kind}", legendgroup=name,
-                                         marker=dict(symbol=symbol, size=13, color=color, line=dict(width=2, color="black")),
-                                         hovertext=[e.reason for e in events], hoverinfo="text"), 2, 1)
-    fig.update_layout(height=640, margin=dict(l=40, r=10, t=40, b=30), hovermode="closest",
-                      legend=dict(orientation="h", y=-0.08))
+                fig.add_trace(
+                    go.Scatter(
+                        x=[e.step for e in events],
+                        y=[e.position for e in events],
+                        mode="markers",
+                        name=f"{name} {kind}",
+                        legendgroup=name,
+                        marker=dict(symbol=symbol, size=13, color=color, line=dict(width=2, color="black")),
+                        hovertext=[e.reason for e in events],
+                        hoverinfo="text",
+                    ),
+                    2,
+                    1,
+                )
+    fig.update_layout(
+        height=640, margin=dict(l=40, r=10, t=40, b=30), hovermode="closest", legend=dict(orientation="h", y=-0.08)
+    )
     return fig
 
 
@@ -98,29 +164,34 @@ def arms_frame(trace: MultiArmTrace, tokenizer=None) -> pd.DataFrame:
     rows = []
     for arm, name in enumerate(trace.arm_names):
         path = trace.paths[arm] if arm < len(trace.paths) else []
-        rows.append({
-            "arm": name,
-            "answer": "yes" if trace.chosen == arm else "",
-            "mean score": round(trace.mean_scores[arm], 3) if arm < len(trace.mean_scores) else None,
-            "backtracks": sum(1 for e in trace.events if e.arm == arm and e.kind == "backtrack"),
-            "pruned": sum(1 for e in trace.events if e.arm == arm and e.kind == "copy"),
-            "tokens": len(path),
-            "text": tokenizer.decode(path, skip_special_tokens=True) if tokenizer is not None else str(path),
-        })
+        rows.append(
+            {
+                "arm": name,
+                "answer": "yes" if trace.chosen == arm else "",
+                "mean score": round(trace.mean_scores[arm], 3) if arm < len(trace.mean_scores) else None,
+                "backtracks": sum(1 for e in trace.events if e.arm == arm and e.kind == "backtrack"),
+                "pruned": sum(1 for e in trace.events if e.arm == arm and e.kind == "copy"),
+                "tokens": len(path),
+                "text": tokenizer.decode(path, skip_special_tokens=True) if tokenizer is not None else str(path),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def events_frame(trace: MultiArmTrace) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"step": e.step, "arm": trace.arm_names[e.arm], "event": e.kind, "to position": e.position, "why": e.reason}
-         for e in trace.events],
+        [
+            {"step": e.step, "arm": trace.arm_names[e.arm], "event": e.kind, "to position": e.position, "why": e.reason}
+            for e in trace.events
+        ],
         columns=["step", "arm", "event", "to position", "why"],
     )
 
 
 def build(ctx: AppContext) -> None:
-    gr.Markdown(f"Run **{METHOD}** on one prompt and see each arm's path, its scores, every backtrack and prune. "
-                + HONESTY)
+    gr.Markdown(
+        f"Run **{METHOD}** on one prompt and see each arm's path, its scores, every backtrack and prune. " + HONESTY
+    )
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=3, placeholder="A question or a text to continue")
@@ -139,8 +210,9 @@ def build(ctx: AppContext) -> None:
         try:
             # as in Compare: a blind study's prompt would show Multi-Arm's output by name
             studies.check_not_reserved(store_for(ctx), prompt_text)
-            result = run_trace(lm, prompt_text or "", bool(raw_value), max_new_value,
-                               None if seed_value in (None, "") else seed_value)
+            result = run_trace(
+                lm, prompt_text or "", bool(raw_value), max_new_value, None if seed_value in (None, "") else seed_value
+            )
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         except gr.Error as exc:
@@ -148,9 +220,18 @@ def build(ctx: AppContext) -> None:
             if message:
                 raise gr.Error(message, print_exception=False) from None
             raise
-        return (result.text, trace_figure(result.trace, lm.tokenizer), arms_frame(result.trace, lm.tokenizer),
-                events_frame(result.trace))
+        return (
+            result.text,
+            trace_figure(result.trace, lm.tokenizer),
+            arms_frame(result.trace, lm.tokenizer),
+            events_frame(result.trace),
+        )
 
-    run.click(on_run, [prompt, raw, seed, max_new], [answer, plot, arms, events], api_name="multiarm_trace",
-              concurrency_limit=1, concurrency_id="generation")
-
+    run.click(
+        on_run,
+        [prompt, raw, seed, max_new],
+        [answer, plot, arms, events],
+        api_name="multiarm_trace",
+        concurrency_limit=1,
+        concurrency_id="generation",
+    )

@@ -46,15 +46,33 @@ XARG_NGRAM = "arena_no_repeat_ngram_size"
 
 
 # generate() keywords a plan may use, and what becomes of each on the server
-_SAMPLING_KEYS = {"do_sample", "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "no_repeat_ngram_size",
-                  "num_beams", "max_new_tokens"}
-_BEAM_KEYS = {"do_sample", "num_beams", "length_penalty", "early_stopping", "no_repeat_ngram_size",
-              "num_return_sequences", "max_new_tokens"}
+_SAMPLING_KEYS = {
+    "do_sample",
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repetition_penalty",
+    "no_repeat_ngram_size",
+    "num_beams",
+    "max_new_tokens",
+}
+_BEAM_KEYS = {
+    "do_sample",
+    "num_beams",
+    "length_penalty",
+    "early_stopping",
+    "no_repeat_ngram_size",
+    "num_return_sequences",
+    "max_new_tokens",
+}
 
 
 def _refuse(method: str, why: str) -> UserError:
-    return UserError(f"{method} cannot run on the vLLM engine: {why}. Nothing was approximated; run it with "
-                     f"ARENA_ENGINE=transformers, or choose other methods.")
+    return UserError(
+        f"{method} cannot run on the vLLM engine: {why}. Nothing was approximated; run it with "
+        f"ARENA_ENGINE=transformers, or choose other methods."
+    )
 
 
 @dataclass
@@ -67,19 +85,29 @@ class EngineRequest:
     beam: bool = False
 
 
-def plan_on_engine(lm, method: str, overrides: Mapping[str, Any] | None, prompt_length: int, max_new_tokens: int,
-                   prompt: str = "") -> GenerationPlan:
+def plan_on_engine(
+    lm, method: str, overrides: Mapping[str, Any] | None, prompt_length: int, max_new_tokens: int, prompt: str = ""
+) -> GenerationPlan:
     """The method's plan, made without a model in reach (a model-driving decoder refuses here)."""
     decoder = decoders.get(method)
-    ctx = DecodeContext(tokenizer=lm.tokenizer, device=lm.device, logits_size=lm.logits_size,
-                        prompt_length=prompt_length, max_new_tokens=max_new_tokens, cache_dir=lm.cache_dir,
-                        model=None, prompt=prompt)
+    ctx = DecodeContext(
+        tokenizer=lm.tokenizer,
+        device=lm.device,
+        logits_size=lm.logits_size,
+        prompt_length=prompt_length,
+        max_new_tokens=max_new_tokens,
+        cache_dir=lm.cache_dir,
+        model=None,
+        prompt=prompt,
+    )
     settings = decoder.resolve(overrides)  # bad settings are the user's error, whatever the engine
     try:
         return decoder.plan(settings, ctx)
     except decoders.InvalidSettings as exc:
         if "DecodeContext.model" in str(exc):
-            raise _refuse(method, "it drives the model itself, step by step, which a server's API does not expose") from None
+            raise _refuse(
+                method, "it drives the model itself, step by step, which a server's API does not expose"
+            ) from None
         raise
 
 
@@ -105,16 +133,27 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
         if kw.get("do_sample"):
             raise _refuse(method, "beam sampling is not in vLLM's beam-search API")
         if ngram > 0:
-            raise _refuse(method, f"vLLM's beam-search API has no n-gram blocking (no_repeat_ngram_size={ngram}); "
-                                  f"set no_repeat_ngram_size=0 to use it")
+            raise _refuse(
+                method,
+                f"vLLM's beam-search API has no n-gram blocking (no_repeat_ngram_size={ngram}); "
+                f"set no_repeat_ngram_size=0 to use it",
+            )
         if int(kw.get("num_return_sequences", 1) or 1) != 1:
             raise _refuse(method, "only one returned sequence is supported")
-        body = {"use_beam_search": True, "n": num_beams, "length_penalty": float(kw.get("length_penalty", 1.0)),
-                "temperature": 1.0}
+        body = {
+            "use_beam_search": True,
+            "n": num_beams,
+            "length_penalty": float(kw.get("length_penalty", 1.0)),
+            "temperature": 1.0,
+        }
         effective.pop("early_stopping", None)
-        effective.update(num_beams=num_beams, length_penalty=body["length_penalty"], no_repeat_ngram_size=0,
-                         early_stopping="n/a: vLLM's beam search runs until max_tokens, keeping beams that ended "
-                                        "at end-of-sequence, and returns the best by length-penalised log-prob")
+        effective.update(
+            num_beams=num_beams,
+            length_penalty=body["length_penalty"],
+            no_repeat_ngram_size=0,
+            early_stopping="n/a: vLLM's beam search runs until max_tokens, keeping beams that ended "
+            "at end-of-sequence, and returns the best by length-penalised log-prob",
+        )
         return body, effective, True
     unknown = set(kw) - _SAMPLING_KEYS
     if unknown:
@@ -129,7 +168,9 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
         if tilt is not None:
             # The tilt is the bias −λ·T·S before the temperature; ArenaTilt rebuilds it from the request's T.
             if tilt.temperature != temperature:
-                raise _refuse(method, f"its tilt was built for T={tilt.temperature}, the request samples at T={temperature}")
+                raise _refuse(
+                    method, f"its tilt was built for T={tilt.temperature}, the request samples at T={temperature}"
+                )
             if tilt.alpha != 0.0:  # λ = 0 is plain temperature sampling: nothing for the processor to do
                 xargs[XARG_ALPHA] = tilt.alpha
                 xargs[XARG_PRIOR] = str(effective.get("prior", "wordfreq"))
@@ -182,8 +223,9 @@ class VllmEngine:
                     models = self.http.get("/v1/models").json()["data"]
                     version = self.http.get("/version").json().get("version", "?")
                 except (httpx.HTTPError, ValueError, KeyError) as exc:
-                    raise UserError(f"the vLLM server at {self.url} does not answer ({exc}); start it, or set "
-                                    f"ARENA_VLLM_URL") from None
+                    raise UserError(
+                        f"the vLLM server at {self.url} does not answer ({exc}); start it, or set ARENA_VLLM_URL"
+                    ) from None
                 if not models:
                     raise UserError(f"the vLLM server at {self.url} serves no model")
                 first = models[0]
@@ -198,11 +240,15 @@ class VllmEngine:
         with an invalid xarg is refused (HTTP 400, by the processor's `validate_params`) only by a
         server that runs the processor. Nothing is generated either way that matters (1 token)."""
         loaded = set()
-        for name, xargs in (("ArenaTilt", {XARG_ALPHA: 0.1, XARG_PRIOR: "-probe-"}),
-                            ("ArenaNoRepeatNGram", {XARG_NGRAM: -1})):
+        for name, xargs in (
+            ("ArenaTilt", {XARG_ALPHA: 0.1, XARG_PRIOR: "-probe-"}),
+            ("ArenaNoRepeatNGram", {XARG_NGRAM: -1}),
+        ):
             try:
-                r = self.http.post("/v1/completions", json={"model": model, "prompt": [0], "max_tokens": 1,
-                                                            "temperature": 1.0, "vllm_xargs": xargs})
+                r = self.http.post(
+                    "/v1/completions",
+                    json={"model": model, "prompt": [0], "max_tokens": 1, "temperature": 1.0, "vllm_xargs": xargs},
+                )
             except httpx.HTTPError:
                 continue
             if r.status_code == 400 and ("arena_" in r.text):
@@ -211,8 +257,11 @@ class VllmEngine:
 
     def require_processor(self, method: str, name: str, what: str) -> None:
         if name not in self.info().processors:
-            raise _refuse(method, f"the server at {self.url} runs without our {name} logits processor ({what}); "
-                                  f"start it with --logits-processors serving.vllm_arena:{name} (see README)")
+            raise _refuse(
+                method,
+                f"the server at {self.url} runs without our {name} logits processor ({what}); "
+                f"start it with --logits-processors serving.vllm_arena:{name} (see README)",
+            )
 
     def describe(self) -> str:
         return self.info().label()
@@ -223,8 +272,16 @@ class VllmEngine:
 
     # ---- one method ----------------------------------------------------------------------------
 
-    def prepare(self, lm, method: str, overrides: Mapping[str, Any] | None, input_ids: list[int], max_new_tokens: int,
-                seed: int | None, prompt: str = "") -> EngineRequest:
+    def prepare(
+        self,
+        lm,
+        method: str,
+        overrides: Mapping[str, Any] | None,
+        input_ids: list[int],
+        max_new_tokens: int,
+        seed: int | None,
+        prompt: str = "",
+    ) -> EngineRequest:
         plan = plan_on_engine(lm, method, overrides, len(input_ids), max_new_tokens, prompt)
         sampling, effective, beam = translate(method, plan)
         info = self.info()
@@ -233,20 +290,38 @@ class VllmEngine:
             self.require_processor(method, "ArenaTilt", "the tilt")
         if XARG_NGRAM in xargs:
             self.require_processor(method, "ArenaNoRepeatNGram", "no-repeat n-gram blocking")
-        body = {"model": info.model, "prompt": list(input_ids), "max_tokens": int(max_new_tokens),
-                "return_token_ids": True, "skip_special_tokens": True, **sampling}
+        body = {
+            "model": info.model,
+            "prompt": list(input_ids),
+            "max_tokens": int(max_new_tokens),
+            "return_token_ids": True,
+            "skip_special_tokens": True,
+            **sampling,
+        }
         if seed is not None and not beam:
             body["seed"] = int(seed)
         if not beam:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
-        effective = {**effective, "max_new_tokens": int(max_new_tokens), "engine": self.engine_settings(),
-                     "server_request": {k: v for k, v in body.items() if k not in ("prompt", "model", "stream",
-                                                                                   "stream_options")}}
+        effective = {
+            **effective,
+            "max_new_tokens": int(max_new_tokens),
+            "engine": self.engine_settings(),
+            "server_request": {
+                k: v for k, v in body.items() if k not in ("prompt", "model", "stream", "stream_options")
+            },
+        }
         return EngineRequest(method, body, effective, beam)
 
-    def execute(self, lm, req: EngineRequest, input_ids: list[int], seed: int | None,
-                on_tokens: Callable[[list[int]], None] | None = None, cancel: threading.Event | None = None):
+    def execute(
+        self,
+        lm,
+        req: EngineRequest,
+        input_ids: list[int],
+        seed: int | None,
+        on_tokens: Callable[[list[int]], None] | None = None,
+        cancel: threading.Event | None = None,
+    ):
         """Send one request, time it on this side, and return a `MethodResult`."""
         from ..runner import MethodResult
 
@@ -308,15 +383,25 @@ class VllmEngine:
         settings = dict(req.effective)
         settings["timing"] = {
             "measured": "on the client: request sent -> first token chunk (TTFT) / stream closed (latency)",
-            "ttft": "whole output (beam search does not stream): TTFT = latency" if req.beam or first is None
+            "ttft": "whole output (beam search does not stream): TTFT = latency"
+            if req.beam or first is None
             else "first streamed token",
         }
         if metrics:
             settings["server_metrics"] = metrics
         return MethodResult(
-            method=req.method, text=text, new_tokens=n, ttft_ms=round(ttft, 3), latency_ms=round(latency, 3),
-            tokens_per_s=round(n / (latency / 1000), 3) if latency > 0 else 0.0, settings=settings, seed=seed,
-            prompt_tokens=len(input_ids), peak_mem_mb=None, finish_reason=finish_reason, token_ids=ids,
+            method=req.method,
+            text=text,
+            new_tokens=n,
+            ttft_ms=round(ttft, 3),
+            latency_ms=round(latency, 3),
+            tokens_per_s=round(n / (latency / 1000), 3) if latency > 0 else 0.0,
+            settings=settings,
+            seed=seed,
+            prompt_tokens=len(input_ids),
+            peak_mem_mb=None,
+            finish_reason=finish_reason,
+            token_ids=ids,
             peak_mem_growth_mb=None,
         )
 
@@ -345,14 +430,18 @@ class VllmEngine:
     def run_methods(self, lm, req, cancel: threading.Event | None = None) -> list:
         """The chosen methods one after another, as the in-process runner does (results in the
         order given)."""
-        results = {event.result.method: event.result
-                   for event in self.stream_methods(lm, req, cancel=cancel) if event.result is not None}
+        results = {
+            event.result.method: event.result
+            for event in self.stream_methods(lm, req, cancel=cancel)
+            if event.result is not None
+        }
         if cancel is not None and cancel.is_set() and len(results) < len(req.methods):
             raise UserError("stopped before all methods finished")
         return [results[m] for m in req.methods if m in results]
 
-    def stream_methods(self, lm, req, interval_s: float = 0.05, cancel: threading.Event | None = None,
-                       ticks: bool = False) -> Iterator:
+    def stream_methods(
+        self, lm, req, interval_s: float = 0.05, cancel: threading.Event | None = None, ticks: bool = False
+    ) -> Iterator:
         """Like `arena.runner.stream_methods`: partial texts while each method generates on the server
         (beam search arrives whole), in the runner's order. Methods run one after another, so their
         timings don't share the server with each other (they may share it with other clients).
@@ -362,8 +451,9 @@ class VllmEngine:
         req = runner.validate_request(req)
         input_ids = self._encode(lm, req)
         order = runner.run_order(list(req.methods)) if hasattr(runner, "run_order") else list(req.methods)
-        prepared = [self.prepare(lm, m, req.settings.get(m), input_ids, req.max_new_tokens, req.seed, req.prompt)
-                    for m in order]  # every refusal before the first request
+        prepared = [
+            self.prepare(lm, m, req.settings.get(m), input_ids, req.max_new_tokens, req.seed, req.prompt) for m in order
+        ]  # every refusal before the first request
         cancel = cancel if cancel is not None else threading.Event()
         has_position = "position" in {f.name for f in dataclasses.fields(runner.StreamEvent)}
 
@@ -382,7 +472,9 @@ class VllmEngine:
 
                 def work(er=er) -> None:
                     try:
-                        box["result"] = self.execute(lm, er, input_ids, req.seed, on_tokens=latest.append, cancel=cancel)
+                        box["result"] = self.execute(
+                            lm, er, input_ids, req.seed, on_tokens=latest.append, cancel=cancel
+                        )
                     except BaseException as exc:  # surfaced below
                         box["error"] = exc
                     finally:
@@ -433,31 +525,43 @@ class VllmEngine:
             self.check(lm, study.methods, study.settings, study.max_new_tokens)
             jobs = []
             for item, method, sample in missing:
-                req = validate_request(RunRequest(prompt=item.prompt, methods=[method],
-                                                  settings={method: study.settings.get(method, {})},
-                                                  max_new_tokens=study.max_new_tokens,
-                                                  seed=_study_seed(study, item, method, sample), raw=item.raw))
+                req = validate_request(
+                    RunRequest(
+                        prompt=item.prompt,
+                        methods=[method],
+                        settings={method: study.settings.get(method, {})},
+                        max_new_tokens=study.max_new_tokens,
+                        seed=_study_seed(study, item, method, sample),
+                        raw=item.raw,
+                    )
+                )
                 ids = self._encode(lm, req)
                 er = self.prepare(lm, method, req.settings.get(method), ids, req.max_new_tokens, req.seed, req.prompt)
                 jobs.append((item, method, sample, er, ids, req.seed))
             label = self.info().label()
             workers = max(1, min(len(jobs), current_settings().vllm_concurrency))
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vllm-study") as pool:
-                pending: dict[Future, tuple] = {pool.submit(self.execute, lm, er, ids, seed): (item, method, sample)
-                                                for item, method, sample, er, ids, seed in jobs}
+                pending: dict[Future, tuple] = {
+                    pool.submit(self.execute, lm, er, ids, seed): (item, method, sample)
+                    for item, method, sample, er, ids, seed in jobs
+                }
                 try:
                     while pending:
                         finished, _ = wait(list(pending), timeout=0.5, return_when=FIRST_COMPLETED)
                         for fut in finished:
                             item, method, sample = pending.pop(fut)
                             result = fut.result()
-                            _, new = store.add_output(item.id, method, sample, model=label,
-                                                      **studies._output_fields(result))
+                            _, new = store.add_output(
+                                item.id, method, sample, model=label, **studies._output_fields(result)
+                            )
                             generated += int(new)
                             if progress:
-                                progress(existing + generated, total,
-                                         f"item {item.ordinal + 1}, {method} sample {sample + 1} "
-                                         f"({len(pending)} in flight on the vLLM server)")
+                                progress(
+                                    existing + generated,
+                                    total,
+                                    f"item {item.ordinal + 1}, {method} sample {sample + 1} "
+                                    f"({len(pending)} in flight on the vLLM server)",
+                                )
                         if should_stop is not None and should_stop():
                             for fut in pending:
                                 fut.cancel()
@@ -492,6 +596,7 @@ def _study_seed(study, item, method: str, sample: int) -> int:
 
 
 # ---- the model on the app's side: its tokenizer only -------------------------------------------
+
 
 def model_folder(setting: str | None = None, cache_dir=None) -> str:
     """A folder or hub id a server can load for the model setting: GGUF files (the embedded model
@@ -534,9 +639,17 @@ def tokenizer_only_model(setting: str | None = None, cache_dir=None):
     except UserError:
         pass
     name = engine.describe() if engine is not None else Path(where).name
-    return models.LoadedModel(model=None, tokenizer=tokenizer, name=name, source=f"vllm:{where}",
-                              device=torch.device("cpu"), dtype=torch.float32, context_length=context,
-                              logits_size=width, cache_dir=str(models.cache_root(cache_dir)))
+    return models.LoadedModel(
+        model=None,
+        tokenizer=tokenizer,
+        name=name,
+        source=f"vllm:{where}",
+        device=torch.device("cpu"),
+        dtype=torch.float32,
+        context_length=context,
+        logits_size=width,
+        cache_dir=str(models.cache_root(cache_dir)),
+    )
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -544,7 +657,9 @@ def _main(argv: list[str] | None = None) -> int:
     import sys
 
     p = argparse.ArgumentParser(description="vLLM engine helpers")
-    p.add_argument("command", choices=["model-folder"], help="model-folder: print (and convert) what vllm serve should load")
+    p.add_argument(
+        "command", choices=["model-folder"], help="model-folder: print (and convert) what vllm serve should load"
+    )
     p.add_argument("--model", default=None, help="model setting (default: ARENA_MODEL or the embedded model)")
     args = p.parse_args(argv)
     try:

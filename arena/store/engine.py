@@ -18,6 +18,8 @@ from ..errors import UserError
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # The databases the store is written and tested for; any other URL is refused up front.
 DIALECTS: tuple[str, ...] = ("sqlite", "postgresql")
+
+
 def default_db_path() -> Path:
     """`ARENA_DB_PATH`, else `./data/arena.db`.
 
@@ -36,7 +38,7 @@ def normalize_url(url: str) -> str:
     url = url.strip()
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 
@@ -55,8 +57,10 @@ def make_engine(url: str | None = None) -> Engine:
     except Exception as exc:
         raise UserError(f"not a database URL: {url!r} ({exc})") from None
     if parsed.get_backend_name() not in DIALECTS:
-        raise UserError(f"the ratings store runs on SQLite or PostgreSQL, not {parsed.get_backend_name()} "
-                        f"({parsed.render_as_string(hide_password=True)})")
+        raise UserError(
+            f"the ratings store runs on SQLite or PostgreSQL, not {parsed.get_backend_name()} "
+            f"({parsed.render_as_string(hide_password=True)})"
+        )
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True, future=True)
     database = parsed.database or ""

@@ -93,41 +93,74 @@ class FeedbackStore:
         reason = check_reason(reason, SKIP_REASONS, note, "skip")
         with self.write() as conn:  # type: ignore[attr-defined]
             rated = conn.execute(
-                select(func.count()).select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id))
-                .where(ratings.c.rater_id == int(rater_id), outputs.c.item_id == int(item_id))).scalar_one()
+                select(func.count())
+                .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id))
+                .where(ratings.c.rater_id == int(rater_id), outputs.c.item_id == int(item_id))
+            ).scalar_one()
             if rated:
-                raise UserError("you have rated this item already, so it cannot be skipped: change your ratings "
-                                "and submit, or go to the next item")
+                raise UserError(
+                    "you have rated this item already, so it cannot be skipped: change your ratings "
+                    "and submit, or go to the next item"
+                )
             where = and_(skips.c.rater_id == int(rater_id), skips.c.item_id == int(item_id))
             if conn.execute(select(skips.c.id).where(where)).scalar() is not None:
-                conn.execute(skips.update().where(where).values(reason=reason, note=note,
-                                                                created_at=created_at or utcnow()))
+                conn.execute(
+                    skips.update().where(where).values(reason=reason, note=note, created_at=created_at or utcnow())
+                )
             else:
-                conn.execute(skips.insert().values(rater_id=int(rater_id), item_id=int(item_id), reason=reason,
-                                                   note=note, created_at=created_at or utcnow()))
+                conn.execute(
+                    skips.insert().values(
+                        rater_id=int(rater_id),
+                        item_id=int(item_id),
+                        reason=reason,
+                        note=note,
+                        created_at=created_at or utcnow(),
+                    )
+                )
 
     def skipped_items(self, study_id: int, rater_id: int) -> dict[int, str]:
         """{item_id: reason} of the items of a study this rater skipped."""
         with self.read() as conn:  # type: ignore[attr-defined]
-            rows = conn.execute(select(skips.c.item_id, skips.c.reason).join(items, items.c.id == skips.c.item_id)
-                                .where(items.c.study_id == int(study_id), skips.c.rater_id == int(rater_id)))
+            rows = conn.execute(
+                select(skips.c.item_id, skips.c.reason)
+                .join(items, items.c.id == skips.c.item_id)
+                .where(items.c.study_id == int(study_id), skips.c.rater_id == int(rater_id))
+            )
             return {int(r.item_id): r.reason for r in rows}
 
     def skips(self, study_id: int | None = None) -> list[dict[str, Any]]:
         """Every skip (of one study): study_id, item_id, item_ordinal, item_public_id, rater, reason,
         note, created_at; in study, item and rater order."""
-        query = (select(items.c.study_id, skips.c.item_id, items.c.ordinal.label("item_ordinal"),
-                        items.c.public_id.label("item_public_id"), raters.c.name.label("rater"), skips.c.reason,
-                        skips.c.note, skips.c.created_at)
-                 .join(items, items.c.id == skips.c.item_id).join(raters, raters.c.id == skips.c.rater_id)
-                 .order_by(items.c.study_id, items.c.ordinal, raters.c.name))
+        query = (
+            select(
+                items.c.study_id,
+                skips.c.item_id,
+                items.c.ordinal.label("item_ordinal"),
+                items.c.public_id.label("item_public_id"),
+                raters.c.name.label("rater"),
+                skips.c.reason,
+                skips.c.note,
+                skips.c.created_at,
+            )
+            .join(items, items.c.id == skips.c.item_id)
+            .join(raters, raters.c.id == skips.c.rater_id)
+            .order_by(items.c.study_id, items.c.ordinal, raters.c.name)
+        )
         if study_id is not None:
             query = query.where(items.c.study_id == int(study_id))
         with self.read() as conn:  # type: ignore[attr-defined]
             return [dict(r) for r in conn.execute(query).mappings()]
 
-    def add_flag(self, rater_id: int, item_id: int, reason: object, note: object = None,
-                 output_id: int | None = None, position: int | None = None, created_at=None) -> bool:
+    def add_flag(
+        self,
+        rater_id: int,
+        item_id: int,
+        reason: object,
+        note: object = None,
+        output_id: int | None = None,
+        position: int | None = None,
+        created_at=None,
+    ) -> bool:
         """Flag an item (output_id None) or one response of it; False when this rater already gave
         the same flag (a double click stores one)."""
         note = clean_note(note)
@@ -138,25 +171,50 @@ class FeedbackStore:
                 owner = conn.execute(select(outputs.c.item_id).where(outputs.c.id == oid)).scalar()
                 if owner != int(item_id):
                     raise UserError("that response is not part of this item")
-            same = conn.execute(select(flags.c.id).where(
-                flags.c.rater_id == int(rater_id), flags.c.item_id == int(item_id),
-                flags.c.output_id.is_(None) if oid is None else flags.c.output_id == oid,
-                flags.c.reason == reason, func.coalesce(flags.c.note, "") == (note or ""))).first()
+            same = conn.execute(
+                select(flags.c.id).where(
+                    flags.c.rater_id == int(rater_id),
+                    flags.c.item_id == int(item_id),
+                    flags.c.output_id.is_(None) if oid is None else flags.c.output_id == oid,
+                    flags.c.reason == reason,
+                    func.coalesce(flags.c.note, "") == (note or ""),
+                )
+            ).first()
             if same is not None:
                 return False
-            conn.execute(flags.insert().values(rater_id=int(rater_id), item_id=int(item_id), output_id=oid,
-                                               position=None if position is None else int(position),
-                                               reason=reason, note=note, created_at=created_at or utcnow()))
+            conn.execute(
+                flags.insert().values(
+                    rater_id=int(rater_id),
+                    item_id=int(item_id),
+                    output_id=oid,
+                    position=None if position is None else int(position),
+                    reason=reason,
+                    note=note,
+                    created_at=created_at or utcnow(),
+                )
+            )
             return True
 
     def flags(self, study_id: int | None = None) -> list[dict[str, Any]]:
         """Every flag (of one study): study_id, item_id, item_ordinal, item_public_id, rater,
         output_id (None: the whole item), position (as that rater saw it), reason, note, created_at."""
-        query = (select(items.c.study_id, flags.c.item_id, items.c.ordinal.label("item_ordinal"),
-                        items.c.public_id.label("item_public_id"), raters.c.name.label("rater"), flags.c.output_id,
-                        flags.c.position, flags.c.reason, flags.c.note, flags.c.created_at)
-                 .join(items, items.c.id == flags.c.item_id).join(raters, raters.c.id == flags.c.rater_id)
-                 .order_by(items.c.study_id, items.c.ordinal, flags.c.created_at, flags.c.id))
+        query = (
+            select(
+                items.c.study_id,
+                flags.c.item_id,
+                items.c.ordinal.label("item_ordinal"),
+                items.c.public_id.label("item_public_id"),
+                raters.c.name.label("rater"),
+                flags.c.output_id,
+                flags.c.position,
+                flags.c.reason,
+                flags.c.note,
+                flags.c.created_at,
+            )
+            .join(items, items.c.id == flags.c.item_id)
+            .join(raters, raters.c.id == flags.c.rater_id)
+            .order_by(items.c.study_id, items.c.ordinal, flags.c.created_at, flags.c.id)
+        )
         if study_id is not None:
             query = query.where(items.c.study_id == int(study_id))
         with self.read() as conn:  # type: ignore[attr-defined]
@@ -169,10 +227,21 @@ class FeedbackStore:
             return {}
         flag_cols = [ratings.c[cant_judge_column(d)] for d in SCORE_COLUMNS]
         with self.read() as conn:  # type: ignore[attr-defined]
-            rows = conn.execute(select(ratings.c.output_id, *flag_cols).where(
-                ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))).all()
+            rows = conn.execute(
+                select(ratings.c.output_id, *flag_cols).where(
+                    ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids)
+                )
+            ).all()
         return {int(r[0]): {d for d, v in zip(SCORE_COLUMNS, r[1:]) if v} for r in rows}
 
 
-__all__ = ["CANT_JUDGE_KEY", "FLAG_REASONS", "FeedbackStore", "SKIP_REASONS", "cant_judge_dims", "cant_judge_values",
-           "check_reason", "clean_note"]
+__all__ = [
+    "CANT_JUDGE_KEY",
+    "FLAG_REASONS",
+    "FeedbackStore",
+    "SKIP_REASONS",
+    "cant_judge_dims",
+    "cant_judge_values",
+    "check_reason",
+    "clean_note",
+]

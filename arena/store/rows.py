@@ -17,8 +17,7 @@ T = TypeVar("T")
 
 def from_row(cls: type[T], row: Mapping[Any, Any], **overrides: Any) -> T:
     """`cls` filled from the row's columns of the same names (and `overrides`)."""
-    return cls(**{f.name: overrides[f.name] if f.name in overrides else row[f.name]
-                  for f in fields(cls)})  # type: ignore[arg-type]
+    return cls(**{f.name: overrides[f.name] if f.name in overrides else row[f.name] for f in fields(cls)})  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -39,8 +38,9 @@ class Study:
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
-        return from_row(cls, row, methods=tuple(json.loads(row["methods"] or "[]")),
-                        settings=json.loads(row["settings"] or "{}"))
+        return from_row(
+            cls, row, methods=tuple(json.loads(row["methods"] or "[]")), settings=json.loads(row["settings"] or "{}")
+        )
 
 
 @dataclass(frozen=True)

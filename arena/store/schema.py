@@ -182,8 +182,10 @@ ratings = Table(
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
     UniqueConstraint("rater_id", "output_id", name="uq_ratings_rater_output"),
     *[CheckConstraint(f"{name} IN (1, 2, 3, 4, 5)", name=f"ck_ratings_{name}_range") for name in SCORE_COLUMNS],
-    *[CheckConstraint(f"({name} IS NULL) = {cant_judge_column(name)}",
-                      name=f"ck_ratings_{name}_cant_judge") for name in SCORE_COLUMNS],
+    *[
+        CheckConstraint(f"({name} IS NULL) = {cant_judge_column(name)}", name=f"ck_ratings_{name}_cant_judge")
+        for name in SCORE_COLUMNS
+    ],
 )
 
 # A rater's "skip this item", with a reason: the item counts as handled for their progress and has

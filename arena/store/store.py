@@ -39,11 +39,29 @@ from .feedback import FeedbackStore, cant_judge_dims, cant_judge_values
 from .upgrade import upgrade
 
 OUTPUT_COLUMNS: tuple[str, ...] = (
-    "study_id", "study_name", "item_id", "scenario", "prompt", "output_id", "method", "settings",
-    "seed", "model", "text", "new_tokens", "latency_ms", "ttft_ms", "tokens_per_s",
+    "study_id",
+    "study_name",
+    "item_id",
+    "scenario",
+    "prompt",
+    "output_id",
+    "method",
+    "settings",
+    "seed",
+    "model",
+    "text",
+    "new_tokens",
+    "latency_ms",
+    "ttft_ms",
+    "tokens_per_s",
 )
 RATING_COLUMNS: tuple[str, ...] = OUTPUT_COLUMNS + (
-    "rater", *SCORE_COLUMNS, "comment", "position", "created_at", "updated_at",
+    "rater",
+    *SCORE_COLUMNS,
+    "comment",
+    "position",
+    "created_at",
+    "updated_at",
 )
 # Appended after the documented columns: which sample of a stochastic method this output is, and
 # the prompt's language (scenario keys repeat across languages).
@@ -51,19 +69,46 @@ EXTRA_COLUMNS: tuple[str, ...] = ("sample_index", "language")
 
 # Every column a rating record can have (frames, export files), by name: where its value comes from.
 JOIN_COLUMNS: dict[str, Column] = {
-    "study_id": studies.c.id, "study_name": studies.c.name, "item_id": items.c.id, "scenario": items.c.scenario,
-    "prompt": items.c.prompt, "output_id": outputs.c.id, "method": outputs.c.method, "settings": outputs.c.settings,
-    "seed": outputs.c.seed, "model": outputs.c.model, "text": outputs.c.text, "new_tokens": outputs.c.new_tokens,
-    "latency_ms": outputs.c.latency_ms, "ttft_ms": outputs.c.ttft_ms, "tokens_per_s": outputs.c.tokens_per_s,
-    "rater": raters.c.name, **{name: ratings.c[name] for name in SCORE_COLUMNS}, "comment": ratings.c.comment,
-    "position": ratings.c.position, "created_at": ratings.c.created_at, "updated_at": ratings.c.updated_at,
-    "sample_index": outputs.c.sample_index, "language": items.c.language, "study_kind": studies.c.kind,
-    "study_model": studies.c.model, "study_methods": studies.c.methods, "study_settings": studies.c.settings,
-    "samples_per_method": studies.c.samples_per_method, "max_new_tokens": studies.c.max_new_tokens,
-    "base_seed": studies.c.base_seed, "blind_seed": studies.c.blind_seed, "study_created_at": studies.c.created_at,
-    "study_state": studies.c.state, "item_ordinal": items.c.ordinal, "item_public_id": items.c.public_id,
-    "raw": items.c.raw, "item_created_at": items.c.created_at, "prompt_tokens": outputs.c.prompt_tokens,
-    "finish_reason": outputs.c.finish_reason, "output_created_at": outputs.c.created_at,
+    "study_id": studies.c.id,
+    "study_name": studies.c.name,
+    "item_id": items.c.id,
+    "scenario": items.c.scenario,
+    "prompt": items.c.prompt,
+    "output_id": outputs.c.id,
+    "method": outputs.c.method,
+    "settings": outputs.c.settings,
+    "seed": outputs.c.seed,
+    "model": outputs.c.model,
+    "text": outputs.c.text,
+    "new_tokens": outputs.c.new_tokens,
+    "latency_ms": outputs.c.latency_ms,
+    "ttft_ms": outputs.c.ttft_ms,
+    "tokens_per_s": outputs.c.tokens_per_s,
+    "rater": raters.c.name,
+    **{name: ratings.c[name] for name in SCORE_COLUMNS},
+    "comment": ratings.c.comment,
+    "position": ratings.c.position,
+    "created_at": ratings.c.created_at,
+    "updated_at": ratings.c.updated_at,
+    "sample_index": outputs.c.sample_index,
+    "language": items.c.language,
+    "study_kind": studies.c.kind,
+    "study_model": studies.c.model,
+    "study_methods": studies.c.methods,
+    "study_settings": studies.c.settings,
+    "samples_per_method": studies.c.samples_per_method,
+    "max_new_tokens": studies.c.max_new_tokens,
+    "base_seed": studies.c.base_seed,
+    "blind_seed": studies.c.blind_seed,
+    "study_created_at": studies.c.created_at,
+    "study_state": studies.c.state,
+    "item_ordinal": items.c.ordinal,
+    "item_public_id": items.c.public_id,
+    "raw": items.c.raw,
+    "item_created_at": items.c.created_at,
+    "prompt_tokens": outputs.c.prompt_tokens,
+    "finish_reason": outputs.c.finish_reason,
+    "output_created_at": outputs.c.created_at,
 }
 
 MAX_RATER_NAME = 100
@@ -85,8 +130,9 @@ def clean_name(text: object, what: str = "name", limit: int = 200) -> str:
     """A display name as people read it: NFKC (so a full-width "ａｌｉｃｅ" is "alice"), without control,
     format (zero-width, bidi overrides such as U+202E) or surrogate characters, spaces collapsed."""
     if isinstance(text, str):
-        text = "".join(ch for ch in unicodedata.normalize("NFKC", text)
-                       if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
+        text = "".join(
+            ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
+        )
     if not isinstance(text, str) or not text.strip():
         raise UserError(f"enter a {what} first")
     text = " ".join(text.split())
@@ -202,11 +248,23 @@ class Store(FeedbackStore):
 
     # ---- studies and items ----------------------------------------------------------------------
 
-    def create_study(self, name: str, *, kind: str = "study", model: str = "", methods: Sequence[str] = (),
-                     settings: Mapping[str, Mapping[str, Any]] | None = None, samples_per_method: int = 1,
-                     max_new_tokens: int = 128, base_seed: int = 0, blind_seed: int | None = None,
-                     created_at=None, state: str = "open", items_: Iterable[Mapping[str, Any]] = (),
-                     guidelines: str | None = None) -> int:
+    def create_study(
+        self,
+        name: str,
+        *,
+        kind: str = "study",
+        model: str = "",
+        methods: Sequence[str] = (),
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        samples_per_method: int = 1,
+        max_new_tokens: int = 128,
+        base_seed: int = 0,
+        blind_seed: int | None = None,
+        created_at=None,
+        state: str = "open",
+        items_: Iterable[Mapping[str, Any]] = (),
+        guidelines: str | None = None,
+    ) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
         if not name:
@@ -214,11 +272,17 @@ class Store(FeedbackStore):
         if state not in STUDY_STATES:
             raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
         values = dict(
-            name=name, kind=kind, model=model, methods=dumps(list(methods)), settings=dumps(dict(settings or {})),
-            samples_per_method=int(samples_per_method), max_new_tokens=int(max_new_tokens),
+            name=name,
+            kind=kind,
+            model=model,
+            methods=dumps(list(methods)),
+            settings=dumps(dict(settings or {})),
+            samples_per_method=int(samples_per_method),
+            max_new_tokens=int(max_new_tokens),
             base_seed=int(base_seed),
             blind_seed=int(blind_seed if blind_seed is not None else secrets.randbelow(2**62)),
-            created_at=created_at or utcnow(), state=state,
+            created_at=created_at or utcnow(),
+            state=state,
             guidelines=clean_comment(guidelines) if guidelines else None,
         )
         with self.write() as conn:
@@ -235,8 +299,10 @@ class Store(FeedbackStore):
             if row is None:
                 raise UserError(f"there is no study #{int(study_id)}")
             if row["state"] not in allowed_from:
-                raise UserError(f"study #{int(study_id)} is {row['state']}; it can become {state} only from "
-                                f"{' or '.join(allowed_from)}")
+                raise UserError(
+                    f"study #{int(study_id)} is {row['state']}; it can become {state} only from "
+                    f"{' or '.join(allowed_from)}"
+                )
             conn.execute(update(studies).where(studies.c.id == int(study_id)).values(state=state))
         return Study.from_row(row)
 
@@ -259,15 +325,21 @@ class Store(FeedbackStore):
 
     def _add_items(self, conn: Connection, study_id: int, prompts: Iterable[Mapping[str, Any]]) -> list[int]:
         ids: list[int] = []
-        start = conn.execute(
-            select(func.coalesce(func.max(items.c.ordinal), -1)).where(items.c.study_id == int(study_id))
-        ).scalar_one() + 1
+        start = (
+            conn.execute(
+                select(func.coalesce(func.max(items.c.ordinal), -1)).where(items.c.study_id == int(study_id))
+            ).scalar_one()
+            + 1
+        )
         for offset, p in enumerate(prompts):
             values = dict(
-                study_id=int(study_id), ordinal=start + offset,
+                study_id=int(study_id),
+                ordinal=start + offset,
                 public_id=p.get("public_id") or secrets.token_urlsafe(12),
-                scenario=p.get("scenario") or "", language=p.get("language") or "",
-                prompt=p["prompt"], raw=bool(p.get("raw", False)),
+                scenario=p.get("scenario") or "",
+                language=p.get("language") or "",
+                prompt=p["prompt"],
+                raw=bool(p.get("raw", False)),
                 created_at=p.get("created_at") or utcnow(),
             )
             ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
@@ -276,9 +348,13 @@ class Store(FeedbackStore):
     def prompts_of_unpublished(self) -> list[str]:
         """Every prompt of a study (not a quick rating) that is not published yet."""
         with self.read() as conn:
-            return list(conn.execute(
-                select(items.c.prompt).join(studies, studies.c.id == items.c.study_id)
-                .where(studies.c.state != "published", studies.c.kind == "study")).scalars())
+            return list(
+                conn.execute(
+                    select(items.c.prompt)
+                    .join(studies, studies.c.id == items.c.study_id)
+                    .where(studies.c.state != "published", studies.c.kind == "study")
+                ).scalars()
+            )
 
     def set_item_ordinal(self, item_id: int, ordinal: int) -> None:
         with self.write() as conn:
@@ -305,25 +381,50 @@ class Store(FeedbackStore):
 
     # ---- outputs --------------------------------------------------------------------------------
 
-    def add_output(self, item_id: int, method: str, sample_index: int, *, text: str, settings: Mapping[str, Any],
-                   seed: int | None, model: str, new_tokens: int, latency_ms: float | None = None,
-                   ttft_ms: float | None = None, tokens_per_s: float | None = None,
-                   prompt_tokens: int | None = None, finish_reason: str | None = None,
-                   created_at=None) -> tuple[int, bool]:
+    def add_output(
+        self,
+        item_id: int,
+        method: str,
+        sample_index: int,
+        *,
+        text: str,
+        settings: Mapping[str, Any],
+        seed: int | None,
+        model: str,
+        new_tokens: int,
+        latency_ms: float | None = None,
+        ttft_ms: float | None = None,
+        tokens_per_s: float | None = None,
+        prompt_tokens: int | None = None,
+        finish_reason: str | None = None,
+        created_at=None,
+    ) -> tuple[int, bool]:
         """Store one output; (id, True) if new, (existing id, False) if that slot was filled already."""
         values = dict(
-            item_id=int(item_id), method=method, sample_index=int(sample_index), text=text,
-            settings=dumps(dict(settings)), seed=None if seed is None else int(seed), model=model,
-            new_tokens=int(new_tokens), latency_ms=latency_ms, ttft_ms=ttft_ms, tokens_per_s=tokens_per_s,
-            prompt_tokens=prompt_tokens, finish_reason=finish_reason, created_at=created_at or utcnow(),
+            item_id=int(item_id),
+            method=method,
+            sample_index=int(sample_index),
+            text=text,
+            settings=dumps(dict(settings)),
+            seed=None if seed is None else int(seed),
+            model=model,
+            new_tokens=int(new_tokens),
+            latency_ms=latency_ms,
+            ttft_ms=ttft_ms,
+            tokens_per_s=tokens_per_s,
+            prompt_tokens=prompt_tokens,
+            finish_reason=finish_reason,
+            created_at=created_at or utcnow(),
         )
-        key = and_(outputs.c.item_id == int(item_id), outputs.c.method == method,
-                   outputs.c.sample_index == int(sample_index))
+        key = and_(
+            outputs.c.item_id == int(item_id), outputs.c.method == method, outputs.c.sample_index == int(sample_index)
+        )
         stmt = self._insert(outputs)
         with self.write() as conn:
             new_id = conn.execute(
-                stmt.values(**values).on_conflict_do_nothing(
-                    index_elements=["item_id", "method", "sample_index"]).returning(outputs.c.id)
+                stmt.values(**values)
+                .on_conflict_do_nothing(index_elements=["item_id", "method", "sample_index"])
+                .returning(outputs.c.id)
             ).scalar()
             if new_id is not None:
                 return int(new_id), True
@@ -332,7 +433,8 @@ class Store(FeedbackStore):
     def outputs_for_item(self, item_id: int) -> list[Output]:
         with self.read() as conn:
             rows = conn.execute(
-                select(outputs).where(outputs.c.item_id == int(item_id))
+                select(outputs)
+                .where(outputs.c.item_id == int(item_id))
                 .order_by(outputs.c.method, outputs.c.sample_index)
             ).mappings()
             return [from_row(Output, r) for r in rows]
@@ -342,7 +444,8 @@ class Store(FeedbackStore):
         with self.read() as conn:
             rows = conn.execute(
                 select(outputs.c.item_id, outputs.c.method, outputs.c.sample_index)
-                .join(items, items.c.id == outputs.c.item_id).where(items.c.study_id == int(study_id))
+                .join(items, items.c.id == outputs.c.item_id)
+                .where(items.c.study_id == int(study_id))
             )
             return {(r.item_id, r.method, r.sample_index) for r in rows}
 
@@ -357,7 +460,9 @@ class Store(FeedbackStore):
                 found = conn.execute(select(raters.c.id).where(raters.c.name == name)).scalar()
                 if found is not None:
                     return int(found)
-                conn.execute(stmt.values(name=name, created_at=utcnow()).on_conflict_do_nothing(index_elements=["name"]))
+                conn.execute(
+                    stmt.values(name=name, created_at=utcnow()).on_conflict_do_nothing(index_elements=["name"])
+                )
         raise RuntimeError(f"could not create rater {name!r}")
 
     def find_rater(self, name: str) -> int | None:
@@ -370,14 +475,23 @@ class Store(FeedbackStore):
         for _ in range(50):
             try:
                 with self.write() as conn:
-                    found = conn.execute(select(study_raters.c.rater_index).where(
-                        study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id))).scalar()
+                    found = conn.execute(
+                        select(study_raters.c.rater_index).where(
+                            study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id)
+                        )
+                    ).scalar()
                     if found is not None:
                         return int(found)
-                    nxt = conn.execute(select(func.coalesce(func.max(study_raters.c.rater_index), -1) + 1)
-                                       .where(study_raters.c.study_id == int(study_id))).scalar_one()
-                    conn.execute(study_raters.insert().values(
-                        study_id=int(study_id), rater_id=int(rater_id), rater_index=int(nxt), created_at=utcnow()))
+                    nxt = conn.execute(
+                        select(func.coalesce(func.max(study_raters.c.rater_index), -1) + 1).where(
+                            study_raters.c.study_id == int(study_id)
+                        )
+                    ).scalar_one()
+                    conn.execute(
+                        study_raters.insert().values(
+                            study_id=int(study_id), rater_id=int(rater_id), rater_index=int(nxt), created_at=utcnow()
+                        )
+                    )
                     return int(nxt)
             except IntegrityError:
                 continue  # another rater took that index (PostgreSQL); read again
@@ -403,9 +517,11 @@ class Store(FeedbackStore):
         rid = self.rater_id(name)
         self.study_rater_index(study_id, rid)
         with self.write() as conn:
-            conn.execute(update(study_raters).where(
-                study_raters.c.study_id == int(study_id), study_raters.c.rater_id == rid
-            ).values(code_hash=code_hash, revoked_at=None))
+            conn.execute(
+                update(study_raters)
+                .where(study_raters.c.study_id == int(study_id), study_raters.c.rater_id == rid)
+                .values(code_hash=code_hash, revoked_at=None)
+            )
         return rid
 
     def _enrolment_select(self):
@@ -420,46 +536,74 @@ class Store(FeedbackStore):
     def revoke(self, study_id: int, rater_id: int) -> bool:
         """Revoke a rater's code for a study; True if there was a live code."""
         with self.write() as conn:
-            done = conn.execute(update(study_raters).where(
-                study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id),
-                study_raters.c.revoked_at.is_(None), study_raters.c.code_hash.is_not(None),
-            ).values(revoked_at=utcnow())).rowcount
+            done = conn.execute(
+                update(study_raters)
+                .where(
+                    study_raters.c.study_id == int(study_id),
+                    study_raters.c.rater_id == int(rater_id),
+                    study_raters.c.revoked_at.is_(None),
+                    study_raters.c.code_hash.is_not(None),
+                )
+                .values(revoked_at=utcnow())
+            ).rowcount
         return bool(done)
 
     def enrolments(self, study_id: int) -> list[Enrolment]:
         """Every rater enrolled in a study, in arrival order."""
         with self.read() as conn:
-            rows = conn.execute(self._enrolment_select().where(study_raters.c.study_id == int(study_id))
-                                .order_by(study_raters.c.rater_index)).mappings()
+            rows = conn.execute(
+                self._enrolment_select()
+                .where(study_raters.c.study_id == int(study_id))
+                .order_by(study_raters.c.rater_index)
+            ).mappings()
             return [_enrolment(r) for r in rows]
 
     def assignment(self, rater_id: int, item_id: int) -> dict[int, int]:
         """{position: output_id} shown to this rater for this item; empty if never shown."""
         with self.read() as conn:
-            rows = conn.execute(select(assignments.c.position, assignments.c.output_id).where(
-                assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id)))
+            rows = conn.execute(
+                select(assignments.c.position, assignments.c.output_id).where(
+                    assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id)
+                )
+            )
             return {int(r.position): int(r.output_id) for r in rows}
 
     def raters_for_item(self, item_id: int) -> list[tuple[str, int]]:
         """(name, id) of the raters who were shown this item."""
         with self.read() as conn:
             rows = conn.execute(
-                select(raters.c.name, raters.c.id).join(assignments, assignments.c.rater_id == raters.c.id)
-                .where(assignments.c.item_id == int(item_id)).distinct().order_by(raters.c.name))
+                select(raters.c.name, raters.c.id)
+                .join(assignments, assignments.c.rater_id == raters.c.id)
+                .where(assignments.c.item_id == int(item_id))
+                .distinct()
+                .order_by(raters.c.name)
+            )
             return [(r.name, int(r.id)) for r in rows]
 
     def record_assignment(self, rater_id: int, item_id: int, order: Sequence[int]) -> dict[int, int]:
         """Record `order` (output ids, position 0 first) unless one is recorded; return the one in force."""
         try:
             with self.write() as conn:
-                rows = conn.execute(select(assignments.c.position, assignments.c.output_id).where(
-                    assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id))).all()
+                rows = conn.execute(
+                    select(assignments.c.position, assignments.c.output_id).where(
+                        assignments.c.rater_id == int(rater_id), assignments.c.item_id == int(item_id)
+                    )
+                ).all()
                 if rows:
                     return {int(r.position): int(r.output_id) for r in rows}
-                conn.execute(assignments.insert(), [
-                    dict(rater_id=int(rater_id), item_id=int(item_id), output_id=int(o), position=p, created_at=utcnow())
-                    for p, o in enumerate(order)
-                ])
+                conn.execute(
+                    assignments.insert(),
+                    [
+                        dict(
+                            rater_id=int(rater_id),
+                            item_id=int(item_id),
+                            output_id=int(o),
+                            position=p,
+                            created_at=utcnow(),
+                        )
+                        for p, o in enumerate(order)
+                    ],
+                )
                 return dict(enumerate(int(o) for o in order))
         except IntegrityError:
             found = self.assignment(rater_id, item_id)  # a concurrent first view recorded it (PostgreSQL)
@@ -479,13 +623,17 @@ class Store(FeedbackStore):
         clean = []
         for row in rows:
             cant = cant_judge_dims(row)
-            values: dict[str, Any] = {name: None if name in cant else check_score(name, row.get(name))
-                                      for name in SCORE_COLUMNS}
+            values: dict[str, Any] = {
+                name: None if name in cant else check_score(name, row.get(name)) for name in SCORE_COLUMNS
+            }
             values.update(cant_judge_values(cant))
             values.update(
-                rater_id=int(rater_id), output_id=int(row["output_id"]), comment=clean_comment(row.get("comment")),
+                rater_id=int(rater_id),
+                output_id=int(row["output_id"]),
+                comment=clean_comment(row.get("comment")),
                 position=None if row.get("position") is None else int(row["position"]),
-                created_at=row.get("created_at") or now, updated_at=row.get("updated_at") or now,
+                created_at=row.get("created_at") or now,
+                updated_at=row.get("updated_at") or now,
             )
             clean.append(values)
         stmt = self._insert(ratings)
@@ -493,35 +641,66 @@ class Store(FeedbackStore):
             return
         with self.write() as conn:
             # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
-            changed = {name: stmt.excluded[name] for name in (*SCORE_COLUMNS, *cant_judge_values(()), "comment",
-                                                              "position", "updated_at")}
+            changed = {
+                name: stmt.excluded[name]
+                for name in (*SCORE_COLUMNS, *cant_judge_values(()), "comment", "position", "updated_at")
+            }
             conn.execute(stmt.on_conflict_do_update(index_elements=["rater_id", "output_id"], set_=changed), clean)
 
-    def save_rating(self, rater_id: int, output_id: int, coherence: object, informativeness: object,
-                    naturalness: object, comment: object = None, position: int | None = None) -> None:
-        self.save_ratings(rater_id, [dict(output_id=output_id, coherence=coherence, informativeness=informativeness,
-                                          naturalness=naturalness, comment=comment, position=position)])
+    def save_rating(
+        self,
+        rater_id: int,
+        output_id: int,
+        coherence: object,
+        informativeness: object,
+        naturalness: object,
+        comment: object = None,
+        position: int | None = None,
+    ) -> None:
+        self.save_ratings(
+            rater_id,
+            [
+                dict(
+                    output_id=output_id,
+                    coherence=coherence,
+                    informativeness=informativeness,
+                    naturalness=naturalness,
+                    comment=comment,
+                    position=position,
+                )
+            ],
+        )
 
     def ratings_for(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, Rating]:
         ids = [int(o) for o in output_ids]
         if not ids:
             return {}
         with self.read() as conn:
-            rows = conn.execute(select(ratings).where(ratings.c.rater_id == int(rater_id),
-                                                      ratings.c.output_id.in_(ids))).mappings()
+            rows = conn.execute(
+                select(ratings).where(ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))
+            ).mappings()
             return {int(r["output_id"]): from_row(Rating, r) for r in rows}
 
     def item_counts(self, study_id: int, rater_id: int | None = None) -> dict[int, tuple[int, int]]:
         """{item_id: (outputs stored, outputs rated by `rater_id`)} for a study, in two queries."""
         with self.read() as conn:
             stored = conn.execute(
-                select(outputs.c.item_id, func.count()).join(items, items.c.id == outputs.c.item_id)
-                .where(items.c.study_id == int(study_id)).group_by(outputs.c.item_id)).all()
-            rated = [] if rater_id is None else conn.execute(
-                select(outputs.c.item_id, func.count()).join(ratings, ratings.c.output_id == outputs.c.id)
+                select(outputs.c.item_id, func.count())
                 .join(items, items.c.id == outputs.c.item_id)
-                .where(items.c.study_id == int(study_id), ratings.c.rater_id == int(rater_id))
-                .group_by(outputs.c.item_id)).all()
+                .where(items.c.study_id == int(study_id))
+                .group_by(outputs.c.item_id)
+            ).all()
+            rated = (
+                []
+                if rater_id is None
+                else conn.execute(
+                    select(outputs.c.item_id, func.count())
+                    .join(ratings, ratings.c.output_id == outputs.c.id)
+                    .join(items, items.c.id == outputs.c.item_id)
+                    .where(items.c.study_id == int(study_id), ratings.c.rater_id == int(rater_id))
+                    .group_by(outputs.c.item_id)
+                ).all()
+            )
         done = {int(i): int(n) for i, n in rated}
         return {int(i): (int(n), done.get(int(i), 0)) for i, n in stored}
 
@@ -533,9 +712,9 @@ class Store(FeedbackStore):
 
     def outputs_frame(self, study_id: int | None = None) -> pd.DataFrame:
         """One row per output: OUTPUT_COLUMNS, then sample_index and language."""
-        query = (select(*[JOIN_COLUMNS[c].label(c) for c in OUTPUT_COLUMNS + EXTRA_COLUMNS])
-                 .select_from(outputs.join(items, items.c.id == outputs.c.item_id)
-                              .join(studies, studies.c.id == items.c.study_id)))
+        query = select(*[JOIN_COLUMNS[c].label(c) for c in OUTPUT_COLUMNS + EXTRA_COLUMNS]).select_from(
+            outputs.join(items, items.c.id == outputs.c.item_id).join(studies, studies.c.id == items.c.study_id)
+        )
         if study_id is not None:
             query = query.where(studies.c.id == int(study_id))
         query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
@@ -547,9 +726,12 @@ class Store(FeedbackStore):
         """The one query of ratings joined with their output, item, study and rater (`JOIN_COLUMNS`)."""
         query = (
             select(*[JOIN_COLUMNS[c].label(c) for c in columns])
-            .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id)
-                         .join(items, items.c.id == outputs.c.item_id).join(studies, studies.c.id == items.c.study_id)
-                         .join(raters, raters.c.id == ratings.c.rater_id))
+            .select_from(
+                ratings.join(outputs, outputs.c.id == ratings.c.output_id)
+                .join(items, items.c.id == outputs.c.item_id)
+                .join(studies, studies.c.id == items.c.study_id)
+                .join(raters, raters.c.id == ratings.c.rater_id)
+            )
             .order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
         )
         return query if study_id is None else query.where(studies.c.id == int(study_id))
@@ -569,43 +751,74 @@ class Store(FeedbackStore):
 
     def progress(self, study_id: int) -> pd.DataFrame:
         """Per rater in a study: items fully rated, ratings given, first and last rating time."""
-        n_outputs = (select(outputs.c.item_id, func.count().label("n"))
-                     .join(items, items.c.id == outputs.c.item_id).where(items.c.study_id == int(study_id))
-                     .group_by(outputs.c.item_id).subquery())
+        n_outputs = (
+            select(outputs.c.item_id, func.count().label("n"))
+            .join(items, items.c.id == outputs.c.item_id)
+            .where(items.c.study_id == int(study_id))
+            .group_by(outputs.c.item_id)
+            .subquery()
+        )
         per_item = (
-            select(ratings.c.rater_id, outputs.c.item_id, func.count().label("done"),
-                   func.min(ratings.c.created_at).label("first"), func.max(ratings.c.updated_at).label("last"))
-            .join(outputs, outputs.c.id == ratings.c.output_id).join(items, items.c.id == outputs.c.item_id)
-            .where(items.c.study_id == int(study_id)).group_by(ratings.c.rater_id, outputs.c.item_id).subquery()
+            select(
+                ratings.c.rater_id,
+                outputs.c.item_id,
+                func.count().label("done"),
+                func.min(ratings.c.created_at).label("first"),
+                func.max(ratings.c.updated_at).label("last"),
+            )
+            .join(outputs, outputs.c.id == ratings.c.output_id)
+            .join(items, items.c.id == outputs.c.item_id)
+            .where(items.c.study_id == int(study_id))
+            .group_by(ratings.c.rater_id, outputs.c.item_id)
+            .subquery()
         )
         query = (
-            select(raters.c.name.label("rater"),
-                   func.sum(case((per_item.c.done >= n_outputs.c.n, 1), else_=0)).label("items_done"),
-                   func.sum(per_item.c.done).label("ratings"),
-                   func.min(per_item.c.first).label("first_rating"), func.max(per_item.c.last).label("last_rating"))
-            .select_from(per_item.join(n_outputs, n_outputs.c.item_id == per_item.c.item_id)
-                         .join(raters, raters.c.id == per_item.c.rater_id))
-            .group_by(raters.c.name).order_by(raters.c.name)
+            select(
+                raters.c.name.label("rater"),
+                func.sum(case((per_item.c.done >= n_outputs.c.n, 1), else_=0)).label("items_done"),
+                func.sum(per_item.c.done).label("ratings"),
+                func.min(per_item.c.first).label("first_rating"),
+                func.max(per_item.c.last).label("last_rating"),
+            )
+            .select_from(
+                per_item.join(n_outputs, n_outputs.c.item_id == per_item.c.item_id).join(
+                    raters, raters.c.id == per_item.c.rater_id
+                )
+            )
+            .group_by(raters.c.name)
+            .order_by(raters.c.name)
         )
         with self.read() as conn:
             rows = conn.execute(query).all()
-        frame = pd.DataFrame([tuple(r) for r in rows],
-                             columns=["rater", "items_done", "ratings", "first_rating", "last_rating"])
+        frame = pd.DataFrame(
+            [tuple(r) for r in rows], columns=["rater", "items_done", "ratings", "first_rating", "last_rating"]
+        )
         for col in ("items_done", "ratings"):
             frame[col] = frame[col].astype("int64")
         return frame
 
     def study_summary(self, study_id: int) -> dict[str, int]:
         with self.read() as conn:
-            n_items = conn.execute(select(func.count()).select_from(items)
-                                   .where(items.c.study_id == int(study_id))).scalar_one()
-            n_outputs = conn.execute(select(func.count()).select_from(outputs.join(items, items.c.id == outputs.c.item_id))
-                                     .where(items.c.study_id == int(study_id))).scalar_one()
-            n_ratings = conn.execute(select(func.count()).select_from(
-                ratings.join(outputs, outputs.c.id == ratings.c.output_id).join(items, items.c.id == outputs.c.item_id))
-                .where(items.c.study_id == int(study_id))).scalar_one()
-            n_raters = conn.execute(select(func.count()).select_from(study_raters)
-                                    .where(study_raters.c.study_id == int(study_id))).scalar_one()
+            n_items = conn.execute(
+                select(func.count()).select_from(items).where(items.c.study_id == int(study_id))
+            ).scalar_one()
+            n_outputs = conn.execute(
+                select(func.count())
+                .select_from(outputs.join(items, items.c.id == outputs.c.item_id))
+                .where(items.c.study_id == int(study_id))
+            ).scalar_one()
+            n_ratings = conn.execute(
+                select(func.count())
+                .select_from(
+                    ratings.join(outputs, outputs.c.id == ratings.c.output_id).join(
+                        items, items.c.id == outputs.c.item_id
+                    )
+                )
+                .where(items.c.study_id == int(study_id))
+            ).scalar_one()
+            n_raters = conn.execute(
+                select(func.count()).select_from(study_raters).where(study_raters.c.study_id == int(study_id))
+            ).scalar_one()
         return {"items": int(n_items), "outputs": int(n_outputs), "ratings": int(n_ratings), "raters": int(n_raters)}
 
     # ---- deleting (organizer only) --------------------------------------------------------------
@@ -626,7 +839,8 @@ class Store(FeedbackStore):
         sid = int(study_id)
         study_outputs = select(outputs.c.id).join(items, items.c.id == outputs.c.item_id).where(items.c.study_id == sid)
         rated = select(func.count(), func.max(ratings.c.id), func.max(ratings.c.updated_at)).where(
-            ratings.c.output_id.in_(study_outputs))
+            ratings.c.output_id.in_(study_outputs)
+        )
         if rater_id is not None:
             return tuple(conn.execute(rated.where(ratings.c.rater_id == int(rater_id))).one())
         n_items = conn.execute(select(func.count()).select_from(items).where(items.c.study_id == sid)).scalar_one()
@@ -662,14 +876,19 @@ class Store(FeedbackStore):
             self._locked(conn, output_ids)
             self._locked(conn, select(ratings.c.id).where(ratings.c.output_id.in_(output_ids)))
             if expect is not None and tuple(expect) != self._deletion_fingerprint(conn, sid, None):
-                raise UserError("the study changed while its backup was being written (new ratings or outputs); "
-                                "nothing was deleted: try again")
+                raise UserError(
+                    "the study changed while its backup was being written (new ratings or outputs); "
+                    "nothing was deleted: try again"
+                )
             counts = {
                 "ratings": conn.execute(ratings.delete().where(ratings.c.output_id.in_(output_ids))).rowcount,
                 "skips": conn.execute(skips.delete().where(skips.c.item_id.in_(item_ids))).rowcount,
                 "flags": conn.execute(flags.delete().where(flags.c.item_id.in_(item_ids))).rowcount,
-                "assignments": conn.execute(assignments.delete().where(
-                    assignments.c.item_id.in_(item_ids) | assignments.c.output_id.in_(output_ids))).rowcount,
+                "assignments": conn.execute(
+                    assignments.delete().where(
+                        assignments.c.item_id.in_(item_ids) | assignments.c.output_id.in_(output_ids)
+                    )
+                ).rowcount,
                 "outputs": conn.execute(outputs.delete().where(outputs.c.item_id.in_(item_ids))).rowcount,
                 "items": conn.execute(items.delete().where(items.c.study_id == sid)).rowcount,
                 "study_raters": conn.execute(study_raters.delete().where(study_raters.c.study_id == sid)).rowcount,
@@ -690,8 +909,9 @@ class Store(FeedbackStore):
             mine = and_(ratings.c.rater_id == rid, ratings.c.output_id.in_(output_ids))
             self._locked(conn, select(ratings.c.id).where(mine))
             if expect is not None and tuple(expect) != self._deletion_fingerprint(conn, sid, rid):
-                raise UserError("the rater's ratings changed while the backup was being written; nothing was "
-                                "deleted: try again")
+                raise UserError(
+                    "the rater's ratings changed while the backup was being written; nothing was deleted: try again"
+                )
             return int(conn.execute(ratings.delete().where(mine)).rowcount)
 
 

@@ -29,8 +29,10 @@ def _add_column_sql(engine: Engine, table_name: str, column) -> str:
     default = column.default.arg if column.default is not None and column.default.is_scalar else None
     if default is not None:
         # TRUE / FALSE: PostgreSQL refuses an integer default on a boolean column; SQLite reads them as 1 / 0.
-        literal = ("TRUE" if default else "FALSE") if isinstance(default, bool) else (
-            repr(default) if isinstance(default, (int, float)) else "'" + str(default).replace("'", "''") + "'"
+        literal = (
+            ("TRUE" if default else "FALSE")
+            if isinstance(default, bool)
+            else (repr(default) if isinstance(default, (int, float)) else "'" + str(default).replace("'", "''") + "'")
         )
         sql += f" DEFAULT {literal}"
         if not column.nullable:
@@ -117,7 +119,7 @@ def _rebuild_sqlite_ratings(engine: Engine) -> list[str]:
                 prefix = "CREATE TABLE ratings ("
                 if not ddl.startswith(prefix):
                     raise RuntimeError(f"unexpected DDL for ratings: {ddl[:80]!r}")
-                db.execute("CREATE TABLE ratings_upgrade (" + ddl[len(prefix):])
+                db.execute("CREATE TABLE ratings_upgrade (" + ddl[len(prefix) :])
                 columns = ", ".join(c.name for c in ratings.columns)
                 db.execute(f"INSERT INTO ratings_upgrade ({columns}) SELECT {columns} FROM ratings")
                 db.execute("DROP TABLE ratings")

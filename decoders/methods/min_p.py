@@ -16,8 +16,16 @@ register(
         description="Min-p sampling (p=0.1, T=1): keeps tokens at least 10% as likely as the top one.",
         params=(
             Param("temperature", 1.0, "float", 0.05, 3.0, 0.05, label="temperature"),
-            Param("min_p", 0.1, "float", 0.0, 1.0, 0.01, label="min-p",
-                  help="fraction of the top token's probability a token needs to stay; 0 turns it off"),
+            Param(
+                "min_p",
+                0.1,
+                "float",
+                0.0,
+                1.0,
+                0.01,
+                label="min-p",
+                help="fraction of the top token's probability a token needs to stay; 0 turns it off",
+            ),
         ),
         plan_fn=plan,
         family="playground",

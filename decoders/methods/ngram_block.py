@@ -13,8 +13,10 @@ def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
         "top_k": s["top_k"],
         "no_repeat_ngram_size": s["no_repeat_ngram_size"],
     }
-    return GenerationPlan(generate_kwargs=kwargs,
-                          effective={**sampling_effective(kwargs), "no_repeat_ngram_size": s["no_repeat_ngram_size"]})
+    return GenerationPlan(
+        generate_kwargs=kwargs,
+        effective={**sampling_effective(kwargs), "no_repeat_ngram_size": s["no_repeat_ngram_size"]},
+    )
 
 
 register(

@@ -23,7 +23,9 @@ def routed_settings(s: dict, route: Route) -> tuple[dict[str, Any], dict[str, An
     if s[f"greedy_{route.task}"]:
         kwargs: dict[str, Any] = {"do_sample": False, "num_beams": 1}
         effective: dict[str, Any] = dict(kwargs)
-        info["sampling"] = f"disabled for {route.task} (greedy_{route.task}=true): greedy instead of the preset {preset}"
+        info["sampling"] = (
+            f"disabled for {route.task} (greedy_{route.task}=true): greedy instead of the preset {preset}"
+        )
     else:
         kwargs = {"do_sample": True, **preset}
         effective = sampling_effective(kwargs)
@@ -68,10 +70,24 @@ register(
         name="Routed",
         description="Task routing: math / code / summary / chat by a visible keyword rule, then the article's preset.",
         params=(
-            Param("task", "auto", "choice", choices=("auto",) + TASKS, label="task",
-                  help="auto = keyword rule on the prompt (en/zh); or force one task's preset"),
-            *(Param(f"greedy_{t}", False, "bool", label=f"no sampling for {t}",
-                    help=f"decode {t} prompts greedily (e.g. strict formats, high-risk domains)") for t in TASKS),
+            Param(
+                "task",
+                "auto",
+                "choice",
+                choices=("auto",) + TASKS,
+                label="task",
+                help="auto = keyword rule on the prompt (en/zh); or force one task's preset",
+            ),
+            *(
+                Param(
+                    f"greedy_{t}",
+                    False,
+                    "bool",
+                    label=f"no sampling for {t}",
+                    help=f"decode {t} prompts greedily (e.g. strict formats, high-risk domains)",
+                )
+                for t in TASKS
+            ),
         ),
         plan_fn=plan,
         family="article-003",

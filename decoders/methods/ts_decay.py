@@ -27,7 +27,16 @@ register(
         description="Temperature decay T_max·(1-t/L)^γ (0.85, γ=1.5): explores early, settles towards the end.",
         params=(
             Param("t_max", 0.85, "float", 0.05, 2.0, 0.05, label="T max"),
-            Param("gamma", 1.5, "float", 0.0, 5.0, 0.1, label="γ", help="article: 1.5; math 1.2, poetry 1.8; 0 = constant T_max"),
+            Param(
+                "gamma",
+                1.5,
+                "float",
+                0.0,
+                5.0,
+                0.1,
+                label="γ",
+                help="article: 1.5; math 1.2, poetry 1.8; 0 = constant T_max",
+            ),
             Param("t_min", 0.1, "float", 0.01, 1.0, 0.01, label="T min", help="floor, so T stays > 0 at t = L"),
             Param("top_p", 1.0, "float", 0.05, 1.0, 0.01, label="top-p"),
             Param("top_k", 0, "int", 0, 1000, 1, label="top-k", help="0 = off (generate would default to 50)"),

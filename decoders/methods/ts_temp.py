@@ -17,8 +17,16 @@ register(
         params=(
             Param("temperature", 0.9, "float", 0.05, 2.0, 0.05, label="temperature"),
             Param("top_p", 0.95, "float", 0.05, 1.0, 0.01, label="top-p"),
-            Param("top_k", 50, "int", 0, 1000, 1, label="top-k",
-                  help="transformers' default 50, which the article's runs used too; 0 turns it off"),
+            Param(
+                "top_k",
+                50,
+                "int",
+                0,
+                1000,
+                1,
+                label="top-k",
+                help="transformers' default 50, which the article's runs used too; 0 turns it off",
+            ),
         ),
         plan_fn=plan,
     )

@@ -49,7 +49,9 @@ class RowwiseSampler:
         self.top_p = top_p.float()
 
     @classmethod
-    def for_arms(cls, arms: tuple[ArmConfig, ...] | list[ArmConfig], device: torch.device | str = "cpu") -> "RowwiseSampler":
+    def for_arms(
+        cls, arms: tuple[ArmConfig, ...] | list[ArmConfig], device: torch.device | str = "cpu"
+    ) -> "RowwiseSampler":
         return cls(
             torch.tensor([a.temperature for a in arms], device=device),
             torch.tensor([a.top_k for a in arms], device=device),

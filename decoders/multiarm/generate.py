@@ -84,8 +84,21 @@ class _State:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def copy_row(self, dst: int, src: int) -> None:
-        for name in ("slots", "live", "lp", "ent", "score", "pend_tok", "pend_lp", "pend_ent", "pend_score",
-                     "has_pending", "gen_count", "active", "reset"):
+        for name in (
+            "slots",
+            "live",
+            "lp",
+            "ent",
+            "score",
+            "pend_tok",
+            "pend_lp",
+            "pend_ent",
+            "pend_score",
+            "has_pending",
+            "gen_count",
+            "active",
+            "reset",
+        ):
             tensor = getattr(self, name)
             tensor[dst] = tensor[src]
 
@@ -99,8 +112,13 @@ class MultiArmGenerator:
     over: which arm's text is the answer is only known at the end.
     """
 
-    def __init__(self, model, settings: MultiArmSettings | None = None, verifier: Verifier | None = None,
-                 eos_token_id: int | list[int] | None = None):
+    def __init__(
+        self,
+        model,
+        settings: MultiArmSettings | None = None,
+        verifier: Verifier | None = None,
+        eos_token_id: int | list[int] | None = None,
+    ):
         self.model = model
         self.settings = settings or MultiArmSettings()
         self.verifier = verifier or SignalVerifier()
@@ -109,9 +127,16 @@ class MultiArmGenerator:
         self.last_trace: MultiArmTrace | None = None
 
     # -- the loop ------------------------------------------------------------------------------
-    def __call__(self, input_ids: torch.LongTensor, attention_mask: torch.Tensor | None = None,
-                 logits_processor=None, streamer=None, max_new_tokens: int = 128,
-                 pad_token_id: int | None = None, **_: Any) -> torch.LongTensor:
+    def __call__(
+        self,
+        input_ids: torch.LongTensor,
+        attention_mask: torch.Tensor | None = None,
+        logits_processor=None,
+        streamer=None,
+        max_new_tokens: int = 128,
+        pad_token_id: int | None = None,
+        **_: Any,
+    ) -> torch.LongTensor:
         if input_ids.shape[0] != 1:
             raise ValueError("multi-arm sampling runs one prompt at a time")
         cfg = self.settings
@@ -122,7 +147,9 @@ class MultiArmGenerator:
         sampler = RowwiseSampler.for_arms(arms, dev)
         base_t = sampler.temperature.to(dev)
         eos = torch.tensor(self.eos_ids or [-1], device=dev)
-        trace = MultiArmTrace([a.name for a in arms], prompt_len, getattr(self.verifier, "describe", lambda: repr(self.verifier))())
+        trace = MultiArmTrace(
+            [a.name for a in arms], prompt_len, getattr(self.verifier, "describe", lambda: repr(self.verifier))()
+        )
         self.last_trace = trace
         if streamer is not None:
             streamer.put(input_ids[0].cpu())
@@ -130,11 +157,22 @@ class MultiArmGenerator:
         z = lambda dtype=torch.float32: torch.zeros(n_arms, n_slots, dtype=dtype, device=dev)  # noqa: E731
         v = lambda fill=0, dtype=torch.float32: torch.full((n_arms,), fill, dtype=dtype, device=dev)  # noqa: E731
         st = _State(
-            slots=z(torch.long), live=z(torch.bool), lp=z(), ent=z(), score=z(),
-            pend_tok=v(pad, torch.long), pend_lp=v(), pend_ent=v(), pend_score=v(),
-            has_pending=v(False, torch.bool), gen_count=v(0, torch.long), active=v(True, torch.bool),
-            reset=v(False, torch.bool), reexplore_left=v(0, torch.long),
-            backtracks_left=v(cfg.max_backtracks, torch.long), since_backtrack=v(0, torch.long),
+            slots=z(torch.long),
+            live=z(torch.bool),
+            lp=z(),
+            ent=z(),
+            score=z(),
+            pend_tok=v(pad, torch.long),
+            pend_lp=v(),
+            pend_ent=v(),
+            pend_score=v(),
+            has_pending=v(False, torch.bool),
+            gen_count=v(0, torch.long),
+            active=v(True, torch.bool),
+            reset=v(False, torch.bool),
+            reexplore_left=v(0, torch.long),
+            backtracks_left=v(cfg.max_backtracks, torch.long),
+            since_backtrack=v(0, torch.long),
         )
         st.slots[:, :prompt_len] = input_ids[0]
         st.live[:, :prompt_len] = True
@@ -164,8 +202,13 @@ class MultiArmGenerator:
             st.lp[:, cur], st.ent[:, cur], st.score[:, cur] = st.pend_lp, st.pend_ent, st.pend_score
             st.has_pending &= ~feed_live
             positions = st.live[:, :cur].sum(dim=1, keepdim=True)
-            out = self.model(input_ids=st.slots[:, cur:cur + 1], attention_mask=st.live[:, :cur + 1].long(),
-                             position_ids=positions, cache=cache, use_cache=True)
+            out = self.model(
+                input_ids=st.slots[:, cur : cur + 1],
+                attention_mask=st.live[:, : cur + 1].long(),
+                position_ids=positions,
+                cache=cache,
+                use_cache=True,
+            )
             trace.forward_passes += 1
             cur += 1
             step += 1
@@ -183,8 +226,17 @@ class MultiArmGenerator:
         score = torch.cat([st.score[:, prompt_len:cur], st.pend_score[:, None]], dim=1)
         return mask, lp, ent, score
 
-    def _sample(self, st: _State, sampler: RowwiseSampler, base_t: torch.Tensor, logits: torch.Tensor,
-                cur: int, prompt_len: int, step: int, trace: MultiArmTrace) -> None:
+    def _sample(
+        self,
+        st: _State,
+        sampler: RowwiseSampler,
+        base_t: torch.Tensor,
+        logits: torch.Tensor,
+        cur: int,
+        prompt_len: int,
+        step: int,
+        trace: MultiArmTrace,
+    ) -> None:
         cfg = self.settings
         moving = st.active.clone()
         temperature = base_t + cfg.reexplore_boost * (st.reexplore_left > 0).float()
@@ -205,8 +257,16 @@ class MultiArmGenerator:
         scores = self.verifier(lp, ent, window).float()
         st.pend_score = torch.where(moving, scores, st.pend_score)
         weights = self._weights(st)
-        rows = zip(moving.tolist(), st.pend_tok.tolist(), st.pend_lp.tolist(), st.pend_ent.tolist(),
-                   st.pend_score.tolist(), weights.tolist(), temperature.tolist(), st.gen_count.tolist())
+        rows = zip(
+            moving.tolist(),
+            st.pend_tok.tolist(),
+            st.pend_lp.tolist(),
+            st.pend_ent.tolist(),
+            st.pend_score.tolist(),
+            weights.tolist(),
+            temperature.tolist(),
+            st.gen_count.tolist(),
+        )
         for arm, (m, tok, lp_, ent_, sc, w, t, n) in enumerate(rows):
             if m:
                 trace.steps.append(ArmStep(step, arm, n - 1, tok, lp_, ent_, sc, w, t))
@@ -227,17 +287,28 @@ class MultiArmGenerator:
         s1, s2, s3 = ((score * (mask & (rank == r)).float()).sum(dim=1) for r in (1, 2, 3))
         high_variance = (count >= cfg.variance_tokens) & (var > cfg.variance_threshold)
         falling = (mask.sum(dim=1) >= 3) & (s1 < (1 - cfg.drop_fraction) * s2) & (s2 < (1 - cfg.drop_fraction) * s3)
-        fire = st.active & (high_variance | falling) & (st.backtracks_left > 0) & (st.since_backtrack >= cfg.variance_tokens)
+        fire = (
+            st.active
+            & (high_variance | falling)
+            & (st.backtracks_left > 0)
+            & (st.since_backtrack >= cfg.variance_tokens)
+        )
         if not bool(fire.any()):
             return
         gen_live = st.live[:, prompt_len:cur]
         index = torch.arange(cur - prompt_len, device=gen_live.device)
-        anchor = torch.where(gen_live & (st.score[:, prompt_len:cur] > cfg.anchor_threshold), index, -1).max(dim=1).values \
-            if cur > prompt_len else torch.full_like(st.gen_count, -1)
+        anchor = (
+            torch.where(gen_live & (st.score[:, prompt_len:cur] > cfg.anchor_threshold), index, -1).max(dim=1).values
+            if cur > prompt_len
+            else torch.full_like(st.gen_count, -1)
+        )
         for arm in fire.nonzero().flatten().tolist():
-            why = (f"log-prob variance {var[arm].item():.2f} > {cfg.variance_threshold} over {cfg.variance_tokens} tokens"
-                   if high_variance[arm] else f"score fell >{cfg.drop_fraction:.0%} twice: "
-                   f"{s3[arm].item():.2f} → {s2[arm].item():.2f} → {s1[arm].item():.2f}")
+            why = (
+                f"log-prob variance {var[arm].item():.2f} > {cfg.variance_threshold} over {cfg.variance_tokens} tokens"
+                if high_variance[arm]
+                else f"score fell >{cfg.drop_fraction:.0%} twice: "
+                f"{s3[arm].item():.2f} → {s2[arm].item():.2f} → {s1[arm].item():.2f}"
+            )
             j = int(anchor[arm])
             if j >= 0:  # re-feed the anchor token; everything after it is dead
                 slot = prompt_len + j
@@ -275,12 +346,21 @@ class MultiArmGenerator:
         st.copy_row(low, high)
         st.reexplore_left[low] = 0
         st.since_backtrack[low] = 0
-        trace.events.append(ArmEvent(step, low, "copy", int(st.gen_count[low]),
-                                     f"weight {float(weights[low]):.2f} < {cfg.prune_weight}: pruned, continues from "
-                                     f"{trace.arm_names[high]}'s path (weight {float(weights[high]):.2f})", source=high))
+        trace.events.append(
+            ArmEvent(
+                step,
+                low,
+                "copy",
+                int(st.gen_count[low]),
+                f"weight {float(weights[low]):.2f} < {cfg.prune_weight}: pruned, continues from "
+                f"{trace.arm_names[high]}'s path (weight {float(weights[high]):.2f})",
+                source=high,
+            )
+        )
 
-    def _finish(self, st: _State, input_ids: torch.Tensor, cur: int, prompt_len: int, trace: MultiArmTrace,
-                streamer) -> torch.LongTensor:
+    def _finish(
+        self, st: _State, input_ids: torch.Tensor, cur: int, prompt_len: int, trace: MultiArmTrace, streamer
+    ) -> torch.LongTensor:
         mask, lp, _, score = self._sequence(st, cur, prompt_len)
         tokens = torch.cat([st.slots[:, prompt_len:cur], st.pend_tok[:, None]], dim=1)
         mean_score, _ = masked_mean_var(score, mask)

@@ -58,5 +58,7 @@ class SignalVerifier:
         return torch.exp(-(self.variance_weight * var + self.entropy_weight * mean_entropy))
 
     def describe(self) -> str:
-        return (f"signals of the generating model, not the article's trained 200M verifier: "
-                f"exp(-({self.variance_weight}·logprob variance + {self.entropy_weight}·mean entropy))")
+        return (
+            f"signals of the generating model, not the article's trained 200M verifier: "
+            f"exp(-({self.variance_weight}·logprob variance + {self.entropy_weight}·mean entropy))"
+        )

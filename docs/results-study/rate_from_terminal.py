@@ -1,9 +1,11 @@
 """Blind rating from a terminal, through the same server-side functions the Rate tab calls.
 
-    python rate.py show RATER            # the next item you have not rated: prompt + responses A/B/C
-    python rate.py submit RATER ITEM 'A=4,3,5' 'B=...' 'C=...'   # coherence,informativeness,naturalness (1-5)
+python rate.py show RATER            # the next item you have not rated: prompt + responses A/B/C
+python rate.py submit RATER ITEM 'A=4,3,5' 'B=...' 'C=...'   # coherence,informativeness,naturalness (1-5)
 """
+
 import sys
+
 sys.path.insert(0, "/work/study/code")
 from arena.store import Store
 from arena import blind
@@ -14,7 +16,8 @@ cmd, rater = sys.argv[1], sys.argv[2]
 if cmd == "show":
     view, msg = blind.open_item(store, rater, SID)
     if view is None:
-        print(msg); raise SystemExit
+        print(msg)
+        raise SystemExit
     print(f"ITEM {view.item}  ({view.index} of {view.total}; you have fully rated {view.rated_items})")
     print("PROMPT:\n" + view.prompt + "\n")
     for r in view.responses:

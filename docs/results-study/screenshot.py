@@ -1,5 +1,6 @@
 import re, sys
 from playwright.sync_api import sync_playwright
+
 url = sys.argv[1]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 with sync_playwright() as p:

@@ -16,8 +16,14 @@ import pytest
 from live_app import LiveApp, shared_app
 
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
 ]
 TIMEOUT_MS = 90_000  # two busy cores: a first page load can take tens of seconds
 
@@ -38,8 +44,10 @@ def pytest_runtest_makereport(item, call):
 def chromium_path() -> str:
     path = chromium_executable()
     if path is None:
-        pytest.skip("no Chromium for the browser tests: run scripts/test.sh as root (it installs Debian's "
-                    "chromium) or `apt-get install chromium`, or set ARENA_CHROMIUM to a Chromium binary")
+        pytest.skip(
+            "no Chromium for the browser tests: run scripts/test.sh as root (it installs Debian's "
+            "chromium) or `apt-get install chromium`, or set ARENA_CHROMIUM to a Chromium binary"
+        )
     return path
 
 
@@ -75,4 +83,3 @@ def page(browser, app, request, artifacts_dir: Path):
         except Exception:
             pass
     context.close()
-

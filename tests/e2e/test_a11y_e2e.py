@@ -22,18 +22,29 @@ from seeding import METHODS, db_store, invite, publish, seed_study
 ROOT = Path(__file__).resolve().parents[2]
 DOC_SHOTS = ROOT / "docs" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 800}
-TABS = [("Compare", "compare"), ("Rate (blind)", "rate"), ("Results", "results"), ("Organizer", "organizer"),
-        ("Multi-arm trace", "trace")]
+TABS = [
+    ("Compare", "compare"),
+    ("Rate (blind)", "rate"),
+    ("Results", "results"),
+    ("Organizer", "organizer"),
+    ("Multi-arm trace", "trace"),
+]
 BAD = ("serious", "critical")
 # (rule, selector, reason): a violation of that rule on an element matching that selector is not
 # counted. Only for markup inside Gradio's own Svelte components, which no component argument changes.
 EXCLUDE: list[tuple[str, str, str]] = [
-    ("aria-prohibited-attr", 'div.empty.unpadded_box[aria-label="Empty value"]',
-     "Gradio's empty-value placeholder (gr.Plot / gr.File / gr.Dataframe without a value) is a bare <div> "
-     "with aria-label and no role"),
-    ("scrollable-region-focusable", 'div.virtual-table-viewport[role="none"]',
-     "gr.Dataframe's virtual scroller is a role=none <div> with max-height; its cells are not focusable "
-     "while the table is read-only"),
+    (
+        "aria-prohibited-attr",
+        'div.empty.unpadded_box[aria-label="Empty value"]',
+        "Gradio's empty-value placeholder (gr.Plot / gr.File / gr.Dataframe without a value) is a bare <div> "
+        "with aria-label and no role",
+    ),
+    (
+        "scrollable-region-focusable",
+        'div.virtual-table-viewport[role="none"]',
+        "gr.Dataframe's virtual scroller is a role=none <div> with max-height; its cells are not focusable "
+        "while the table is read-only",
+    ),
 ]
 
 
@@ -47,8 +58,14 @@ def axe_problems(page, where: str) -> list[str]:
             continue
         nodes = [n for n in v["nodes"] if not _excluded(page, v["id"], n["target"])]
         if nodes:
-            targets = "; ".join(", ".join(map(str, n["target"])) + " :: " + n.get("html", "")[:160] + " :: "
-                                + " ".join(c.get("message", "") for c in n.get("any", []))[:200] for n in nodes[:6])
+            targets = "; ".join(
+                ", ".join(map(str, n["target"]))
+                + " :: "
+                + n.get("html", "")[:160]
+                + " :: "
+                + " ".join(c.get("message", "") for c in n.get("any", []))[:200]
+                for n in nodes[:6]
+            )
             found.append(f"{where}: {v['id']} ({v['impact']}, {len(nodes)} nodes) {v['help']}: {targets}")
     return found
 
@@ -57,16 +74,20 @@ def _excluded(page, rule: str, target: list) -> bool:
     sels = [sel for r, sel, _ in EXCLUDE if r == rule]
     if not sels or len(target) != 1 or not isinstance(target[0], str):
         return False
-    return page.evaluate("([t, sels]) => { const e = document.querySelector(t); return !!e && sels.some(s => e.matches(s)); }",
-                         [target[0], sels])
+    return page.evaluate(
+        "([t, sels]) => { const e = document.querySelector(t); return !!e && sels.some(s => e.matches(s)); }",
+        [target[0], sels],
+    )
 
 
 def published_study(app, token: str) -> int:
     """A published study with four prompts rated by three raters (written straight into the database)."""
     store = db_store(app.workdir)
     prompts = [f"Prompt {k} {token}: write two sentences about the sea." for k in range(4)]
-    texts = [{m: f"{m} output {k}: the sea is wide and {'calm' if j else 'grey'} today." for j, m in enumerate(METHODS)}
-             for k in range(4)]
+    texts = [
+        {m: f"{m} output {k}: the sea is wide and {'calm' if j else 'grey'} today." for j, m in enumerate(METHODS)}
+        for k in range(4)
+    ]
     sid, items = seed_study(store, f"Sea study {token}", prompts, texts)
     outputs = {(o["item_id"], o["method"]): o["output_id"] for o in store.outputs_frame(sid).to_dict("records")}
     for r, rater in enumerate(("ana", "ben", "cho")):
@@ -95,8 +116,9 @@ def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, a
     token = secrets.token_hex(3)
     sid = published_study(app, token)
     store = db_store(app.workdir)  # an open study for the Rate tab: axe checks the rating form with an item
-    open_sid, _ = seed_study(store, f"Rating form {token}", [f"Rate me {token}"],
-                             [{m: f"**{m[-1]}** response {token}" for m in METHODS}])
+    open_sid, _ = seed_study(
+        store, f"Rating form {token}", [f"Rate me {token}"], [{m: f"**{m[-1]}** response {token}" for m in METHODS}]
+    )
     code = invite(store, open_sid, f"axe-rater-{token}")
     store.dispose()
     problems: list[str] = []

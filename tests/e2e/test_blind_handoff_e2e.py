@@ -25,8 +25,10 @@ from browser_helpers import response_text, score_all
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
 pytestmark = [
     pytest.mark.timeout(600),
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="no Chromium: run scripts/test.sh as root or "
-                       "apt-get install chromium, or set ARENA_CHROMIUM"),
+    pytest.mark.skipif(
+        not os.access(CHROMIUM, os.X_OK),
+        reason="no Chromium: run scripts/test.sh as root or apt-get install chromium, or set ARENA_CHROMIUM",
+    ),
 ]
 TEXTS = ["first hidden text", "second hidden text", "third hidden text"]
 
@@ -41,9 +43,20 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
     # The session's browser: a second sync_playwright() in one process is refused.
 
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    results = [MethodResult(method=m, text=t, new_tokens=3, ttft_ms=1.0, latency_ms=2.0, tokens_per_s=3.0,
-                            settings={"max_new_tokens": 8}, seed=0, prompt_tokens=4)
-               for m, t in zip(("BS-4", "TS-Temp", "TS-Tilted"), TEXTS)]
+    results = [
+        MethodResult(
+            method=m,
+            text=t,
+            new_tokens=3,
+            ttft_ms=1.0,
+            latency_ms=2.0,
+            tokens_per_s=3.0,
+            settings={"max_new_tokens": 8},
+            seed=0,
+            prompt_tokens=4,
+        )
+        for m, t in zip(("BS-4", "TS-Temp", "TS-Tilted"), TEXTS)
+    ]
     ctx = AppContext(model=lambda: SimpleNamespace(name="stand-in-model"))
     ctx.extras["store"] = store
     rating.install_quick_rate(ctx)

@@ -85,9 +85,11 @@ def test_first_text_comes_quickly_and_the_run_takes_what_its_methods_take(page, 
     first_s = (w["first"] - w["click"]) / 1000
     wall_s = (w["all"] - w["click"]) / 1000
     ratio = wall_s * 1000 / sum(lat.values())
-    line = (f"compare speed: first text after {first_s:.2f} s (in {METHODS[w['firstBox']]}); wall {wall_s:.2f} s "
-            f"over the sum of latencies {sum(lat.values()) / 1000:.2f} s = {ratio:.3f} "
-            f"(target {TARGET_RATIO}, asserted <= {TARGET_RATIO + NOISE_MARGIN:.2f}); latencies ms {lat}")
+    line = (
+        f"compare speed: first text after {first_s:.2f} s (in {METHODS[w['firstBox']]}); wall {wall_s:.2f} s "
+        f"over the sum of latencies {sum(lat.values()) / 1000:.2f} s = {ratio:.3f} "
+        f"(target {TARGET_RATIO}, asserted <= {TARGET_RATIO + NOISE_MARGIN:.2f}); latencies ms {lat}"
+    )
     print("\n" + line)
     (artifacts_dir / "compare-speed.txt").write_text(line + "\n")
 

@@ -20,8 +20,9 @@ def test_skip_flag_and_cant_judge_are_stored_and_nothing_is_lost(page, app, arti
     token = secrets.token_hex(3)
     store = db_store(app.workdir)
     texts = [{m: f"feedback {token} item {k} answer {m[-1]} with **bold** words" for m in METHODS} for k in range(3)]
-    sid, item_ids = seed_study(store, f"Feedback study {token}", [f"feedback prompt {k} {token}" for k in range(3)],
-                               texts)
+    sid, item_ids = seed_study(
+        store, f"Feedback study {token}", [f"feedback prompt {k} {token}" for k in range(3)], texts
+    )
     code = invite(store, sid, f"feedback-{token}")
     page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
     expect(page.get_by_text("Item 1 of 3")).to_be_visible(timeout=90_000)
@@ -71,8 +72,10 @@ def test_skip_flag_and_cant_judge_are_stored_and_nothing_is_lost(page, app, arti
     first = frame[frame["item_id"] == item_ids[0]].sort_values("position")
     assert math.isnan(first["naturalness"].iloc[0]) and first["naturalness"].iloc[1:].tolist() == [4, 4]
     assert first["coherence"].tolist() == [4, 4, 4] and first["informativeness"].tolist() == [4, 4, 4]
-    assert frame[frame["item_id"] == item_ids[2]][["coherence", "informativeness", "naturalness"]].values.tolist() == \
-        [[3, 3, 3]] * 3
+    assert (
+        frame[frame["item_id"] == item_ids[2]][["coherence", "informativeness", "naturalness"]].values.tolist()
+        == [[3, 3, 3]] * 3
+    )
     [skip] = store.skips(sid)
     assert skip["item_id"] == item_ids[1] and skip["reason"] == "language"
     [flag] = store.flags(sid)

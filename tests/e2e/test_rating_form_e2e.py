@@ -13,8 +13,10 @@ from seeding import db_store, invite, seed_study
 def new_study(app, tag: str, n_items: int = 2):
     token = secrets.token_hex(3)
     store = db_store(app.workdir)
-    texts = [{m: f"{tag} {token} item {k} answer from {m[-1]} " + "words " * 20 for m in ("BS-4", "TS-Temp", "TS-Tilted")}
-             for k in range(n_items)]
+    texts = [
+        {m: f"{tag} {token} item {k} answer from {m[-1]} " + "words " * 20 for m in ("BS-4", "TS-Temp", "TS-Tilted")}
+        for k in range(n_items)
+    ]
     sid, _ = seed_study(store, f"{tag} study {token}", [f"{tag} prompt {k} {token}" for k in range(n_items)], texts)
     code = invite(store, sid, f"{tag}-{token}")
     return store, sid, code
@@ -60,8 +62,10 @@ def test_a_whole_item_rated_with_the_keyboard_only(page, app):
     scored = 0
     for _ in range(80):  # Tab through the page; in each score group press a number key
         page.keyboard.press("Tab")
-        inside = page.evaluate("() => { const f = document.activeElement.closest('.rate-slot fieldset');"
-                               " return f ? Array.from(document.querySelectorAll('.rate-slot fieldset')).indexOf(f) : -1; }")
+        inside = page.evaluate(
+            "() => { const f = document.activeElement.closest('.rate-slot fieldset');"
+            " return f ? Array.from(document.querySelectorAll('.rate-slot fieldset')).indexOf(f) : -1; }"
+        )
         if inside == scored:
             page.keyboard.press(str(1 + scored % 5))
             scored += 1
@@ -72,8 +76,9 @@ def test_a_whole_item_rated_with_the_keyboard_only(page, app):
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text("You have rated all 1 items")).to_be_visible()
     given = store.ratings_frame(sid).sort_values("position")
-    assert sorted(given[["coherence", "informativeness", "naturalness"]].to_numpy().ravel().tolist()) == \
-        sorted(1 + k % 5 for k in range(9))
+    assert sorted(given[["coherence", "informativeness", "naturalness"]].to_numpy().ravel().tolist()) == sorted(
+        1 + k % 5 for k in range(9)
+    )
     store.dispose()
 
 
@@ -86,9 +91,11 @@ def test_rating_on_a_phone(browser, app, artifacts_dir):
         groups = open_invite(page, app, code)
         expect(groups).to_have_count(9)
         # each 1-5 scale sits on one line: its five buttons share a top edge
-        tops = page.evaluate("() => Array.from(document.querySelectorAll('.rate-slot fieldset'))[0]"
-                             ".querySelectorAll('label').length && Array.from(Array.from(document.querySelectorAll("
-                             "'.rate-slot fieldset'))[0].querySelectorAll('label')).map(l => Math.round(l.getBoundingClientRect().top))")
+        tops = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.rate-slot fieldset'))[0]"
+            ".querySelectorAll('label').length && Array.from(Array.from(document.querySelectorAll("
+            "'.rate-slot fieldset'))[0].querySelectorAll('label')).map(l => Math.round(l.getBoundingClientRect().top))"
+        )
         assert len(set(tops)) == 1, tops
         submit = page.get_by_role("button", name="Submit ratings")
         box = submit.bounding_box()

@@ -17,8 +17,9 @@ from seeding import db_store, invite, seed_study
 def test_submit_keeps_the_layout_in_step(page, app):
     token = secrets.token_hex(3)
     store = db_store(app.workdir)
-    texts = [{m: f"layout {token} item {k} response {m[-1]}" for m in ("BS-4", "TS-Temp", "TS-Tilted")}
-             for k in range(2)]
+    texts = [
+        {m: f"layout {token} item {k} response {m[-1]}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(2)
+    ]
     study_name = f"Layout study {token}"
     sid, _ = seed_study(store, study_name, [f"Layout prompt {k} {token}" for k in range(2)], texts)
     code = invite(store, sid, f"layout-rater-{token}")

@@ -22,7 +22,7 @@ PAYLOADS = [
     "<script>window.__xss = 'script'</script>",
     "<img src=x onerror=\"window.__xss='img'\">",
     "<svg onload=\"window.__xss='svg'\"></svg>",
-    "\"><iframe srcdoc=\"<script>parent.__xss='iframe'</script>\"></iframe>",
+    '"><iframe srcdoc="<script>parent.__xss=\'iframe\'</script>"></iframe>',
     "[click](javascript:window.__xss='link') **bold** $x$",
     "![tracker](http://127.0.0.1:9/pixel.png)",  # a remote image would tell its server who rates, and when
 ]
@@ -44,7 +44,8 @@ def inert_problems(page, where: str) -> list[str]:
     live = panel(page).locator(LIVE_MARKUP)  # the open tab only; visited tabs stay in the page, hidden
     for i in range(live.count()):
         html = live.nth(i).evaluate(
-            "e => e.outerHTML + ' inside <' + e.parentElement.tagName.toLowerCase() + '> of .' + (e.closest('.prose, .block')?.className || '?')")
+            "e => e.outerHTML + ' inside <' + e.parentElement.tagName.toLowerCase() + '> of .' + (e.closest('.prose, .block')?.className || '?')"
+        )
         problems.append(f"markup from a payload rendered on {where}: {html}")
     return problems
 
@@ -53,8 +54,10 @@ def test_markup_in_prompts_outputs_and_names_never_runs(page, app, artifacts_dir
     token = secrets.token_hex(3)
     prompt = f"Prompt {token} " + " ".join(PAYLOADS)
     # every payload in some output: two each (the last output carries the link, bold and remote image)
-    texts = {m: f"Output {m[-1]} {token} {PAYLOADS[2 * k]} {PAYLOADS[2 * k + 1]}"
-             for k, m in enumerate(("BS-4", "TS-Temp", "TS-Tilted"))}
+    texts = {
+        m: f"Output {m[-1]} {token} {PAYLOADS[2 * k]} {PAYLOADS[2 * k + 1]}"
+        for k, m in enumerate(("BS-4", "TS-Temp", "TS-Tilted"))
+    }
     study_name = f"XSS study {token} <img src=x onerror=\"window.__xss='study'\">"
     rater = f"xss-{token}<img src=x onerror=\"window.__xss='rater'\">"
     store = db_store(app.workdir)
