@@ -548,7 +548,7 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
     size = block_size(n_systems) if n_systems else 1
     per_rater = []
     for k, (_, ordinals) in enumerate(sorted(shown.items()), start=1):
-        blocks = {}
+        blocks: dict[int, int] = {}
         for o in ordinals:
             blocks[o // size] = blocks.get(o // size, 0) + 1
         complete = sum(1 for n in blocks.values() if n == size)

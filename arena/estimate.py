@@ -63,7 +63,8 @@ def estimate_seconds(
     for method, _ in slots:
         rate = throughput.get(method)
         if rate is None:
-            rate, _ = fallback, guessed.add(method)
+            rate = fallback
+            guessed.add(method)
         total += n_prompts * max_new_tokens / rate
     return total, sorted(guessed)
 

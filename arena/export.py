@@ -19,7 +19,7 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TextIO
 
 from .errors import UserError
 from .numbers import cli_whole
@@ -147,7 +147,7 @@ def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, A
             items[item_id] = store.get_item(item_id)
             outputs.update({o.id: o for o in store.outputs_for_item(item_id)})
         s, i = studies[study], items[item_id]
-        row = {c: None for c in ALL_COLUMNS}
+        row: dict[str, Any] = {c: None for c in ALL_COLUMNS}
         row.update(
             study_id=s.id,
             study_name=s.name,
@@ -203,7 +203,7 @@ def _to_text(column: str, value: Any) -> Any:
     return value
 
 
-def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: io.TextIOBase) -> int:
+def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: TextIO) -> int:
     if fmt not in FORMATS:
         raise UserError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     n = 0
@@ -227,7 +227,7 @@ def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: io.TextIOBase) -
     return n
 
 
-def export(store: Store, fmt: str, out: io.TextIOBase, study_id: int | None = None) -> int:
+def export(store: Store, fmt: str, out: TextIO, study_id: int | None = None) -> int:
     """Write every rating (of one study, or all) to `out`; return the number of rows."""
     return write_export(export_rows(store, study_id), fmt, out)
 

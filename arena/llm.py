@@ -153,8 +153,8 @@ def _convert_gguf(path: str, target: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=filename)
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=filename, dtype=torch.float32)
     # The de-quantised weights are plain floats; the GGUF quantizer flag only blocks saving.
-    model.hf_quantizer = None
-    model.is_quantized = False
+    model.hf_quantizer = None  # type: ignore[assignment]
+    model.is_quantized = False  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -250,7 +250,7 @@ def load_model(
         model = AutoModelForCausalLM.from_pretrained(load_from, dtype=dtype)
     except OSError as exc:
         raise UserError(f"could not load model {setting or name!r}: {exc}") from None
-    model.to(dev).eval()
+    model.to(dev).eval()  # type: ignore[arg-type]  # transformers types .to() for dtypes only
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     out = model.get_output_embeddings()

@@ -164,7 +164,7 @@ def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[P
 
 
 def encode_prompt(
-    tokenizer, prompt: str, raw: bool, device: torch.device, context_length: int, max_new_tokens: int
+    tokenizer, prompt: str, raw: bool, device: torch.device | str, context_length: int, max_new_tokens: int
 ) -> torch.Tensor:
     """Input ids of shape (1, n) on `device`, through the chat template unless `raw`."""
     prompt = clean_prompt(prompt)

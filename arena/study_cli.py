@@ -82,7 +82,9 @@ def run(args: argparse.Namespace) -> dict:
         return {"study_id": sid, "invites": [{"rater": i.rater, "code": i.code, "link": i.link} for i in made]}
     action = {"open": studies.open_study, "close": studies.close_study, "publish": studies.publish_study}[args.command]
     action(store, sid)
-    return {"study_id": sid, "state": store.get_study(sid).state}
+    study = store.get_study(sid)
+    assert study is not None  # the action above refuses a missing study
+    return {"study_id": sid, "state": study.state}
 
 
 def parser() -> argparse.ArgumentParser:

@@ -17,7 +17,7 @@ import functools
 import importlib.util
 import logging
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 from .settings import current as current_settings
 
@@ -58,7 +58,8 @@ def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None =
             return f
         import spaces
 
-        return functools.wraps(f)(spaces.GPU(duration=duration if duration is not None else duration_cap_s())(f))
+        wrapped = spaces.GPU(duration=duration if duration is not None else duration_cap_s())(f)
+        return cast(F, functools.wraps(f)(wrapped))
 
     return wrap(fn) if fn is not None else wrap
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import decoders
 from arena.errors import UserError
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors also exit 2, without a traceback
+    def error(self, message: str) -> NoReturn:  # argparse's own errors also exit 2, without a traceback
         self.exit(2, f"error: {message}\n")
 
 

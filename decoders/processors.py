@@ -107,7 +107,7 @@ class TiltedLogitsProcessor(LogitsProcessor):
         self.bias = (-self.alpha * self.temperature) * prior.float()
         self._cast: dict[tuple[torch.dtype, torch.device], torch.Tensor] = {}  # one copy per dtype/device, not per step
 
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
         if self.alpha == 0.0:
             return scores
         key = (scores.dtype, scores.device)
@@ -172,7 +172,7 @@ class RecentRepetitionPenaltyLogitsProcessor(LogitsProcessor):
         self.prompt_length = int(prompt_length)
         self.limit = self.window // 2  # "more than half the window", the article's integer division
 
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
         start = max(self.prompt_length, input_ids.shape[1] - self.window)
         recent = input_ids[:, start:]
         if recent.shape[1] <= self.limit or self.penalty == 0.0:
@@ -246,7 +246,7 @@ class TemperatureDecayLogitsWarper(LogitsProcessor):
         progress = min(max(t, 0), self.length) / self.length
         return max(self.t_min, self.t_max * (1.0 - progress) ** self.gamma)
 
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
         return scores / self.temperature(input_ids.shape[1] - self.prompt_length)
 
 
@@ -303,7 +303,7 @@ class WarmupTemperatureLogitsWarper(LogitsProcessor):
     def temperature(self, t: int) -> float:
         return self.warm_temperature if t < self.warm_tokens else self.temperature_after
 
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
         return scores / self.temperature(input_ids.shape[1] - self.prompt_length)
 
 
@@ -358,7 +358,7 @@ class DualThresholdLogitsWarper(LogitsProcessor):
         self.filter_value = filter_value
         self.nucleus = TopPLogitsWarper(top_p=self.top_p, filter_value=-float("inf"))
 
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
         x = scores.float()
         in_nucleus = torch.isfinite(self.nucleus(input_ids, x)) & torch.isfinite(x)
         n = in_nucleus.sum(dim=-1, keepdim=True).clamp(min=1)

@@ -33,7 +33,7 @@ import json
 import math
 import sys
 import warnings
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,7 @@ from scipy import stats
 from arena.store.schema import SCORE_COLUMNS
 
 DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the rating dimensions, named once: arena.store.schema
+AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]  # Krippendorff's levels of measurement
 REQUIRED_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position", *DIMENSIONS)
 
 
@@ -344,7 +345,7 @@ def pairwise_wilcoxon(
     for dim in dimensions:
         table = item_table(ratings, dim)
         names = [m for m in (methods or list(table.columns)) if m in table.columns]
-        block = []
+        block: list[dict[str, Any]] = []
         for a, b in itertools.combinations(names, 2):
             pair = table[[a, b]].dropna()
             diff = (pair[a] - pair[b]).to_numpy(float)
@@ -500,7 +501,7 @@ def reliability_matrix(ratings: pd.DataFrame, dimension: str) -> np.ndarray:
     return df.pivot_table(index="rater", columns="output_id", values="_score", aggfunc="mean").to_numpy(float)
 
 
-def alpha_of(data: np.ndarray, level: str = "ordinal") -> float:
+def alpha_of(data: np.ndarray, level: AlphaLevel = "ordinal") -> float:
     """Krippendorff's alpha of a raters x units matrix; NaN when it is undefined."""
     import krippendorff
 
@@ -516,7 +517,7 @@ def alpha_of(data: np.ndarray, level: str = "ordinal") -> float:
 
 
 def krippendorff_alpha(
-    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: str = "ordinal"
+    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: AlphaLevel = "ordinal"
 ) -> pd.DataFrame:
     """Krippendorff's alpha per dimension; NaN when fewer than two raters overlap on an output."""
     rows = []
@@ -646,7 +647,8 @@ def _f(v: float, digits: int = 2) -> str:
 
 
 def explain_pair(row: Mapping[str, Any], alpha: float = 0.05) -> str:
-    a, b, d, lo, hi, p = (row.get(k) for k in ("method_a", "method_b", "mean_diff", "ci_low", "ci_high", "p_holm"))
+    fields: list[Any] = [row.get(k) for k in ("method_a", "method_b", "mean_diff", "ci_low", "ci_high", "p_holm")]
+    a, b, d, lo, hi, p = fields
     if d is None or not np.isfinite(d):
         return f"{a} vs {b} on {row.get('dimension')}: no items where both were rated."
     if not np.isfinite(_nan(lo)):
@@ -675,7 +677,8 @@ def explain_friedman(row: Mapping[str, Any], alpha: float = 0.05) -> str:
 
 
 def explain_mixed(row: Mapping[str, Any], alpha: float = 0.05) -> str:
-    lo, hi = row.get("ci_low"), row.get("ci_high")
+    lo: Any = row.get("ci_low")
+    hi: Any = row.get("ci_high")
     sig = np.isfinite(_nan(lo)) and (lo > 0 or hi < 0)
     return (
         f"Mixed model, {row.get('dimension')}: {row.get('method_a')} − {row.get('method_b')} = {row.get('estimate'):+.2f} "

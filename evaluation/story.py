@@ -33,7 +33,7 @@ def confidence_words(p: float) -> str:
 def leaders(pairwise: pd.DataFrame, alpha: float = ALPHA) -> list[dict[str, Any]]:
     """Per dimension, the method rated higher than every other with Holm p < alpha: dicts with
     dimension, method, the smallest lead (points) with its CI and the largest Holm p."""
-    found = []
+    found: list[dict[str, Any]] = []
     if pairwise is None or pairwise.empty:
         return found
     for dim, rows in pairwise.groupby("dimension", sort=False):

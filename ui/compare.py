@@ -197,6 +197,8 @@ def _control(param: Param) -> gr.components.Component:
         return gr.Checkbox(value=param.default, label=label, info=param.help or None)
     if param.kind == "choice":
         return gr.Dropdown(choices=list(param.choices), value=param.default, label=label, info=param.help or None)
+    if param.minimum is None or param.maximum is None:  # a slider needs both ends
+        return gr.Number(value=param.default, label=label, info=param.help or None)
     return gr.Slider(
         minimum=param.minimum,
         maximum=param.maximum,
@@ -375,7 +377,7 @@ def build(ctx: AppContext) -> None:
     )
     run_event = run.click(
         on_run,
-        [prompt, methods, raw_box, seed, max_new] + controls,
+        [prompt, methods, raw_box, seed, max_new, *controls],
         [status] + list(boxes.values()) + [timing, chart, last],
         api_name="compare",
         concurrency_limit=1,  # one generation at a time on the device, so timings are not shared

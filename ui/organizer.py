@@ -436,7 +436,7 @@ def build(ctx: AppContext) -> None:
             raise gr.Error(toast(exc), print_exception=False) from None
 
     overview_outputs = [chosen, table, per_rater, status, del_study]
-    private = dict(api_visibility="private")
+    private: dict[str, Any] = dict(api_visibility="private")
     password.submit(guarded(overview), [password], overview_outputs, **private)
     refresh.click(guarded(overview), [password, chosen], overview_outputs, **private)
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)

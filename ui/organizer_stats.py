@@ -196,7 +196,7 @@ def build(ctx: AppContext, password: Any = None) -> None:
         table, text = power_plan(store_for(ctx), pilot_study, dim, d, k, item_text, rater_text, n_sims)
         return table, text
 
-    private = dict(api_visibility="private")
+    private: dict[str, Any] = dict(api_visibility="private")
     load.click(guarded(do_load), [password], [study, pilot], **private)
     diagnose.click(guarded(do_diagnose), [password, study], [diag_table, pos_table, diag_text], **private)
     plan_btn.click(

@@ -88,6 +88,8 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
         raise UserError(NOT_FOUND) from None
     r = view["results"]
     study = store.get_study(int(study_id))
+    if study is None:  # deleted between the two reads
+        raise UserError(NOT_FOUND)
     outputs = store.outputs_frame(int(study_id))
     return {
         "name": study.name,

@@ -49,7 +49,7 @@ def _link_open(self, tokens, idx, options, env) -> str:
     return self.renderToken(tokens, idx, options, env)
 
 
-_RESPONSE_MD.validateLink = _safe_link
+_RESPONSE_MD.validateLink = _safe_link  # type: ignore[method-assign]  # markdown-it's documented hook
 _RESPONSE_MD.add_render_rule("image", _image_as_text)
 _RESPONSE_MD.add_render_rule("link_open", _link_open)
 

@@ -140,7 +140,7 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
             )
         if int(kw.get("num_return_sequences", 1) or 1) != 1:
             raise _refuse(method, "only one returned sequence is supported")
-        body = {
+        body: dict[str, Any] = {
             "use_beam_search": True,
             "n": num_beams,
             "length_penalty": float(kw.get("length_penalty", 1.0)),

@@ -832,7 +832,7 @@ class Store(FeedbackStore):
     def _locked(self, conn: Connection, query) -> list[Any]:
         if self.dialect != "sqlite":
             query = query.with_for_update()
-        return conn.execute(query).all()
+        return list(conn.execute(query).all())
 
     def _deletion_fingerprint(self, conn: Connection, study_id: int, rater_id: int | None) -> tuple:
         """What a backup must match: counts and the newest rating of a study (of one rater in it)."""

@@ -107,6 +107,7 @@ def _rebuild_sqlite_ratings(engine: Engine) -> list[str]:
     raw = engine.raw_connection()
     try:
         db = raw.driver_connection
+        assert db is not None  # a pooled connection always has its DBAPI connection
         db.execute("PRAGMA foreign_keys=OFF")
         try:
             db.execute("BEGIN IMMEDIATE")

@@ -136,7 +136,7 @@ class MultiArmGenerator:
         max_new_tokens: int = 128,
         pad_token_id: int | None = None,
         **_: Any,
-    ) -> torch.LongTensor:
+    ) -> torch.Tensor:
         if input_ids.shape[0] != 1:
             raise ValueError("multi-arm sampling runs one prompt at a time")
         cfg = self.settings
@@ -360,7 +360,7 @@ class MultiArmGenerator:
 
     def _finish(
         self, st: _State, input_ids: torch.Tensor, cur: int, prompt_len: int, trace: MultiArmTrace, streamer
-    ) -> torch.LongTensor:
+    ) -> torch.Tensor:
         mask, lp, _, score = self._sequence(st, cur, prompt_len)
         tokens = torch.cat([st.slots[:, prompt_len:cur], st.pend_tok[:, None]], dim=1)
         mean_score, _ = masked_mean_var(score, mask)
