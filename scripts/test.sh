@@ -14,9 +14,11 @@ for service in scripts/services/*.sh; do
   . "$service"
 done
 set +e
-# Lint first (pyflakes rules and syntax, see pyproject.toml); a finding fails the run after the tests.
-python -m ruff check .
-lint=$?
+# Static checks first; a finding fails the run after the tests (pyproject.toml configures all three).
+lint=0
+python -m ruff check . || lint=1
+python -m ruff format --check . || lint=1
+python -m mypy || lint=1
 # The docstring examples in decoders/ run as tests, in a run of their own: --doctest-modules imports
 # every .py file under the paths it is given, and tests/zerogpu_emulation.py must never be imported
 # in-process (it patches torch globally).
