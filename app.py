@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -13,7 +14,10 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 
 from arena import settings
+from arena.errors import UserError
+from arena.llm import get_default_model
 from ui import AppContext, assets
+from ui.rating import install_quick_rate
 
 # (tab label, module under ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
@@ -48,9 +52,6 @@ def app_mode() -> str:
 
 
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
-    import importlib
-
-    from ui.rating import install_quick_rate
 
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
@@ -96,8 +97,6 @@ def main(argv: list[str] | None = None) -> None:
     settings.install(config)
     status_rate = status_update_rate()
     app_mode()
-    from arena.errors import UserError
-    from arena.llm import get_default_model
     from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
     from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from . import settings, throttle
 from .errors import UserError
+from .export import escape_cell
 from .store import Enrolment, Store, clean_rater_name
 
 CODE_BYTES = 24  # 192 bits
@@ -91,7 +92,6 @@ def invites_csv(invites: Iterable[Invite]) -> str:
 
 
 def _csv_safe(text: str) -> str:
-    from .export import escape_cell
 
     return escape_cell(text)
 

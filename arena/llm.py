@@ -27,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from . import settings
 from .errors import UserError
+from .zerogpu import warn_cpu_fallback
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +148,6 @@ def _gguf_cache_key(path: str) -> str:
 
 def _convert_gguf(path: str, target: Path) -> None:
     """De-quantise a GGUF once and save it as a normal transformers folder, atomically."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder, filename = os.path.split(path)
     log.info("converting %s (first start only; cached in %s)", filename, target)
@@ -227,7 +228,6 @@ def load_model(
     device: str | None = None,
 ) -> LoadedModel:
     """Load the model named by `setting` (see the module docstring) onto the best device."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     setting = setting if setting is not None else settings.current().model
     kind, where = resolve_source(setting)
@@ -235,8 +235,6 @@ def load_model(
     dev = pick_device(device)
     dtype = pick_dtype(dev)
     if dev.type == "cpu":
-        from .zerogpu import warn_cpu_fallback
-
         warn_cpu_fallback(dev)
     if kind == "gguf":
         folder = root / "converted" / _gguf_cache_key(where)

@@ -136,7 +136,7 @@ def process_peak_rss_mb() -> float | None:
     if st is not None:
         return max(_lifetime_hwm_kb, st["VmHWM"]) / 1024
     try:
-        import resource
+        import resource  # late: Unix only
     except ImportError:  # Windows
         return None
     kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

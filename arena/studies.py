@@ -20,18 +20,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import pandas as pd
+
 import decoders
 
+from . import batching, export
+from .batching import DEFAULT_BATCH_SIZE
 from .engines import current_engine
 from .errors import UserError
-from .numbers import study_id as parse_study_id, whole_number
+from .numbers import study_id as parse_study_id
+from .numbers import whole_number
 from .prompts import SCENARIOS, PromptSpec, clean_prompt, encode_prompt, read_prompt_file
 from .prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
-from . import batching
-from .batching import DEFAULT_BATCH_SIZE
-from .settings import current as current_settings, env_of
 from .runner import MAX_NEW_TOKENS_RANGE, MethodResult, RunRequest, encode_ids, run_methods
+from .settings import current as current_settings
+from .settings import env_of
 from .store import Item, Output, Store, Study, clean_rater_name
+from .store.schema import outputs as output_table
 from .store.store import clean_name
 
 MAX_ITEMS = 1000
@@ -405,14 +410,20 @@ def ready_item_ids(store: Store, study_id: int) -> list[int]:
     study = store.get_study(study_id)
     if study is None:
         return []
-    done = store.output_slots(study_id)
+    return [i.id for i in ready_items(store, study)[0]]
+
+
+def ready_items(store: Store, study: Study) -> tuple[list[Item], dict[int, int]]:
+    """`ready_item_ids` as rows, for a study already read, and {item_id: outputs stored} for every
+    item with outputs: what a rater's next item needs, in two queries."""
     per_item: dict[int, set[tuple[str, int]]] = {}
-    for item_id, m, s in done:
+    for item_id, m, s in store.output_slots(study.id):
         per_item.setdefault(item_id, set()).add((m, s))
+    stored = {i: len(slots) for i, slots in per_item.items()}
     if study.kind == "adhoc":
-        return [i.id for i in store.items(study_id) if len(per_item.get(i.id, ())) >= 2]
+        return [i for i in store.items(study.id) if len(per_item.get(i.id, ())) >= 2], stored
     need = set(expected_slots(study.methods, study.samples_per_method))
-    return [i.id for i in store.items(study_id) if need <= per_item.get(i.id, set())]
+    return [i for i in store.items(study.id) if need <= per_item.get(i.id, set())], stored
 
 
 # ---- quick rating from the Compare tab ------------------------------------------------------------
@@ -529,9 +540,6 @@ def _slug(text: str) -> str:
 
 def _contents_frame(store: Store, study: Study):
     """Every item of the study with every stored output, one row per output (an item with none: one row)."""
-    import pandas as pd
-
-    from .store.schema import outputs as output_table
 
     head = {
         "study_name": study.name,
@@ -581,7 +589,6 @@ def _write_backup(store: Store, study: Study, rater: str | None) -> tuple[list[P
 
 
 def _write_backup_files(store: Store, study: Study, rater: str | None) -> tuple[list[Path], Path | None]:
-    from . import export
 
     when = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     stem = f"deleted-study-{study.id}-{_slug(study.name)}-{when}"

@@ -19,9 +19,10 @@ import json
 import sys
 
 from . import invites, studies
-from .prompts import read_prompt_file
 from .errors import UserError
+from .llm import get_default_model, load_model
 from .numbers import cli_whole
+from .prompts import read_prompt_file
 from .store import Store
 
 
@@ -34,7 +35,6 @@ def _progress(done: int, total: int, what: str) -> None:
 
 
 def _model(setting: str | None):
-    from .llm import get_default_model, load_model
 
     return load_model(setting) if setting else get_default_model()
 

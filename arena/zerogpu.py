@@ -19,6 +19,8 @@ import logging
 from pathlib import Path
 from typing import Any, Callable, TypeVar, cast
 
+import torch
+
 from .settings import current as current_settings
 
 F = TypeVar("F", bound=Callable)
@@ -56,7 +58,7 @@ def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None =
     def wrap(f: F) -> F:
         if not on_zero_gpu():
             return f
-        import spaces
+        import spaces  # late: installed and importable only on ZeroGPU hardware
 
         wrapped = spaces.GPU(duration=duration if duration is not None else duration_cap_s())(f)
         return cast(F, functools.wraps(f)(wrapped))
@@ -152,7 +154,7 @@ def hardware_banner(device: Any = None) -> str:
     """A warning line when a GPU is there but the model runs on the CPU (no silent CPU fallback), else
     "". `device` is the model's device (default: the loaded default model's)."""
     if device is None:
-        from .llm import loaded_default
+        from .llm import loaded_default  # late: llm imports this module
 
         lm = loaded_default()
         device = lm.device if lm is not None else None
@@ -174,8 +176,6 @@ def warn_cpu_fallback(device: Any) -> None:
 
 def _torch_build() -> str:
     try:
-        import torch
-
         return f"{torch.__version__} (CUDA {torch.version.cuda or 'none'})"
     except Exception:  # pragma: no cover
         return "unknown"

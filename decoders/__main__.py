@@ -16,6 +16,9 @@ from typing import Any, NoReturn
 
 import decoders
 from arena.errors import UserError
+from arena.llm import load_model
+from arena.prompts import clean_prompt
+from arena.runner import RunRequest, run_methods, validate_request
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,10 +67,6 @@ def main(argv: list[str] | None = None) -> int:
         print(list_decoders())
         return 0
     try:
-        from arena.llm import load_model
-        from arena.prompts import clean_prompt
-        from arena.runner import RunRequest, run_methods, validate_request
-
         if args.prompt is None:
             raise UserError("give a prompt (or --list)")
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt

@@ -46,7 +46,7 @@ def _vocab_fingerprint(tokenizer) -> str:
 
 def wordfreq_scores(texts: list[str], languages: tuple[str, ...] = LANGUAGES) -> torch.Tensor:
     """Centred log frequency per text; 0 where no language knows the text."""
-    from wordfreq import word_frequency
+    from wordfreq import word_frequency  # late: wordfreq loads its word lists; only this prior needs it
 
     logf = torch.zeros(len(texts), dtype=torch.float64)
     known = torch.zeros(len(texts), dtype=torch.bool)

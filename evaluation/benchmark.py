@@ -33,9 +33,21 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+from plotly.subplots import make_subplots
+from tqdm import tqdm
 
+import decoders
 from arena.errors import UserError
+from arena.llm import get_default_model, load_model
+from arena.memory import DESCRIPTION as MEMORY_HELP
+from arena.memory import process_peak_rss_mb
 from arena.numbers import cli_whole
+from arena.prompts import SCENARIOS
+from arena.runner import RunRequest, encode, run_methods, validate_request
+
+from .heldout import load_heldout
+from .metrics import text_metrics
+from .perplexity import continuation_scores, corpus_ppl, encode_pair, strip_end
 
 SAMPLING = ("TS-Temp", "TS-Tilted")
 
@@ -49,7 +61,6 @@ class BenchPrompt:
 
 
 def default_prompts(language: str = "all") -> list[BenchPrompt]:
-    from arena.prompts import SCENARIOS
 
     if language not in ("all", "en", "zh"):
         raise UserError(f"--language must be en, zh or all, got {language!r}")
@@ -133,9 +144,6 @@ def run_benchmark(
     seed0: int = 0,
 ) -> list[dict[str, Any]]:
     """Every timed run as a record: MethodResult.public() + scenario, language, trial, prompt."""
-    from tqdm import tqdm
-
-    from arena.runner import RunRequest, run_methods, validate_request
 
     records = []
     bar = tqdm(
@@ -173,9 +181,6 @@ def quality(
     """PPL and text metrics per method (and for human text if asked) on the benchmark's outputs.
     `prompt_ids` maps (prompt, raw) to the ids used for generation; given when the scorer is
     the generating model, so exactly the generated ids are scored after exactly those ids."""
-    from .heldout import load_heldout
-    from .metrics import text_metrics
-    from .perplexity import continuation_scores, corpus_ppl, encode_pair, strip_end
 
     out: dict[str, Any] = {}
     methods = list(dict.fromkeys(r["method"] for r in records))
@@ -195,7 +200,6 @@ def quality(
 
 
 def html_report(path: str, result: dict[str, Any]) -> None:
-    from plotly.subplots import make_subplots
 
     rows = result["per_method_scenario"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("latency (ms), mean with p50-p95", "throughput (tokens/s)"))
@@ -275,9 +279,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    import decoders
-    from arena.memory import DESCRIPTION as MEMORY_HELP, process_peak_rss_mb
-    from arena.llm import get_default_model, load_model
 
     for name in ("trials", "warmup", "heldout"):
         if getattr(args, name) < (1 if name == "trials" else 0):
@@ -310,8 +311,6 @@ def _main(args: argparse.Namespace) -> int:
         "ratios": ratios(overall),
     }
     if not args.no_quality:
-        from arena.runner import encode, RunRequest
-
         scorer = lm if not args.scorer else load_model(args.scorer)
         ids = {
             (p.prompt, p.raw): encode(lm, RunRequest(p.prompt, methods, max_new_tokens=args.max_new_tokens, raw=p.raw))[

@@ -410,7 +410,7 @@ def fit_mixed(ratings: pd.DataFrame, dimension: str):
     crossed variance components). The output term is there because each output is one sample rated
     by several raters; without it the model would count ratings of one output as independent.
     Returns (result, methods) or (None, methods) when it cannot be fitted."""
-    from statsmodels.regression.mixed_linear_model import MixedLM
+    from statsmodels.regression.mixed_linear_model import MixedLM  # late: statsmodels takes ~1 s to import
 
     df = _scored(ratings, dimension)
     methods = list(dict.fromkeys(df["method"]))
@@ -503,7 +503,7 @@ def reliability_matrix(ratings: pd.DataFrame, dimension: str) -> np.ndarray:
 
 def alpha_of(data: np.ndarray, level: AlphaLevel = "ordinal") -> float:
     """Krippendorff's alpha of a raters x units matrix; NaN when it is undefined."""
-    import krippendorff
+    import krippendorff  # late: only agreement needs it
 
     if data.ndim != 2 or data.shape[0] < 2 or int((np.sum(~np.isnan(data), axis=0) >= 2).sum()) < 1:
         return math.nan

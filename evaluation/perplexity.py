@@ -34,9 +34,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from arena.zerogpu import duration_s, gpu_task
 from arena.llm import LoadedModel, end_ids, lookup
-from arena.prompts import SCENARIOS, encode_prompt
+from arena.prompts import SCENARIOS, clean_prompt, encode_prompt
+from arena.zerogpu import duration_s, gpu_task
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,6 @@ class EncodedPair(tuple):
 
 def _prompt_text(tokenizer, prompt: str, raw: bool) -> tuple[str, bool]:
     """The text generation's prompt ids encode, and whether the tokenizer adds its special tokens to it."""
-    from arena.prompts import clean_prompt
 
     prompt = clean_prompt(prompt)
     if not raw and getattr(tokenizer, "chat_template", None):

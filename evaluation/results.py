@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
+import plotly.graph_objects as go
+
+import decoders
 
 from . import human
 from .metrics import text_metrics
@@ -41,7 +44,6 @@ class Results:
 
 
 def _method_order(*frames: pd.DataFrame) -> list[str]:
-    import decoders
 
     seen = list(dict.fromkeys(m for f in frames if len(f) for m in f["method"]))
     known = [m for m in decoders.names() if m in seen]
@@ -273,7 +275,6 @@ def method_colours(methods: Sequence[str]) -> dict[str, str]:
 def scores_figure(means: pd.DataFrame, title: str = "Human scores ↑ (mean over prompts, 95% CI)"):
     """Grouped bars per dimension, one colour per method, CI error bars, on the 1–5 scale (the axis
     starts at 1, the lowest score, not at 0)."""
-    import plotly.graph_objects as go
 
     colours = method_colours(list(means["method"]))
     fig = go.Figure()
@@ -306,7 +307,6 @@ def scores_figure(means: pd.DataFrame, title: str = "Human scores ↑ (mean over
 def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS):
     """Mean human score (with CI) against mean latency in ms, one colour per method (its name beside
     its markers), one marker shape per dimension."""
-    import plotly.graph_objects as go
 
     colours = method_colours(list(summary["method"]))
     symbols = ["circle", "square", "diamond", "triangle-up"]

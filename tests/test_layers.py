@@ -88,3 +88,33 @@ def test_the_check_finds_upward_imports_at_any_depth(tmp_path):
         "decoders/probe.py:2 imports arena.runner",
         "evaluation/probe.py:1 imports ui.results",
     ]
+
+
+def late_imports_without_reason(root: Path = ROOT) -> list[str]:
+    """Imports inside functions with no comment (on the line or the one above) saying why."""
+    found = []
+    for folder in ("decoders", "arena", "evaluation", "ui"):
+        for path in sorted((root / folder).rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            for node in ast.walk(ast.parse("\n".join(lines))):
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for inner in ast.walk(node):
+                    if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                        here, above = lines[inner.lineno - 1], lines[inner.lineno - 2].strip()
+                        if "#" not in here and not above.startswith("#"):
+                            found.append(f"{path.relative_to(root).as_posix()}:{inner.lineno}: {here.strip()}")
+    return sorted(set(found))
+
+
+def test_imports_are_at_module_level_unless_a_comment_says_why():
+    late = late_imports_without_reason()
+    assert not late, "imports inside functions without a reason:\n" + "\n".join(late)
+
+
+def test_the_late_import_check_finds_one(tmp_path):
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "probe.py").write_text(
+        "def f():\n    import json\n\n\ndef g():\n    import csv  # late: why\n"
+    )
+    assert late_imports_without_reason(tmp_path) == ["arena/probe.py:2: import json"]

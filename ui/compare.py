@@ -16,13 +16,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import decoders
-from decoders import Param
-
+from arena import estimate, studies
+from arena.engines import current_engine
 from arena.errors import UserError
-from arena.zerogpu import friendly_error, hardware_banner, streaming_note
-from arena.memory import DESCRIPTION as MEMORY_HELP, GROWTH_LABEL, PEAK_LABEL
+from arena.memory import DESCRIPTION as MEMORY_HELP
+from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS
-from arena.settings import current as current_settings
 from arena.runner import (
     DEFAULT_MAX_NEW_TOKENS,
     MAX_NEW_TOKENS_RANGE,
@@ -32,7 +31,10 @@ from arena.runner import (
     stream_methods,
     validate_request,
 )
-from arena import estimate, studies
+from arena.settings import current as current_settings
+from arena.zerogpu import friendly_error, hardware_banner, streaming_note
+from decoders import Param
+
 from . import AppContext
 from .rating import store_for
 
@@ -215,7 +217,6 @@ def build(ctx: AppContext) -> None:
     banner = hardware_banner(lm.device)
     if banner:
         gr.Markdown(banner)
-    from arena.engines import current_engine
 
     engine = current_engine()
     if engine is not None:  # ARENA_ENGINE=vllm: outputs come from the server (arena/engines)

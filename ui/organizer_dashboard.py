@@ -15,14 +15,16 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from evaluation.stats_raters import seconds_per_item
-
-from arena import estimate, studies
+from arena import estimate, studies, throttle
+from arena.blind import LABELS
 from arena.errors import UserError
 from arena.numbers import parse_whole
-from arena.blind import LABELS
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS
+from evaluation.stats_raters import seconds_per_item
+
+from .rating import store_for
+from .safe import md_text
 
 RATER_COLUMNS = ["rater", "% done", "items done", "skipped", "median s / item", "last activity (UTC)"]
 FLAG_COLUMNS = ["item", "what", "reason", "note", "rater", "when (UTC)"]
@@ -151,10 +153,7 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     upload, methods, samples, max_new]. Behind the organizer password like every organizer handler:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
     and the handler reads the prompt source, uploads too."""
-    from . import organizer
-    from arena import throttle
-    from .rating import store_for
-    from .safe import md_text
+    from . import organizer  # late: organizer imports this module
 
     def update(request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens):
         if not pw:

@@ -20,13 +20,17 @@ from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 import pandas as pd
-
-from evaluation import results as res
-from evaluation import story
+import plotly
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import FileResponse, HTMLResponse
+from starlette.routing import Route
 
 from arena.errors import UserError
+from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
 from arena.store import Store, get_store
+from evaluation import results as res
+from evaluation import story
 
 PATH = "/present"
 PLOTLY_PATH = "/present/plotly.js"
@@ -108,8 +112,6 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
 
 def _loaded_model():
     try:
-        from arena.llm import loaded_default
-
         return loaded_default()
     except Exception:  # the page never loads a model itself
         return None
@@ -238,16 +240,12 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
 
 
 def plotly_js_path() -> str:
-    import plotly
 
     return os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
 
 
 def routes(store_factory: Callable[[], Store] = get_store) -> list:
     """Starlette routes for Gradio's FastAPI app: the page and plotly.js."""
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import FileResponse, HTMLResponse
-    from starlette.routing import Route
 
     headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 

@@ -43,7 +43,7 @@ def current_engine():
     key = (name, vllm_url())
     with _lock:
         if key not in _engines:
-            from .vllm import VllmEngine
+            from .vllm import VllmEngine  # late: vllm.py imports the runner, which imports this package
 
             _engines[key] = VllmEngine(key[1])
         return _engines[key]
@@ -52,6 +52,6 @@ def current_engine():
 def client_model(setting: str | None = None, cache_dir=None):
     """With a remote engine the app needs the model's tokenizer (prompts are sent as token ids,
     priors are built from it), never its weights: a `LoadedModel` without a model."""
-    from .vllm import tokenizer_only_model
+    from .vllm import tokenizer_only_model  # late: as above
 
     return tokenizer_only_model(setting, cache_dir)

@@ -19,8 +19,10 @@ transformers.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -29,15 +31,21 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import httpx
+import torch
+from transformers import AutoConfig, AutoTokenizer
 
 import decoders
 from decoders import DecodeContext, GenerationPlan
 from decoders.processors import TiltedLogitsProcessor
 
-from ..settings import current as current_settings
+from .. import llm as models
+from .. import runner, studies
 from ..errors import UserError
 from ..llm import end_ids
 from ..prompts import encode_prompt
+from ..runner import MethodResult, RunRequest, validate_request
+from ..settings import current as current_settings
+from . import current_engine
 
 # vllm_xargs understood by serving/vllm_arena.py
 XARG_ALPHA = "arena_tilt_alpha"
@@ -323,7 +331,6 @@ class VllmEngine:
         cancel: threading.Event | None = None,
     ):
         """Send one request, time it on this side, and return a `MethodResult`."""
-        from ..runner import MethodResult
 
         ids: list[int] = []
         finish = None
@@ -446,7 +453,6 @@ class VllmEngine:
         (beam search arrives whole), in the runner's order. Methods run one after another, so their
         timings don't share the server with each other (they may share it with other clients).
         Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
-        from .. import runner
 
         req = runner.validate_request(req)
         input_ids = self._encode(lm, req)
@@ -508,8 +514,6 @@ class VllmEngine:
         """Every missing output of a study, all requests in flight at once (up to
         ARENA_VLLM_CONCURRENCY, default 64); each output is stored as soon as it arrives, so a
         stop or a crash loses only what was in flight."""
-        from .. import studies
-        from ..runner import RunRequest, validate_request
 
         with studies._running_lock:
             if study_id in studies._running:
@@ -588,7 +592,6 @@ class VllmEngine:
 
 def _study_seed(study, item, method: str, sample: int) -> int:
     """The seed the in-process path gives this slot (`arena.studies.derive_seed` where it exists)."""
-    from .. import studies
 
     if hasattr(studies, "derive_seed") and item.public_id is not None:
         return studies.derive_seed(study.base_seed, item.public_id, method, sample)
@@ -601,7 +604,6 @@ def _study_seed(study, item, method: str, sample: int) -> int:
 def model_folder(setting: str | None = None, cache_dir=None) -> str:
     """A folder or hub id a server can load for the model setting: GGUF files (the embedded model
     included) are converted once, into the same cache the in-process engine uses."""
-    from .. import llm as models
 
     setting = setting if setting is not None else current_settings().model
     kind, where = models.resolve_source(setting)
@@ -615,10 +617,6 @@ def model_folder(setting: str | None = None, cache_dir=None) -> str:
 
 def tokenizer_only_model(setting: str | None = None, cache_dir=None):
     """A `LoadedModel` with the tokenizer and the model's shape but no weights (model=None)."""
-    import torch
-    from transformers import AutoConfig, AutoTokenizer
-
-    from .. import llm as models
 
     where = model_folder(setting, cache_dir)
     try:
@@ -633,8 +631,6 @@ def tokenizer_only_model(setting: str | None = None, cache_dir=None):
     context = int(getattr(text, "max_position_embeddings", 0) or tokenizer.model_max_length)
     engine = None
     try:
-        from . import current_engine
-
         engine = current_engine()
     except UserError:
         pass
@@ -653,8 +649,6 @@ def tokenizer_only_model(setting: str | None = None, cache_dir=None):
 
 
 def _main(argv: list[str] | None = None) -> int:
-    import argparse
-    import sys
 
     p = argparse.ArgumentParser(description="vLLM engine helpers")
     p.add_argument(
