@@ -18,9 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from evaluation import stats_design as sd  # noqa: E402
+from evaluation import stats_design as sd
 
 
 def main() -> int:

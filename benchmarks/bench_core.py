@@ -21,15 +21,13 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from arena.llm import load_model  # noqa: E402
+from arena.llm import load_model
 from arena.runner import (
     RunRequest,
     _timed_generate,
     device_generate_kwargs,
     encode,
-    plan_for,  # noqa: E402
+    plan_for,
     run_methods,
     warm_up,
 )

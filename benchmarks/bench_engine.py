@@ -20,12 +20,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("ARENA_DTYPE", "float32")  # same dtype as the server's --dtype float32
 
 import torch  # noqa: E402

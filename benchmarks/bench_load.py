@@ -6,7 +6,7 @@ it opens the study with its code, waits until every rater is ready, then all sub
 every item, and some submit an item a second time (as after "Previous"), which must update, not
 duplicate. Afterwards the database is read directly and compared with what was sent.
 
-The app is `python app.py` in its own process (tests/live_app.py). The raters run in `--procs`
+The app is `python app.py` in its own process (tests/support/live_app.py). The raters run in `--procs`
 worker processes (threads within each), not as 50 threads of this process: gradio_client spends
 about as much CPU per call as the server does (a fresh httpx client per request, a 50 ms polling
 thread per job), and 50 of them behind one GIL measured the client, not the server. Clients use
@@ -43,12 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The app's packages come from the editable install, but tests/ is not installed: run as a script
+# (`python benchmarks/bench_load.py`, from any folder), only the repository root on the path lets it
+# import the test helpers it shares with tests/test_load.py.
 ROOT = Path(__file__).resolve().parents[1]
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
 from arena.store.schema import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
+from tests.support.live_app import GradioHTTP, start_app  # noqa: E402
+from tests.support.seeding import db_store, seed_study  # noqa: E402
 
 SLOTS = 8  # response slots in the rating tab (A..H)
 DIMENSIONS = SCORE_COLUMNS
@@ -376,7 +380,7 @@ def summary(report: LoadReport, counts: dict[str, int]) -> str:
 # --- Paced load: raters at a human pace (--mode human), and rising bursts (--mode burst) -------------
 #
 # These modes speak Gradio's queue protocol directly (POST /queue/join, then the SSE stream of
-# /queue/data: `live_app.GradioHTTP`), as the Rate tab's page does, against the same registered
+# /queue/data: `tests.support.live_app.GradioHTTP`), as the Rate tab's page does, against the same registered
 # handler (`rate_submit`); each rater is its own session_hash, so the server keeps each one's place in
 # the study as it does for a browser tab. A submit's latency runs from the join request to the
 # completion message: what a rater waits for after pressing Submit. The raters are threads in a few
@@ -474,7 +478,6 @@ def open_sessions(url: str, store: Any, study_id: int, raters: int, prefix: str)
     """Enrol `raters` raters and open the study in one session each (rate_start), as the page does
     when a rater types their code; not timed."""
     from arena import invites
-    from live_app import GradioHTTP
 
     names = [f"{prefix}-{i:03d}" for i in range(raters)]
     codes = {inv.rater: inv.code for inv in invites.invite(store, study_id, names)}
@@ -520,8 +523,6 @@ def _paced_worker(
 ) -> None:
     """One worker process: its raters as threads. It makes its HTTP clients, reports ready, and waits
     for the common start time, so a slow process start (a loaded machine) never bunches submits up."""
-    from live_app import GradioHTTP
-
     t0 = time.time()
     clients: list[Any] = []
     try:
@@ -548,8 +549,6 @@ def drive(
 ) -> list[Submit]:
     """Every session submits at its planned times, in seconds from a common start `lead_s` after every
     worker process is ready (starting them is not counted). Returns every submit, in time order."""
-    from live_app import GradioHTTP
-
     probe = GradioHTTP(url, timeout_s=60)
     try:
         submit_fn = _fn_index(probe, "rate_submit")
@@ -751,9 +750,6 @@ def machine_load() -> str:
 def paced_main(args: argparse.Namespace, app: Any = None) -> int:
     """Seed a study, start the app on it (or use `app`, a running `live_app.LiveApp`: the tests' shared
     one), run the mode, print the figures. Exit code 0 when every acknowledged rating is stored once."""
-    from live_app import start_app
-    from seeding import db_store, seed_study
-
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         workdir = Path(tmp) if app is None else app.workdir
         store = db_store(workdir)
@@ -874,9 +870,6 @@ def main(argv: list[str] | None = None, app: Any = None) -> int:
         return paced_main(args, app)
     if not 1 <= args.raters <= 200 or not 1 <= args.items <= 20 or not 1 <= args.procs <= 16:
         p.error("--raters must be 1..200, --items 1..20 and --procs 1..16")
-
-    from live_app import start_app
-    from seeding import db_store, seed_study
 
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         workdir = Path(tmp)

@@ -19,17 +19,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from arena.llm import get_default_model  # noqa: E402
-from arena.prompts import encode_prompt  # noqa: E402
-from decoders.multiarm import DEFAULT_ARMS, MultiArmGenerator, MultiArmSettings  # noqa: E402
+from arena.llm import get_default_model
+from arena.prompts import encode_prompt
+from decoders.multiarm import DEFAULT_ARMS, MultiArmGenerator, MultiArmSettings
 
 
 def count_forwards(model):

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from arena.llm import load_model  # noqa: E402
-from evaluation.heldout import load_heldout  # noqa: E402
-from evaluation.perplexity import continuation_scores, corpus_ppl, encode_pair, loop_scores  # noqa: E402
+from arena.llm import load_model
+from evaluation.heldout import load_heldout
+from evaluation.perplexity import continuation_scores, corpus_ppl, encode_pair, loop_scores
 
 
 def main(argv: list[str] | None = None) -> int:

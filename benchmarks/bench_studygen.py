@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from arena import studies  # noqa: E402
-from arena.llm import load_model  # noqa: E402
-from arena.store import Store  # noqa: E402
+from arena import studies
+from arena.llm import load_model
+from arena.store import Store
 
 TOPICS = [
     "the sea",

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import app
+from arena import settings
 
-import app  # noqa: E402
-from arena import settings  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("value, expected", [(None, 2.0), ("auto", "auto"), (" 0.5 ", 0.5), ("10", 10.0)])

@@ -24,8 +24,8 @@ import pytest
 from arena import invites, studies
 from arena.store import Store
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
-from live_app import API, ORGANIZER_PASSWORD, GradioHTTP, start_app
-from seeding import seed_study
+from tests.support.live_app import API, ORGANIZER_PASSWORD, GradioHTTP, start_app
+from tests.support.seeding import seed_study
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -23,7 +23,7 @@ from arena.store import make_engine
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
 from ui import AppContext
 from ui import organizer, rating, results
-from seeding import invite, publish, seed_study
+from tests.support.seeding import invite, publish, seed_study
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 IDS = ["study_id", "item_id", "output_id"]

@@ -7,8 +7,8 @@ from gradio_client import Client
 
 from arena import studies
 from arena.store import Store
-from tests.live_app import start_app
-from tests.seeding import invite
+from tests.support.live_app import start_app
+from tests.support.seeding import invite
 
 pytestmark = pytest.mark.timeout(900)
 

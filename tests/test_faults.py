@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from arena.store import Store
-from live_app import ORGANIZER_PASSWORD, GradioHTTP, free_port, start_app
-from seeding import db_store, invite, seed_study
+from tests.support.live_app import ORGANIZER_PASSWORD, GradioHTTP, free_port, start_app
+from tests.support.seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -13,8 +13,8 @@ import pytest
 
 from benchmarks.bench_load import check_stored, run_raters, summary
 from benchmarks.bench_load import main as bench_main
-from live_app import LiveApp, shared_app
-from seeding import db_store, seed_study
+from tests.support.live_app import LiveApp, shared_app
+from tests.support.seeding import db_store, seed_study
 
 pytestmark = pytest.mark.timeout(900)
 

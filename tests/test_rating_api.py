@@ -18,8 +18,8 @@ from gradio_client import Client
 import decoders
 from arena import invites, studies
 from arena.store import Store
-from tests.live_app import GradioHTTP, start_app
-from tests.seeding import invite_all
+from tests.support.live_app import GradioHTTP, start_app
+from tests.support.seeding import invite_all
 from ui.safe import markdown_html
 
 RATERS = ("Rater One", "Rater Two", "Rater Three", "Organizer Check", "Revoked Rater")
@@ -321,7 +321,7 @@ def _by_button(http: GradioHTTP, deps: list[tuple[int, dict]], label: str) -> tu
 
 
 def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
-    from tests.live_app import ORGANIZER_PASSWORD, dependency_tab
+    from tests.support.live_app import ORGANIZER_PASSWORD, dependency_tab
 
     app, sid, outputs, workdir, codes = rated_app
     Client(app.url, verbose=False).predict(codes["Organizer Check"], api_name="/rate_start")  # one mapping to reveal

@@ -39,8 +39,8 @@ import decoders
 from arena import blind, export, invites
 from arena.errors import UserError
 from arena.store.schema import skips
-from live_app import API, ORGANIZER_PASSWORD, CallResult, GradioHTTP, LiveApp, dependency_tab, shared_app
-from seeding import db_store, invite, seed_study
+from tests.support.live_app import API, ORGANIZER_PASSWORD, CallResult, GradioHTTP, LiveApp, dependency_tab, shared_app
+from tests.support.seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)
 

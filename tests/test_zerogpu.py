@@ -1,5 +1,5 @@
 """Hugging Face Spaces: the ZeroGPU path under the real `spaces` package's CUDA emulation (in its own
-process, see tests/zerogpu_emulation.py), the GPU-task sizing, the quota message, and the banners
+process, see tests/support/zerogpu_emulation.py), the GPU-task sizing, the quota message, and the banners
 that keep a Space from failing silently (CPU fallback, ratings on a disk that a restart wipes)."""
 
 import json
@@ -26,7 +26,7 @@ def emulation():
     }
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "zerogpu_emulation.py")],
+        [sys.executable, str(ROOT / "tests" / "support" / "zerogpu_emulation.py")],
         cwd=ROOT,
         env=env,
         capture_output=True,

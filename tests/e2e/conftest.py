@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from live_app import LiveApp, shared_app
+from tests.support.live_app import LiveApp, shared_app
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

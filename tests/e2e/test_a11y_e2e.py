@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import open_app, panel, pick_option
-from live_app import ORGANIZER_PASSWORD
-from seeding import METHODS, db_store, invite, publish, seed_study
+from tests.support.browser_helpers import open_app, panel, pick_option
+from tests.support.live_app import ORGANIZER_PASSWORD
+from tests.support.seeding import METHODS, db_store, invite, publish, seed_study
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_SHOTS = ROOT / "docs" / "screenshots"
@@ -179,7 +179,7 @@ def test_stakeholder_page_is_neutral_for_anything_unpublished(wide_page, app):
 
 def test_stakeholder_page_is_served_in_rating_mode(tmp_path, browser):
     """ARENA_MODE=rating serves only Rate and Results, and the published results' stakeholder page."""
-    from live_app import start_app
+    from tests.support.live_app import start_app
 
     app = start_app(tmp_path / "rating-mode", extra_env={"ARENA_MODE": "rating"})
     try:

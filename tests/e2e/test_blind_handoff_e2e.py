@@ -20,7 +20,7 @@ from arena import invites
 from arena.runner import MethodResult
 from arena.store import Store
 from ui import AppContext, rating
-from browser_helpers import response_text, score_all
+from tests.support.browser_helpers import response_text, score_all
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
 pytestmark = [

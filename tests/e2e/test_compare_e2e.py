@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, set_number, textbox_value
+from tests.support.browser_helpers import open_app, set_number, textbox_value
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 

@@ -15,7 +15,7 @@ import re
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, set_number
+from tests.support.browser_helpers import open_app, set_number
 
 METHODS = ("TS-Temp", "TS-Tilted", "BS-4")  # the defaults; BS-4 runs last
 TOKENS = 32

@@ -9,7 +9,7 @@ import secrets
 from playwright.sync_api import expect
 
 from arena import invites
-from seeding import db_store, seed_study
+from tests.support.seeding import db_store, seed_study
 
 TOKEN = secrets.token_hex(4)
 

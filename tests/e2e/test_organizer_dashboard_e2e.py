@@ -9,8 +9,8 @@ import secrets
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, panel
-from live_app import ORGANIZER_PASSWORD
+from tests.support.browser_helpers import open_app, panel
+from tests.support.live_app import ORGANIZER_PASSWORD
 
 WATCH = """() => {
   window.__progress = [];

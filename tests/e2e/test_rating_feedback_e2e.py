@@ -10,8 +10,8 @@ import secrets
 
 from playwright.sync_api import expect
 
-from browser_helpers import pick_option, response_text
-from seeding import db_store, invite, seed_study
+from tests.support.browser_helpers import pick_option, response_text
+from tests.support.seeding import db_store, invite, seed_study
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 

@@ -7,7 +7,7 @@ import secrets
 
 from playwright.sync_api import expect
 
-from seeding import db_store, invite, seed_study
+from tests.support.seeding import db_store, invite, seed_study
 
 
 def new_study(app, tag: str, n_items: int = 2):

@@ -10,8 +10,8 @@ import secrets
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, panel, response_region, score_all
-from seeding import db_store, invite, seed_study
+from tests.support.browser_helpers import open_app, panel, response_region, score_all
+from tests.support.seeding import db_store, invite, seed_study
 
 
 def test_submit_keeps_the_layout_in_step(page, app):

@@ -10,13 +10,13 @@ import secrets
 from playwright.sync_api import expect
 
 import decoders
-from browser_helpers import open_app, panel, pick_option, response_region, response_text, score_all
+from tests.support.browser_helpers import open_app, panel, pick_option, response_region, response_text, score_all
 
 GENERATION_TIMEOUT_MS = 480_000  # three 4-token outputs, beam search included, on two busy cores
 
 
 def test_create_study_rate_blind_and_see_results(page, app, artifacts_dir):
-    from live_app import ORGANIZER_PASSWORD
+    from tests.support.live_app import ORGANIZER_PASSWORD
 
     token = secrets.token_hex(3)
     study_name = f"Browser study {token}"

@@ -14,9 +14,9 @@ import secrets
 
 from playwright.sync_api import expect
 
-from browser_helpers import open_app, panel, pick_option, response_text, score_all, set_number
-from live_app import ORGANIZER_PASSWORD
-from seeding import db_store, invite, publish, seed_study
+from tests.support.browser_helpers import open_app, panel, pick_option, response_text, score_all, set_number
+from tests.support.live_app import ORGANIZER_PASSWORD
+from tests.support.seeding import db_store, invite, publish, seed_study
 
 PAYLOADS = [
     "<script>window.__xss = 'script'</script>",

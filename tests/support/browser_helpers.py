@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from live_app import LiveApp
+from tests.support.live_app import LiveApp
 
 
 def open_app(page, app: LiveApp, tab: str | None = None):

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ORGANIZER_PASSWORD = "organizer-test-pw-7f3a"
 API = "/gradio_api"
 

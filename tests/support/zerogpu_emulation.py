@@ -1,6 +1,6 @@
 """Run the app's GPU paths under the real `spaces` package's ZeroGPU emulation, on a CPU.
 
-Run as a script in its own process (it patches torch globally): `python tests/zerogpu_emulation.py`.
+Run as a script in its own process (it patches torch globally): `python tests/support/zerogpu_emulation.py`.
 tests/test_zerogpu.py does, and checks the JSON line it prints last.
 
 What is real: `spaces` 0.51.3 as on a ZeroGPU Space -- `import spaces` patches torch (CUDA appears
@@ -35,9 +35,6 @@ import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 TMP = Path(tempfile.mkdtemp(prefix="zerogpu-emulation-"))
 (TMP / "cgroup").write_text("0::/emulated\n")
