@@ -51,7 +51,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from arena.store.schema import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
-from tests.support.live_app import GradioHTTP, start_app  # noqa: E402
+from tests.support.live_app import GradioHTTP, dep_by_api_name, start_app  # noqa: E402
 from tests.support.seeding import db_store, seed_study  # noqa: E402
 
 SLOTS = 8  # response slots in the rating tab (A..H)
@@ -457,13 +457,6 @@ class Session:
     submitted: int = 0  # submits so far: the item number used in scores and comments
 
 
-def _fn_index(client: Any, api_name: str) -> int:
-    for i, dep in enumerate(client.dependencies()):
-        if dep.get("api_name") == api_name:
-            return dep.get("id", i)
-    raise RuntimeError(f"the app registers no {api_name!r} handler")
-
-
 def _submit_data(s: Session, item: int) -> list[Any]:
     radios: list[Any] = [None] * (SLOTS * len(DIMENSIONS))
     notes: list[Any] = [None] * SLOTS
@@ -484,7 +477,7 @@ def open_sessions(url: str, store: Any, study_id: int, raters: int, prefix: str)
     sessions = [Session(name, i, codes[name], uuid.uuid4().hex[:11]) for i, name in enumerate(names)]
     client = GradioHTTP(url, timeout_s=CALL_TIMEOUT_S)
     try:
-        start = _fn_index(client, "rate_start")
+        start = dep_by_api_name(client, "rate_start")
 
         def one(s: Session) -> None:
             opened = client.call(start, [s.code, None], session_hash=s.session_hash)
@@ -551,7 +544,7 @@ def drive(
     worker process is ready (starting them is not counted). Returns every submit, in time order."""
     probe = GradioHTTP(url, timeout_s=60)
     try:
-        submit_fn = _fn_index(probe, "rate_submit")
+        submit_fn = dep_by_api_name(probe, "rate_submit")
     finally:
         probe.close()
     procs = max(1, min(procs, len(sessions)))

@@ -24,7 +24,7 @@ import pytest
 from arena import invites, studies
 from arena.store import Store
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
-from tests.support.live_app import API, ORGANIZER_PASSWORD, GradioHTTP, start_app
+from tests.support.live_app import API, ORGANIZER_PASSWORD, GradioHTTP, dep_by_api_name, start_app
 from tests.support.seeding import seed_study
 
 pytestmark = pytest.mark.timeout(900)
@@ -32,13 +32,6 @@ pytestmark = pytest.mark.timeout(900)
 TOKEN = secrets.token_hex(4)
 TEXTS = {"BS-4": f"beam answer {TOKEN}", "TS-Temp": f"temp answer {TOKEN}", "TS-Tilted": f"tilted answer {TOKEN}"}
 PROMPT = f"Describe the harbour at dawn, please {TOKEN}."
-
-
-def dep(client: GradioHTTP, api_name: str) -> int:
-    for i, d in enumerate(client.dependencies()):
-        if d.get("api_name") == api_name:
-            return d.get("id", i)
-    raise AssertionError(f"no handler {api_name!r}")
 
 
 def submit_values(n: int, score: int) -> list[Any]:
@@ -76,16 +69,18 @@ def world(request, tmp_path_factory):
 def test_attack1_results_say_nothing_about_an_unpublished_study(world):
     client, sid, store = world["client"], world["sid"], world["store"]
     session = uuid.uuid4().hex[:11]
-    opened = client.call(dep(client, "rate_start"), [world["codes"]["alice"], None], session_hash=session)
+    opened = client.call(dep_by_api_name(client, "rate_start"), [world["codes"]["alice"], None], session_hash=session)
     assert opened.ok, opened.error
     saved = client.call(
-        dep(client, "rate_submit"), [world["codes"]["alice"], None, *submit_values(3, 5)], session_hash=session
+        dep_by_api_name(client, "rate_submit"),
+        [world["codes"]["alice"], None, *submit_values(3, 5)],
+        session_hash=session,
     )
     assert saved.ok and "Saved" in saved.raw, saved.error
-    listed = client.call(dep(client, "results_studies"), [])
+    listed = client.call(dep_by_api_name(client, "results_studies"), [])
     assert listed.ok and str(sid) not in json.dumps(listed.data) and TOKEN not in listed.raw
-    shown = client.call(dep(client, "results_show"), [sid, None, None, False])
-    missing = client.call(dep(client, "results_show"), [987654, None, None, False])
+    shown = client.call(dep_by_api_name(client, "results_show"), [sid, None, None, False])
+    missing = client.call(dep_by_api_name(client, "results_show"), [987654, None, None, False])
     # not even "it exists": the same refusal as for an id no study has
     assert (
         not shown.ok and not missing.ok and shown.error.replace(str(sid), "N") == missing.error.replace("987654", "N")
@@ -97,9 +92,9 @@ def test_attack1_results_say_nothing_about_an_unpublished_study(world):
     studies.publish_study(store, sid)
     try:
         viewer = uuid.uuid4().hex[:11]
-        listed = client.call(dep(client, "results_studies"), [], session_hash=viewer)
+        listed = client.call(dep_by_api_name(client, "results_studies"), [], session_hash=viewer)
         assert str(sid) in json.dumps(listed.data)
-        shown = client.call(dep(client, "results_show"), [sid, None, None, False], session_hash=viewer)
+        shown = client.call(dep_by_api_name(client, "results_show"), [sid, None, None, False], session_hash=viewer)
         assert shown.ok and "TS-Tilted" in shown.raw, shown.error
     finally:
         store.set_study_state(sid, "open", allowed_from=("published",))
@@ -107,7 +102,7 @@ def test_attack1_results_say_nothing_about_an_unpublished_study(world):
 
 def test_attack2_compare_refuses_a_study_prompt_however_it_is_typed(world):
     client = world["client"]
-    run = dep(client, "compare")
+    run = dep_by_api_name(client, "compare")
     comps = client.components()
     controls = [comps[c]["props"].get("value") for c in client.dependencies()[run]["inputs"][5:]]
     for typed in (PROMPT, "  " + PROMPT.upper().replace(" ", "   ") + "\n"):
@@ -118,13 +113,13 @@ def test_attack2_compare_refuses_a_study_prompt_however_it_is_typed(world):
 
 def test_attack2_the_trace_tab_refuses_a_study_prompt_too(world):
     client = world["client"]
-    result = client.call(dep(client, "multiarm_trace"), [PROMPT.lower(), False, 0, 4])
+    result = client.call(dep_by_api_name(client, "multiarm_trace"), [PROMPT.lower(), False, 0, 4])
     assert not result.ok and "reserved" in (result.error or "") and TOKEN not in (result.error or "")
 
 
 def test_attack5_a_name_is_not_a_password_and_guesses_are_throttled(world):
     client, store, sid = world["client"], world["store"], world["sid"]
-    start = dep(client, "rate_start")
+    start = dep_by_api_name(client, "rate_start")
     enrolled = len(store.enrolments(sid))
     errors = set()
     for guess in ("alice", "ａｌｉｃｅ", "alice\u200b"):

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Store
-from tests.support.live_app import ORGANIZER_PASSWORD, GradioHTTP, free_port, start_app
+from tests.support.live_app import ORGANIZER_PASSWORD, GradioHTTP, dep_by_api_name, dep_by_trigger, free_port, start_app
 from tests.support.seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)
@@ -42,23 +42,6 @@ def report_faults(artifacts_dir):
     yield
     (artifacts_dir / "faults-summary.json").write_text(json.dumps(STATS))
     print(f"\nfaults injected={STATS['injected']} survived={STATS['survived']}")
-
-
-def dep_by_trigger(client: GradioHTTP, label: str) -> int:
-    comps = client.components()
-    for i, d in enumerate(client.dependencies()):
-        for target in d.get("targets", []):
-            props = comps.get(target[0], {}).get("props", {})
-            if label in (props.get("value"), props.get("label")):
-                return d.get("id", i)
-    raise AssertionError(f"no handler triggered by {label!r}")
-
-
-def dep_by_api_name(client: GradioHTTP, name: str) -> int:
-    for i, d in enumerate(client.dependencies()):
-        if d.get("api_name") == name:
-            return d.get("id", i)
-    raise AssertionError(f"the app has no handler named {name!r}")
 
 
 def submit_values(scores: list[int], n_responses: int, note: str) -> list:

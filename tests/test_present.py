@@ -9,6 +9,7 @@ from starlette.testclient import TestClient
 
 from arena import studies
 from arena.store import Store
+from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
 from ui import present
 from evaluation import results as res
@@ -90,13 +91,9 @@ def fill(store, published=True, name=NAME):
                 new_tokens=8,
                 latency_ms=250.0 * (k + 1),
             )
-        for rater, base in (("Zelda Quux", 2), ("Yorick Vex", 3)):
-            rid = store.rater_id(rater)
-            for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
-                store.save_rating(rid, ids[method], base + k // 2, 3, min(5, base + k))
+        rate_every_output(store, ids, [("Zelda Quux", 2), ("Yorick Vex", 3)])
     if published:
-        studies.close_study(store, study)
-        studies.publish_study(store, study)
+        publish(store, study)
     return study
 
 

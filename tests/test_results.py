@@ -8,6 +8,7 @@ import pytest
 
 from arena import studies
 from arena.store import Store
+from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
 from ui import AppContext
 from ui import results as tab
@@ -110,13 +111,9 @@ def fill(store, published: bool = True):
             new_tokens=3 + k,
             latency_ms=100.0 * (k + 1),
         )
-    for rater, base in (("ann", 2), ("bob", 3)):
-        rid = store.rater_id(rater)
-        for k, method in enumerate(("BS-4", "TS-Temp", "TS-Tilted")):
-            store.save_rating(rid, ids[method], base + k // 2, 3, min(5, base + k))
+    rate_every_output(store, ids, [("ann", 2), ("bob", 3)])
     if published:
-        studies.close_study(store, study)
-        studies.publish_study(store, study)
+        publish(store, study)
     return study
 
 

@@ -39,7 +39,17 @@ import decoders
 from arena import blind, export, invites
 from arena.errors import UserError
 from arena.store.schema import skips
-from tests.support.live_app import API, ORGANIZER_PASSWORD, CallResult, GradioHTTP, LiveApp, dependency_tab, shared_app
+from tests.support.live_app import (
+    API,
+    ORGANIZER_PASSWORD,
+    CallResult,
+    GradioHTTP,
+    LiveApp,
+    dep_by_api_name,
+    dep_by_trigger,
+    dependency_tab,
+    shared_app,
+)
 from tests.support.seeding import db_store, invite, seed_study
 
 pytestmark = pytest.mark.timeout(900)
@@ -59,23 +69,6 @@ CODES: dict[str, str] = {}  # invite codes the `world` fixture hands out: "victi
 # Gradio's own input checks (a value outside a slider's range or a dropdown's choices) refuse a call
 # before the handler runs: refused, nothing read or written, so no password message either.
 GRADIO_INPUT_CHECK = re.compile(r"Value .* is (greater than maximum|less than minimum|not in the list of choices)")
-
-
-def dep_by_api_name(client: GradioHTTP, name: str) -> int:
-    for i, d in enumerate(client.dependencies()):
-        if d.get("api_name") == name:
-            return d.get("id", i)
-    raise AssertionError(f"the app has no handler named {name!r}")
-
-
-def dep_by_trigger(client: GradioHTTP, label: str) -> int:
-    comps = client.components()
-    for i, d in enumerate(client.dependencies()):
-        for target in d.get("targets", []):
-            props = comps.get(target[0], {}).get("props", {})
-            if label in (props.get("value"), props.get("label")):
-                return d.get("id", i)
-    raise AssertionError(f"no handler triggered by {label!r}")
 
 
 def rating_values(scores: list[list[int]], comments: list[str | None]) -> list[Any]:

@@ -257,6 +257,26 @@ def tab_of_components(config: dict) -> dict[int, str]:
     return owner
 
 
+def dep_by_api_name(client: GradioHTTP, name: str) -> int:
+    """The fn index of the handler registered as `api_name=name`."""
+    for i, d in enumerate(client.dependencies()):
+        if d.get("api_name") == name:
+            return d.get("id", i)
+    raise LookupError(f"the app has no handler named {name!r}")
+
+
+def dep_by_trigger(client: GradioHTTP, label: str) -> int:
+    """The fn index of the first handler triggered by the component whose value or label is `label`
+    (a button's text, a textbox's label): what a user clicks, for handlers with no api_name."""
+    comps = client.components()
+    for i, d in enumerate(client.dependencies()):
+        for target in d.get("targets", []):
+            props = comps.get(target[0], {}).get("props", {})
+            if label in (props.get("value"), props.get("label")):
+                return d.get("id", i)
+    raise LookupError(f"no handler triggered by {label!r}")
+
+
 def dependency_tab(config: dict, dep: dict) -> str | None:
     """The tab a dependency belongs to: the tab of its trigger (or, failing that, its inputs)."""
     owner = tab_of_components(config)

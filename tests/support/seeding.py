@@ -77,6 +77,16 @@ def invite_all(store: Store, study_id: int, names: Sequence[str]) -> dict[str, s
     return {i.rater: i.code for i in invites.invite(store, study_id, list(names))}
 
 
+def rate_every_output(store: Store, outputs: Mapping[str, int], raters: Sequence[tuple[str, int]]) -> None:
+    """Each rater `(name, base)` scores the k-th output of `outputs` ({method: output id}, in method
+    order) with coherence base + k // 2, fluency 3, naturalness min(5, base + k): known means per
+    method and raters who agree in part, for the Results tab and the published page."""
+    for rater, base in raters:
+        rid = store.rater_id(rater)
+        for k, output_id in enumerate(outputs.values()):
+            store.save_rating(rid, output_id, base + k // 2, 3, min(5, base + k))
+
+
 def close(store: Store, study_id: int) -> None:
     """End rating (the organizer may reveal the mapping and the seeds then)."""
     from arena import studies
