@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import BACKENDS, open_store
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 
@@ -21,6 +23,15 @@ def lm():
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request, tmp_path):
+    """A fresh, empty store on SQLite and on PostgreSQL (skipped without a server). A module whose
+    tests need one database only, or a store set up otherwise, defines its own `store`."""
+    s, close = open_store(request.param, tmp_path)
+    yield s
+    close()
 
 
 @pytest.fixture(autouse=True)

@@ -11,17 +11,8 @@ import pytest
 import decoders
 from arena import blind
 from arena.errors import UserError
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s, close = open_store(request.param, tmp_path)
-    yield s
-    close()
 
 
 def make_study(store, n_items=6, methods=METHODS):

@@ -15,10 +15,9 @@ from arena import blind
 from arena.errors import UserError
 from arena.export import EXPORT_COLUMNS, OPTIONAL_COLUMNS, export_rows, export_to_path, import_file, main
 from arena.store import RATING_COLUMNS, Store
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import BACKENDS, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 IDS = ("study_id", "item_id", "output_id")
 AWKWARD = [
     'comma, "quotes"\nand a newline\r\n',

@@ -12,9 +12,8 @@ from arena import blind, invites
 from arena.errors import UserError
 from arena.export import EXPORT_COLUMNS, export_rows, export_to_path, import_file
 from arena.store import Store
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import BACKENDS, open_store
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 KEYS = (
     "row_kind",
     "item_public_id",

@@ -14,17 +14,9 @@ from arena import blind
 from arena.errors import UserError
 from arena.store import Store
 from arena.store.schema import ratings
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import BACKENDS, open_store
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s, close = open_store(request.param, tmp_path)
-    yield s
-    close()
 
 
 def _study(store: Store, n_items: int = 2):

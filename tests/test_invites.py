@@ -13,18 +13,9 @@ from sqlalchemy import text
 from arena import blind, invites, studies, throttle
 from arena.errors import UserError
 from arena.store import clean_rater_name
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
 from ui.safe import md_text, toast
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s, close = open_store(request.param, tmp_path)
-    yield s
-    close()
 
 
 def make_study(store, name="invite test", n_items=3, state="open"):

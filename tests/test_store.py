@@ -12,16 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from arena.errors import UserError
 from arena.store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, default_db_path, default_url, normalize_url
 from arena.store.schema import outputs, ratings
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
-
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s, close = open_store(request.param, tmp_path)
-    yield s
-    close()
+from tests.support.stores import BACKENDS, open_store
 
 
 def _study_with_outputs(store: Store, methods=("BS-4", "TS-Temp", "TS-Tilted")):

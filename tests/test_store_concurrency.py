@@ -6,9 +6,8 @@ import threading
 
 import pytest
 
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
+from tests.support.stores import BACKENDS, open_store
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 THREADS = 50
 
 

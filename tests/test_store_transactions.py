@@ -17,16 +17,7 @@ from arena.errors import UserError
 from arena.runner import MethodResult
 from arena.store import Item, Store, Study
 from arena.store.schema import items, outputs, raters, ratings
-from tests.support.stores import PG_SKIP_REASON, open_store, pg_url
-
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request, tmp_path):
-    s, close = open_store(request.param, tmp_path)
-    yield s
-    close()
+from tests.support.stores import open_store
 
 
 class Injected(RuntimeError):

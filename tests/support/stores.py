@@ -7,6 +7,7 @@ import os
 import secrets
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from arena.store import Store
@@ -20,6 +21,11 @@ PG_SKIP_REASON = (
 
 def pg_url() -> str | None:
     return os.environ.get(PG_ENV) or None
+
+
+# Parameters for a test that runs on each database: PostgreSQL is reported as skipped, not left out,
+# where no server is configured.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 
 
 def sqlite_url(folder: Path) -> str:
