@@ -43,7 +43,7 @@ from .errors import UserError
 from .numbers import study_id as parse_study_id, whole_number
 from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name
 from .store.feedback import CANT_JUDGE_KEY
-from .studies import ready_item_ids
+from .studies import ready_item_ids, ready_items
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS
@@ -173,13 +173,14 @@ def _assignment(store: Store, rater_id: int, item: Item) -> dict[int, int]:
     return dict(found)
 
 
-def _outputs(store: Store, item: Item, need: Sequence[int] = ()) -> list[Output]:
-    """`store.outputs_for_item` for an item row; remembered, and read again when an output in `need`
-    is not among the remembered ones (outputs are never changed, but a study may still be filling)."""
+def _outputs(store: Store, item: Item, stored: int) -> list[Output]:
+    """`store.outputs_for_item` for an item row; remembered, and read again when the item now has
+    another number of outputs than remembered (`stored`: outputs are never changed or deleted one by
+    one, but an item may still be filling)."""
     key = (item.id, item.public_id)
     memo = _memo(store, "outputs")
     found = memo.get(key)
-    if found is None or not set(need) <= {o.id for o in found}:
+    if found is None or len(found) != stored:
         found = store.outputs_for_item(item.id)
         memo.put(key, found)
     return found
@@ -189,11 +190,11 @@ def _parse_study_id(study_id: Any) -> int:
     return parse_study_id(study_id, "choose a study first")
 
 
-def _mapping(store: Store, study_id: int, rater_id: int, item: Item) -> dict[int, int]:
+def _mapping(store: Store, study_id: int, rater_id: int, item: Item, outputs: Sequence[Output]) -> dict[int, int]:
     mapping = _assignment(store, rater_id, item)
     if mapping:
         return mapping
-    order = balanced_order(store.outputs_for_item(item.id), store.rater_order_seed(study_id, rater_id), item.ordinal)
+    order = balanced_order(outputs, store.rater_order_seed(study_id, rater_id), item.ordinal)
     mapping = store.record_assignment(rater_id, item.id, order)
     _memo(store, "order").put((rater_id, item.id, item.public_id), dict(mapping))
     return mapping
@@ -211,7 +212,9 @@ def open_item(store: Store, rater: object, study_id: Any, index: int | None = No
     Returns (None, message) when there is nothing to show. The app uses `open_with_code`."""
     name = clean_rater_name(rater)
     sid = _parse_study_id(study_id)
-    return open_for(store, sid, lambda: _known_rater_id(store, name), index)
+    # Not in one transaction, unlike `open_for`: a rater named here may be new to the study, and
+    # drawing their place in it retries after a conflict, which a surrounding transaction forbids.
+    return _open(store, sid, lambda: _known_rater_id(store, name), index)
 
 
 def open_with_code(
@@ -222,7 +225,7 @@ def open_with_code(
     return open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
 
 
-def _check_open(study: Study | None) -> None:
+def _check_open(study: Study | None) -> Study:
     if study is None:
         raise UserError("that study does not exist")
     if study.state != "open":
@@ -233,16 +236,28 @@ def _check_open(study: Study | None) -> None:
                 "published": "this study is closed: rating has ended. Thank you!",
             }.get(study.state, "this study is not open for rating")
         )
+    return study
 
 
 def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None) -> tuple[RaterView | None, str]:
-    study = store.get_study(sid)
-    _check_open(study)
-    ready = ready_item_ids(store, sid)
+    """The view of item `index` (1-based; None: the first one not yet handled) for a rater.
+
+    One transaction (it joins the caller's, as a submit's save): the reads see one state of the
+    study, and the first view of an item records its order in the same commit. For enrolled raters
+    (an invite code's), whose place in the study exists already."""
+    with store.transaction():
+        return _open(store, sid, rater_id_of, index)
+
+
+def _open(store: Store, sid: int, rater_id_of: Any, index: int | None) -> tuple[RaterView | None, str]:
+    study = _check_open(store.get_study(sid))
+    ready_rows, stored = ready_items(store, study)
+    ready = [i.id for i in ready_rows]
     if not ready:
         return None, "This study has no items ready for rating yet."
     rater_id = rater_id_of()
-    counts = store.item_counts(sid, rater_id)
+    rated = store.rated_counts(sid, rater_id)
+    counts = {i: (stored.get(i, 0), rated.get(i, 0)) for i in ready}
     skipped = store.skipped_items(sid, rater_id)  # a skipped item counts as handled
     done = [counts[i][1] >= counts[i][0] or i in skipped for i in ready]
     if index is None:
@@ -254,12 +269,12 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
             )
     else:
         pos = whole_number(index, "item number", 1, len(ready)) - 1
-    item = store.get_item(ready[pos])  # only the item shown, not every item of the study
-    if item is None:  # deleted a moment ago
-        raise UserError("that study changed; press Start again")
-    mapping = _mapping(store, sid, rater_id, item)
-    texts = {o.id: o.text for o in _outputs(store, item, list(mapping.values()))}
-    mine = store.ratings_for(rater_id, mapping.values())
+    item = ready_rows[pos]
+    outputs = _outputs(store, item, stored[item.id])
+    mapping = _mapping(store, sid, rater_id, item, outputs)
+    texts = {o.id: o.text for o in outputs}
+    # No query for the rater's ratings of an item they rated nothing of (the next item, after a submit).
+    mine = store.ratings_for(rater_id, mapping.values()) if item.id in rated else {}
     responses = []
     for position in sorted(mapping):
         oid = mapping[position]
@@ -372,6 +387,21 @@ def submit_slots_for(
     _submit_slots(opened, store, slot_scores, slot_comments)
 
 
+def submit_slots_then_next(
+    store: Store,
+    enrolment: "invites.Enrolment",
+    item_public_id: object,
+    slot_scores: Sequence[Sequence[Any]],
+    slot_comments: Sequence[Any],
+) -> tuple[RaterView | None, str]:
+    """The rating tab's Submit: `submit_slots_for`, then the rater's next item (`open_for`), in one
+    transaction. One commit per submit, and it is the commit of the scores: if anything fails,
+    nothing is kept and the rater is told (the store's message says it was not saved)."""
+    with store.transaction():
+        submit_slots_for(store, enrolment, item_public_id, slot_scores, slot_comments)
+        return open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+
+
 def submit_slots_with_code(
     store: Store,
     code: object,
@@ -458,6 +488,15 @@ def skip_for(
     handled for this rater's progress and gets no scores from them."""
     item, rater_id, _ = _enrolled_item(store, enrolment, item_public_id)
     store.skip_item(rater_id, item.id, reason, note)
+
+
+def skip_then_next(
+    store: Store, enrolment: "invites.Enrolment", item_public_id: object, reason: object, note: object = None
+) -> tuple[RaterView | None, str]:
+    """The rating tab's Skip: `skip_for`, then the rater's next item, in one transaction (as Submit)."""
+    with store.transaction():
+        skip_for(store, enrolment, item_public_id, reason, note)
+        return open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
 
 
 def flag_for(

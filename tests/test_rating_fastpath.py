@@ -12,7 +12,8 @@ import json
 
 import gradio as gr
 import pytest
-from sqlalchemy import delete
+from sqlalchemy import delete, event
+from sqlalchemy.exc import OperationalError
 
 from arena import blind, invites
 from arena.store import Store
@@ -194,3 +195,34 @@ def test_a_missing_score_keeps_everything_and_marks_only_the_empty_rows(store, t
     ]
     out = submit(fns, code, out[0], *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 4)]))
     assert store.count_ratings() == 3 and out[-1] == [] and "rated all 1 items" in out[2]
+
+
+def test_a_submit_is_one_transaction_with_its_next_item(store, tab, monkeypatch):
+    """The save and the next item (its order recorded on first view) are one transaction, besides
+    the invite code's read; if the next item cannot be worked out, the scores are not kept either
+    and the rater is told so, rather than being shown an error after a save."""
+    _, fns, _ = tab
+    sid, _ = seed(store, "one", n_items=3)
+    code = code_for(store, sid, "Di")
+    sess = start(fns, code)
+    begun: list[object] = []
+
+    def count(conn: object) -> None:
+        begun.append(conn)
+
+    event.listen(store.engine, "begin", count)
+    out = submit(fns, code, sess, *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 5)]))
+    event.remove(store.engine, "begin", count)
+    assert len(begun) == 2 and "Item 2 of 3" in out[2]
+    assert store.count_ratings() == 3
+
+    def unreachable(*args, **kwargs):
+        raise OperationalError("SELECT", {}, Exception("server closed the connection"))
+
+    monkeypatch.setattr(store, "skipped_items", unreachable)
+    with pytest.raises(gr.Error, match="NOT saved"):
+        submit(fns, code, out[0], *radios_and_notes([(1, 1, 1)] * 3))
+    assert store.count_ratings() == 3
+    monkeypatch.undo()
+    out = submit(fns, code, out[0], *radios_and_notes([(1, 1, 1)] * 3))
+    assert "Item 3 of 3" in out[2] and store.count_ratings() == 6

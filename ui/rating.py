@@ -354,8 +354,8 @@ def build(ctx: AppContext) -> None:
                 )
                 out[-1] = [list(m) for m in empty]
                 return out
-            blind.submit_slots_for(store, enrolment, sess["item"], triples, notes)  # committed before we move on
-            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+            # One transaction: the save and the next item; committed before the page moves on.
+            view, message = blind.submit_slots_then_next(store, enrolment, sess["item"], triples, notes)
         except UserError as exc:
             fail(exc)
         if view is None:
@@ -371,8 +371,8 @@ def build(ctx: AppContext) -> None:
                 raise UserError("there is no item on screen to skip")
             if reason in (None, ""):
                 raise UserError("choose a reason to skip this item")
-            blind.skip_for(store, enrolment, sess["item"], reason, note if isinstance(note, str) else None)
-            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+            note = note if isinstance(note, str) else None
+            view, message = blind.skip_then_next(store, enrolment, sess["item"], reason, note)
         except UserError as exc:
             fail(exc)
         done = "Skipped."
