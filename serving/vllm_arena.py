@@ -20,12 +20,13 @@ Each request switches a processor on through `vllm_xargs` (`SamplingParams.extra
   output gets −inf. vLLM's sampling API has no such parameter.
 
 This module needs `vllm` (the server's venv), `torch`, and for the wordfreq prior `wordfreq` and
-`jieba` plus this repository on the path (for `decoders.priors`).
+`jieba` plus this repository on the path (for `decoders.priors`): the PYTHONPATH above, through which
+vLLM finds this module in the first place and which its engine processes inherit, so the module
+adds nothing to `sys.path` itself.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from pathlib import Path
 
@@ -38,8 +39,6 @@ XARG_ALPHA = "arena_tilt_alpha"
 XARG_PRIOR = "arena_tilt_prior"
 XARG_NGRAM = "arena_no_repeat_ngram_size"
 PRIORS = ("wordfreq", "common-tokens")  # decoders.priors.PRIORS, repeated so validation needs no import
-
-_REPO = str(Path(__file__).resolve().parents[1])
 
 
 def _xargs(params: SamplingParams) -> dict:
@@ -103,8 +102,6 @@ class ArenaTilt(LogitsProcessor):
         key = (name, width)
         with self._lock:
             if key not in self._priors:
-                if _REPO not in sys.path:
-                    sys.path.insert(0, _REPO)
                 # Imported here, not at the top: validating a request must work without the app's code.
                 from arena.settings import current as current_settings  # the app's ARENA_CACHE_DIR rules
                 from decoders.priors import build_prior  # the app's own code: the same S
