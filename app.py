@@ -13,11 +13,9 @@ if os.environ.get("SPACES_ZERO_GPU"):
 
 import gradio as gr
 
-from arena import settings
+from arena import llm, settings
 from arena.errors import UserError
-from arena.llm import get_default_model
 from ui import AppContext, assets
-from ui.rating import install_quick_rate
 
 # (tab label, module under ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
@@ -55,6 +53,8 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
 
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
+    from ui.rating import install_quick_rate  # late: the tabs' modules read the settings main() installs
+
     install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
     with gr.Blocks(title="Decoding Arena") as demo:
         gr.Markdown("# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.")
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 
     try:
-        lm = get_default_model()  # fail fast on a bad model setting, before the port opens
+        lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)

@@ -20,7 +20,7 @@ python -m ruff check . || lint=1
 python -m ruff format --check . || lint=1
 python -m mypy || lint=1
 # The docstring examples in decoders/ run as tests, in a run of their own: --doctest-modules imports
-# every .py file under the paths it is given, and tests/zerogpu_emulation.py must never be imported
+# every .py file under the paths it is given, and tests/support/zerogpu_emulation.py must never be imported
 # in-process (it patches torch globally).
 python -m pytest -q --doctest-modules decoders
 doctests=$?
