@@ -17,17 +17,18 @@ size 1 (the study's speed figures come from those) and batches the rest.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import torch
 from transformers import LogitsProcessorList
 
 import decoders
 
-from .zerogpu import duration_s, gpu_task
 from .llm import LoadedModel, end_ids, lookup
 from .runner import device_generate_kwargs, plan_for
+from .zerogpu import duration_s, gpu_task
 
 DEFAULT_BATCH_SIZE = 8
 

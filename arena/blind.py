@@ -33,14 +33,16 @@ import random
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from . import invites
 from .errors import UserError
-from .numbers import study_id as parse_study_id, whole_number
+from .numbers import study_id as parse_study_id
+from .numbers import whole_number
 from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name
 from .store.feedback import CANT_JUDGE_KEY
 from .studies import ready_item_ids, ready_items
@@ -136,7 +138,7 @@ class _Memo:
                 self._data.popitem(last=False)
 
 
-_memos: "weakref.WeakKeyDictionary[Store, dict[str, _Memo]]" = weakref.WeakKeyDictionary()
+_memos: weakref.WeakKeyDictionary[Store, dict[str, _Memo]] = weakref.WeakKeyDictionary()
 _memos_lock = threading.Lock()
 
 
@@ -377,7 +379,7 @@ def submit_slots(
 
 def submit_slots_for(
     store: Store,
-    enrolment: "invites.Enrolment",
+    enrolment: invites.Enrolment,
     item_public_id: object,
     slot_scores: Sequence[Sequence[Any]],
     slot_comments: Sequence[Any],
@@ -389,7 +391,7 @@ def submit_slots_for(
 
 def submit_slots_then_next(
     store: Store,
-    enrolment: "invites.Enrolment",
+    enrolment: invites.Enrolment,
     item_public_id: object,
     slot_scores: Sequence[Sequence[Any]],
     slot_comments: Sequence[Any],
@@ -473,7 +475,7 @@ def _save(
 
 
 def _enrolled_item(
-    store: Store, enrolment: "invites.Enrolment", item_public_id: object
+    store: Store, enrolment: invites.Enrolment, item_public_id: object
 ) -> tuple[Item, int, dict[int, int]]:
     item, rater_id, mapping = _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
     if item is None or rater_id is None or not mapping:
@@ -482,7 +484,7 @@ def _enrolled_item(
 
 
 def skip_for(
-    store: Store, enrolment: "invites.Enrolment", item_public_id: object, reason: object, note: object = None
+    store: Store, enrolment: invites.Enrolment, item_public_id: object, reason: object, note: object = None
 ) -> None:
     """Skip the item on screen with a reason (a SKIP_REASONS key; "other" needs a note): it counts as
     handled for this rater's progress and gets no scores from them."""
@@ -491,7 +493,7 @@ def skip_for(
 
 
 def skip_then_next(
-    store: Store, enrolment: "invites.Enrolment", item_public_id: object, reason: object, note: object = None
+    store: Store, enrolment: invites.Enrolment, item_public_id: object, reason: object, note: object = None
 ) -> tuple[RaterView | None, str]:
     """The rating tab's Skip: `skip_for`, then the rater's next item, in one transaction (as Submit)."""
     with store.transaction():
@@ -501,7 +503,7 @@ def skip_then_next(
 
 def flag_for(
     store: Store,
-    enrolment: "invites.Enrolment",
+    enrolment: invites.Enrolment,
     item_public_id: object,
     label: object,
     reason: object,

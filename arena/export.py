@@ -17,17 +17,17 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Sequence, TextIO
+from typing import Any, TextIO
 
 from .errors import UserError
-from .numbers import cli_whole
-from .numbers import parse_whole
+from .numbers import cli_whole, parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
-from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment, clean_rater_name, dumps
 from .store.schema import STUDY_STATES
+from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment, clean_rater_name, dumps
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
 EXPORT_COLUMNS: tuple[str, ...] = (

@@ -15,8 +15,8 @@ import csv
 import hashlib
 import io
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 from urllib.parse import quote
 
 from . import settings, throttle

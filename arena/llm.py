@@ -271,7 +271,7 @@ def load_model(
 
 # Every loaded model by key, so GPU tasks (forked from this process on ZeroGPU) can find it from a string.
 # Weak: the registry never keeps a model alive that nothing else uses.
-_registry: "weakref.WeakValueDictionary[str, LoadedModel]" = weakref.WeakValueDictionary()
+_registry: weakref.WeakValueDictionary[str, LoadedModel] = weakref.WeakValueDictionary()
 _registry_lock = threading.Lock()
 
 

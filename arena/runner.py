@@ -25,8 +25,9 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
@@ -37,12 +38,13 @@ from decoders import DecodeContext, GenerationPlan
 
 from .engines import current_engine
 from .errors import UserError
-from .zerogpu import duration_s, gpu_task, on_zero_gpu
-from .memory import MemoryReading, PeakMemory
 from .llm import LoadedModel, end_ids, lookup
+from .memory import MemoryReading, PeakMemory
 from .numbers import whole_number
-from .settings import current as current_settings, env_of
 from .prompts import encode_prompt
+from .settings import current as current_settings
+from .settings import env_of
+from .zerogpu import duration_s, gpu_task, on_zero_gpu
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)
 DEFAULT_MAX_NEW_TOKENS = 128

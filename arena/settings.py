@@ -18,8 +18,9 @@ import contextlib
 import dataclasses
 import os
 import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from .errors import UserError
 from .numbers import whole_number

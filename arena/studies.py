@@ -15,10 +15,11 @@ import shutil
 import tempfile
 import threading
 import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -445,7 +446,7 @@ def quick_item(
     methods = list(dict.fromkeys(f["method"] for f in fields))
     max_new = max(int((f["settings"] or {}).get("max_new_tokens", 0) or 0) for f in fields) or 1
     seed = next((f["seed"] for f in fields if f["seed"] is not None), 0)
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     with store.transaction():  # a study without its outputs would be a quick rating nobody can rate
         study_id = store.create_study(
             f"Quick rating {when} UTC",
@@ -590,7 +591,7 @@ def _write_backup(store: Store, study: Study, rater: str | None) -> tuple[list[P
 
 def _write_backup_files(store: Store, study: Study, rater: str | None) -> tuple[list[Path], Path | None]:
 
-    when = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    when = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     stem = f"deleted-study-{study.id}-{_slug(study.name)}-{when}"
     folder = Path(tempfile.mkdtemp(prefix="arena-deleted-"))
     rows = export.export_rows(store, study.id)

@@ -16,8 +16,9 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import torch
 

@@ -219,7 +219,7 @@ class _CpuSampler:
                 return
             self._stop.wait(self.every_s)
 
-    def __enter__(self) -> "_CpuSampler":
+    def __enter__(self) -> _CpuSampler:
         if self.pid is not None:
             self._thread.start()
         return self

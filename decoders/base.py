@@ -9,8 +9,9 @@ UI shows and the store records.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import torch
 from transformers import LogitsProcessor

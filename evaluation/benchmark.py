@@ -28,9 +28,10 @@ import math
 import platform
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from plotly.subplots import make_subplots

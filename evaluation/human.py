@@ -33,7 +33,8 @@ import json
 import math
 import sys
 import warnings
-from typing import Any, Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd

@@ -20,7 +20,7 @@ import math
 import random
 import re
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from sacrebleu.metrics import BLEU

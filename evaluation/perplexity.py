@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import torch
 
@@ -66,7 +67,7 @@ class EncodedPair(tuple):
 
     harness: bool
 
-    def __new__(cls, prompt_ids: list[int], cont_ids: list[int], harness: bool = False) -> "EncodedPair":
+    def __new__(cls, prompt_ids: list[int], cont_ids: list[int], harness: bool = False) -> EncodedPair:
         obj = super().__new__(cls, (list(prompt_ids), list(cont_ids)))
         obj.harness = harness
         return obj

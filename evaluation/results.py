@@ -10,8 +10,9 @@ mixed model, agreement, the position effect, and one plain-language line per res
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go

@@ -103,9 +103,10 @@ class ArenaTilt(LogitsProcessor):
         with self._lock:
             if key not in self._priors:
                 # Imported here, not at the top: validating a request must work without the app's code.
+                from transformers import AutoTokenizer
+
                 from arena.settings import current as current_settings  # the app's ARENA_CACHE_DIR rules
                 from decoders.priors import build_prior  # the app's own code: the same S
-                from transformers import AutoTokenizer
 
                 if self._tokenizer is None:
                     self._tokenizer = AutoTokenizer.from_pretrained(self.tokenizer_source)

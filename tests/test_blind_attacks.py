@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import secrets
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -40,7 +40,7 @@ OUTPUTS = [
         ttft_ms=None,
         tokens_per_s=None,
         finish_reason=None,
-        created_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
     )
     for k, (m, s) in enumerate(SYSTEMS)
 ]

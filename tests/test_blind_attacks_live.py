@@ -23,9 +23,9 @@ import pytest
 
 from arena import invites, studies
 from arena.store import Store
-from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
 from tests.support.live_app import API, ORGANIZER_PASSWORD, GradioHTTP, dep_by_api_name, start_app
 from tests.support.seeding import seed_study
+from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -16,14 +16,12 @@ from sqlalchemy import MetaData, func, select
 
 from arena import blind, export, studies
 from arena.errors import UserError
-from arena.store import Store
-from arena.store.schema import assignments, items, metadata, outputs, ratings, studies as studies_table
-from arena.store.schema import study_raters
-from arena.store import make_engine
-from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
-from ui import AppContext
-from ui import organizer, rating, results
+from arena.store import Store, make_engine
+from arena.store.schema import assignments, items, metadata, outputs, ratings, study_raters
+from arena.store.schema import studies as studies_table
 from tests.support.seeding import invite, publish, seed_study
+from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
+from ui import AppContext, organizer, rating, results
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 IDS = ["study_id", "item_id", "output_id"]
@@ -151,6 +149,23 @@ def test_delete_rater_ratings_removes_only_that_raters_rows_in_that_study(store)
     assert counts(store) == {**before, "ratings": before["ratings"] - 6}
     assert store.delete_rater_ratings(a, ann) == 0  # by id; nothing left
     assert list(store.progress(a)["rater"]) == ["bob"]
+
+
+def test_delete_rater_ratings_takes_their_skips_and_flags_in_that_study_only(store):
+    a, b = world(store)
+    ann, bob = store.find_rater("ann"), store.find_rater("bob")
+    item_a, item_b = store.items(a)[0].id, store.items(b)[0].id
+    extra = store.add_items(a, [{"prompt": "one more", "scenario": "s"}])[0]
+    store.skip_item(ann, extra, "unclear")
+    store.add_flag(ann, item_a, "other", note="ann on A")
+    store.add_flag(bob, item_a, "other", note="bob on A")
+    store.add_flag(ann, item_b, "other", note="ann on B")
+
+    store.delete_rater_ratings(a, "ann")
+
+    assert store.skips(a) == []
+    assert sorted(f["note"] for f in store.flags(a)) == ["bob on A"]
+    assert [f["note"] for f in store.flags(b)] == ["ann on B"]
 
 
 def test_unknown_study_or_rater_is_refused(store):

@@ -4,7 +4,7 @@ what it refuses, and how an old database is upgraded to hold them."""
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import create_engine, insert, text
@@ -62,7 +62,7 @@ def test_cant_judge_is_stored_as_null_with_its_flag_and_read_back(store):
 def test_a_null_score_without_the_flag_and_a_score_with_it_are_refused_by_the_database(store):
     _, [iid, _], oids = _study(store)
     rid = store.rater_id("ann")
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     base = {
         "rater_id": rid,
         "coherence": 3,

@@ -241,8 +241,7 @@ def test_a_trace_is_the_runners_own_run(lm):
 def test_trace_tab_builds_without_a_model_call():
     import gradio as gr
 
-    from ui import AppContext
-    from ui import trace
+    from ui import AppContext, trace
 
     def no_model():
         raise AssertionError("building the tab must not load or use the model")

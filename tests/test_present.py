@@ -9,11 +9,11 @@ from starlette.testclient import TestClient
 
 from arena import studies
 from arena.store import Store
+from evaluation import results as res
+from evaluation import story
 from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
 from ui import present
-from evaluation import results as res
-from evaluation import story
 
 NAME = '<script>alert(1)</script> "Q3" & co'
 

@@ -537,7 +537,8 @@ def damaged_exports(draw, rows: list[dict[str, Any]]) -> tuple[str, bytes, list[
 def _table_counts(store: Store) -> dict[str, int]:
     from sqlalchemy import func, select
 
-    from arena.store.schema import items, outputs, raters, ratings, studies as studies_t
+    from arena.store.schema import items, outputs, raters, ratings
+    from arena.store.schema import studies as studies_t
 
     with store.read() as conn:
         return {

@@ -8,12 +8,12 @@ import pytest
 
 from arena import studies
 from arena.store import Store
+from evaluation import results as res
+from evaluation.perplexity import ItemScore
 from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
 from ui import AppContext
 from ui import results as tab
-from evaluation import results as res
-from evaluation.perplexity import ItemScore
 
 OUTPUT_TEXT = {"BS-4": "the end the end the end", "TS-Temp": "a quick brown fox", "TS-Tilted": "jumps over lazy dogs"}
 

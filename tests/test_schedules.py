@@ -77,8 +77,9 @@ def test_schedule_plans_apply_temperature_once_and_show_it():
 def test_constant_schedules_sample_like_plain_temperature(lm):
     """With warm-up T = T and γ = 0 the schedules are a constant temperature: the tokens must be
     those of bare generate(temperature=T) with the same seed."""
-    from arena.runner import plan_for
     from transformers import LogitsProcessorList
+
+    from arena.runner import plan_for
 
     ids = lm.tokenizer("The old harbour was quiet, and", return_tensors="pt")["input_ids"]
     mask = torch.ones_like(ids)

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from evaluation import human, stats_design as sd
+from evaluation import human
+from evaluation import stats_design as sd
 
 
 def test_null_false_positive_rate_and_ci_coverage_of_a_known_difference():

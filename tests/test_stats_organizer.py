@@ -8,8 +8,8 @@ import pytest
 
 from arena.errors import UserError
 from arena.store import Store
-from ui import AppContext, organizer_stats
 from tests.test_stats_cli import rated_store
+from ui import AppContext, organizer_stats
 
 
 @pytest.fixture()

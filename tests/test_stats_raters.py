@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from evaluation import human, stats_design as sd, stats_raters
+from evaluation import human, stats_raters
+from evaluation import stats_design as sd
 
 
 def study_with_odd_raters():

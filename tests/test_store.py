@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timezone
+from datetime import UTC
 
 import pytest
 from sqlalchemy import create_engine, insert, text
@@ -240,4 +240,4 @@ def test_timestamps_are_utc(store):
     _, _, oids = _study_with_outputs(store)
     store.save_rating(store.rater_id("a"), oids[0], 3, 3, 3)
     row = store.ratings_frame().iloc[0]
-    assert str(row.created_at.tz) == str(timezone.utc) or row.created_at.utcoffset().total_seconds() == 0
+    assert str(row.created_at.tz) == str(UTC) or row.created_at.utcoffset().total_seconds() == 0

@@ -7,7 +7,7 @@ halfway on purpose; the store must then hold nothing of it.
 from __future__ import annotations
 
 import threading
-from datetime import timezone
+from datetime import UTC
 
 import pytest
 from sqlalchemy import func, select
@@ -160,7 +160,7 @@ def test_an_import_failing_halfway_leaves_nothing(store, tmp_path, monkeypatch):
     assert (counts["studies"], counts["items"], counts["outputs"], counts["ratings"]) == (1, 2, 6, 12)
     assert row_counts(store) == {"items": 2, "outputs": 6, "raters": 2, "ratings": 12, "studies": 1}
     [study] = store.list_studies()
-    assert study.state == "closed" and study.base_seed == 3 and study.created_at.tzinfo == timezone.utc
+    assert study.state == "closed" and study.base_seed == 3 and study.created_at.tzinfo == UTC
 
 
 def test_an_import_refused_by_the_database_halfway_leaves_nothing(store, tmp_path):

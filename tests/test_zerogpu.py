@@ -114,9 +114,8 @@ def test_a_gpu_machine_running_on_the_cpu_gets_a_banner_and_a_warning(monkeypatc
 def test_gpu_tasks_take_and_return_plain_data(lm):
     """In-process, the same GPU functions run unchanged; what they return is lists, dicts, numbers."""
     from arena.runner import gpu_run, gpu_trace
-    from evaluation.perplexity import gpu_scores
-
     from arena.zerogpu import find_unplain
+    from evaluation.perplexity import gpu_scores
 
     ids = lm.tokenizer("Once upon a time")["input_ids"]
     assert find_unplain(gpu_run(lm.key, ["TS-Temp"], {}, ids, 0, 2, "Once upon a time")) is None

@@ -8,7 +8,8 @@ shows up here with no UI code. The pure helpers (`make_request`, `timing_frame`,
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import gradio as gr
 import pandas as pd

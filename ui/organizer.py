@@ -19,13 +19,13 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-
 from arena import blind, export, invites, studies, throttle
 from arena.errors import UserError
-from evaluation.perplexity import SCORES
 from arena.numbers import study_id as parse_study_id
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from arena.zerogpu import hardware_banner, storage_banner
+from evaluation.perplexity import SCORES
+
 from . import AppContext, organizer_dashboard, organizer_stats
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast

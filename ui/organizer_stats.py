@@ -17,11 +17,12 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from evaluation import human, stats_design, stats_raters
-
 from arena import throttle
 from arena.errors import UserError
-from arena.numbers import parse_whole, study_id as parse_study_id
+from arena.numbers import parse_whole
+from arena.numbers import study_id as parse_study_id
+from evaluation import human, stats_design, stats_raters
+
 from . import AppContext
 from .rating import store_for
 from .safe import md_text, toast

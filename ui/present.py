@@ -17,7 +17,8 @@ import json
 import os
 import threading
 from collections import Counter, OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import plotly
@@ -194,7 +195,7 @@ def _document(title: str, body: str, charts: bool) -> str:
     )
 
 
-_cache: "OrderedDict[tuple, str]" = OrderedDict()
+_cache: OrderedDict[tuple, str] = OrderedDict()
 _cache_lock = threading.Lock()
 _render_lock = threading.Lock()
 CACHE_SIZE = 32

@@ -18,8 +18,8 @@ from arena.errors import UserError
 from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.zerogpu import hardware_banner, storage_banner
-from . import AppContext, store_for
-from . import assets
+
+from . import AppContext, assets, store_for
 from .safe import md_text, response_html
 
 SLOTS = studies.MAX_RESPONSES

@@ -18,15 +18,14 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from evaluation import human
-from evaluation import results as res
-from evaluation import story
-from evaluation.human import pseudonymize_raters
-from evaluation.perplexity import SCORES, ItemScore
-
 from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from arena.store import Store
+from evaluation import human, story
+from evaluation import results as res
+from evaluation.human import pseudonymize_raters
+from evaluation.perplexity import SCORES, ItemScore
+
 from . import AppContext, store_for
 from .present import present_url
 

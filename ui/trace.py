@@ -16,14 +16,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from arena import studies
+from arena.errors import UserError
+from arena.llm import LoadedModel
+from arena.runner import RunRequest, encode_ids, gpu_trace, validate_request
+from arena.zerogpu import friendly_error
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
 
-from arena.errors import UserError
-from arena.llm import LoadedModel
-from arena.zerogpu import friendly_error
-from arena.runner import RunRequest, encode_ids, gpu_trace, validate_request
-from arena import studies
 from . import AppContext
 from .rating import store_for
 

@@ -5,10 +5,10 @@ and creates or upgrades the schema
 without dropping anything.
 """
 
-from .store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
-from .rows import Enrolment, Item, Output, Rating, Study
 from .engine import default_db_path, default_url, make_engine, normalize_url
+from .rows import Enrolment, Item, Output, Rating, Study
 from .schema import SCORE_COLUMNS
+from .store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
 
 __all__ = [
     "Enrolment",

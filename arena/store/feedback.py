@@ -10,7 +10,8 @@ output id on the server (arena/blind.py), and nothing here goes back to a rater'
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import and_, delete, func, select
 

@@ -8,9 +8,10 @@ not break a reader that does not know it yet.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Mapping, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

@@ -9,8 +9,9 @@ import json
 import secrets
 import threading
 import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import Column, Connection, Engine, and_, case, func, select, update
@@ -20,22 +21,22 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from ..errors import UserError
 from ..numbers import parse_whole
 from .engine import DIALECTS, make_engine, normalize_url
+from .feedback import FeedbackStore, cant_judge_dims, cant_judge_values
 from .rows import Enrolment, Item, Output, Rating, Study, from_row
 from .schema import (
     SCORE_COLUMNS,
     STUDY_STATES,
     assignments,
+    flags,
     items,
     outputs,
     raters,
-    flags,
     ratings,
     skips,
     studies,
     study_raters,
     utcnow,
 )
-from .feedback import FeedbackStore, cant_judge_dims, cant_judge_values
 from .upgrade import upgrade
 
 OUTPUT_COLUMNS: tuple[str, ...] = (

@@ -51,7 +51,7 @@ class RowwiseSampler:
     @classmethod
     def for_arms(
         cls, arms: tuple[ArmConfig, ...] | list[ArmConfig], device: torch.device | str = "cpu"
-    ) -> "RowwiseSampler":
+    ) -> RowwiseSampler:
         return cls(
             torch.tensor([a.temperature for a in arms], device=device),
             torch.tensor([a.top_k for a in arms], device=device),

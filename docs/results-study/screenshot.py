@@ -1,4 +1,6 @@
-import re, sys
+import re
+import sys
+
 from playwright.sync_api import sync_playwright
 
 url = sys.argv[1]

@@ -19,8 +19,8 @@ import pytest
 from arena import invites
 from arena.runner import MethodResult
 from arena.store import Store
-from ui import AppContext, rating
 from tests.support.browser_helpers import response_text, score_all
+from ui import AppContext, rating
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
 pytestmark = [

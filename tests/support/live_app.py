@@ -12,11 +12,11 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import threading
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field

@@ -7,8 +7,8 @@ SQLite file (WAL mode allows another process to write it while the app runs).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from arena import invites
 from arena.store import Store

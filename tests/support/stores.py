@@ -32,7 +32,7 @@ def sqlite_url(folder: Path) -> str:
     return f"sqlite:///{Path(folder) / 'arena.db'}"
 
 
-def fresh_pg_url() -> tuple[str, "callable"]:
+def fresh_pg_url() -> tuple[str, callable]:
     """A URL whose connections use a new empty schema; returns (url, drop) to clean up."""
     base = pg_url()
     assert base, PG_SKIP_REASON
@@ -51,7 +51,7 @@ def fresh_pg_url() -> tuple[str, "callable"]:
     return url, drop
 
 
-def open_store(backend: str, folder: Path) -> tuple[Store, "callable"]:
+def open_store(backend: str, folder: Path) -> tuple[Store, callable]:
     """(store, close) for backend "sqlite" or "postgresql"."""
     if backend == "sqlite":
         store = Store(sqlite_url(folder))

@@ -166,16 +166,16 @@ def step(name: str, fn, report: dict):
 
 def main() -> int:
     report: dict = {"steps": {}}
-    import app  # noqa: F401  # the app module, as the Space runs it
     import pandas as pd
 
+    import app  # noqa: F401  # the app module, as the Space runs it
     from arena import zerogpu as gpu
     from arena.llm import get_default_model
     from arena.runner import RunRequest, run_methods, stream_methods
-    from arena.studies import PromptSpec, create_study, generate_study
     from arena.store import get_store
-    from ui.trace import run_trace
+    from arena.studies import PromptSpec, create_study, generate_study
     from evaluation.perplexity import score_outputs
+    from ui.trace import run_trace
 
     assert gpu.on_zero_gpu()
     lm = step("load model", get_default_model, report)
