@@ -180,14 +180,14 @@ def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, A
     rows = []
     for kind, records in (("skip", store.skips(study_id)), ("flag", store.flags(study_id))):
         for r in records:
-            row = context(r["study_id"], r["item_id"], r.get("output_id"))
+            row = context(r.study_id, r.item_id, getattr(r, "output_id", None))
             row.update(
                 row_kind=kind,
-                rater=r["rater"],
-                reason=r["reason"],
-                note=r["note"],
-                created_at=r["created_at"],
-                position=r.get("position"),
+                rater=r.rater,
+                reason=r.reason,
+                note=r.note,
+                created_at=r.created_at,
+                position=getattr(r, "position", None),
             )
             rows.append(row)
     return rows

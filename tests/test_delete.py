@@ -164,8 +164,8 @@ def test_delete_rater_ratings_takes_their_skips_and_flags_in_that_study_only(sto
     store.delete_rater_ratings(a, "ann")
 
     assert store.skips(a) == []
-    assert sorted(f["note"] for f in store.flags(a)) == ["bob on A"]
-    assert [f["note"] for f in store.flags(b)] == ["ann on B"]
+    assert sorted(f.note for f in store.flags(a)) == ["bob on A"]
+    assert [f.note for f in store.flags(b)] == ["ann on B"]
 
 
 def test_unknown_study_or_rater_is_refused(store):

@@ -111,7 +111,7 @@ def test_a_skip_counts_as_handled_has_no_scores_and_rating_later_replaces_it(sto
     assert nxt.index == 2 and nxt.rated_items == 1 and nxt.skipped_items == 1 and "1 skipped" in nxt.progress
     again, _ = blind.open_item(store, "ann", sid, 1)
     assert again.skipped == "language" and again.complete
-    assert [(s["rater"], s["item_id"], s["reason"]) for s in store.skips(sid)] == [("ann", first, "language")]
+    assert [(s.rater, s.item_id, s.reason) for s in store.skips(sid)] == [("ann", first, "language")]
     # rating the skipped item after all: the skip goes in the same transaction as the ratings
     blind.submit(store, "ann", view.item, {r.label: {d: 3 for d in blind.DIMENSIONS} for r in view.responses})
     assert store.skips(sid) == [] and store.count_ratings() == 3
@@ -132,7 +132,7 @@ def test_a_failed_submit_keeps_the_skip(store, monkeypatch):
             view.item,
             {r.label: {"coherence": 9, "informativeness": 3, "naturalness": 3} for r in view.responses},
         )
-    assert [s["reason"] for s in store.skips(sid)] == ["unclear"] and store.count_ratings() == 0
+    assert [s.reason for s in store.skips(sid)] == ["unclear"] and store.count_ratings() == 0
 
 
 def test_flags_are_stored_per_output_id_and_a_double_click_keeps_one(store):
@@ -147,12 +147,12 @@ def test_flags_are_stored_per_output_id_and_a_double_click_keeps_one(store):
     with pytest.raises(UserError, match="other"):
         blind.flag_for(store, enrolment, view.item, None, "other")
     flagged = store.flags(sid)
-    assert [(f["rater"], f["item_id"], f["position"], f["reason"]) for f in flagged] == [
+    assert [(f.rater, f.item_id, f.position, f.reason) for f in flagged] == [
         ("ann", iid, 1, "broken"),
         ("ann", iid, None, "personal"),
     ]
-    assert flagged[0]["output_id"] == store.assignment(store.find_rater("ann"), iid)[1]
-    assert flagged[0]["note"] == "cut off after two words" and flagged[1]["output_id"] is None
+    assert flagged[0].output_id == store.assignment(store.find_rater("ann"), iid)[1]
+    assert flagged[0].note == "cut off after two words" and flagged[1].output_id is None
     with pytest.raises(UserError, match="not part of this item"):  # an output of another item
         store.add_flag(store.find_rater("ann"), iid, "broken", output_id=oids[(other, "BS-4")])
 

@@ -321,8 +321,8 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     assert store.find_rater(IMPORTED_RATER) is None, "a forged import went through"
     # Skip and Flag act for the code's own rater only: whatever the sweep skipped or flagged is the
     # attacker's own (the victim has none), and a skipped item's ratings would have been refused.
-    assert {s["rater"] for s in store.skips(sid)} <= {ATTACKER} and {f["rater"] for f in store.flags(sid)} <= {ATTACKER}
-    assert any(s["rater"] == ATTACKER for s in store.skips(sid)), "the sweep's Skip did not run as the attacker"
+    assert {s.rater for s in store.skips(sid)} <= {ATTACKER} and {f.rater for f in store.flags(sid)} <= {ATTACKER}
+    assert any(s.rater == ATTACKER for s in store.skips(sid)), "the sweep's Skip did not run as the attacker"
     # Undo the attacker's own skip, so the tests below meet a rater whose item is still to rate.
     with store.write() as conn:
         conn.execute(skips.delete())

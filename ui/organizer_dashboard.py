@@ -41,7 +41,7 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
     """Per rater: % done, items done (of N; a skipped item counts as done), how many of them were
     skipped, median seconds per item, last activity; then a total row."""
     progress = store.progress(study_id)
-    skips = pd.DataFrame(store.skips(study_id), columns=["rater", "created_at"])
+    skips = pd.DataFrame([(s.rater, s.created_at) for s in store.skips(study_id)], columns=["rater", "created_at"])
     n_items = len(store.items(study_id))
     if progress.empty and skips.empty:
         return pd.DataFrame(columns=RATER_COLUMNS)
@@ -98,16 +98,16 @@ def flag_table(store: Store, study_id: int) -> pd.DataFrame:
     the export once the study is closed."""
     rows = [
         {
-            "item": f["item_ordinal"] + 1,
+            "item": f.item_ordinal + 1,
             "what": "whole item"
-            if f["output_id"] is None
-            else f"response {LABELS[f['position']]} as this rater saw it"
-            if f["position"] is not None
+            if f.output_id is None
+            else f"response {LABELS[f.position]} as this rater saw it"
+            if f.position is not None
             else "a response",
-            "reason": FLAG_REASONS.get(f["reason"], f["reason"]),
-            "note": f["note"] or "",
-            "rater": f["rater"],
-            "when (UTC)": _minute(f["created_at"]),
+            "reason": FLAG_REASONS.get(f.reason, f.reason),
+            "note": f.note or "",
+            "rater": f.rater,
+            "when (UTC)": _minute(f.created_at),
         }
         for f in store.flags(study_id)
     ]

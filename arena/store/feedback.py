@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import and_, delete, func, select
 
 from ..errors import UserError
+from .rows import Flag, Skip, from_row
 from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow
 
 SKIP_REASONS: dict[str, str] = {
@@ -129,7 +130,7 @@ class FeedbackStore:
             )
             return {int(r.item_id): r.reason for r in rows}
 
-    def skips(self, study_id: int | None = None) -> list[dict[str, Any]]:
+    def skips(self, study_id: int | None = None) -> list[Skip]:
         """Every skip (of one study): study_id, item_id, item_ordinal, item_public_id, rater, reason,
         note, created_at; in study, item and rater order."""
         query = (
@@ -150,7 +151,7 @@ class FeedbackStore:
         if study_id is not None:
             query = query.where(items.c.study_id == int(study_id))
         with self.read() as conn:  # type: ignore[attr-defined]
-            return [dict(r) for r in conn.execute(query).mappings()]
+            return [from_row(Skip, r) for r in conn.execute(query).mappings()]
 
     def add_flag(
         self,
@@ -196,7 +197,7 @@ class FeedbackStore:
             )
             return True
 
-    def flags(self, study_id: int | None = None) -> list[dict[str, Any]]:
+    def flags(self, study_id: int | None = None) -> list[Flag]:
         """Every flag (of one study): study_id, item_id, item_ordinal, item_public_id, rater,
         output_id (None: the whole item), position (as that rater saw it), reason, note, created_at."""
         query = (
@@ -219,7 +220,7 @@ class FeedbackStore:
         if study_id is not None:
             query = query.where(items.c.study_id == int(study_id))
         with self.read() as conn:  # type: ignore[attr-defined]
-            return [dict(r) for r in conn.execute(query).mappings()]
+            return [from_row(Flag, r) for r in conn.execute(query).mappings()]
 
     def cant_judge_ids(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, set[str]]:
         """{output_id: dimensions marked can't judge} among this rater's ratings of these outputs."""

@@ -105,3 +105,33 @@ class Rating:
 
 
 __all__ = ["Enrolment", "Item", "Output", "Rating", "Study", "from_row"]
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A rater's skip of an item, with the item's place in its study and the rater's name."""
+
+    study_id: int
+    item_id: int
+    item_ordinal: int
+    item_public_id: str
+    rater: str
+    reason: str
+    note: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A rater's flag on an item (output_id None) or on one response, as that rater saw it."""
+
+    study_id: int
+    item_id: int
+    item_ordinal: int
+    item_public_id: str
+    rater: str
+    output_id: int | None
+    position: int | None  # 0 = shown as A to this rater
+    reason: str
+    note: str | None
+    created_at: datetime

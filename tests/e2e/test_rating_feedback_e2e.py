@@ -77,9 +77,9 @@ def test_skip_flag_and_cant_judge_are_stored_and_nothing_is_lost(page, app, arti
         == [[3, 3, 3]] * 3
     )
     [skip] = store.skips(sid)
-    assert skip["item_id"] == item_ids[1] and skip["reason"] == "language"
+    assert skip.item_id == item_ids[1] and skip.reason == "language"
     [flag] = store.flags(sid)
-    assert flag["item_id"] == item_ids[0] and flag["position"] == 1 and flag["reason"] == "broken"
-    assert flag["note"] == "repeats itself" and flag["output_id"] == first["output_id"].iloc[1]
+    assert flag.item_id == item_ids[0] and flag.position == 1 and flag.reason == "broken"
+    assert flag.note == "repeats itself" and flag.output_id == first["output_id"].iloc[1]
     assert not page.js_errors, page.js_errors
     store.dispose()
