@@ -157,6 +157,25 @@ def test_flags_are_stored_per_output_id_and_a_double_click_keeps_one(store):
         store.add_flag(store.find_rater("ann"), iid, "broken", output_id=oids[(other, "BS-4")])
 
 
+def test_a_rater_cannot_flag_or_skip_an_item_they_were_not_shown_nor_learn_anything_from_a_flag(store):
+    """Attack: flag or skip by guessing item ids (another study's, one not opened yet), and read the
+    flag's answer for anything about methods."""
+    sid, [iid, _], _ = _study(store)
+    _, [other_iid, _], _ = _study(store)
+    ann = _enrolment(store, sid, "ann")
+    view, _ = blind.open_item(store, "ann", sid)
+    other_item = store.get_item(other_iid).public_id
+    unopened = next(i.public_id for i in store.items(sid) if i.public_id != view.item)
+    for target in (other_item, unopened, "not-an-item"):
+        with pytest.raises(UserError):
+            blind.flag_for(store, ann, target, "A", "broken")
+        with pytest.raises(UserError):
+            blind.skip_for(store, ann, target, "unsafe")
+    assert store.flags() == [] and store.skips() == []
+    answer = blind.flag_for(store, ann, view.item, "A", "broken")
+    assert answer is True  # a bare yes/no: no output id, no method, no position
+
+
 def test_deleting_a_study_deletes_its_skips_and_flags(store):
     sid, _, _ = _study(store)
     view, _ = blind.open_item(store, "ann", sid)
