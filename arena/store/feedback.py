@@ -13,10 +13,10 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import Table, and_, delete, func, select
 
 from ..errors import UserError
-from .rows import Flag, Skip, from_row
+from .rows import Flag, Skip, T, from_row
 from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow
 
 SKIP_REASONS: dict[str, str] = {
@@ -130,28 +130,29 @@ class FeedbackStore:
             )
             return {int(r.item_id): r.reason for r in rows}
 
-    def skips(self, study_id: int | None = None) -> list[Skip]:
-        """Every skip (of one study): study_id, item_id, item_ordinal, item_public_id, rater, reason,
-        note, created_at; in study, item and rater order."""
+    def _feedback(self, table: Table, row: type[T], study_id: int | None, *order: Any) -> list[T]:
+        """Rows of `skips` or `flags` with their item's place and the rater's name, as `row`."""
+        columns = [c for c in table.c if c.name not in ("id", "rater_id")]
         query = (
             select(
                 items.c.study_id,
-                skips.c.item_id,
                 items.c.ordinal.label("item_ordinal"),
                 items.c.public_id.label("item_public_id"),
                 raters.c.name.label("rater"),
-                skips.c.reason,
-                skips.c.note,
-                skips.c.created_at,
+                *columns,
             )
-            .join(items, items.c.id == skips.c.item_id)
-            .join(raters, raters.c.id == skips.c.rater_id)
-            .order_by(items.c.study_id, items.c.ordinal, raters.c.name)
+            .join(items, items.c.id == table.c.item_id)
+            .join(raters, raters.c.id == table.c.rater_id)
+            .order_by(items.c.study_id, items.c.ordinal, *order)
         )
         if study_id is not None:
             query = query.where(items.c.study_id == int(study_id))
         with self.read() as conn:  # type: ignore[attr-defined]
-            return [from_row(Skip, r) for r in conn.execute(query).mappings()]
+            return [from_row(row, r) for r in conn.execute(query).mappings()]
+
+    def skips(self, study_id: int | None = None) -> list[Skip]:
+        """Every skip (of one study), in study, item and rater order."""
+        return self._feedback(skips, Skip, study_id, raters.c.name)
 
     def add_flag(
         self,
@@ -198,29 +199,9 @@ class FeedbackStore:
             return True
 
     def flags(self, study_id: int | None = None) -> list[Flag]:
-        """Every flag (of one study): study_id, item_id, item_ordinal, item_public_id, rater,
-        output_id (None: the whole item), position (as that rater saw it), reason, note, created_at."""
-        query = (
-            select(
-                items.c.study_id,
-                flags.c.item_id,
-                items.c.ordinal.label("item_ordinal"),
-                items.c.public_id.label("item_public_id"),
-                raters.c.name.label("rater"),
-                flags.c.output_id,
-                flags.c.position,
-                flags.c.reason,
-                flags.c.note,
-                flags.c.created_at,
-            )
-            .join(items, items.c.id == flags.c.item_id)
-            .join(raters, raters.c.id == flags.c.rater_id)
-            .order_by(items.c.study_id, items.c.ordinal, flags.c.created_at, flags.c.id)
-        )
-        if study_id is not None:
-            query = query.where(items.c.study_id == int(study_id))
-        with self.read() as conn:  # type: ignore[attr-defined]
-            return [from_row(Flag, r) for r in conn.execute(query).mappings()]
+        """Every flag (of one study), in study, item and flagging order; output_id None = the whole
+        item, position = the letter that rater saw (0 = A)."""
+        return self._feedback(flags, Flag, study_id, flags.c.created_at, flags.c.id)
 
     def cant_judge_ids(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, set[str]]:
         """{output_id: dimensions marked can't judge} among this rater's ratings of these outputs."""
