@@ -13,7 +13,7 @@ if os.environ.get("SPACES_ZERO_GPU"):
 
 import gradio as gr
 
-from arena import llm, settings
+from arena import compute, llm, settings
 from arena.errors import UserError
 from ui import AppContext, assets
 
@@ -117,7 +117,16 @@ def main(argv: list[str] | None = None) -> None:
         css=assets.CSS + a11y.CSS,
         head=assets.HEAD,
         app_kwargs={"routes": present_routes()},
+        prevent_thread_lock=True,
     )
+    # The model's work runs here, on the thread that loaded it, not on Gradio's worker threads: on a
+    # CPU a second OpenMP team halves decoding speed (arena/compute.py).
+    try:
+        compute.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        demo.close()
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,12 +207,48 @@ def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
     return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
-def pick_dtype(device: torch.device, requested: str | None = None, cpuinfo: str | None = None) -> torch.dtype:
+# bf16 is chosen on a CPU only where it decodes clearly faster than fp32: far from both outcomes seen
+# (0.7x on an Intel Xeon under KVM whose AMX is hidden, 1.8x on an AMD EPYC with avx512_bf16).
+BF16_MIN_SPEEDUP = 1.2
+
+
+def bf16_matvec_speedup(rounds: int = 5, matrices: int = 24, shape: tuple[int, int] = (1536, 576)) -> float:
+    """fp32 time over bf16 time for batch-1 matrix-vector products, decode's main cost on a CPU:
+    `matrices` distinct weights of a small model's MLP shape (so they stream from memory as a model's
+    do), fp32 and bf16 timed in turn, the median of `rounds` per-round ratios (about 0.1 s in all).
+
+    A CPU flag says bf16 instructions exist, not that PyTorch's bf16 kernels beat its fp32 ones for
+    one row: on this project's Intel machine oneDNN repacks every bf16 weight per call and bf16
+    decodes at 0.8x fp32 (benchmarks/bench_dtype.py), where an AMD EPYC with the same flag gave 1.8x."""
+    weights = [torch.full(shape, 0.01) for _ in range(matrices)]
+    halves = [w.to(torch.bfloat16) for w in weights]
+    x, xh = torch.full((1, shape[1]), 0.5), torch.full((1, shape[1]), 0.5, dtype=torch.bfloat16)
+
+    def seconds(ws: list[torch.Tensor], v: torch.Tensor) -> float:
+        start = time.perf_counter()
+        for w in ws:
+            torch.nn.functional.linear(v, w)
+        return time.perf_counter() - start
+
+    with torch.inference_mode():
+        seconds(weights, x), seconds(halves, xh)  # first calls: kernels, oneDNN primitives
+        ratios = sorted(seconds(weights, x) / seconds(halves, xh) for _ in range(rounds))
+    return ratios[len(ratios) // 2]
+
+
+def pick_dtype(
+    device: torch.device,
+    requested: str | None = None,
+    cpuinfo: str | None = None,
+    bf16_speedup: Callable[[], float] = bf16_matvec_speedup,
+) -> torch.dtype:
     """The dtype the model loads in. `ARENA_DTYPE` (auto|float32|bfloat16|float16) forces one.
 
     auto: on CUDA bf16 where the GPU has it natively (compute capability 8.0+), else fp16 -- a T4
     (sm_75) only *emulates* bf16, which `is_bf16_supported()` counts as support, so we ask with
-    `including_emulation=False`. On the CPU bf16 where it is native (avx512_bf16 or AMX), else fp32."""
+    `including_emulation=False`. On the CPU bf16 where it is native (avx512_bf16 or AMX) and
+    `bf16_speedup()` measures it at least BF16_MIN_SPEEDUP x fp32's speed, else fp32: a slower dtype
+    that also rounds more is no default."""
     setting = (requested if requested is not None else settings.current().dtype).strip().lower() or "auto"
     setting = DTYPE_ALIASES.get(setting, setting)
     if setting != "auto":
@@ -219,21 +257,28 @@ def pick_dtype(device: torch.device, requested: str | None = None, cpuinfo: str 
         return DTYPES[setting]
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
-    return torch.bfloat16 if cpu_has_native_bf16(cpuinfo) else torch.float32
+    if not cpu_has_native_bf16(cpuinfo):
+        return torch.float32
+    speedup = bf16_speedup()
+    chosen = torch.bfloat16 if speedup >= BF16_MIN_SPEEDUP else torch.float32
+    log.info("native bf16 on this CPU; bf16 matrix-vector products at %.2fx fp32's speed: %s", speedup, chosen)
+    return chosen
 
 
 def load_model(
     setting: str | None = None,
     cache_dir: str | os.PathLike | None = None,
     device: str | None = None,
+    dtype: str | None = None,
 ) -> LoadedModel:
-    """Load the model named by `setting` (see the module docstring) onto the best device."""
+    """Load the model named by `setting` (see the module docstring) onto the best device, in `dtype`
+    (auto|float32|bfloat16|float16; default: the ARENA_DTYPE setting, see `pick_dtype`)."""
 
     setting = setting if setting is not None else settings.current().model
     kind, where = resolve_source(setting)
     root = cache_root(cache_dir)
     dev = pick_device(device)
-    dtype = pick_dtype(dev)
+    torch_dtype = pick_dtype(dev, dtype)
     if dev.type == "cpu":
         warn_cpu_fallback(dev)
     if kind == "gguf":
@@ -245,7 +290,7 @@ def load_model(
         load_from, name = where, Path(where).name if kind == "folder" else where
     try:
         tokenizer = AutoTokenizer.from_pretrained(load_from)
-        model = AutoModelForCausalLM.from_pretrained(load_from, dtype=dtype)
+        model = AutoModelForCausalLM.from_pretrained(load_from, dtype=torch_dtype)
     except OSError as exc:
         raise UserError(f"could not load model {setting or name!r}: {exc}") from None
     model.to(dev).eval()  # type: ignore[arg-type]  # transformers types .to() for dtypes only
@@ -260,7 +305,7 @@ def load_model(
         name=name,
         source=f"{kind}:{where}",
         device=dev,
-        dtype=dtype,
+        dtype=torch_dtype,
         context_length=context,
         logits_size=logits_size,
         cache_dir=str(root),

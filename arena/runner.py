@@ -36,6 +36,7 @@ from transformers.generation.streamers import BaseStreamer
 import decoders
 from decoders import DecodeContext, GenerationPlan
 
+from . import compute
 from .engines import current_engine
 from .errors import UserError
 from .llm import LoadedModel, end_ids, lookup
@@ -411,15 +412,16 @@ def _events(
     try:
         for i, method in enumerate(methods, start=1):
             yield ("start", method, i, len(methods))
-            warm_up(lm, method, input_ids, prompt)
-            plan = plan_for(lm, method, settings.get(method), input_ids.shape[1], max_new_tokens, prompt)
             streamer = _TokenQueue() if decoders.get(method).streams else None
             box: dict[str, Any] = {}
             finished = threading.Event()
 
             def work() -> None:
+                # warm-up and plan here too: all model work on one thread (arena/compute.py)
                 try:
-                    box["out"] = _timed_generate(lm, plan, input_ids, seed, streamer, cancel)
+                    warm_up(lm, method, input_ids, prompt)
+                    box["plan"] = plan_for(lm, method, settings.get(method), input_ids.shape[1], max_new_tokens, prompt)
+                    box["out"] = _timed_generate(lm, box["plan"], input_ids, seed, streamer, cancel)
                 except BaseException as exc:  # surfaced below
                     box["error"] = exc
                 finally:
@@ -427,9 +429,7 @@ def _events(
                     if streamer is not None:
                         streamer.q.put(None)
 
-            worker = threading.Thread(target=work, daemon=True, name=f"generate-{method}")
-            box["thread"] = worker
-            worker.start()
+            join = compute.start(work, name=f"generate-{method}")
             ended = False  # the loop ran to the end (not closed early by the consumer)
             try:
                 while not finished.is_set() or (streamer is not None and not streamer.q.empty()):
@@ -458,13 +458,13 @@ def _events(
             finally:
                 if not ended:
                     cancel.set()  # closed early: end generation at the next token
-                worker.join()
+                join()
             if cancel.is_set() or isinstance(box.get("error"), Cancelled):
                 return
             if "error" in box:
                 raise box["error"]
             output, ttft, latency, mem = box["out"]
-            result = _result(lm, method, plan, input_ids, output, ttft, latency, mem, seed)
+            result = _result(lm, method, box["plan"], input_ids, output, ttft, latency, mem, seed)
             yield ("done", method, _plain_result(result))
     finally:
         cancel.set()  # nothing may go on generating once the consumer has gone

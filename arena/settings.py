@@ -72,7 +72,8 @@ class Settings:
     dtype: str = _setting(
         "ARENA_DTYPE",
         "auto",
-        "model dtype: `auto` (native bf16, fp16 on T4, fp32 on CPUs without bf16), `float32`, `bfloat16`, `float16`",
+        "model dtype: `auto` (GPU: native bf16, fp16 on T4; CPU: bf16 where native and measured faster, else fp32), "
+        "`float32`, `bfloat16`, `float16`",
     )
     compile: str = _setting(
         "ARENA_COMPILE",

@@ -1,7 +1,7 @@
 """`python -m arena.studies`: scripted studies for organizers.
 
     python -m arena.studies create --name "Pilot 3" --prompts prompts.txt --methods BS-4,TS-Temp,TS-Tilted \\
-        --max-new-tokens 96 --samples 1 --batch-size 8   # generates; last line {"study_id": 7}
+        --max-new-tokens 96 --samples 1 --batch-size 16  # generates; last line {"study_id": 7}
     python -m arena.studies generate --study 7     # resume an interrupted generation
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
     python -m arena.studies close --study 7
@@ -99,7 +99,7 @@ def parser() -> argparse.ArgumentParser:
     with_model.add_argument(
         "--batch-size",
         default="auto",
-        help="prompts per generate call (default auto = 8; 1 = every output alone and timed)",
+        help="prompts per generate call (default auto = 16; 1 = every output alone and timed)",
     )
     create = sub.add_parser("create", parents=[common, with_model], help="create a study and generate its outputs")
     create.add_argument("--name", required=True)

@@ -8,13 +8,14 @@ a model key (a string, see `arena.llm.model_key`), method names, settings dicts,
 lists, a seed, max_new_tokens. They return lists, dicts and numbers, never a tensor. Inside a task
 they look the model up, build the plan, warm up untimed on the GPU, then time.
 
-Everywhere else `gpu_task` returns the function unchanged and the same functions run in-process.
+Everywhere else the same functions run in-process, on the app's compute thread (arena/compute.py).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import inspect
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, TypeVar, cast
 
 import torch
 
+from . import compute
 from .settings import current as current_settings
 
 F = TypeVar("F", bound=Callable)
@@ -52,13 +54,21 @@ def on_zero_gpu() -> bool:
 
 
 def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None = None) -> Any:
-    """`spaces.GPU(fn, duration=...)` on ZeroGPU, `fn` unchanged everywhere else. Works for plain and
-    generator functions (`spaces` streams a generator's values out of its worker). `duration` may be
-    a callable taking the function's own arguments."""
+    """`spaces.GPU(fn, duration=...)` on ZeroGPU; everywhere else `fn` running on the app's compute
+    thread (arena/compute.py; where none serves, where it is called). Works for plain and generator
+    functions (`spaces` streams a generator's values out of its worker). `duration` may be a callable
+    taking the function's own arguments."""
 
     def wrap(f: F) -> F:
         if not on_zero_gpu():
-            return f
+            if inspect.isgeneratorfunction(f):
+                return f  # its generating worker goes to the compute thread (arena.runner._events)
+
+            @functools.wraps(f)
+            def on_compute_thread(*args: Any, **kwargs: Any) -> Any:
+                return compute.run(f, *args, **kwargs)
+
+            return cast(F, on_compute_thread)
         import spaces  # late: installed and importable only on ZeroGPU hardware
 
         wrapped = spaces.GPU(duration=duration if duration is not None else duration_cap_s())(f)

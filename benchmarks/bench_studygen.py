@@ -1,7 +1,7 @@
 """Study pre-generation: outputs per second with every output alone (batch size 1) against batches,
 side by side in one run, on the same items, methods and seeds.
 
-    python benchmarks/bench_studygen.py                          # 16 items, TS-Temp and BS-4, batch 8
+    python benchmarks/bench_studygen.py                          # 16 items, TS-Temp and BS-4, batch auto
     python benchmarks/bench_studygen.py --items 8 --methods TS-Temp --batch-size 8 --max-new-tokens 32
 
 Each configuration generates a fresh study (in a temporary SQLite file) and is run `--rounds`
@@ -20,6 +20,7 @@ from pathlib import Path
 import torch
 
 from arena import studies
+from arena.batching import DEFAULT_BATCH_SIZE
 from arena.llm import load_model
 from arena.store import Store
 
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--items", type=int, default=16)
     p.add_argument("--methods", default="TS-Temp,BS-4")
-    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="default: auto, as the app")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int)

@@ -12,6 +12,7 @@
 # 5. TS-Tilted/TS-Temp time per token and our runner against bare `generate` with the same settings
 #    (static cache included) (bench_core)
 # 6. batched study generation against batch size 1 (bench_studygen)
+# 7. the app's default decode (the runner, auto dtype) against bare fp32 `generate` (bench_dtype)
 # Each step has its own time limit and the limits add up to 470 s, so the whole run stays under
 # 8 minutes even when every step runs out its limit. Without CUDA it says so and exits 0.
 set -uo pipefail
@@ -40,7 +41,7 @@ step() {  # step NAME SECONDS COMMAND...
 
 # The first load converts the embedded GGUF once and caches it; doing it here keeps that out of the
 # steps that measure.
-step environment 60 python - <<'EOF'
+step environment 40 python - <<'EOF'
 import torch
 from arena.llm import load_model, pick_dtype
 assert torch.cuda.is_available(), "no CUDA device: this script measures GPU figures only"
@@ -92,8 +93,9 @@ EOF
 step decode_vs_bandwidth 80 env ARENA_COMPILE=0 python "$OUT/decode.py" dynamic static
 step decode_compiled 80 env ARENA_COMPILE=1 python "$OUT/decode.py" static
 
-step perplexity_batched_vs_loop 90 python benchmarks/bench_ppl.py --device cuda --dtype float32
-step core_tilt_and_runner 100 python benchmarks/bench_core.py --trials 7 --max-new-tokens 48 --json "$OUT/core.json"
+step perplexity_batched_vs_loop 80 python benchmarks/bench_ppl.py --device cuda --dtype float32
+step core_tilt_and_runner 80 python benchmarks/bench_core.py --trials 5 --max-new-tokens 48 --json "$OUT/core.json"
 step study_generation_batched 60 python benchmarks/bench_studygen.py --items 16 --max-new-tokens 32 --rounds 1
+step default_decode_vs_fp32 50 python benchmarks/bench_dtype.py --trials 5 --max-new-tokens 64 --json "$OUT/dtype.json"
 echo "== all steps: $(( $(date +%s) - start )) s; logs in $OUT"
 exit $status

@@ -20,6 +20,19 @@ def lm():
 
 
 @pytest.fixture(scope="session")
+def lm_fp32(lm):
+    """The embedded model in float32, for the checks that are float32 checks (batched perplexity
+    equal to the loop within 1e-4, a shared KV cache equal to a fresh forward): in bf16 a padded or
+    differently shaped batch rounds differently, by far more than those tolerances. `lm` itself,
+    where the machine's default dtype is float32 already."""
+    import torch
+
+    from arena.llm import load_model
+
+    return lm if lm.dtype == torch.float32 else load_model(dtype="float32")
+
+
+@pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS

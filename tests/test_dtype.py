@@ -1,13 +1,14 @@
 """Which dtype the model loads in: native bf16 only (fp16 on a T4, whose bf16 is emulated), fp32 on a
-CPU without native bf16, ARENA_DTYPE forcing one; and the dtype shown and kept with every output."""
+CPU without native bf16 or whose bf16 kernels are measured slower, ARENA_DTYPE forcing one; and the dtype shown and kept with every output."""
 
+import math
 from types import SimpleNamespace
 
 import pytest
 import torch
 
 from arena.errors import UserError
-from arena.llm import cpu_has_native_bf16, pick_dtype
+from arena.llm import BF16_MIN_SPEEDUP, bf16_matvec_speedup, cpu_has_native_bf16, pick_dtype
 
 CUDA = torch.device("cuda")
 CPU = torch.device("cpu")
@@ -63,18 +64,33 @@ AVX512_BF16 = "processor\t: 0\nflags\t\t: fpu sse avx2 avx512f avx512_bf16\n"
 AMX = "processor\t: 0\nflags\t\t: fpu avx2 avx512f amx_tile amx_bf16 amx_int8\n"
 
 
-def test_cpu_auto_picks_bf16_only_where_native(monkeypatch):
+def _never() -> float:
+    raise AssertionError("the bf16 speed check ran where it has nothing to decide")
+
+
+def test_cpu_auto_picks_bf16_only_where_native_and_measured_faster(monkeypatch):
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
-    assert not cpu_has_native_bf16(AVX2) and pick_dtype(CPU, cpuinfo=AVX2) == torch.float32
-    assert cpu_has_native_bf16(AVX512_BF16) and pick_dtype(CPU, cpuinfo=AVX512_BF16) == torch.bfloat16
-    assert cpu_has_native_bf16(AMX) and pick_dtype(CPU, cpuinfo=AMX) == torch.bfloat16
+    fast, slow = (lambda: 1.8), (lambda: 0.8)  # an AMD EPYC's bf16 decode; this project's Intel machine's
+    assert not cpu_has_native_bf16(AVX2) and pick_dtype(CPU, cpuinfo=AVX2, bf16_speedup=_never) == torch.float32
+    assert (
+        cpu_has_native_bf16(AVX512_BF16) and pick_dtype(CPU, cpuinfo=AVX512_BF16, bf16_speedup=fast) == torch.bfloat16
+    )
+    assert cpu_has_native_bf16(AMX) and pick_dtype(CPU, cpuinfo=AMX, bf16_speedup=fast) == torch.bfloat16
+    # native instructions whose PyTorch kernels are slower than fp32's: fp32, faster and more precise
+    assert pick_dtype(CPU, cpuinfo=AVX512_BF16, bf16_speedup=slow) == torch.float32
+    assert pick_dtype(CPU, cpuinfo=AVX512_BF16, bf16_speedup=lambda: BF16_MIN_SPEEDUP) == torch.bfloat16
+
+
+def test_the_bf16_speed_check_measures_a_ratio_on_this_cpu():
+    ratio = bf16_matvec_speedup(rounds=3, matrices=4)
+    assert math.isfinite(ratio) and ratio > 0
 
 
 def test_arena_dtype_overrides_on_cpu_and_bad_values_are_refused(monkeypatch):
     monkeypatch.setenv("ARENA_DTYPE", "float32")
-    assert pick_dtype(CPU, cpuinfo=AVX512_BF16) == torch.float32
+    assert pick_dtype(CPU, cpuinfo=AVX512_BF16, bf16_speedup=_never) == torch.float32
     monkeypatch.setenv("ARENA_DTYPE", "bfloat16")
-    assert pick_dtype(CPU, cpuinfo=AVX2) == torch.bfloat16
+    assert pick_dtype(CPU, cpuinfo=AVX2, bf16_speedup=_never) == torch.bfloat16
     monkeypatch.setenv("ARENA_DTYPE", "int8")
     with pytest.raises(UserError, match="ARENA_DTYPE"):
         pick_dtype(CPU)

@@ -14,12 +14,20 @@ def open_app(page, app: LiveApp, tab: str | None = None):
     return page
 
 
-def set_number(page, label: str, value: int | float) -> None:
-    """Type into a Gradio slider's number box (aria-label 'number input for LABEL') and commit it."""
+def set_number(page, label: str, value: int | float, tries: int = 5) -> None:
+    """Type into a Gradio slider's number box (aria-label 'number input for LABEL') and commit it.
+
+    A box that has just appeared (its accordion opened a moment ago) can take the typed text and then
+    be re-rendered with its old value before its handlers are attached; so the value is read back after
+    a short wait and typed again if it did not hold, as a person would."""
     box = page.get_by_label(f"number input for {label}")
-    box.fill(str(value))
-    box.press("Enter")
-    box.blur()
+    for _ in range(tries):
+        box.fill(str(value))
+        box.press("Enter")
+        box.blur()
+        page.wait_for_timeout(300)
+        if box.input_value() == str(value):
+            return
 
 
 def textbox_value(page, label: str) -> str:
