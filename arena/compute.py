@@ -45,6 +45,8 @@ def _run_into(future: Future, fn: Callable[..., Any], args: tuple, kwargs: dict)
         future.set_result(fn(*args, **kwargs))
     except BaseException as exc:  # the caller re-raises it from .result()
         future.set_exception(exc)
+        if not isinstance(exc, Exception):
+            raise  # Ctrl-C or exit while a job ran stops the server too
 
 
 def submit(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from pathlib import Path
 
 import torch
@@ -28,6 +29,7 @@ LANGUAGES = ("en", "zh")
 
 _memo: dict[tuple, torch.Tensor] = {}
 _memo_lock = threading.Lock()
+_fingerprints: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _token_texts(tokenizer, width: int) -> list[str]:
@@ -39,9 +41,22 @@ def _token_texts(tokenizer, width: int) -> list[str]:
 
 
 def _vocab_fingerprint(tokenizer) -> str:
+    # Hashing a 49k vocabulary takes ~0.1 s, and every TS-Tilted run asks: once per tokenizer object
+    # (again only if its size changed, i.e. tokens were added).
+    try:
+        size, known = _fingerprints[tokenizer]
+        if size == len(tokenizer):
+            return known
+    except (KeyError, TypeError):
+        pass
     vocab = tokenizer.get_vocab()
     blob = "\n".join(f"{k}\t{v}" for k, v in sorted(vocab.items(), key=lambda kv: kv[1]))
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    fingerprint = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    try:
+        _fingerprints[tokenizer] = (len(tokenizer), fingerprint)
+    except TypeError:  # an object that cannot be weakly referenced: hashed every time
+        pass
+    return fingerprint
 
 
 def wordfreq_scores(texts: list[str], languages: tuple[str, ...] = LANGUAGES) -> torch.Tensor:

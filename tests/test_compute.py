@@ -71,6 +71,27 @@ def test_an_error_reaches_the_caller_and_the_server_goes_on(server):
     assert in_other_thread(lambda: compute.run(lambda: 41 + 1)) == 42
 
 
+def test_ctrl_c_during_a_job_stops_the_server_and_fails_what_waits():
+    def interrupted():
+        raise KeyboardInterrupt
+
+    stop = threading.Event()
+
+    def serve():
+        with pytest.raises(KeyboardInterrupt):
+            compute.serve_forever(stop)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    while not compute.serving():
+        threading.Event().wait(0.01)
+    job = compute.submit(interrupted)
+    thread.join(5)
+    assert not thread.is_alive() and not compute.serving()
+    with pytest.raises(KeyboardInterrupt):
+        job.result(timeout=1)
+
+
 def test_a_second_server_is_refused(server):
     with pytest.raises(RuntimeError, match="serving already"):
         compute.serve_forever(threading.Event())
