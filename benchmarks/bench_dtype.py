@@ -23,9 +23,13 @@ from pathlib import Path
 
 import torch
 
+# a sibling script (run as `python benchmarks/bench_dtype.py`, its folder is on the path): the same
+# bare `generate`, device settings and clocks as the core benchmark's
+from bench_core import bare_generate_ms  # type: ignore[import-not-found]
+
 from arena.llm import cpu_has_native_bf16, load_model
 from arena.numbers import cli_whole
-from arena.runner import RunRequest, device_generate_kwargs, encode, run_methods
+from arena.runner import RunRequest, encode, run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 TS_TEMP = dict(do_sample=True, temperature=0.9, top_p=0.95, top_k=50)
@@ -33,20 +37,11 @@ TARGET = 1.7
 
 
 def bare_generate(lm, input_ids: torch.Tensor, seed: int, n: int) -> tuple[float, list[int]]:
-    """Seconds and new token ids of one bare `generate` call (clocks read after a CUDA sync)."""
-    kwargs = {**device_generate_kwargs(lm.device), **TS_TEMP, "max_new_tokens": n}
-    sync = torch.cuda.synchronize if lm.device.type == "cuda" else (lambda: None)
-    ids = input_ids.to(lm.device)
-    with torch.inference_mode():
-        torch.manual_seed(seed)
-        sync()
-        start = time.perf_counter()
-        out = lm.model.generate(
-            input_ids=ids, attention_mask=torch.ones_like(ids), pad_token_id=lm.tokenizer.pad_token_id, **kwargs
-        )
-        sync()
-        seconds = time.perf_counter() - start
-    return seconds, out[0, ids.shape[1] :].tolist()
+    """Seconds and new token ids of one bare `generate` call with TS-Temp's settings."""
+    ms, tokens = bare_generate_ms(
+        lm, input_ids, seed, max_new_tokens=n, pad_token_id=lm.tokenizer.pad_token_id, **TS_TEMP
+    )
+    return ms / 1000, tokens
 
 
 def main(argv: list[str] | None = None) -> dict:
