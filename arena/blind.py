@@ -39,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import invites
+from . import guessing, invites
 from .errors import UserError
 from .numbers import study_id as parse_study_id
 from .numbers import whole_number
@@ -47,7 +47,7 @@ from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean
 from .store.feedback import CANT_JUDGE_KEY
 from .studies import ready_item_ids, ready_items
 
-LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LABELS = guessing.LABELS  # "ABC…": position 0 is shown as A
 DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS
 # The answer "I can't judge this dimension for this response": not missing (the item can be
 # submitted) and not a score (stored as NULL with a flag; every statistic leaves it out).
@@ -112,6 +112,9 @@ class RaterView:
     complete: bool  # this item fully rated (or skipped) by this rater
     skipped_items: int = 0  # of rated_items, how many were skipped
     skipped: str | None = None  # this item's skip reason (a SKIP_REASONS key) when the rater skipped it
+    # Methods the rater is still to be asked about on this item ("Which response do you think came
+    # from METHOD?"): only once they have scored it, and only in a study that asks (arena/guessing.py).
+    guesses: list[str] = field(default_factory=list)
 
     @property
     def progress(self) -> str:
@@ -251,7 +254,9 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
         return _open(store, sid, rater_id_of, index)
 
 
-def _open(store: Store, sid: int, rater_id_of: Any, index: int | None) -> tuple[RaterView | None, str]:
+def _open(
+    store: Store, sid: int, rater_id_of: Any, index: int | None, item_id: int | None = None
+) -> tuple[RaterView | None, str]:
     study = _check_open(store.get_study(sid))
     ready_rows, stored = ready_items(store, study)
     ready = [i.id for i in ready_rows]
@@ -262,7 +267,9 @@ def _open(store: Store, sid: int, rater_id_of: Any, index: int | None) -> tuple[
     counts = {i: (stored.get(i, 0), rated.get(i, 0)) for i in ready}
     skipped = store.skipped_items(sid, rater_id)  # a skipped item counts as handled
     done = [counts[i][1] >= counts[i][0] or i in skipped for i in ready]
-    if index is None:
+    if item_id is not None and item_id in ready:
+        pos = ready.index(item_id)
+    elif index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
         if pos is None:
             return None, (
@@ -294,6 +301,10 @@ def _open(store: Store, sid: int, rater_id_of: Any, index: int | None) -> tuple[
             )
         )
     n_skipped = sum(1 for i in ready if i in skipped and not counts[i][1] >= counts[i][0])
+    asked: list[str] = []
+    if study.guess_methods and counts[item.id][1] >= counts[item.id][0]:
+        answered = store.guessed_targets(rater_id, [item.id]).get(item.id, set())
+        asked = guessing.pending(study.guess_methods, answered)
     view = RaterView(
         item.public_id,
         item.prompt,
@@ -304,6 +315,7 @@ def _open(store: Store, sid: int, rater_id_of: Any, index: int | None) -> tuple[
         done[pos],
         n_skipped,
         skipped.get(item.id),
+        asked,
     )
     return view, ""
 
@@ -401,6 +413,15 @@ def submit_slots_then_next(
     nothing is kept and the rater is told (the store's message says it was not saved)."""
     with store.transaction():
         submit_slots_for(store, enrolment, item_public_id, slot_scores, slot_comments)
+        study = store.get_study(enrolment.study_id)
+        if study is not None and study.guess_methods:
+            # The scores are saved; in a study that measures the blind, the same item comes back
+            # with its question(s) before the next one.
+            item = store.item_by_public_id(item_public_id)
+            if item is not None:
+                view, message = _open(store, enrolment.study_id, lambda: enrolment.rater_id, None, item.id)
+                if view is not None and view.guesses:
+                    return view, message
         return open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
 
 
@@ -605,3 +626,37 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
     return by_method, pd.DataFrame(
         per_rater, columns=["rater", "items shown", "block size", "complete blocks", "items in complete blocks"]
     )
+
+
+def guess_for(store: Store, enrolment: invites.Enrolment, item_public_id: object, answers: Mapping[str, Any]) -> int:
+    """Store a rater's answers to "Which response do you think came from METHOD?" on the item on
+    screen: {method: a letter they were shown, or guessing.DONT_KNOW}. Only after they scored every
+    response of it; an answer given before stays as it was. The reply says nothing about whether an
+    answer was right (it is the number of answers stored, which does not depend on it)."""
+    item, rater_id, mapping = _enrolled_item(store, enrolment, item_public_id)
+    study = _check_open(store.get_study(item.study_id))
+    if not study.guess_methods:
+        raise UserError("this study asks no question about the methods")
+    if not isinstance(answers, Mapping):
+        raise UserError("malformed request")
+    unknown = [str(m)[:40] for m in answers if m not in study.guess_methods]
+    if unknown:
+        raise UserError("that question is not asked in this study")
+    if len(store.ratings_for(rater_id, mapping.values())) < len(mapping):
+        raise UserError("score every response of this item first; the question comes after")
+    answered = store.guessed_targets(rater_id, [item.id]).get(item.id, set())
+    asked = guessing.pending(study.guess_methods, answered)
+    picked = guessing.parse_answers({m: answers.get(m) for m in asked}, len(mapping))
+    outputs = _outputs(store, item, len(mapping))
+    rows = guessing.answer_key(picked, mapping, {o.id: o.method for o in outputs})
+    return store.save_guesses(rater_id, item.id, rows)
+
+
+def guess_then_next(
+    store: Store, enrolment: invites.Enrolment, item_public_id: object, answers: Mapping[str, Any]
+) -> tuple[RaterView | None, str]:
+    """The rating tab's answer to the guess question(s): `guess_for`, then the rater's next item, in
+    one transaction."""
+    with store.transaction():
+        guess_for(store, enrolment, item_public_id, answers)
+        return open_for(store, enrolment.study_id, lambda: enrolment.rater_id)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import UserError
+from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
@@ -60,9 +61,27 @@ EXPORT_COLUMNS: tuple[str, ...] = (
 # reason, note, created_at; no output, no scores) or "flag" (an item, or with the output columns one
 # response of it, that a rater flagged: reason, note, position as that rater saw it). `cant_judge`
 # lists, comma-separated, the dimensions of a rating the rater could not judge; their scores are empty.
-OPTIONAL_COLUMNS: tuple[str, ...] = ("study_state", "format_version", "row_kind", "cant_judge", "reason", "note")
-FORMAT_VERSION = 3  # 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge
-ROW_KINDS = ("rating", "skip", "flag")
+#
+# Format 4 adds raters' guesses (arena/guessing.py): `row_kind` "guess", with the study and item
+# columns, rater, created_at, and `target_method`, `n_responses`, `guessed_label` (empty = don't know)
+# and `true_label` (empty while the study is open: the answer key is a secret then), the columns
+# `python -m evaluation.blinding` reads; and `study_guess_methods`, the methods a study asks about.
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "study_state",
+    "format_version",
+    "row_kind",
+    "cant_judge",
+    "reason",
+    "note",
+    "study_guess_methods",
+    "target_method",
+    "n_responses",
+    "guessed_label",
+    "true_label",
+)
+# 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge; 4: guesses
+FORMAT_VERSION = 4
+ROW_KINDS = ("rating", "skip", "flag", "guess")
 OUTPUT_FIELDS = (
     "output_id",
     "method",
@@ -81,6 +100,9 @@ OUTPUT_FIELDS = (
 # Seeds are secrets while a study is rated: with the base seed and the public model, anyone could
 # regenerate the outputs and match them to methods. Exports carry them once the study is closed.
 SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
+# Which letter a guessed method really had: while raters rate, it would tell the organizer (and anyone
+# holding the file) each rater's mapping.
+ANSWER_KEY_COLUMNS = ("true_label",)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
 INT_COLUMNS = {
@@ -98,6 +120,7 @@ INT_COLUMNS = {
     "blind_seed",
     "item_ordinal",
     "prompt_tokens",
+    "n_responses",
     *SCORE_COLUMNS,
 }
 FLOAT_COLUMNS = {"latency_ms", "ttft_ms", "tokens_per_s"}
@@ -121,6 +144,7 @@ def unescape_cell(text: str) -> str:
 
 def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
     rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
+    guess_methods: dict[int, str | None] = {}
     for row in rows:
         row["row_kind"] = "rating"
         # A NULL score is a can't-judge answer (the schema allows NULL only with its flag).
@@ -128,8 +152,13 @@ def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any
     rows += feedback_rows(store, study_id)
     for row in rows:
         row["format_version"] = FORMAT_VERSION
+        sid = row["study_id"]
+        if sid not in guess_methods:
+            study = store.get_study(sid)
+            guess_methods[sid] = dumps(list(study.guess_methods)) if study is not None and study.guess_methods else None
+        row["study_guess_methods"] = guess_methods[sid]
         if row["study_state"] not in ("closed", "published"):
-            row.update({c: None for c in SECRET_COLUMNS})
+            row.update({c: None for c in SECRET_COLUMNS + ANSWER_KEY_COLUMNS})
     return rows
 
 
@@ -178,6 +207,18 @@ def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, A
         return row
 
     rows = []
+    for g in store.guesses(study_id):
+        row = context(g.study_id, g.item_id, None)
+        row.update(
+            row_kind="guess",
+            rater=g.rater,
+            created_at=g.created_at,
+            target_method=g.target_method,
+            n_responses=g.n_responses,
+            guessed_label=None if g.guessed_position is None else LABELS[g.guessed_position],
+            true_label=None if g.true_position is None else LABELS[g.true_position],
+        )
+        rows.append(row)
     for kind, records in (("skip", store.skips(study_id)), ("flag", store.flags(study_id))):
         for r in records:
             row = context(r.study_id, r.item_id, getattr(r, "output_id", None))
@@ -327,6 +368,8 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
                 raise UserError(f"{where}: {c} is empty")
         if kind == "rating":
             _check_scores(parsed, where)
+        elif kind == "guess":
+            _check_guess(parsed, where)
         else:
             _check_feedback(parsed, where)
         _check_row(parsed, where)
@@ -349,6 +392,21 @@ def _check_scores(row: dict[str, Any], where: str) -> None:
         except UserError as exc:
             raise UserError(f"{where}: {exc}") from None
     row["cant_judge"] = sorted(cant)
+
+
+def _check_guess(row: dict[str, Any], where: str) -> None:
+    n = row["n_responses"]
+    if n is None or not 2 <= n <= len(LABELS):
+        raise UserError(f"{where}: a guess needs n_responses from 2 to {len(LABELS)}, got {n!r}")
+    if row["target_method"] in (None, "") or len(str(row["target_method"])) > 100:
+        raise UserError(f"{where}: target_method must be a method name of at most 100 characters")
+    for column in ("guessed_label", "true_label"):
+        label = row[column]
+        if label not in (None, "") and label not in LABELS[:n]:
+            raise UserError(f"{where}: {column} {label!r} is not one of the {n} labels {', '.join(LABELS[:n])}")
+        row[column] = LABELS.index(label) if label not in (None, "") else None
+    if any(row[d] is not None for d in SCORE_COLUMNS):
+        raise UserError(f"{where}: a guess row carries no scores")
 
 
 def _check_feedback(row: dict[str, Any], where: str) -> None:
@@ -384,7 +442,7 @@ TEXT_LIMITS: dict[str, int | None] = {
         "comment",
     )
 }
-JSON_COLUMNS = {"settings": dict, "study_settings": dict, "study_methods": list}
+JSON_COLUMNS = {"settings": dict, "study_settings": dict, "study_methods": list, "study_guess_methods": list}
 BIG_INT_COLUMNS = {"seed", "base_seed", "blind_seed"}
 
 
@@ -430,7 +488,7 @@ def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0, "skips": 0, "flags": 0}
+    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0, "skips": 0, "flags": 0, "guesses": 0}
     study_ids: dict[tuple[str, Any], int] = {}
     item_ids: dict[str, int] = {}
     for row in rows:
@@ -457,6 +515,7 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
                     blind_seed=row["blind_seed"],
                     created_at=row["study_created_at"],
                     state=row["study_state"] or "open",
+                    guess_methods=json.loads(row["study_guess_methods"] or "[]"),
                 )
                 counts["studies"] += 1
             study_ids[skey] = found
@@ -486,6 +545,14 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
                 iid = item.id
             item_ids[pid] = iid
         rid = store.rater_id(row["rater"])
+        if row["row_kind"] == "guess":
+            counts["guesses"] += store.save_guesses(
+                rid,
+                item_ids[pid],
+                [(row["target_method"], row["n_responses"], row["guessed_label"], row["true_label"])],
+                created_at=row["created_at"],
+            )
+            continue
         if row["row_kind"] == "skip":
             store.skip_item(rid, item_ids[pid], row["reason"], row["note"], created_at=row["created_at"])
             counts["skips"] += 1

@@ -25,7 +25,7 @@ import pandas as pd
 
 import decoders
 
-from . import batching, export
+from . import batching, export, guessing
 from .batching import DEFAULT_BATCH_SIZE
 from .engines import current_engine
 from .errors import UserError
@@ -95,12 +95,14 @@ def create_study(
     model: str = "",
     lm: Any = None,
     guidelines: str | None = None,
+    guess_methods: Any = None,
 ) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
     The study starts as a draft; `generate_study` opens it once every output is stored. With no
     `base_seed` the study gets a secret random one. With `lm`, every prompt is checked against the
-    model's context (prompt + max_new_tokens) before anything is written."""
+    model's context (prompt + max_new_tokens) before anything is written. `guess_methods` (None: no
+    question) names the methods raters are asked to pick out after each item (arena/guessing.py)."""
     name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
     if not name:
         raise UserError("give the study a name")
@@ -117,6 +119,7 @@ def create_study(
     max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
     seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
     slots = expected_slots(chosen, samples)
+    targets = guessing.resolve_targets(guess_methods, chosen, samples)
     if len(slots) > MAX_RESPONSES:
         raise UserError(
             f"{len(slots)} responses per item is too many to rate side by side; "
@@ -144,6 +147,7 @@ def create_study(
         state="draft",
         items_=[p.as_item() for p in prompts],
         guidelines=guidelines,
+        guess_methods=targets,
     )
 
 

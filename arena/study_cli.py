@@ -2,6 +2,8 @@
 
     python -m arena.studies create --name "Pilot 3" --prompts prompts.txt --methods BS-4,TS-Temp,TS-Tilted \\
         --max-new-tokens 96 --samples 1 --batch-size 16  # generates; last line {"study_id": 7}
+    python -m arena.studies create ... --guess          # raters are asked which response came from BS-4
+    python -m arena.studies form-check --study 7   # how recognisable each method is from its form alone
     python -m arena.studies generate --study 7     # resume an interrupted generation
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
     python -m arena.studies close --study 7
@@ -16,9 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
-from . import invites, studies
+from evaluation import form_cues
+
+from . import guessing, invites, studies
 from .errors import UserError
 from .llm import get_default_model, load_model
 from .numbers import cli_whole
@@ -65,17 +70,33 @@ def run(args: argparse.Namespace) -> dict:
                 max_new_tokens=args.max_new_tokens,
                 model=lm.name,
                 lm=lm,
+                guess_methods=args.guess,
             )
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
         report = studies.generate_study(store, lm, sid, progress=_progress, batch_size=args.batch_size)
         print(str(report), file=sys.stderr)
+        for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
+            print(f"form check: {line}", file=sys.stderr)
         return {"study_id": sid}
     sid = _study(store, args.study)
     if args.command == "generate":
         report = studies.generate_study(store, _model(args.model), sid, progress=_progress, batch_size=args.batch_size)
         print(str(report), file=sys.stderr)
         return {"study_id": sid, "complete": report.complete}
+    if args.command == "form-check":
+        result = form_cues.study_report(store, sid)
+        return {
+            "study_id": sid,
+            "methods": {
+                r["method"]: {
+                    k: None if isinstance(r[k], float) and math.isnan(r[k]) else r[k]
+                    for k in ("items", "correct", "chance", "p_value", "recognisable", "cue")
+                }
+                for r in result.to_dict("records")
+            },
+            "lines": form_cues.summary_lines(result),
+        }
     if args.command == "invite":
         names = [n for n in (args.raters or "").split(",") if n.strip()]
         made = invites.invite(store, sid, names, base_url=args.base_url)
@@ -107,8 +128,21 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--methods", help="comma-separated, as in python -m decoders (default: the three)")
     create.add_argument("--max-new-tokens", default=128)
     create.add_argument("--samples", default=1, help="samples per stochastic method")
+    create.add_argument(
+        "--guess",
+        nargs="?",
+        const=guessing.DEFAULT_TARGET,
+        default=None,
+        metavar="METHOD",
+        help=f"after scoring each item, ask raters which response came from METHOD (default {guessing.DEFAULT_TARGET}; "
+        f"'{guessing.EACH}' = every method in turn); the blinding index is computed once the study is closed",
+    )
     generate = sub.add_parser("generate", parents=[common, with_model], help="generate a study's missing outputs")
     generate.add_argument("--study", type=cli_whole, required=True)
+    check = sub.add_parser(
+        "form-check", parents=[common], help="how recognisable each method is from its form (before rating)"
+    )
+    check.add_argument("--study", type=cli_whole, required=True)
     invite = sub.add_parser("invite", parents=[common], help="enrol raters; prints their codes and links once")
     invite.add_argument("--study", type=cli_whole, required=True)
     invite.add_argument("--raters", required=True, help="comma-separated display names")

@@ -19,18 +19,25 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-from arena import blind, export, invites, studies, throttle
+from arena import blind, export, guessing, invites, studies, throttle
 from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from arena.zerogpu import hardware_banner, storage_banner
+from evaluation import form_cues
 from evaluation.perplexity import SCORES
 
-from . import AppContext, organizer_dashboard, organizer_stats
+from . import AppContext, organizer_blinding, organizer_dashboard, organizer_stats
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
 SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
+# "Measure the blind": which method raters are asked to pick out after each item (arena/guessing.py).
+GUESS_CHOICES: list[tuple[str, str]] = [
+    ("No question", "off"),
+    *[(f"Ask which response came from {m}", m) for m in decoders.names()],
+    ("Ask about each method in turn", guessing.EACH),
+]
 
 
 def check_password(ctx: AppContext, password: Any, client: str | None = None) -> None:
@@ -192,6 +199,13 @@ def build(ctx: AppContext) -> None:
                 label="Base seed (empty: a secret random one; each output's seed derives from it)",
             )
         guidelines = gr.Textbox(label="Guidelines for raters (Markdown; empty = the default shown below)", lines=4)
+        guess = gr.Dropdown(
+            GUESS_CHOICES,
+            value="off",
+            label="Measure the blind: after scoring each item, raters are asked which response came from "
+            f"a method (default {guessing.DEFAULT_TARGET}); never told if they were right. The blinding index "
+            "is shown once the study is closed.",
+        )
         with gr.Accordion("The default guidelines", open=False):
             gr.Markdown(DEFAULT_GUIDELINES)
         preview_line = gr.Markdown("", elem_id="organizer-preview")  # "N prompts × M methods = K outputs, about T min"
@@ -262,6 +276,7 @@ def build(ctx: AppContext) -> None:
             del_rater_btn = gr.Button("Delete this rater's ratings in this study", variant="stop")
         del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
 
+    organizer_blinding.build(ctx, password, chosen)  # form check before rating, blinding index after close
     organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
 
     def guarded(fn):
@@ -351,6 +366,7 @@ def build(ctx: AppContext) -> None:
         max_new_tokens,
         base_seed,
         guideline_text,
+        guess_choice=None,
         progress=gr.Progress(),
     ):
         store = store_for(ctx)
@@ -367,10 +383,14 @@ def build(ctx: AppContext) -> None:
             model=lm.name,
             lm=lm,
             guidelines=guideline_text,
+            guess_methods=guess_choice,
         )
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
-        return choice, table_value, raters, f"Study #{sid} created: {report}", danger
+        # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
+        form = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
+        message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}"
+        return choice, table_value, raters, message, danger
 
     def _generate(store, lm, sid, progress) -> str:
         def tick(done: int, total: int, what: str) -> None:
@@ -442,7 +462,7 @@ def build(ctx: AppContext) -> None:
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
     create.click(
         guarded(do_create),
-        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines],
+        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines, guess],
         overview_outputs,
         concurrency_limit=1,
         concurrency_id="generation",

@@ -29,6 +29,7 @@ from starlette.routing import Route
 from arena.errors import UserError
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
+from arena.settings import current as current_settings
 from arena.store import Store, get_store
 from evaluation import results as res
 from evaluation import story
@@ -40,6 +41,12 @@ NOT_FOUND = "There is no published study with that id."
 
 def present_url(study_id: int) -> str:
     return f"{PATH}?study={int(study_id)}"
+
+
+def model_named() -> bool:
+    """Whether pages may name the model: not on a rating-only deployment (ARENA_MODE=rating), whose
+    raters should not be told which public model to replay a running study with (docs/blinding.md)."""
+    return current_settings().mode.strip().lower() != "rating"
 
 
 def _e(text: Any) -> str:
@@ -61,7 +68,8 @@ def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
     batches = Counter(int(s["batch_size"]) for s in settings if str(s.get("batch_size", "")).isdigit())
     models = sorted({str(m) for m in outputs["model"].dropna()})
     timed = int(pd.to_numeric(outputs["latency_ms"], errors="coerce").notna().sum())
-    parts = [f"Model: {', '.join(models) or 'not recorded'}", f"dtype: {', '.join(dtypes) or 'not recorded'}"]
+    named = (", ".join(models) or "not recorded") if model_named() else "not named on a rating deployment"
+    parts = [f"Model: {named}", f"dtype: {', '.join(dtypes) or 'not recorded'}"]
     if batches:
         parts.append("generated in batches of " + ", ".join(str(b) for b in sorted(batches)))
     text = (
@@ -70,7 +78,7 @@ def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
         "tokens/s is new tokens divided by that time. Timing depends on the hardware and on what else ran at the "
         "same time, so compare methods within this study only."
     )
-    if lm is not None and getattr(lm, "name", None) in models:
+    if lm is not None and getattr(lm, "name", None) in models and model_named():
         text += f" This server runs {lm.describe()} (model · device · dtype)."
     return text
 
@@ -108,6 +116,7 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
         "timing": timing_note(outputs, _loaded_model()),
         "methods": list(r.summary["method"]) if len(r.summary) else [],
         "sizes": (r.n_items, r.n_ratings, r.n_raters),
+        "blinding": view.get("blinding") or [],
     }
 
 
@@ -163,7 +172,11 @@ def page_html(view: dict[str, Any] | None) -> str:
         f"double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f'<p id="agreement">{_e(view["agreement"])}</p>'
-        f"<h2>Per method</h2>{_table_html(view['table'])}"
+        + "".join(
+            f'<p class="blinding"><strong>Was the blind kept?</strong> {_e(line)}</p>'
+            for line in view.get("blinding", [])
+        )
+        + f"<h2>Per method</h2>{_table_html(view['table'])}"
         f'<p class="note">{_e(_help_plain())}</p>'
         f'<h2>Charts</h2><div class="charts">{charts}</div>'
         f'<h2>How the timing was measured</h2><p class="note" id="timing">{_e(view["timing"])}</p>'

@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, invites, studies, throttle
+from arena import blind, guessing, invites, studies, throttle
 from arena.errors import UserError
 from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
@@ -187,6 +187,16 @@ def build(ctx: AppContext) -> None:
             "it. A flag goes to the organizer; your scores on screen stay, and you can go on rating."
         )
     missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
+    # The blinding question(s) of the item on screen, once it is scored ({"methods", "shown"}), else
+    # None; server-side, as the session. Only the methods asked about reach the page, never the answer.
+    guess_ask = gr.State(None)
+    with gr.Column(visible=False, elem_id="rate-guess") as guess_box:
+        gr.Markdown(
+            "**Your scores are saved.** One more question about this item; it does not change your scores, "
+            f"and if you have no idea, choose **{guessing.DONT_KNOW}**."
+        )
+        guess_radios = [gr.Radio([], value=None, label="", visible=False) for _ in range(SLOTS)]
+        guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="rate-guess-send")
     with gr.Row(elem_id="rate-submit-row"):
         prev_btn = gr.Button("← Previous")
         submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
@@ -195,8 +205,9 @@ def build(ctx: AppContext) -> None:
     status = gr.Markdown("", elem_id="rate-status")
 
     # Start, Previous, Next: values and visibility. Submit: values only (see `layout`).
-    view_outputs = [session, layout, progress, prompt, *slot_components, status]
-    value_outputs = [session, layout, progress, prompt, *slot_values, status, missing]
+    view_outputs = [session, layout, progress, prompt, *slot_components, status, guess_ask]
+    value_outputs = [session, layout, progress, prompt, *slot_values, status, missing, guess_ask]
+    status_at, missing_at = value_outputs.index(status), value_outputs.index(missing)
     layout_outputs = [prompt, guide_box, guide, *boxes, *texts, feedback_box, flag_target]
 
     def _parts(view: blind.RaterView | None, message: str, sess: dict[str, Any]):
@@ -204,7 +215,7 @@ def build(ctx: AppContext) -> None:
         if view is None:
             sess = {k: v for k, v in sess.items() if k != "item"}
             return sess, 0, message, "", [("", [None] * len(blind.DIMENSIONS), "")] * SLOTS
-        sess = {**sess, "item": view.item, "index": view.index, "shown": len(view.responses)}
+        sess = {**sess, "item": view.item, "index": view.index, "shown": len(view.responses), "guess": view.guesses}
         slots = []
         for k in range(SLOTS):
             if k < len(view.responses):
@@ -224,6 +235,7 @@ def build(ctx: AppContext) -> None:
     def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
         """Values and visibility for `view_outputs`; with no view, `message` takes the progress line."""
         sess, shown, line, prompt_text, slots = _parts(view, message, sess)
+        ask = _guess_ask(view)
         updates: list[Any] = []
         for k, (text, scores, note) in enumerate(slots):
             visible = k < shown
@@ -235,7 +247,11 @@ def build(ctx: AppContext) -> None:
             gr.update(value=prompt_text, visible=shown > 0),
             *updates,
             status_text if view is None else message,
+            ask,
         ]
+
+    def _guess_ask(view: blind.RaterView | None) -> dict[str, Any] | None:
+        return {"methods": list(view.guesses), "shown": len(view.responses)} if view and view.guesses else None
 
     def render_values(
         view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = ""
@@ -245,7 +261,7 @@ def build(ctx: AppContext) -> None:
         values: list[Any] = []
         for text, scores, note in slots:
             values += [text, *scores, note]
-        return [sess, shown, line, prompt_text, *values, status_text if view is None else message, []]
+        return [sess, shown, line, prompt_text, *values, status_text if view is None else message, [], _guess_ask(view)]
 
     def on_layout(shown: Any, sess: Any):
         """Show the slots in use, and the study's guidelines above them (open in full on a rater's
@@ -348,11 +364,11 @@ def build(ctx: AppContext) -> None:
                     out[base + 1 : base + 4] = list(triples[k])
                     out[base + 4] = notes[k] or ""
                 where = ", ".join(f"{blind.LABELS[k]} · {blind.DIMENSIONS[d]}" for k, d in empty)
-                out[-2] = (
+                out[status_at] = (
                     f"**Not saved yet**: {3 * shown - len(empty)} of {3 * shown} scored. Missing: {where}. "
                     "Your scores are kept: fill in the marked rows and submit again."
                 )
-                out[-1] = [list(m) for m in empty]
+                out[missing_at] = [list(m) for m in empty]
                 return out
             # One transaction: the save and the next item; committed before the page moves on.
             view, message = blind.submit_slots_then_next(store, enrolment, sess["item"], triples, notes)
@@ -360,7 +376,39 @@ def build(ctx: AppContext) -> None:
             fail(exc)
         if view is None:
             return render_values(None, message, sess, "Saved.")
+        if view.guesses and view.item == sess["item"]:
+            return render_values(view, "Saved. One more question about this item, below.", sess)
         return render_values(view, "Saved. Here is the next item.", sess)
+
+    def on_guess(request: gr.Request, code_text: Any, sess: Any, *values: Any):
+        """The answer to "Which response do you think came from METHOD?", then the next item. The reply
+        is the same whatever the answer: nothing on the page says whether it was right."""
+        try:
+            enrolment, sess = _session_for(code_text, sess, request)
+            if "item" not in sess:
+                raise UserError("there is no item on screen")
+            asked = sess.get("guess") or []
+            if len(values) != SLOTS:
+                raise UserError("malformed request")
+            view, message = blind.guess_then_next(store, enrolment, sess["item"], dict(zip(asked, values)))
+        except UserError as exc:
+            fail(exc)
+        if view is None:
+            return render_values(None, message, sess, "Thank you.")
+        return render_values(view, "Thank you. Here is the next item.", sess)
+
+    def on_guess_layout(ask: Any):
+        """Show the question(s) of the item on screen, with its letters and "Don't know"; hide them otherwise."""
+        methods = list(ask.get("methods") or []) if isinstance(ask, dict) else []
+        shown = int(ask.get("shown") or 0) if isinstance(ask, dict) else 0
+        choices = [*blind.LABELS[:shown], guessing.DONT_KNOW]
+        radios = [
+            gr.Radio(choices=choices, value=None, label=guessing.question(methods[j]), visible=True)
+            if j < len(methods)
+            else gr.Radio(choices=[], value=None, label="", visible=False)
+            for j in range(SLOTS)
+        ]
+        return [gr.Column(visible=bool(methods)), *radios]
 
     def on_skip(code_text: Any, sess: Any, reason: Any, note: Any, request: gr.Request):
         """Skip the item on screen with a reason and move to the next one; what was entered on this
@@ -453,6 +501,11 @@ def build(ctx: AppContext) -> None:
         on_flag, [code, session, flag_target, flag_reason, flag_note], [status, flag_note], api_name="rate_flag"
     )
     missing.change(on_missing, [missing], radios, api_visibility="private", show_progress="hidden")
+    guess_ask.change(
+        on_guess_layout, [guess_ask], [guess_box, *guess_radios], api_visibility="private", show_progress="hidden"
+    )
+    guessed = guess_btn.click(on_guess, [code, session, *guess_radios], value_outputs, api_name="rate_guess")
+    guessed.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
     for radio in radios:
         radio.change(None, None, counter, js=assets.COUNT_JS)
     layout.change(on_layout, [layout, session], layout_outputs, api_visibility="private", show_progress="hidden")

@@ -21,13 +21,13 @@ import pandas as pd
 from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from arena.store import Store
-from evaluation import human, story
+from evaluation import blinding, human, story
 from evaluation import results as res
 from evaluation.human import pseudonymize_raters
 from evaluation.perplexity import SCORES, ItemScore
 
 from . import AppContext, store_for
-from .present import present_url
+from .present import model_named, present_url
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
@@ -77,14 +77,21 @@ def compute_view(
         f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-        + (f" · perplexity under {lm.name}" if lm is not None else " · perplexity not computed")
+        + (
+            f" · perplexity under {lm.name if model_named() else 'the server’s model'}"
+            if lm is not None
+            else " · perplexity not computed"
+        )
     )
+    # Raters' guesses, if the study asked: shown with the results, which are public only once published.
+    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
     return {
         "headline": headline,
         "story": (
             f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
             f"{story.agreement_words(r.agreement)}\n\n"
-            f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
+            + "".join(f"**Was the blind kept?** {_literal(line)}\n\n" for line in blind_lines)
+            + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
             "(a page of its own: no tabs, no controls)"
         ),
         "table": res.display_table(r.summary) if len(r.summary) else pd.DataFrame(),
@@ -95,6 +102,7 @@ def compute_view(
         "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
         "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
         "results": r,
+        "blinding": blind_lines,
     }
 
 

@@ -6,13 +6,14 @@ without dropping anything.
 """
 
 from .engine import default_db_path, default_url, make_engine, normalize_url
-from .rows import Enrolment, Flag, Item, Output, Rating, Skip, Study
+from .rows import Enrolment, Flag, Guess, Item, Output, Rating, Skip, Study
 from .schema import SCORE_COLUMNS
 from .store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
 
 __all__ = [
     "Enrolment",
     "Flag",
+    "Guess",
     "Item",
     "OUTPUT_COLUMNS",
     "Output",

@@ -36,11 +36,17 @@ class Study:
     created_at: datetime
     state: str  # draft, open, closed or published (arena/lifecycle.py)
     guidelines: str | None  # for raters, Markdown; None = the app's default
+    # Methods raters are asked to pick out after scoring an item, in order; () = no question.
+    guess_methods: tuple[str, ...] = ()
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
         return from_row(
-            cls, row, methods=tuple(json.loads(row["methods"] or "[]")), settings=json.loads(row["settings"] or "{}")
+            cls,
+            row,
+            methods=tuple(json.loads(row["methods"] or "[]")),
+            settings=json.loads(row["settings"] or "{}"),
+            guess_methods=tuple(json.loads(row.get("guess_methods") or "[]")),
         )
 
 
@@ -104,7 +110,7 @@ class Rating:
     updated_at: datetime
 
 
-__all__ = ["Enrolment", "Item", "Output", "Rating", "Study", "from_row"]
+__all__ = ["Enrolment", "Guess", "Item", "Output", "Rating", "Study", "from_row"]
 
 
 @dataclass(frozen=True)
@@ -134,4 +140,20 @@ class Flag:
     position: int | None  # 0 = shown as A to this rater
     reason: str
     note: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A rater's answer to "Which response came from METHOD?" on one item, with the item's place."""
+
+    study_id: int
+    item_id: int
+    item_ordinal: int
+    item_public_id: str
+    rater: str
+    target_method: str
+    n_responses: int
+    guessed_position: int | None  # None = "don't know"
+    true_position: int | None  # server-side only while the study is open; None: imported without it
     created_at: datetime

@@ -90,6 +90,9 @@ studies = Table(
     # lifecycle gets "open" for its studies: rating goes on, and nothing becomes public by upgrading.
     Column("state", String(20), nullable=False, default="open"),
     Column("guidelines", Text, nullable=True),  # for raters, Markdown; NULL = the app's default
+    # JSON list of the methods raters are asked to pick out after scoring an item ("Which response
+    # do you think came from METHOD?"), in the order asked; NULL or [] = no question (arena/guessing.py).
+    Column("guess_methods", Text, nullable=True),
 )
 
 items = Table(
@@ -218,6 +221,34 @@ flags = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
+# A rater's answer to "Which response do you think came from METHOD?" on one item: the position
+# they picked (0 = A; NULL = "don't know") and the position METHOD's response really had for them.
+# `true_position` never reaches a rater's browser; exports carry it once the study is closed.
+guesses = Table(
+    "guesses",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("target_method", String(100), nullable=False),
+    Column("n_responses", Integer, nullable=False),
+    Column("guessed_position", Integer, nullable=True),
+    # NULL only for a guess imported from an export written while its study was open (which leaves
+    # the answer key out): kept, but it cannot be scored.
+    Column("true_position", Integer, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("rater_id", "item_id", "target_method", name="uq_guesses_rater_item_method"),
+    CheckConstraint("n_responses >= 2", name="ck_guesses_n_responses"),
+    CheckConstraint(
+        "guessed_position IS NULL OR (guessed_position >= 0 AND guessed_position < n_responses)",
+        name="ck_guesses_guessed_position",
+    ),
+    CheckConstraint(
+        "true_position IS NULL OR (true_position >= 0 AND true_position < n_responses)",
+        name="ck_guesses_true_position",
+    ),
+)
+
 # One row: the schema version this code last upgraded the database to (for future migrations).
 schema_info = Table(
     "arena_schema",
@@ -227,4 +258,4 @@ schema_info = Table(
     Column("upgraded_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
-SCHEMA_VERSION = 3  # 3: nullable scores with cant_judge_* flags; skips; flags
+SCHEMA_VERSION = 4  # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods

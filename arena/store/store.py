@@ -22,12 +22,14 @@ from ..errors import UserError
 from ..numbers import parse_whole
 from .engine import DIALECTS, make_engine, normalize_url
 from .feedback import FeedbackStore, cant_judge_dims, cant_judge_values
+from .guesses import GuessStore
 from .rows import Enrolment, Item, Output, Rating, Study, from_row
 from .schema import (
     SCORE_COLUMNS,
     STUDY_STATES,
     assignments,
     flags,
+    guesses,
     items,
     outputs,
     raters,
@@ -185,7 +187,7 @@ def _unreachable_as_user_error() -> Iterator[None]:
         ) from exc
 
 
-class Store(FeedbackStore):
+class Store(FeedbackStore, GuessStore):
     """A ratings database. `Store()` uses `DATABASE_URL` or the default SQLite file."""
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None):
@@ -266,6 +268,7 @@ class Store(FeedbackStore):
         state: str = "open",
         items_: Iterable[Mapping[str, Any]] = (),
         guidelines: str | None = None,
+        guess_methods: Sequence[str] = (),
     ) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
@@ -286,6 +289,7 @@ class Store(FeedbackStore):
             created_at=created_at or utcnow(),
             state=state,
             guidelines=clean_comment(guidelines) if guidelines else None,
+            guess_methods=dumps(list(guess_methods)) if guess_methods else None,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())
@@ -894,6 +898,7 @@ class Store(FeedbackStore):
                 "ratings": conn.execute(ratings.delete().where(ratings.c.output_id.in_(output_ids))).rowcount,
                 "skips": conn.execute(skips.delete().where(skips.c.item_id.in_(item_ids))).rowcount,
                 "flags": conn.execute(flags.delete().where(flags.c.item_id.in_(item_ids))).rowcount,
+                "guesses": conn.execute(guesses.delete().where(guesses.c.item_id.in_(item_ids))).rowcount,
                 "assignments": conn.execute(
                     assignments.delete().where(
                         assignments.c.item_id.in_(item_ids) | assignments.c.output_id.in_(output_ids)
@@ -907,9 +912,10 @@ class Store(FeedbackStore):
         return {k: int(v) for k, v in counts.items()}
 
     def delete_rater_ratings(self, study_id: int, rater: object, *, expect: tuple | None = None) -> int:
-        """Delete one rater's ratings (rater name or id) in one study, and their skips and flags there
-        (what they said about the items goes with their scores); return how many ratings went. Their
-        recorded display orders stay, so a rater who comes back sees the same order as before."""
+        """Delete one rater's ratings (rater name or id) in one study, and their skips, flags and
+        guesses there (what they said about the items goes with their scores); return how many
+        ratings went. Their recorded display orders stay, so a rater who comes back sees the same
+        order as before."""
         sid = int(study_id)
         output_ids = select(outputs.c.id).join(items, items.c.id == outputs.c.item_id).where(items.c.study_id == sid)
         item_ids = select(items.c.id).where(items.c.study_id == sid)
@@ -926,6 +932,7 @@ class Store(FeedbackStore):
                 )
             conn.execute(skips.delete().where(and_(skips.c.rater_id == rid, skips.c.item_id.in_(item_ids))))
             conn.execute(flags.delete().where(and_(flags.c.rater_id == rid, flags.c.item_id.in_(item_ids))))
+            conn.execute(guesses.delete().where(and_(guesses.c.rater_id == rid, guesses.c.item_id.in_(item_ids))))
             return int(conn.execute(ratings.delete().where(mine)).rowcount)
 
 

@@ -1,0 +1,102 @@
+"""Raters' guesses: "Which response do you think came from METHOD?", asked after an item is scored.
+
+`GuessStore` is a base of `Store` (store.py), as `FeedbackStore` is; its methods use the store's
+transactions. A guess is stored once per (rater, item, method), with the position the rater picked
+(NULL = "don't know") and the position METHOD's response really had for that rater: the second is
+the answer key, read only by the evaluation once a study is closed (evaluation/blinding.py) and by the
+export, which leaves it out while the study is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import select
+
+from ..errors import UserError
+from .rows import Guess, from_row
+from .schema import guesses, items, raters, utcnow
+
+
+class GuessStore:
+    """Guesses. Mixed into `Store`, whose `write`, `read` and `_insert` it uses."""
+
+    def save_guesses(
+        self,
+        rater_id: int,
+        item_id: int,
+        answers: Sequence[tuple[str, int, int | None, int | None]],
+        created_at=None,
+    ) -> int:
+        """Store (target_method, n_responses, guessed_position or None, true_position) answers of one
+        rater on one item in one transaction; an answer given before stays as it was (the first answer
+        counts). true_position None: an imported guess whose export left the answer key out. Returns
+        how many were new."""
+        rows = []
+        for method, n, guessed, true in answers:
+            n = int(n)
+            if n < 2:
+                raise UserError("a guess needs at least two responses to choose from")
+            if guessed is not None and not 0 <= int(guessed) < n:
+                raise UserError("that response is not part of this item")
+            if true is not None and not 0 <= int(true) < n:
+                raise UserError("the method's response is not part of this item")
+            rows.append(
+                dict(
+                    rater_id=int(rater_id),
+                    item_id=int(item_id),
+                    target_method=str(method),
+                    n_responses=n,
+                    guessed_position=None if guessed is None else int(guessed),
+                    true_position=None if true is None else int(true),
+                    created_at=created_at or utcnow(),
+                )
+            )
+        if not rows:
+            return 0
+        # RETURNING, not rowcount: psycopg reports no row count for an INSERT ... ON CONFLICT DO NOTHING.
+        stmt = (
+            self._insert(guesses)  # type: ignore[attr-defined]
+            .on_conflict_do_nothing(index_elements=["rater_id", "item_id", "target_method"])
+            .returning(guesses.c.id)
+        )
+        with self.write() as conn:  # type: ignore[attr-defined]
+            return sum(conn.execute(stmt.values(**row)).first() is not None for row in rows)
+
+    def guessed_targets(self, rater_id: int, item_ids: Iterable[int]) -> dict[int, set[str]]:
+        """{item_id: methods this rater has answered about} for these items (answered ones only)."""
+        ids = [int(i) for i in item_ids]
+        if not ids:
+            return {}
+        with self.read() as conn:  # type: ignore[attr-defined]
+            rows = conn.execute(
+                select(guesses.c.item_id, guesses.c.target_method).where(
+                    guesses.c.rater_id == int(rater_id), guesses.c.item_id.in_(ids)
+                )
+            ).all()
+        found: dict[int, set[str]] = {}
+        for item_id, method in rows:
+            found.setdefault(int(item_id), set()).add(method)
+        return found
+
+    def guesses(self, study_id: int | None = None) -> list[Guess]:
+        """Every guess (of one study), in study, item, rater and method order, with the answer key."""
+        query = (
+            select(
+                items.c.study_id,
+                items.c.ordinal.label("item_ordinal"),
+                items.c.public_id.label("item_public_id"),
+                raters.c.name.label("rater"),
+                *[c for c in guesses.c if c.name not in ("id", "rater_id")],
+            )
+            .join(items, items.c.id == guesses.c.item_id)
+            .join(raters, raters.c.id == guesses.c.rater_id)
+            .order_by(items.c.study_id, items.c.ordinal, raters.c.name, guesses.c.target_method)
+        )
+        if study_id is not None:
+            query = query.where(items.c.study_id == int(study_id))
+        with self.read() as conn:  # type: ignore[attr-defined]
+            return [from_row(Guess, r) for r in conn.execute(query).mappings()]
+
+
+__all__ = ["GuessStore"]

@@ -1,0 +1,97 @@
+"""Organizer section "Is the blind holding?": the form check before rating starts (how recognisable each
+method is from the form of its responses alone, with remedies: `evaluation.form_cues`) and, once a
+study is closed, the blinding index from raters' guesses (`evaluation.blinding`). Every handler checks
+the organizer password on the server, as the rest of the tab does; when each may be shown is decided
+by the evaluation functions, this module only shows their answer.
+
+Included from ui/organizer.py's build: `build(ctx, password, study)` with the tab's password box and
+study dropdown.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from arena import throttle
+from arena.errors import UserError
+from arena.numbers import study_id as parse_study_id
+from evaluation import blinding, form_cues
+
+from . import AppContext
+from .rating import store_for
+from .safe import md_text, toast
+
+FORM_HELP = (
+    "**Form check** (before raters start, and after the study is closed): a simple classifier that sees only "
+    "the form of the responses (length, whether it stopped by itself or ran into max tokens, how it ends, "
+    "repetition, distinct words), trained on the other items, picks each method's response on every item. "
+    "Far above chance means raters can tell that method by its form, whatever its quality."
+)
+INDEX_HELP = (
+    "**Blinding index** (once the study is closed; raters are never told): from raters' answers to "
+    '"Which response do you think came from METHOD?". 0 = chance, 1 = always recognised, negative = '
+    'systematically wrong; "don\'t know" counts as chance; 95% CI over items (docs/blinding.md).'
+)
+
+
+def form_check_text(store: Any, study: Any) -> str:
+    """The form check of a study in Markdown (or why it is not shown now)."""
+    result = form_cues.study_report(store, parse_study_id(study))
+    if result.empty:
+        return "The study has no outputs yet."
+    return "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(result))
+
+
+def blinding_text(store: Any, study: Any) -> tuple[str, pd.DataFrame]:
+    """The blinding index of a closed study in Markdown, and as a table."""
+    result = blinding.closed_study_blinding(store, parse_study_id(study))
+    if result.empty:
+        return "No rater answered the question yet.", pd.DataFrame()
+    lines = "\n".join(f"- {md_text(line)}" for line in blinding.summary_lines(result))
+    table = result.drop(columns=["study_id"]).round({"index": 3, "ci_low": 3, "ci_high": 3, "chance": 3})
+    return lines, table
+
+
+def build(ctx: AppContext, password: Any, study: Any) -> None:
+    with gr.Accordion("Is the blind holding? Form check and blinding index (chosen study)", open=False):
+        gr.Markdown(FORM_HELP + "\n\n" + INDEX_HELP)
+        with gr.Row():
+            form_btn = gr.Button("Form check")
+            index_btn = gr.Button("Blinding index")
+        form_text = gr.Markdown("", elem_id="organizer-form-check")
+        index_text = gr.Markdown("", elem_id="organizer-blinding-index")
+        index_table = gr.Dataframe(label="Blinding index per method", interactive=False)
+
+    def guarded(fn):
+        def run(request: gr.Request, pw, *args):
+            try:
+                from .organizer import check_password  # late: organizer.py imports this module
+
+                check_password(ctx, pw, throttle.client_of(request))
+                return fn(*args)
+            except UserError as exc:
+                raise gr.Error(toast(exc), print_exception=False) from None
+
+        params = list(inspect.signature(fn).parameters.values())
+        run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [
+                inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
+                inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+                *params,
+            ]
+        )
+        return run
+
+    def do_form(chosen):
+        return form_check_text(store_for(ctx), chosen)
+
+    def do_index(chosen):
+        return blinding_text(store_for(ctx), chosen)
+
+    private: dict[str, Any] = dict(api_visibility="private")
+    form_btn.click(guarded(do_form), [password, study], [form_text], concurrency_limit=1, **private)
+    index_btn.click(guarded(do_index), [password, study], [index_text, index_table], **private)
