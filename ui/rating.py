@@ -195,7 +195,10 @@ def build(ctx: AppContext) -> None:
             "**Your scores are saved.** One more question about this item; it does not change your scores, "
             f"and if you have no idea, choose **{guessing.DONT_KNOW}**."
         )
-        guess_radios = [gr.Radio([], value=None, label="", visible=False) for _ in range(SLOTS)]
+        # Every letter is a valid choice from the start (the item's own letters are set when it is
+        # shown): the server checks the answer against the letters the rater was really shown.
+        every = [*blind.LABELS[:SLOTS], guessing.DONT_KNOW]
+        guess_radios = [gr.Radio(every, value=None, label="", visible=False) for _ in range(SLOTS)]
         guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="rate-guess-send")
     with gr.Row(elem_id="rate-submit-row"):
         prev_btn = gr.Button("← Previous")
@@ -405,7 +408,7 @@ def build(ctx: AppContext) -> None:
         radios = [
             gr.Radio(choices=choices, value=None, label=guessing.question(methods[j]), visible=True)
             if j < len(methods)
-            else gr.Radio(choices=[], value=None, label="", visible=False)
+            else gr.Radio(value=None, label="", visible=False)
             for j in range(SLOTS)
         ]
         return [gr.Column(visible=bool(methods)), *radios]
