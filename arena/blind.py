@@ -255,8 +255,10 @@ def open_for(store: Store, sid: int, rater_id_of: Any, index: int | None = None)
 
 
 def _open(
-    store: Store, sid: int, rater_id_of: Any, index: int | None, item_id: int | None = None
+    store: Store, sid: int, rater_id_of: Any, index: int | None, prefer: int | None = None
 ) -> tuple[RaterView | None, str]:
+    """`open_for`'s work. `prefer`: with no index, show this item instead of the next one if the
+    study asks its raters to guess and this rater has scored it but not answered yet."""
     study = _check_open(store.get_study(sid))
     ready_rows, stored = ready_items(store, study)
     ready = [i.id for i in ready_rows]
@@ -267,15 +269,16 @@ def _open(
     counts = {i: (stored.get(i, 0), rated.get(i, 0)) for i in ready}
     skipped = store.skipped_items(sid, rater_id)  # a skipped item counts as handled
     done = [counts[i][1] >= counts[i][0] or i in skipped for i in ready]
-    if item_id is not None and item_id in ready:
-        pos = ready.index(item_id)
+    if index is None and _asks(store, study, rater_id, prefer, counts):
+        pos = ready.index(prefer)  # type: ignore[arg-type]  # _asks is False for None
     elif index is None:
-        pos = next((k for k, d in enumerate(done) if not d), None)
-        if pos is None:
+        first = next((k for k, d in enumerate(done) if not d), None)
+        if first is None:
             return None, (
                 f"You have rated all {len(ready)} items of this study. Thank you! "
                 "Use Previous to review or change a rating."
             )
+        pos = first
     else:
         pos = whole_number(index, "item number", 1, len(ready)) - 1
     item = ready_rows[pos]
@@ -318,6 +321,18 @@ def _open(
         asked,
     )
     return view, ""
+
+
+def _asks(
+    store: Store, study: Study, rater_id: int, item_id: int | None, counts: Mapping[int, tuple[int, int]]
+) -> bool:
+    """Whether the study still has a guess question for this rater on this (ready, fully scored) item."""
+    if item_id is None or not study.guess_methods or item_id not in counts:
+        return False
+    if counts[item_id][1] < counts[item_id][0]:
+        return False
+    answered = store.guessed_targets(rater_id, [item_id]).get(item_id, set())
+    return bool(guessing.pending(study.guess_methods, answered))
 
 
 def locate(store: Store, study_id: Any, item_public_id: object) -> int:
@@ -395,10 +410,11 @@ def submit_slots_for(
     item_public_id: object,
     slot_scores: Sequence[Sequence[Any]],
     slot_comments: Sequence[Any],
-) -> None:
-    """Submit for an enrolment already resolved from its code (the rating tab resolves once per call)."""
+) -> int:
+    """Submit for an enrolment already resolved from its code (the rating tab resolves once per call);
+    returns the item's id."""
     opened = _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
-    _submit_slots(opened, store, slot_scores, slot_comments)
+    return _submit_slots(opened, store, slot_scores, slot_comments)
 
 
 def submit_slots_then_next(
@@ -412,17 +428,9 @@ def submit_slots_then_next(
     transaction. One commit per submit, and it is the commit of the scores: if anything fails,
     nothing is kept and the rater is told (the store's message says it was not saved)."""
     with store.transaction():
-        submit_slots_for(store, enrolment, item_public_id, slot_scores, slot_comments)
-        study = store.get_study(enrolment.study_id)
-        if study is not None and study.guess_methods:
-            # The scores are saved; in a study that measures the blind, the same item comes back
-            # with its question(s) before the next one.
-            item = store.item_by_public_id(item_public_id)
-            if item is not None:
-                view, message = _open(store, enrolment.study_id, lambda: enrolment.rater_id, None, item.id)
-                if view is not None and view.guesses:
-                    return view, message
-        return open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+        item_id = submit_slots_for(store, enrolment, item_public_id, slot_scores, slot_comments)
+        # In a study that measures the blind, the item just scored comes back with its question(s).
+        return _open(store, enrolment.study_id, lambda: enrolment.rater_id, None, prefer=item_id)
 
 
 def submit_slots_with_code(
@@ -437,7 +445,7 @@ def submit_slots_with_code(
     _submit_slots(_by_code(store, code, item_public_id, client), store, slot_scores, slot_comments)
 
 
-def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> None:
+def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> int:
     """Slot k holds response LABELS[k]; slots beyond the responses shown must be empty."""
     item, rater_id, mapping = opened
     if item is None:
@@ -453,6 +461,7 @@ def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], sl
         elif any(v not in (None, "") for v in given):
             raise UserError(f"there is no response {label} in this item")
     _save(store, rater_id, item.id, mapping, scores, notes)
+    return int(item.id)
 
 
 def _save(

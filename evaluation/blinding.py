@@ -323,7 +323,8 @@ def words(row: Mapping[str, Any]) -> str:
     )
     if guessed == 0:
         return f'Every answer about {method} was "don\'t know": the blind held for {method} ({stats_part}).'
-    share = f"raters picked {method} in {100 * right / guessed:.0f}% of their guesses (chance {100 * float(row['chance']):.0f}%)"
+    chance = 100 * float(row["chance"])
+    share = f"raters picked {method} in {100 * right / guessed:.0f}% of their guesses (chance {chance:.0f}%)"
     said = verdict(row)
     if said == "not kept":
         tail = f"the blind did not hold for {method}"

@@ -194,7 +194,10 @@ def test_the_export_hides_the_answer_key_while_the_study_is_open_and_round_trips
     assert counts["guesses"] == 2 and export.import_file(target, tmp_path / "closed.csv")["guesses"] == 0
     [copy] = target.list_studies()
     assert copy.guess_methods == ("BS-4",)
-    strip = lambda gs: [(g.rater, g.target_method, g.n_responses, g.guessed_position, g.true_position) for g in gs]  # noqa: E731
+
+    def strip(gs):
+        return [(g.rater, g.target_method, g.n_responses, g.guessed_position, g.true_position) for g in gs]
+
     assert strip(target.guesses()) == strip(store.guesses(sid))
     pd_index = blinding.closed_study_blinding(target, copy.id)
     assert pd_index["n"].tolist() == [2] and pd_index["dont_know"].tolist() == [1]

@@ -77,7 +77,7 @@ def build(ctx: AppContext, password: Any, study: Any) -> None:
                 raise gr.Error(toast(exc), print_exception=False) from None
 
         params = list(inspect.signature(fn).parameters.values())
-        run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        run.__signature__ = inspect.Signature(
             [
                 inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
                 inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD),

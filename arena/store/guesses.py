@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import select
 
 from ..errors import UserError
-from .rows import Guess, from_row
-from .schema import guesses, items, raters, utcnow
+from .rows import Guess
+from .schema import guesses, raters, utcnow
 
 
 class GuessStore:
@@ -81,22 +81,9 @@ class GuessStore:
 
     def guesses(self, study_id: int | None = None) -> list[Guess]:
         """Every guess (of one study), in study, item, rater and method order, with the answer key."""
-        query = (
-            select(
-                items.c.study_id,
-                items.c.ordinal.label("item_ordinal"),
-                items.c.public_id.label("item_public_id"),
-                raters.c.name.label("rater"),
-                *[c for c in guesses.c if c.name not in ("id", "rater_id")],
-            )
-            .join(items, items.c.id == guesses.c.item_id)
-            .join(raters, raters.c.id == guesses.c.rater_id)
-            .order_by(items.c.study_id, items.c.ordinal, raters.c.name, guesses.c.target_method)
-        )
-        if study_id is not None:
-            query = query.where(items.c.study_id == int(study_id))
-        with self.read() as conn:  # type: ignore[attr-defined]
-            return [from_row(Guess, r) for r in conn.execute(query).mappings()]
+        # the query of skips and flags (FeedbackStore, the other base of Store), for this table
+        feedback = self._feedback  # type: ignore[attr-defined]
+        return feedback(guesses, Guess, study_id, raters.c.name, guesses.c.target_method)
 
 
 __all__ = ["GuessStore"]
