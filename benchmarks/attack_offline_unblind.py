@@ -143,7 +143,12 @@ def main() -> int:
     sid = studies.create_study(
         store, "Offline attack study", prompts, max_new_tokens=args.max_new_tokens, model=lm.name, lm=lm
     )
-    report = studies.generate_study(store, lm, sid)
+    report = studies.generate_study(
+        store,
+        lm,
+        sid,
+        progress=lambda done, total, what: print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True),
+    )
     generated = time.perf_counter()
     [made] = invites.invite(store, sid, ["curious rater"])
     rater = invites.resolve(store, made.code)
@@ -166,6 +171,8 @@ def main() -> int:
         for label, method in truth.items():
             by_method[method][0] += guess[label] == method
             by_method[method][1] += 1
+        right = sum(guess[label] == method for label, method in truth.items())
+        print(f"item {item.ordinal + 1}: {right} of {len(truth)} labels recovered", file=sys.stderr, flush=True)
     attacked = time.perf_counter()
     recovered = sum(v[0] for v in by_method.values())
     total = sum(v[1] for v in by_method.values())

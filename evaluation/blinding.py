@@ -28,9 +28,9 @@ The observed variance of the item means says how much more answers vary between 
 D = max(1, (s_m^2 / I) / V(BI)), s_m^2 the sample variance of the m_i (D = 1 with one item). The CI is
 every b in [-(1 - d)/(k - 1), 1 - d] with (BI - b)^2 <= z^2 * D * V(b), z = 1.96. Taking the variance
 at b rather than at the estimate is what keeps a handful of items honest: the plain t interval on item
-means excluded 0 in up to 11% of random-guessing studies with 6 items and one rater (all six guesses
-wrong has sd 0), this interval in at most 6.6% over the designs of benchmarks/bench_blinding.py, with
-coverage of a known index of 94% or more (docs/blinding.md has the figures).
+means excluded 0 in 11% of random-guessing studies with 6 items and one rater (all six guesses wrong
+has sd 0), this interval in at most 7.0% over the designs of benchmarks/bench_blinding.py, and it
+missed a known index in at most 5.8% (docs/blinding.md has the figures).
 
     python -m evaluation.blinding GUESSES.csv --json
 

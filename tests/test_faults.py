@@ -76,8 +76,9 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     session = uuid.uuid4().hex[:11]
     unlock(client, session)
     create = dep_by_trigger(client, "Create study and generate its outputs")
-    # password, name, source, language, pasted, upload, methods, samples, max_new_tokens, base seed, guidelines
-    args = [ORGANIZER_PASSWORD, "Fault study", SOURCES[1], "all", "\n".join(PROMPTS), None, METHODS, 1, 8, 0, ""]
+    # password, name, source, language, pasted, upload, methods, samples, max_new_tokens, base seed, guidelines,
+    # guess question (off)
+    args = [ORGANIZER_PASSWORD, "Fault study", SOURCES[1], "all", "\n".join(PROMPTS), None, METHODS, 1, 8, 0, "", "off"]
     box: dict = {}
 
     def create_in_background() -> None:

@@ -208,9 +208,8 @@ def build(ctx: AppContext) -> None:
     status = gr.Markdown("", elem_id="rate-status")
 
     # Start, Previous, Next: values and visibility. Submit: values only (see `layout`).
-    view_outputs = [session, layout, progress, prompt, *slot_components, status, guess_ask]
-    value_outputs = [session, layout, progress, prompt, *slot_values, status, missing, guess_ask]
-    status_at, missing_at = value_outputs.index(status), value_outputs.index(missing)
+    view_outputs = [session, layout, progress, prompt, *slot_components, guess_ask, status]
+    value_outputs = [session, layout, progress, prompt, *slot_values, guess_ask, status, missing]
     layout_outputs = [prompt, guide_box, guide, *boxes, *texts, feedback_box, flag_target]
 
     def _parts(view: blind.RaterView | None, message: str, sess: dict[str, Any]):
@@ -218,7 +217,10 @@ def build(ctx: AppContext) -> None:
         if view is None:
             sess = {k: v for k, v in sess.items() if k != "item"}
             return sess, 0, message, "", [("", [None] * len(blind.DIMENSIONS), "")] * SLOTS
-        sess = {**sess, "item": view.item, "index": view.index, "shown": len(view.responses), "guess": view.guesses}
+        sess = {k: v for k, v in sess.items() if k != "guess"}
+        sess = {**sess, "item": view.item, "index": view.index, "shown": len(view.responses)}
+        if view.guesses:  # the methods asked about on this item, in the order of the answer boxes
+            sess["guess"] = list(view.guesses)
         slots = []
         for k in range(SLOTS):
             if k < len(view.responses):
@@ -249,8 +251,8 @@ def build(ctx: AppContext) -> None:
             line,
             gr.update(value=prompt_text, visible=shown > 0),
             *updates,
-            status_text if view is None else message,
             ask,
+            status_text if view is None else message,
         ]
 
     def _guess_ask(view: blind.RaterView | None) -> dict[str, Any] | None:
@@ -264,7 +266,7 @@ def build(ctx: AppContext) -> None:
         values: list[Any] = []
         for text, scores, note in slots:
             values += [text, *scores, note]
-        return [sess, shown, line, prompt_text, *values, status_text if view is None else message, [], _guess_ask(view)]
+        return [sess, shown, line, prompt_text, *values, _guess_ask(view), status_text if view is None else message, []]
 
     def on_layout(shown: Any, sess: Any):
         """Show the slots in use, and the study's guidelines above them (open in full on a rater's
@@ -367,11 +369,11 @@ def build(ctx: AppContext) -> None:
                     out[base + 1 : base + 4] = list(triples[k])
                     out[base + 4] = notes[k] or ""
                 where = ", ".join(f"{blind.LABELS[k]} · {blind.DIMENSIONS[d]}" for k, d in empty)
-                out[status_at] = (
+                out[-2] = (
                     f"**Not saved yet**: {3 * shown - len(empty)} of {3 * shown} scored. Missing: {where}. "
                     "Your scores are kept: fill in the marked rows and submit again."
                 )
-                out[missing_at] = [list(m) for m in empty]
+                out[-1] = [list(m) for m in empty]
                 return out
             # One transaction: the save and the next item; committed before the page moves on.
             view, message = blind.submit_slots_then_next(store, enrolment, sess["item"], triples, notes)
