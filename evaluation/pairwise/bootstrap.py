@@ -110,8 +110,11 @@ def bootstrap(
     member = np.stack([(battles.a == k) | (battles.b == k) for k in range(problem.k)], 1).astype(float)
     theta0, gamma0, _ = problem.fit(np.ones((1, len(battles.a))))
     start = np.concatenate([theta0[0], gamma0[:1]]) if length else theta0[0]
+    # The length-controlled fit has a row per vote: keep a chunk's (resamples x votes x params)
+    # Hessian terms near 4 million numbers (32 MB), whatever the study's size.
+    chunk = 250 if not length else int(np.clip(4_000_000 // (len(battles.a) * problem.X.shape[1]), 8, 250))
     ratings, gammas, seps = [], [], []
-    for w in vote_weights(battles, n_resamples, rng, unit):
+    for w in vote_weights(battles, n_resamples, rng, unit, chunk):
         theta, gamma, sep = problem.fit(w, start)
         ratings.append(np.where(w @ member > 0, to_elo(theta, scale.component, scale.finite), np.nan))
         gammas.append(gamma * ELO_PER_LOGIT)

@@ -44,21 +44,23 @@ def rank_label(best: int | None, worst: int | None) -> str:
 
 def tied_groups(order: Sequence[str], ranges: dict[str, tuple[int, int]]) -> list[list[str]]:
     """`order` (systems by rating, best first) cut into groups that the data cannot order within:
-    a new group starts where a system's best rank is below the worst rank of every system before it
-    in the group (so "1", "2-3", "2-3" gives [[a], [b, c]]).
+    a system joins the current group when its best rank is not below the worst rank reached by the
+    group, and starts a new group otherwise (so "1", "2-3", "2-3" gives [[a], [b, c]]). Systems
+    without a range (not ranked) are left out.
 
     >>> tied_groups(["a", "b", "c"], {"a": (1, 1), "b": (2, 3), "c": (2, 3)})
     [['a'], ['b', 'c']]
     """
     groups: list[list[str]] = []
-    reach = 0
+    reach = 0  # the worst rank reached by the current group
     for s in order:
         if s not in ranges:
             continue
         best, worst = ranges[s]
         if groups and best <= reach:
             groups[-1].append(s)
+            reach = max(reach, worst)
         else:
             groups.append([s])
-        reach = max(reach, worst) if groups[-1] != [s] else worst
+            reach = worst
     return groups

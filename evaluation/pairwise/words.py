@@ -57,7 +57,9 @@ def explain(result: StudyRatings) -> list[str]:
     for r in t[t["provisional"]].itertuples():
         lines.append(f"{r.system} is provisional ({r.why_provisional}): no rank until it has more votes.")
     eff = result.length_effect
-    if eff is not None and eff["ci_low"] is not None and math.isfinite(eff["ci_low"]):
+    if eff is not None and not math.isfinite(eff["elo_if_twice_as_long"]):
+        lines.append("Every answer in these votes has the same length as its rival: length cannot be controlled for.")
+    elif eff is not None and math.isfinite(eff["ci_low_if_twice_as_long"]):
         g, lo, hi = eff["elo_if_twice_as_long"], eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"]
         if lo > 0 or hi < 0:
             moved = max(t.itertuples(), key=lambda r: abs(getattr(r, "rating" + LC) - r.rating))
