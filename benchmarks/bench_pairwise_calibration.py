@@ -46,7 +46,7 @@ DESIGNS: dict[str, sim.PairDesign] = {
     "3 raters": replace(BASE, raters=3),
     "2 raters": replace(BASE, raters=2),
     "20 items x 10 raters": replace(BASE, items=20, raters=10),
-    "strong taste: sd 0.6, 60 x 8": replace(BASE, items=60, raters=8, sd_rater=0.6),
+    "strong taste: sd 0.6 and 60 x 8": replace(BASE, items=60, raters=8, sd_rater=0.6),
     "no rater taste": replace(BASE, sd_rater=0.0, sd_rater_tie=0.0),
     "no item effects": replace(BASE, sd_item=0.0, sd_decisive=0.0),
     "30% of votes missing": replace(BASE, missing=0.3),
@@ -164,11 +164,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", help="comma-separated design names (default: all)")
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--extra-only", action="store_true", help="only the provisional and 1-5 length tables")
     args = ap.parse_args()
     if args.studies < 1 or args.resamples < 50:
         print("error: need --studies >= 1 and --resamples >= 50", file=sys.stderr)
         return 2
-    names = list(DESIGNS) if not args.only else [n.strip() for n in args.only.split(",")]
+    names = [] if args.extra_only else list(DESIGNS) if not args.only else [n.strip() for n in args.only.split(",")]
     unknown = [n for n in names if n not in DESIGNS]
     if unknown:
         print(f"error: unknown design(s) {', '.join(unknown)}; known: {', '.join(DESIGNS)}", file=sys.stderr)
@@ -195,10 +196,11 @@ def main() -> int:
         for extra in ("gap S3-S0 raw (target)", "gap S3-S0 LC (target)"):
             if extra in row:
                 print(f"    {name}: {extra} = {row[extra]}")
-    print(
-        f"{args.studies} studies per design, {args.resamples} resamples per scheme, seed {args.seed}; "
-        f"{time.perf_counter() - start:.0f} s; load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
-    )
+    if names:
+        print(
+            f"{args.studies} studies per design, {args.resamples} resamples per scheme, seed {args.seed}; "
+            f"{time.perf_counter() - start:.0f} s; load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
     extra = []
     if not args.only:
         print("\nprovisional rule: a newcomer's rating interval by what it rests on")

@@ -15,8 +15,8 @@ The adjusted contrast is mu_a - mu_b: the gap that remains between two methods t
 equally long. Without the length term the same model gives the unadjusted contrast, which on
 complete data is the primary analysis's mean item difference.
 
-Ordinary least squares; standard errors robust to any correlation within an item (clustered by
-item, with the CR1 small-sample factor) and t intervals with items - 1 degrees of freedom.
+Ordinary least squares; standard errors robust to any correlation within an item (the
+leave-one-item-out jackknife, CR3) and t intervals with items - 1 degrees of freedom.
 Length is partly how a method does its job, so the adjusted contrast answers a narrower question
 ("at equal length, which do raters prefer?"), never a better one; the table shows both.
 """
@@ -50,16 +50,23 @@ LENGTH_COLUMNS_OUT = [
 
 
 def _cluster_ols(y: np.ndarray, X: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """OLS coefficients and their cluster-robust (CR1) covariance."""
+    """OLS coefficients and their leave-one-cluster-out jackknife covariance (CR3:
+    (G - 1) / G * (X'X)^-1 sum_g X_g' (I - H_gg)^-1 e_g e_g' (I - H_gg)^-1 X_g (X'X)^-1). For a
+    plain mean it is exactly the paired t interval's variance. With 25 items the CR1 sandwich
+    covered 92-93% of the time; this one's coverage is in docs/pairwise.md."""
     xtx_inv = np.linalg.pinv(X.T @ X)
     beta = xtx_inv @ X.T @ y
     resid = y - X @ beta
-    g = len(np.unique(groups))
-    n, k = X.shape
-    scores = np.zeros((g, k))
-    np.add.at(scores, np.unique(groups, return_inverse=True)[1], X * resid[:, None])
-    meat = scores.T @ scores
-    factor = g / (g - 1) * (n - 1) / max(n - k, 1) if g > 1 else math.nan
+    codes = np.unique(groups, return_inverse=True)[1]
+    g = int(codes.max()) + 1
+    meat = np.zeros((X.shape[1], X.shape[1]))
+    for c in range(g):
+        rows = codes == c
+        xg = X[rows]
+        leverage = np.eye(int(rows.sum())) - xg @ xtx_inv @ xg.T
+        score = xg.T @ np.linalg.lstsq(leverage, resid[rows], rcond=None)[0]
+        meat += np.outer(score, score)
+    factor = (g - 1) / g if g > 1 else math.nan
     return beta, factor * xtx_inv @ meat @ xtx_inv
 
 

@@ -66,7 +66,8 @@ class StudyRatings:
         length_effect: None, or the length coefficient (see `length_summary`).
         warnings: things the reader must know (no finite ratings, disconnected systems).
         n_votes, n_items, n_raters, tie_share: what the ratings rest on.
-        level, n_resamples, scheme, seed: how the intervals were made.
+        level, n_resamples, scheme, seed: how the intervals were made; interval_df the smallest t
+            degrees of freedom among the ratings' intervals (inf for percentile intervals).
     """
 
     systems: pd.DataFrame
@@ -212,7 +213,7 @@ def rate(
         level=level,
         n_resamples=n_resamples,
         scheme=scheme,
-        interval_df=ivs.df,
+        interval_df=float(np.min(ivs.df[:k])) if k else math.nan,
         seed=seed,
         draws=draws,
     )

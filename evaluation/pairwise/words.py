@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .bt import win_probability
-from .ranks import rank_label, tied_groups
+from .ranks import rank_label
 from .rate import LC, StudyRatings
 
 
@@ -40,13 +40,10 @@ def explain(result: StudyRatings) -> list[str]:
             f"({result.n_votes} votes on {result.n_items} items from {result.n_raters} raters)."
         )
     else:
-        ranges = {r.system: (int(r.rank_best), int(r.rank_worst)) for r in ranked.itertuples()}
-        groups = tied_groups(list(ranked["system"]), ranges)
-        parts = []
-        for g in groups:
-            label = rank_label(*ranges[g[0]]) if len(g) == 1 else rank_label(ranges[g[0]][0], ranges[g[-1]][1])
-            parts.append(f"{' and '.join(g)} ({label}{', no clear order between them' if len(g) > 1 else ''})")
-        lines.append(f"Order supported at {level}: " + "; ".join(parts) + ".")
+        parts = [f"{r.system} ({rank_label(int(r.rank_best), int(r.rank_worst))})" for r in ranked.itertuples()]
+        lines.append(
+            f"Ranks supported at {level}: " + ", ".join(parts) + " (a range: the data cannot place it more exactly)."
+        )
         for r in ordered.itertuples():
             lines.append(
                 f"{r.system_a} is ahead of {r.system_b} by {r.diff:.0f} Elo points ({level} CI {r.ci_low:.0f} to "
