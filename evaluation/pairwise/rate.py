@@ -2,11 +2,12 @@
 cluster-bootstrap intervals, the provisional mark, ranks where the intervals separate, and, when
 the votes carry lengths, the length-controlled ratings beside the raw ones.
 
-The provisional rule: a system is provisional when it has fewer than MIN_VOTES votes or was
-compared on fewer than MIN_ITEMS items (the bootstrap's units: with fewer, percentile intervals
-are too narrow, see docs/pairwise.md), when its rating has no finite estimate (it won or lost
-every comparison, or its group did), or when it was never compared, even indirectly, with the
-largest connected set of systems. Provisional systems keep their rating and interval but get no
+The provisional rule: a system is provisional when it has fewer than MIN_VOTES votes (its
+interval is then 290-450 Elo points wide in the calibration) or was compared on fewer than
+MIN_ITEMS items (under 5 items its interval covered 92%, not 95%: too few clusters; 10 keeps a
+margin; docs/pairwise.md), when its rating has no finite estimate (it won or lost every
+comparison, or its group did), or when it was never compared, even indirectly, with the largest
+connected set of systems. Provisional systems keep their rating and interval but get no
 rank and take no part in the ranking of the others.
 """
 
@@ -184,6 +185,11 @@ def rate(
             "Some systems were never compared, even through others: "
             + " | ".join(groups)
             + ". Each set is on its own scale (mean 1000); ratings across sets cannot be compared."
+        )
+
+    if battles.n_raters == 1:
+        warnings.append(
+            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
         )
 
     length_effect = None
