@@ -198,6 +198,14 @@ def timing_figure(results: list[MethodResult]) -> go.Figure:
     return fig
 
 
+def task_check_lines(state: Any, names: list[str]) -> dict[str, str]:
+    """After a run (the session's `last` state): the task checker's line for each method's output
+    when the prompt is one of article 003's task prompts (evaluation/tasks), "" otherwise."""
+    state = state if isinstance(state, dict) else {}
+    texts = {r.method: r.text for r in state.get("results", [])}
+    return {n: verdict_line(state.get("prompt", ""), texts[n]) if n in texts else "" for n in names}
+
+
 def _control(param: Param) -> gr.components.Component:
     label = param.label or param.name
     if param.kind == "bool":
@@ -301,10 +309,7 @@ def build(ctx: AppContext) -> None:
         return [gr.update(visible=n in (selected or [])) for n in all_names]
 
     def on_checks(state):
-        """After a run: the task check under each output when the prompt is a task prompt."""
-        results = {r.method: r.text for r in (state or {}).get("results", [])}
-        prompt_text = (state or {}).get("prompt", "")
-        lines = {n: verdict_line(prompt_text, results[n]) if n in results else "" for n in all_names}
+        lines = task_check_lines(state, all_names)
         return [gr.update(value=lines[n], visible=bool(lines[n])) for n in all_names]
 
     def on_preset(name: str | None, selected: list[str]):
