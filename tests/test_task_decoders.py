@@ -176,12 +176,19 @@ def test_sum_trigger_fires_only_two_tokens_after_the_marker_without_a_sign(lm):
         return tok(text, add_special_tokens=False)["input_ids"]
 
     marker = path("所以表面积=")
-    assert trigger.reason(marker + path(" 9π")[:2]) is not None  # 2 tokens, neither '+' nor '='
+    assert trigger.reason(marker + path("π")[:1] + path("r")[:1]) is not None  # 2 tokens, neither '+' nor '='
     assert trigger.reason(marker + path("+3")[:2]) is None
-    assert trigger.reason(marker + path("1")) is None  # only one token after the marker so far
-    assert trigger.reason(path("The surface area = ") + path("9")[:1] + path("x")[:1]) is not None
+    assert trigger.reason(marker + path("π")) is None  # only one token after the marker so far
     assert trigger.reason(path("The surface area is 9 and 15")) is None
-    assert trigger([marker + path(" 9π")[:2], path("no marker here")])[1] is None
+    assert trigger([marker + path("π")[:1] + path("r")[:1], path("no marker here")])[1] is None
+
+    def fired(text: str) -> list[str]:
+        ids = path(text)
+        return [tok.decode(ids[:i]) for i in range(1, len(ids) + 1) if trigger.reason(ids[:i])]
+
+    # Taken literally, the article's rule fires once on a *right* sum: digits are tokens of their own.
+    assert fired("The surface area = 9π + 15π + 30") == ["The surface area = 9"]
+    assert fired("表面积 = 9π + 15π + 30") == ["表面积 = 9"]
 
 
 def test_cut_face_check_reads_words_not_numbers(lm):
@@ -219,3 +226,16 @@ def test_multiarm_hooks_prefer_and_trigger_through_the_generator(lm):
     assert any("hook says so" in e.reason for e in trace.backtracks())
     assert trace.passed == [False, True] and trace.chosen == 1  # the check beats the higher score
     assert out[0, ids.shape[1] :].tolist() == trace.paths[1]
+
+
+def test_the_task_decoders_are_refused_on_the_vllm_engine_not_approximated(lm):
+    from arena.engines.vllm import plan_on_engine, translate
+    from arena.errors import UserError
+
+    for method, why in (
+        ("Math-Arms", "drives the model itself"),
+        ("Code-Stabilizer", "bad_words_ids has no exact counterpart"),
+        ("Length-Aware", "LengthAwareTemperatureLogitsWarper has no counterpart"),
+    ):
+        with pytest.raises(UserError, match=why):
+            translate(method, plan_on_engine(lm, method, None, 5, 8, "Write a function."))

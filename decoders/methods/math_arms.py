@@ -5,7 +5,9 @@ verifier check as the rule that picks the answer.
 * The trigger, as the article states it: once an arm has written "表面积=" ("surface area ="),
   the next 2 tokens must contain "+" or "="; if they do not, the arm backtracks (as Multi-Arm does:
   to its last anchor, re-exploring at a higher T, within `max_backtracks`). Multi-Arm's own
-  triggers (log-prob variance, a falling score) stay on.
+  triggers (log-prob variance, a falling score) stay on. Taken literally it also fires on right
+  sums: SmolLM2's tokenizer writes "= 9π + 15π" as "=", " ", "9", "π", " +" …, so the 2 tokens
+  after the sign are " " and "9" (docs/tasks.md); `sum_trigger=false` turns it off.
 * The check ("Verifier: 是否包含切面面积计算"): does an answer mention the cut face (切面,
   矩形, rectangle, 2rh, 2×3×5 …)? It reads words, not numbers: an answer can mention the cut
   face and still add up wrong. The answer is the best-scoring arm among those that pass (any arm
@@ -43,9 +45,10 @@ class SumTrigger:
     def reason(self, path: list[int]) -> str | None:
         if len(path) <= self.after:
             return None
-        head = _compact(self.tokenizer.decode(path[-self.after - TAIL_TOKENS : -self.after], skip_special_tokens=True))
+        raw = self.tokenizer.decode(path[-self.after - TAIL_TOKENS : -self.after], skip_special_tokens=True)
+        head = _compact(raw)
         marker = next((m for m in MARKERS if head.endswith(m)), None)
-        if marker is None:
+        if marker is None or raw != raw.rstrip():  # the 2 tokens count from the sign itself, spaces included
             return None
         tail = self.tokenizer.decode(path[-self.after :], skip_special_tokens=True)
         if any(sign in tail for sign in SUM_SIGNS):
