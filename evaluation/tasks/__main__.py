@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -122,16 +121,6 @@ def _progress(done: int, total: int, what: str) -> None:
     print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
 
 
-def _no_nan(o: Any) -> Any:
-    if isinstance(o, float) and math.isnan(o):
-        return None
-    if isinstance(o, dict):
-        return {k: _no_nan(v) for k, v in o.items()}
-    if isinstance(o, list):
-        return [_no_nan(v) for v in o]
-    return o
-
-
 def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     methods = bench.parse_methods(args.methods)
     tasks = bench.task_list(args.tasks)
@@ -174,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(_no_nan(out), ensure_ascii=False, indent=1))
+        print(json.dumps(out, ensure_ascii=False, indent=1))
         if "cells" in out:  # the table too, for people, where it does not mix with the JSON
             print(bench.table(out["cells"]), file=sys.stderr)
     elif "answers" in out:

@@ -13,7 +13,6 @@ summaries in general: two prompts per task are two items, not a sample of tasks.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -118,7 +117,7 @@ def run(
 
 
 def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
+    return sum(values) / len(values) if values else 0.0  # a cell has at least one run
 
 
 def summarize(runs: Sequence[TaskRun]) -> list[dict[str, Any]]:
@@ -130,7 +129,7 @@ def summarize(runs: Sequence[TaskRun]) -> list[dict[str, Any]]:
     for (method, task), group in cells.items():
         checked = [r for r in group if r.verdict.success is not None]
         k = sum(1 for r in checked if r.verdict.success)
-        lo, hi = wilson(k, len(checked))
+        lo, hi = wilson(k, len(checked)) if checked else (None, None)  # None, not NaN: the output is JSON
         failures = Counter(r.verdict.kind for r in checked if not r.verdict.success)
         examples: dict[str, str] = {}
         for r in checked:
@@ -148,7 +147,7 @@ def summarize(runs: Sequence[TaskRun]) -> list[dict[str, Any]]:
                 "runs": len(group),
                 "checked": len(checked),
                 "successes": k,
-                "success_rate": k / len(checked) if checked else math.nan,
+                "success_rate": k / len(checked) if checked else None,
                 "ci95": [lo, hi],
                 "by_language": by_language,
                 "distinct_outputs": len({r.text for r in group}),
@@ -163,8 +162,8 @@ def summarize(runs: Sequence[TaskRun]) -> list[dict[str, Any]]:
     return out
 
 
-def _pct(x: float) -> str:
-    return "–" if x != x else f"{x:.0%}"
+def _pct(x: float | None) -> str:
+    return "–" if x is None or x != x else f"{x:.0%}"
 
 
 def table(cells: Sequence[dict[str, Any]]) -> str:

@@ -11,7 +11,7 @@ Results tab recomputes on every filter change.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 
 import pandas as pd
 
@@ -22,9 +22,23 @@ from .verdict import Verdict
 SUCCESS_COLUMN = "task success ↑"
 
 
-@lru_cache(maxsize=4096)
+_cache: dict[tuple[str, str], Verdict] = {}
+_cache_lock = threading.Lock()
+CACHE_SIZE = 4096
+
+
 def _verdict(task_id: str, text: str) -> Verdict:
-    return TASKS[task_id].check(text)
+    with _cache_lock:
+        known = _cache.get((task_id, text))
+    if known is not None:
+        return known
+    verdict = TASKS[task_id].check(text)
+    if verdict.success is not None:  # "not checked" (no sandbox yet) is asked again next time
+        with _cache_lock:
+            if len(_cache) >= CACHE_SIZE:
+                _cache.clear()
+            _cache[(task_id, text)] = verdict
+    return verdict
 
 
 def verdict_for(prompt: object, text: object) -> Verdict | None:
