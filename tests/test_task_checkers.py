@@ -94,6 +94,8 @@ def test_math_expression_evaluation():
     assert value("24π+30") == pytest.approx(105.398, abs=1e-3)
     assert value("2(3 + 5)") == 16 and value("3.14 × 3²") == pytest.approx(28.26)
     assert value("9 / 2 · π") == pytest.approx(14.137, abs=1e-3) and value("−5 + 8") == 3
+    assert value("S = (9π + 15π + 30") == pytest.approx(105.398, abs=1e-3)  # cut off: the parenthesis closes
+    assert math_task.final_value("a square of side length 1 (the base)")[1] == "1"  # no dangling "("
 
 
 # -- summary ------------------------------------------------------------------------------------------

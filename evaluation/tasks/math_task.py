@@ -69,8 +69,11 @@ def _runs(text: str) -> list[tuple[int, int, list[tuple[str, str]]]]:
 
 
 def evaluate(tokens: list[tuple[str, str]]) -> float | None:
-    """The value of a run by precedence climbing (+ −; × · * / ÷; implicit product "24π"; ²), or None."""
+    """The value of a run by precedence climbing (+ −; × · * / ÷; implicit product "24π"; ²), or None.
+    Parentheses left open at the end ("(9π + 15π + 30", an answer cut off) are closed there."""
     items = list(tokens)
+    unclosed = sum(1 for k, _ in items if k == "open") - sum(1 for k, _ in items if k == "close")
+    items += [("close", ")")] * max(0, unclosed)
     at = 0
 
     def peek() -> tuple[str, str] | None:
@@ -147,6 +150,8 @@ def final_value(text: str) -> tuple[float, str, str, int] | None:
             if not nums:
                 continue
             value = float(nums[-1])
+            start = text.rfind(nums[-1], start, end)
+            end = start + len(nums[-1])
         runs.append((start, end, value))
     if not runs:
         return None
