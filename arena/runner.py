@@ -4,7 +4,9 @@ benchmark call.
 `run_methods` and `stream_methods` hand the request to `arena.engines.current()` (in-process
 transformers by default, arena/engines/local/; a vLLM server; the dummy for tests), which
 validates it once and runs the methods one after another with honest timing. The request and
-result types come from arena/requests.py and are importable from here as before.
+result types come from arena/requests.py, and the in-process engine's helpers that scripts and
+tests import from here (`encode`, `plan_for`, `gpu_run`...) from arena/engines/local/; both stay
+importable from here as before.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import threading
 from collections.abc import Iterator
 
 from .engines import current
+from .engines.local.device import compile_enabled, device_generate_kwargs
+from .engines.local.inputs import encode, encode_ids, plan_for
+from .engines.local.tasks import gpu_run, gpu_stream, gpu_trace
 from .llm import LoadedModel
 from .requests import (
     DEFAULT_MAX_NEW_TOKENS,
@@ -32,6 +37,14 @@ __all__ = [
     "MethodResult",
     "RunRequest",
     "StreamEvent",
+    "compile_enabled",
+    "device_generate_kwargs",
+    "encode",
+    "encode_ids",
+    "gpu_run",
+    "gpu_stream",
+    "gpu_trace",
+    "plan_for",
     "run_methods",
     "run_order",
     "stream_methods",
