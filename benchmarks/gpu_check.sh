@@ -54,11 +54,11 @@ print(f"model: {load_model().describe()}")
 EOF
 
 # decode.py CACHE...: bare greedy generate, median of 5 after one first call; "static" gets exactly what
-# arena.runner.device_generate_kwargs gives on CUDA, so ARENA_COMPILE decides whether it compiles.
+# arena.engines.local.device.device_generate_kwargs gives on CUDA, so ARENA_COMPILE decides whether it compiles.
 cat > "$OUT/decode.py" <<'EOF'
 import json, os, sys, time, torch
 from arena.llm import load_model
-from arena.runner import compile_enabled, device_generate_kwargs
+from arena.engines.local.device import compile_enabled, device_generate_kwargs
 lm = load_model()
 dev = lm.device
 # copy bandwidth: read + write of a 1 GiB buffer, best of 5

@@ -19,8 +19,9 @@ from plotly.subplots import make_subplots
 
 import decoders
 from arena import estimate, studies
-from arena.engines import current_engine
+from arena.engines import current
 from arena.errors import UserError
+from arena.hardware import hardware_banner
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS, TASK_SCENARIOS
@@ -34,7 +35,7 @@ from arena.runner import (
     validate_request,
 )
 from arena.settings import current as current_settings
-from arena.zerogpu import friendly_error, hardware_banner, streaming_note
+from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
@@ -231,17 +232,9 @@ def build(ctx: AppContext) -> None:
     if banner:
         gr.Markdown(banner)
 
-    engine = current_engine()
-    if engine is not None:  # ARENA_ENGINE=vllm: outputs come from the server (arena/engines)
-        gr.Markdown(
-            f"**Engine:** vLLM server · **model:** {engine.describe()} · timing measured on this side, "
-            f"see README (Engines)"
-        )
-    else:
-        gr.Markdown(
-            f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
-            f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else "")
-        )
+    engine = current()
+    gr.Markdown(engine.describe(lm))
+    if engine.in_process:  # a server's model is described by the server
         small = model_size_note(lm)
         if small:
             gr.Markdown(small, elem_id="compare-model-note")
@@ -331,7 +324,7 @@ def build(ctx: AppContext) -> None:
     def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
         try:
             req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
-            # A study's prompt run here would show its outputs with method names (arena/studies.py).
+            # A study's prompt run here would show its outputs with method names (arena/studies/reserved.py).
             studies.check_not_reserved(store_for(ctx), req.prompt)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
