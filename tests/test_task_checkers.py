@@ -361,3 +361,12 @@ def test_when_bwrap_cannot_create_namespaces_the_sandbox_refuses_and_explains(mo
     ok, why = sandbox.availability()
     assert not ok and "No permissions to create new namespace" in why and "user namespaces" in why
     monkeypatch.setattr(sandbox, "_probe", None)
+
+
+def test_a_signal_death_reads_as_killed_whether_direct_or_through_bwrap():
+    direct = sandbox.SandboxResult(report=None, returncode=-9, timed_out=False, stderr="")
+    wrapped = sandbox.SandboxResult(report=None, returncode=137, timed_out=False, stderr="")
+    plain = sandbox.SandboxResult(report=None, returncode=1, timed_out=False, stderr="Traceback\nValueError: x")
+    assert direct.killed_by() == wrapped.killed_by() == 9
+    assert "killed by SIGKILL" in direct.failure() and "killed by SIGKILL" in wrapped.failure()
+    assert plain.killed_by() is None and plain.failure() == "crashed (exit 1): ValueError: x"

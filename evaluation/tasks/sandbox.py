@@ -98,15 +98,28 @@ class SandboxResult:
     timed_out: bool
     stderr: str  # bwrap's and Python's own errors (the answer's prints are not here)
 
+    def killed_by(self) -> int | None:
+        """The signal that ended the program, if one did.
+
+        Run directly, a signal shows as a negative return code; inside bwrap its init process exits with
+        128 + the signal instead (SIGKILL after the CPU limit's SIGXCPU reads as 137).
+        """
+        if self.returncode is None:
+            return None
+        if self.returncode < 0:
+            return -self.returncode
+        if 128 < self.returncode < 128 + 65:
+            return self.returncode - 128
+        return None
+
     def failure(self) -> str:
         """Why there is no report, in words."""
         if self.timed_out:
             return "timed out (an endless loop, or too slow)"
-        if self.returncode is not None and self.returncode < 0:
-            name = (
-                signal.Signals(-self.returncode).name if -self.returncode in signal.Signals._value2member_map_ else ""
-            )
-            return f"killed by {name or -self.returncode} (a limit: CPU time, memory or file size)"
+        signum = self.killed_by()
+        if signum is not None:
+            name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
+            return f"killed by {name} (a limit: CPU time, memory or file size)"
         tail = self.stderr.strip().splitlines()[-1:] or [""]
         return f"crashed (exit {self.returncode}): {tail[0][:200]}"
 
