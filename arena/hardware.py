@@ -46,7 +46,7 @@ def hardware_banner(device: Any) -> str:
         return (
             "⚠️ This machine has a GPU but the model runs on the **CPU**: PyTorch cannot use CUDA here "
             "(a CPU-only torch build, or a CUDA build newer than the driver). Timings are CPU timings. "
-            'See the README, "Install on GPU".'
+            'See docs/deploying.md, "Install on GPU".'
         )
     return ""
 

@@ -105,7 +105,7 @@ class VllmClient:
             raise refuse(
                 method,
                 f"the server at {self.url} runs without our {name} logits processor ({what}); "
-                f"start it with --logits-processors serving.vllm_arena:{name} (see README)",
+                f"start it with --logits-processors serving.vllm_arena:{name} (see docs/engines.md)",
             )
 
     def label(self) -> str:

@@ -31,7 +31,7 @@ class VllmEngine(Engine):
     def describe(self, lm: LoadedModel) -> str:
         return (
             f"**Engine:** vLLM server · **model:** {self.client.label()} · timing measured on this side, "
-            f"see README (Engines)"
+            f"see docs/engines.md"
         )
 
     def model_label(self, lm: LoadedModel) -> str:
