@@ -35,11 +35,10 @@ from pathlib import Path
 import torch
 from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
-import decoders
 from arena import blind, invites, studies
 from arena.llm import get_default_model
 from arena.prompts import SCENARIOS, PromptSpec, encode_prompt
-from arena.runner import DEFAULT_MAX_NEW_TOKENS, RunRequest, make_context, run_methods
+from arena.runner import DEFAULT_MAX_NEW_TOKENS, RunRequest, plan_for, run_methods
 from arena.store import Store
 from evaluation import form_cues
 
@@ -66,7 +65,7 @@ def study_prompts(n: int) -> list[PromptSpec]:
 def processors(lm, method: str, max_new: int) -> list:
     """The processed next-token distribution of `method` with its public default settings, as generate
     applies it: the method's own processors (TS-Tilted's tilt), then temperature, top-k, top-p."""
-    plan = decoders.get(method).plan(None, make_context(lm, 0, max_new))
+    plan = plan_for(lm, method, None, 0, max_new)
     kw = plan.generate_kwargs
     chain = list(plan.logits_processors)
     chain.append(TemperatureLogitsWarper(float(kw["temperature"])))

@@ -4,13 +4,15 @@ study is closed, the blinding index from raters' guesses (`evaluation.blinding`)
 the organizer password on the server, as the rest of the tab does; when each may be shown is decided
 by the evaluation functions, this module only shows their answer.
 
-Included from ui/organizer.py's build: `build(ctx, password, study)` with the tab's password box and
-study dropdown.
+Included from ui/organizer.py's build: `build(ctx, password, study, check_password)` with the tab's
+password box, study dropdown and password check (passed in, so this module does not import ui/organizer.py
+back).
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -56,7 +58,9 @@ def blinding_text(store: Any, study: Any) -> tuple[str, pd.DataFrame]:
     return lines, table
 
 
-def build(ctx: AppContext, password: Any, study: Any) -> None:
+def build(
+    ctx: AppContext, password: Any, study: Any, check_password: Callable[[AppContext, Any, str | None], None]
+) -> None:
     with gr.Accordion("Is the blind holding? Form check and blinding index (chosen study)", open=False):
         gr.Markdown(FORM_HELP + "\n\n" + INDEX_HELP)
         with gr.Row():
@@ -69,8 +73,6 @@ def build(ctx: AppContext, password: Any, study: Any) -> None:
     def guarded(fn):
         def run(request: gr.Request, pw, *args):
             try:
-                from .organizer import check_password  # late: organizer.py imports this module
-
                 check_password(ctx, pw, throttle.client_of(request))
                 return fn(*args)
             except UserError as exc:
