@@ -358,10 +358,36 @@ def encode(lm: LoadedModel, req: RunRequest) -> torch.Tensor:
     return encode_prompt(lm.tokenizer, req.prompt, req.raw, lm.device, lm.context_length, req.max_new_tokens)
 
 
-def encode_ids(lm: LoadedModel, req: RunRequest) -> list[int]:
-    """The prompt's token ids as a plain list, encoded on the CPU (what crosses into a GPU task)."""
-    ids = encode_prompt(lm.tokenizer, req.prompt, req.raw, torch.device("cpu"), lm.context_length, req.max_new_tokens)
+def instruction_for(req: RunRequest, method: str) -> str:
+    """The text `method` adds to the prompt with the request's settings ("" for most methods)."""
+    return decoders.get(method).instruction(req.settings.get(method), req.prompt)
+
+
+def encode_ids(lm: LoadedModel, req: RunRequest, method: str | None = None) -> list[int]:
+    """The prompt's token ids as a plain list, encoded on the CPU (what crosses into a GPU task);
+    with `method`, as that method reads it (its instruction included)."""
+    instruction = instruction_for(req, method) if method is not None else ""
+    ids = encode_prompt(
+        lm.tokenizer, req.prompt, req.raw, torch.device("cpu"), lm.context_length, req.max_new_tokens, instruction
+    )
     return [int(t) for t in ids[0].tolist()]
+
+
+PromptIds = list[int] | Mapping[str, list[int]]  # one prompt for every method, or one per method
+
+
+def method_ids(lm: LoadedModel, req: RunRequest) -> PromptIds:
+    """What the GPU tasks get: the shared prompt ids, or, when a method adds an instruction to the
+    prompt, each method's own ids. Perplexity is scored on the user's prompt, without the
+    instruction (evaluation/perplexity.py), so every method's text is scored in the same context."""
+    shared = encode_ids(lm, req)
+    if not any(instruction_for(req, m) for m in req.methods):
+        return shared
+    return {m: encode_ids(lm, req, m) if instruction_for(req, m) else shared for m in req.methods}
+
+
+def _ids_of(prompt_ids: PromptIds, method: str) -> list[int]:
+    return list(prompt_ids[method]) if isinstance(prompt_ids, Mapping) else list(prompt_ids)
 
 
 def run_order(methods: list[str]) -> list[str]:
@@ -381,7 +407,7 @@ def _run_duration(
     key: str,
     methods: list[str],
     settings: dict,
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str = "",
@@ -398,7 +424,7 @@ def _events(
     lm: LoadedModel,
     methods: list[str],
     settings: Mapping[str, Any],
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str,
@@ -408,15 +434,15 @@ def _events(
     """Run each method in a generating thread; yield ("start", method, i, n), ("tokens", method,
     [ids]) while it streams, ("tick",) while nothing arrives, ("done", method, result dict). The
     thread only queues token ids. Closing this generator sets `cancel` and waits for the thread."""
-    input_ids = _device_ids(lm, prompt_ids)
     try:
         for i, method in enumerate(methods, start=1):
+            input_ids = _device_ids(lm, _ids_of(prompt_ids, method))
             yield ("start", method, i, len(methods))
             streamer = _TokenQueue() if decoders.get(method).streams else None
             box: dict[str, Any] = {}
             finished = threading.Event()
 
-            def work() -> None:
+            def work(input_ids: torch.Tensor = input_ids) -> None:
                 # warm-up and plan here too: all model work on one thread (arena/compute.py)
                 try:
                     warm_up(lm, method, input_ids, prompt)
@@ -481,7 +507,7 @@ def gpu_run(
     key: str,
     methods: list[str],
     settings: dict,
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str = "",
@@ -489,9 +515,9 @@ def gpu_run(
 ) -> list[dict[str, Any]]:
     """Every method on one prompt, one after another, in one GPU task; one result dict each."""
     lm = lookup(key)
-    input_ids = _device_ids(lm, prompt_ids)
     out = []
     for m in methods:
+        input_ids = _device_ids(lm, _ids_of(prompt_ids, m))
         out.append(_plain_result(run_one(lm, m, input_ids, settings.get(m), max_new_tokens, seed, prompt, cancel)))
     return out
 
@@ -501,7 +527,7 @@ def gpu_stream(
     key: str,
     methods: list[str],
     settings: dict,
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str = "",
@@ -533,7 +559,7 @@ def run_methods(lm: LoadedModel, req: RunRequest, cancel: threading.Event | None
     if engine is not None:  # ARENA_ENGINE=vllm: on the server (arena/engines)
         return engine.run_methods(lm, req, cancel)
     req = validate_request(req)
-    prompt_ids = encode_ids(lm, req)
+    prompt_ids = method_ids(lm, req)
     with lm.lock:
         if cancel is not None and cancel.is_set():
             raise Cancelled("stopped before it started")
@@ -580,7 +606,7 @@ def stream_methods(
         yield from engine.stream_methods(lm, req, interval_s, cancel, ticks)
         return
     req = validate_request(req)
-    prompt_ids = encode_ids(lm, req)
+    prompt_ids = method_ids(lm, req)
     methods = run_order(list(req.methods))
     cancel = cancel if cancel is not None else threading.Event()
     with lm.lock:

@@ -129,8 +129,9 @@ def create_study(
         raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
     if lm is not None:
         for k, p in enumerate(prompts, start=1):
-            try:
-                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new)
+            try:  # as each method will read it (an instruction makes it longer)
+                for instruction in {decoders.get(m).instruction(resolved[m], p.prompt) for m in chosen}:
+                    encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
             except UserError as exc:
                 raise UserError(f"prompt {k}: {exc}; nothing was created") from None
     return store.create_study(
@@ -293,7 +294,8 @@ def _batches(
     a method with its own step loop gets chunks of one."""
     groups: dict[str | None, list[tuple[Item, list[int]]]] = {}
     for item in items:
-        ids = encode_ids(lm, RunRequest(prompt=item.prompt, methods=[method], max_new_tokens=max_new, raw=item.raw))
+        req = RunRequest(item.prompt, [method], {method: dict(settings)}, max_new, raw=item.raw)
+        ids = encode_ids(lm, req, method)  # as the method reads it: its instruction, if any, included
         groups.setdefault(batching.plan_key(lm, method, settings, item.prompt, max_new), []).append((item, ids))
     chunks = []
     for key, members in groups.items():

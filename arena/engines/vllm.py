@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 import torch
-from transformers import AutoConfig, AutoTokenizer
+from transformers import AutoConfig, AutoTokenizer, SequenceBiasLogitsProcessor
 
 import decoders
 from decoders import DecodeContext, GenerationPlan
@@ -131,6 +131,13 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
     for proc in plan.logits_processors:
         if type(proc) is TiltedLogitsProcessor and tilt is None:
             tilt = proc
+        elif isinstance(proc, SequenceBiasLogitsProcessor):
+            raise _refuse(
+                method,
+                "vLLM has no sequence bias (its logit_bias biases single tokens at every step, bad_words bans "
+                "phrases instead of penalising them), so the verbose-phrase penalty cannot run there; set "
+                "phrase_penalty=0 to run the instruction alone, which is exact",
+            )
         else:
             raise _refuse(method, f"its logits processor {type(proc).__name__} has no counterpart on the server")
     num_beams = int(kw.get("num_beams", 1) or 1)
@@ -424,9 +431,11 @@ class VllmEngine:
 
     # ---- what the runner does, on the server ---------------------------------------------------
 
-    def _encode(self, lm, req) -> list[int]:
+    def _encode(self, lm, req, method: str | None = None) -> list[int]:
+        """As the in-process runner encodes: with `method`, its instruction (if any) included."""
         context = self.info().max_model_len or lm.context_length
-        ids = encode_prompt(lm.tokenizer, req.prompt, req.raw, "cpu", context, req.max_new_tokens)
+        instruction = runner.instruction_for(req, method) if method is not None else ""
+        ids = encode_prompt(lm.tokenizer, req.prompt, req.raw, "cpu", context, req.max_new_tokens, instruction)
         return ids[0].tolist()
 
     def check(self, lm, methods, settings: Mapping[str, Any] | None = None, max_new_tokens: int = 16) -> None:
@@ -456,10 +465,11 @@ class VllmEngine:
         Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
 
         req = runner.validate_request(req)
-        input_ids = self._encode(lm, req)
         order = runner.run_order(list(req.methods)) if hasattr(runner, "run_order") else list(req.methods)
+        method_ids = {m: self._encode(lm, req, m) for m in order}
         prepared = [
-            self.prepare(lm, m, req.settings.get(m), input_ids, req.max_new_tokens, req.seed, req.prompt) for m in order
+            self.prepare(lm, m, req.settings.get(m), method_ids[m], req.max_new_tokens, req.seed, req.prompt)
+            for m in order
         ]  # every refusal before the first request
         cancel = cancel if cancel is not None else threading.Event()
         has_position = "position" in {f.name for f in dataclasses.fields(runner.StreamEvent)}
@@ -480,7 +490,7 @@ class VllmEngine:
                 def work(er=er) -> None:
                     try:
                         box["result"] = self.execute(
-                            lm, er, input_ids, req.seed, on_tokens=latest.append, cancel=cancel
+                            lm, er, method_ids[er.method], req.seed, on_tokens=latest.append, cancel=cancel
                         )
                     except BaseException as exc:  # surfaced below
                         box["error"] = exc
@@ -540,7 +550,7 @@ class VllmEngine:
                         raw=item.raw,
                     )
                 )
-                ids = self._encode(lm, req)
+                ids = self._encode(lm, req, method)
                 er = self.prepare(lm, method, req.settings.get(method), ids, req.max_new_tokens, req.seed, req.prompt)
                 jobs.append((item, method, sample, er, ids, req.seed))
             label = self.info().label()
