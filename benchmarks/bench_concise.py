@@ -15,7 +15,7 @@ sci-fi ones are raw continuations, where the instruction is put before the text)
                          as "very"), and what the penalty does there (--no-untilted leaves these out)
 
 For every seed and language, each variant generates the same rows (that language's prompts, each
-`--samples` times) in one batch with the same seed (arena/batching.py, as studies generate), so
+`--samples` times) in one batch with the same seed (arena/engines/local/batching.py, as studies generate), so
 the variants are compared on the same prompts with common random numbers. Measured per variant:
 
 * mean generated tokens, with the paired difference to TS-Tilted, and the share of outputs that
@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 from transformers import SequenceBiasLogitsProcessor, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
-from arena import batching
+from arena.engines.local import batching
 from arena.llm import load_model
 from arena.prompts import SCENARIOS
 from arena.runner import RunRequest, encode_ids, plan_for

@@ -13,10 +13,13 @@ import torch
 from transformers import LogitsProcessorList, SequenceBiasLogitsProcessor, TemperatureLogitsWarper
 
 import decoders
-from arena import batching, studies
+from arena import studies
+from arena.engines.local import batching
+from arena.engines.local.inputs import method_ids
 from arena.errors import UserError
+from arena.llm import decode_context
 from arena.prompts import SCENARIOS, chat_messages, default_system_prompt, encode_prompt
-from arena.runner import RunRequest, encode, encode_ids, make_context, method_ids, run_methods, validate_request
+from arena.runner import RunRequest, encode, encode_ids, run_methods, validate_request
 from arena.store import Store
 from decoders.methods.ts_tilted_concise import INSTRUCTIONS, prompt_language
 from decoders.phrases import count_phrases, default_phrases, normalize_phrases, parse_phrases, token_sequences
@@ -161,7 +164,7 @@ def test_the_penalty_is_minus_beta_in_the_tempered_logits_after_the_tilt(lm):
         ids = torch.tensor([tok.encode(context, add_special_tokens=False)])
         with torch.inference_mode():
             logits = lm.model(ids.to(lm.device)).logits[:, -1, :].float()
-        plan = concise().plan(settings, make_context(lm, ids.shape[1], N, context))
+        plan = concise().plan(settings, decode_context(lm, ids.shape[1], N, context))
         assert plan.generate_kwargs["temperature"] == s["temperature"]
         scores = logits
         for proc in plan.logits_processors:
@@ -181,7 +184,7 @@ def test_the_penalty_is_minus_beta_in_the_tempered_logits_after_the_tilt(lm):
 
 
 def test_plans_say_what_ran_and_what_could_not_be_penalised(lm):
-    ctx = make_context(lm, 10, N, "解释一下量子计算的基本原理。")
+    ctx = decode_context(lm, 10, N, "解释一下量子计算的基本原理。")
     plan = concise().plan({"phrases": "very, 很"}, ctx)
     e = plan.effective
     assert e["instruction_text"] == "请使用简洁的语言。" and e["phrases"] == "very, 很" and e["phrase_sequences"] == 3
@@ -227,7 +230,7 @@ def test_the_instruction_alone_is_ts_tilted_on_the_instructed_prompt(lm):
     ids = torch.tensor([encode_ids(lm, req, NAME)], device=lm.device)
     assert instructed.prompt_tokens == ids.shape[1] > tilted.prompt_tokens
     s = decoders.get("TS-Tilted").resolve(None)
-    plan = decoders.get("TS-Tilted").plan(None, make_context(lm, ids.shape[1], N, PROMPT))
+    plan = decoders.get("TS-Tilted").plan(None, decode_context(lm, ids.shape[1], N, PROMPT))
     expected = bare_generate(
         lm,
         ids,
@@ -284,10 +287,11 @@ def test_on_vllm_the_penalty_is_refused_and_the_instruction_alone_translates_lik
     body, effective, beam = translate(NAME, plan_on_engine(lm, NAME, {"phrase_penalty": 0}, 5, 8, PROMPT))
     tilted, _, _ = translate("TS-Tilted", plan_on_engine(lm, "TS-Tilted", None, 5, 8, PROMPT))
     assert body == tilted and not beam and effective["instruction_text"] == "Use concise language."
-    engine = VllmEngine("http://127.0.0.1:9")
-    engine.info = lambda: SimpleNamespace(max_model_len=None)  # no server: only the encoding is asked
+    client = VllmEngine("http://127.0.0.1:9").client
+    client.info = lambda: SimpleNamespace(max_model_len=None)  # no server: only the encoding is asked
     req = RunRequest(PROMPT, ["TS-Tilted", NAME], {}, 8, 0)
-    assert engine._encode(lm, req, NAME) == encode_ids(lm, req, NAME) != engine._encode(lm, req, "TS-Tilted")
+    assert client.encode(lm, req, NAME) == encode_ids(lm, req, NAME) != client.encode(lm, req, "TS-Tilted")
+    assert client.encode(lm, req, "TS-Tilted") == client.encode(lm, req) == encode_ids(lm, req)
 
 
 def test_compare_shows_a_text_box_for_the_phrases_and_runs_what_was_typed():
