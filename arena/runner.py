@@ -36,7 +36,7 @@ from transformers.generation.streamers import BaseStreamer
 import decoders
 from decoders import DecodeContext, GenerationPlan
 
-from . import compute
+from . import compute, reserved
 from .engines import current_engine
 from .errors import UserError
 from .llm import LoadedModel, end_ids, lookup
@@ -575,6 +575,7 @@ def stream_methods(
     Stop), ends generation at the next token; the lock is released after the generator stopped.
     `ticks`: also yield the current state every ~0.25 s while nothing new arrives (beam search), so
     a caller that must yield to notice it was abandoned (a Gradio handler) gets the chance."""
+    reserved.admit(lm, req.prompt, req.raw)  # Compare's run: a study's prompt is refused here
     engine = current_engine()
     if engine is not None:  # ARENA_ENGINE=vllm: streamed from the server (arena/engines)
         yield from engine.stream_methods(lm, req, interval_s, cancel, ticks)
@@ -653,6 +654,16 @@ def gpu_trace(
         "trace": loop.last_trace.as_dict(),
         "settings": result.settings,
     }
+
+
+def run_trace(lm: LoadedModel, req: RunRequest, method: str = "Multi-Arm") -> dict[str, Any]:
+    """The trace tab's run: admitted as Compare's (a study's prompt is refused), then `gpu_trace`
+    under the model's lock."""
+    req = validate_request(req)
+    reserved.admit(lm, req.prompt, req.raw)
+    prompt_ids = encode_ids(lm, req)
+    with lm.lock:
+        return gpu_trace(lm.key, prompt_ids, req.settings.get(method), req.seed, req.max_new_tokens, req.prompt, method)
 
 
 def environment() -> dict[str, str]:

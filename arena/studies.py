@@ -25,7 +25,7 @@ import pandas as pd
 
 import decoders
 
-from . import batching, export
+from . import batching, export, reserved
 from .batching import DEFAULT_BATCH_SIZE
 from .engines import current_engine
 from .errors import UserError
@@ -373,19 +373,10 @@ def publish_study(store: Store, study_id: int) -> None:
     store.set_study_state(study_id, "published", allowed_from=("closed",))
 
 
-def normalized_prompt(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def check_not_reserved(store: Store, prompt: object) -> None:
-    """Refuse a prompt that belongs to a study not yet published (after whitespace, case and
-    Unicode width are normalised): running it in Compare would show which method writes what.
-    The message does not name the study."""
-    if not isinstance(prompt, str) or not prompt.strip():
-        return
-    wanted = normalized_prompt(prompt)
-    if any(normalized_prompt(p) == wanted for p in store.prompts_of_unpublished()):
-        raise UserError("this prompt is reserved for a blind rating study that is still running; try another prompt")
+def check_not_reserved(store: Store, prompt: object, raw: bool = False, tokenizer: Any = None) -> None:
+    """Refuse a prompt of a study not yet published, disguised or not (arena/reserved.py, which the
+    runs that serve the app call on their own). The message does not name the study."""
+    reserved.refuse_reserved(store, prompt, raw, tokenizer)
 
 
 def _output_fields(result: MethodResult | Mapping[str, Any]) -> dict[str, Any]:
