@@ -321,6 +321,7 @@ def test_route3_with_256_compare_runs_queued_raters_start_and_submit(world):
         trust_env=False,
     )
     assert again.status_code == 422 and "this tab has a run" in again.text, again.text
+    t_join = time.perf_counter()
     with ThreadPoolExecutor(8) as pool:
         for k, (status, event) in enumerate(pool.map(join, range(1, 256)), start=1):
             assert status == 200, event
@@ -355,21 +356,33 @@ def test_route3_with_256_compare_runs_queued_raters_start_and_submit(world):
         ]
         joined += [(f"addr{k}{TOKEN}", r.json()["event_id"]) for k, r in enumerate(same) if r.status_code == 200]
         assert [r.status_code for r in same] == [200] * 4 + [422] and "from your address" in same[4].text
-        print(f"\nwith {waiting} Compare runs waiting: rater Start {t1 - t0:.2f} s, Submit {t2 - t1:.2f} s")
+        print(
+            f"\njoins {t0 - t_join:.1f} s; with {waiting} Compare runs waiting: rater Start {t1 - t0:.2f} s, "
+            f"Submit {t2 - t1:.2f} s"
+        )
         rater.close()
     finally:
-        for session_hash, event_id in reversed(joined):
+        t_cancel = time.perf_counter()
+
+        def cancel(joined_event: tuple[str, str]) -> None:
+            session_hash, event_id = joined_event
             httpx.post(
                 f"{app.url}{API}/cancel",
                 json={"session_hash": session_hash, "fn_index": run, "event_id": event_id},
-                timeout=60,
+                timeout=120,
                 trust_env=False,
             )
+
+        with ThreadPoolExecutor(8) as pool:  # the waiting ones first, the running one last
+            list(pool.map(cancel, joined[1:]))
+        cancel(joined[0])
         probe.close()
+    t_drain = time.perf_counter()
     deadline = time.monotonic() + 300
     while httpx.get(f"{app.url}{API}/queue/status", timeout=30, trust_env=False).json()["queue_size"]:
         assert time.monotonic() < deadline, "the cancelled runs are still queued"
         time.sleep(0.5)
+    print(f"cancel {t_drain - t_cancel:.1f} s, drain {time.perf_counter() - t_drain:.1f} s")
 
 
 # ---- route 4: the organizer is blind until the study is closed ------------------------------------
