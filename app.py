@@ -14,7 +14,7 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 from starlette.middleware import Middleware
 
-from arena import clients, compute, llm, quick, reserved, settings
+from arena import clients, compute, llm, settings
 from arena.errors import UserError
 from ui import AppContext, assets, store_for, web
 
@@ -59,13 +59,16 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     """The main page (the tabs of ARENA_MODE) and the rating-only page `/rate` that invite links open."""
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
-    from ui import rating  # late: the tabs' modules read the settings main() installs
+    from arena import reserved  # late, as the tabs' modules: they read the settings main() installs
+    from ui import rating
 
     # Every run that serves the app (Compare, the trace) refuses the prompts of this store's studies.
     reserved.protect(lambda: store_for(ctx))
     rating.install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
     with gr.Blocks(title="Decoding Arena", delete_cache=DELETE_CACHE) as demo:
-        gr.Navbar(visible="hidden", main_page_name=False)  # two pages, and neither links to the other
+        # Two pages, and neither links to the other. "hidden", not False: Gradio renders no invisible
+        # component, and the navbar's setting is read from the rendered one.
+        gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
         gr.Markdown(HEADER)
         with gr.Tabs() as tabs:
             ctx.tabs = tabs
@@ -79,7 +82,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     rater_ctx = AppContext(model=ctx.model, organizer_password=ctx.organizer_password)
     rater_ctx.extras["store"] = store_for(ctx)
     with demo.route("Rate", web.RATE_PAGE, show_in_navbar=False):
-        gr.Navbar(visible="hidden", main_page_name=False)
+        gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
         gr.Markdown(HEADER)
         rating.build(rater_ctx)
         gr.Markdown(
@@ -138,6 +141,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)
     logging.getLogger("arena").info("model ready: %s", lm.describe())
+    from arena import quick
+
     ctx = AppContext()
     demo = build_app(ctx)
     quick.expire(store_for(ctx))  # quick studies past their time, left by an earlier run

@@ -599,14 +599,14 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
     balanced, blocks_checked = True, 0
     for k, (rater_id, ordinals) in enumerate(sorted(shown.items()), start=1):
         blocks: dict[int, list[int]] = {}
-        for o in ordinals:
-            blocks.setdefault(o // size, []).append(o)
+        for ordinal in ordinals:
+            blocks.setdefault(ordinal // size, []).append(ordinal)
         full = [b for b in blocks.values() if len(b) == size]
         for block in full:
             blocks_checked += 1
             tally: dict[tuple[str, int], dict[int, int]] = {}
-            for o in block:
-                for key, cell in per_system[rater_id][o].items():
+            for ordinal in block:
+                for key, cell in per_system[rater_id][ordinal].items():
                     for position, n in cell.items():
                         tally.setdefault(key, {}).setdefault(position, 0)
                         tally[key][position] += n

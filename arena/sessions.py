@@ -20,6 +20,7 @@ import hashlib
 import secrets
 import threading
 import time
+from collections.abc import Callable
 
 RATER_COOKIE = "arena_invite"
 ORGANIZER_COOKIE = "arena_organizer"
@@ -35,7 +36,7 @@ def _key(token: str) -> str:
 class Sessions:
     """One-time tickets and the sessions they are traded for (tokens kept only as hashes)."""
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
         self.clock = clock
         self._tickets: dict[str, float] = {}
         self._sessions: dict[str, float] = {}

@@ -11,6 +11,7 @@ study id and the item's random public id.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gradio as gr
@@ -92,8 +93,9 @@ def install_quick_rate(ctx: AppContext) -> None:
                     run["quick_code"] = code
             except UserError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
-            # The code goes only to this session's server-side state, and from there into the code box.
-            return [{"code": code}, run, gr.Tabs(selected="rating")][: len(outputs)]
+            # The code goes only to this session's server-side state, and from there into the code box
+            # (a fresh value each time, so that pressing again reopens the study).
+            return [{"code": code, "at": time.monotonic()}, run, gr.Tabs(selected="rating")][: len(outputs)]
 
         outputs = [handoff, last] + ([ctx.tabs] if ctx.tabs is not None else [])
         button.click(on_rate, [prompt, raw_box, last], outputs, api_visibility="private")

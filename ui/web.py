@@ -20,7 +20,7 @@ Strict keeps every other site from making a browser send them, top-level links i
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -40,7 +40,7 @@ UPLOAD_REFUSED = "uploads need the organizer password: unlock the Organizer tab 
 ASGIApp = Callable[..., Awaitable[None]]
 
 
-def _https(scope: dict[str, Any], headers: dict[bytes, bytes]) -> bool:
+def _https(scope: MutableMapping[str, Any], headers: dict[bytes, bytes]) -> bool:
     return scope.get("scheme") == "https" or headers.get(b"x-forwarded-proto", b"").split(b",")[0].strip() == b"https"
 
 
@@ -82,7 +82,7 @@ class ArenaMiddleware:
         names = {k for k, _ in query}
         secure = _https(scope, headers)
 
-        async def send_with_headers(message: dict[str, Any]) -> None:
+        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k, v) for k, v in SECURITY_HEADERS if k not in present]
