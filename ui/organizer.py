@@ -459,24 +459,47 @@ def build(ctx: AppContext) -> None:
             danger,
         )
 
-    def after_deletion(deletion: studies.Deletion, selected: Any):
+    def after_deletion(deletion: studies.Deletion, selected: Any, was_blind: bool):
         choice, table_value, raters, _, danger = overview(selected)
         danger = gr.update(choices=danger["choices"], value=None)
-        return [str(p) for p in deletion.files], md_text(deletion.message()), choice, table_value, raters, danger, ""
+        message = md_text(deletion.message())
+        files = [str(p) for p in deletion.files]
+        if was_blind:
+            # The copy names the method of every rating: while the study was open the organizer is
+            # blind too, so it stays on the server and is not offered for download.
+            where = deletion.kept_in or deletion.files[0].parent
+            head = deletion.message().split(" Their ratings were exported first")[0]
+            head = head.split(" The study was exported first")[0]
+            message = md_text(
+                f"{head} It was copied first, but the study was still open, so the copy (which names each "
+                f"rating's method) is not offered for download: it is kept on the server in `{where}`."
+            )
+            files = []
+        return files, message, choice, table_value, raters, danger, ""
 
     def do_delete_study(request: gr.Request, pw, study, typed_name, selected):
         try:
+            was_blind = still_blind(study)
             deletion = delete_study(ctx, pw, study, typed_name, request)
-            return after_deletion(deletion, selected)
+            return after_deletion(deletion, selected, was_blind)
         except UserError as exc:
             raise gr.Error(toast(exc), print_exception=False) from None
 
     def do_delete_rater(request: gr.Request, pw, study, rater, typed_name, selected):
         try:
+            was_blind = still_blind(study)
             deletion = delete_rater_ratings(ctx, pw, study, rater, typed_name, request)
-            return after_deletion(deletion, selected)
+            return after_deletion(deletion, selected, was_blind)
         except UserError as exc:
             raise gr.Error(toast(exc), print_exception=False) from None
+
+    def still_blind(study: Any) -> bool:
+        """The study exists and is not closed yet (the deletion's own checks come after)."""
+        try:
+            found = store_for(ctx).get_study(_study_id(study))
+        except UserError:
+            return False
+        return found is not None and found.state not in ("closed", "published")
 
     overview_outputs = [chosen, table, per_rater, status, del_study]
     private: dict[str, Any] = dict(api_visibility="private")
