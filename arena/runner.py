@@ -656,14 +656,14 @@ def gpu_trace(
     }
 
 
-def run_trace(lm: LoadedModel, req: RunRequest, method: str = "Multi-Arm") -> dict[str, Any]:
-    """The trace tab's run: admitted as Compare's (a study's prompt is refused), then `gpu_trace`
-    under the model's lock."""
+def run_trace(lm: LoadedModel, req: RunRequest) -> dict[str, Any]:
+    """The trace tab's Multi-Arm run: admitted as Compare's (a study's prompt is refused), then
+    `gpu_trace` under the model's lock."""
     req = validate_request(req)
     reserved.admit(lm, req.prompt, req.raw)
     prompt_ids = encode_ids(lm, req)
     with lm.lock:
-        return gpu_trace(lm.key, prompt_ids, req.settings.get(method), req.seed, req.max_new_tokens, req.prompt, method)
+        return gpu_trace(lm.key, prompt_ids, req.settings.get("Multi-Arm"), req.seed, req.max_new_tokens, req.prompt)
 
 
 def environment() -> dict[str, str]:

@@ -55,7 +55,7 @@ def run_trace(
     in `arena.runner.gpu_trace`: Compare's own warm-up, timed generation and result (`run_one`) on
     the same plain-data GPU path (a ZeroGPU task there)."""
     req = RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
-    out = runner.run_trace(lm, req, METHOD)
+    out = runner.run_trace(lm, req)
     return TraceRun(out["result"]["text"], trace_from_dict(out["trace"]), out["settings"], out["result"])
 
 
