@@ -59,7 +59,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     """The main page (the tabs of ARENA_MODE) and the rating-only page `/rate` that invite links open."""
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
-    from arena import reserved  # late, as the tabs' modules: they read the settings main() installs
+    from arena.studies import reserved  # late, as the tabs' modules: they read the settings main() installs
     from ui import rating
 
     # Every run that serves the app (Compare, the trace) refuses the prompts of this store's studies.
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)
     logging.getLogger("arena").info("model ready: %s", lm.describe())
-    from arena import quick
+    from arena.studies import quick
 
     ctx = AppContext()
     demo = build_app(ctx)

@@ -58,12 +58,12 @@ def _fresh_throttles():
     if throttle is not None:
         throttle.invite_codes.reset()
         throttle.organizer_password.reset()
-    # A test that built the app left its store protected (arena/reserved.py) and its quick-study and
-    # session records in memory: the next test starts without them.
-    reserved = sys.modules.get("arena.reserved")
+    # A test that built the app left its store protected (arena/studies/reserved.py) and its
+    # quick-study and session records in memory: the next test starts without them.
+    reserved = sys.modules.get("arena.studies.reserved")
     if reserved is not None:
         reserved.protect(None)
-    for module, name in (("arena.quick", "per_client"), ("arena.sessions", "organizer")):
+    for module, name in (("arena.studies.quick", "per_client"), ("arena.sessions", "organizer")):
         held = getattr(sys.modules.get(module), name, None)
         if held is not None:
             held.reset()

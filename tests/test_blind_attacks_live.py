@@ -7,8 +7,8 @@ and on PostgreSQL. Each one worked on the first version; each must fail now.
   6. Gradio's run history keeping rater inputs (codes, scores) in the browser and at /runs;
 plus the limits: guesses of codes and of the organizer password are throttled per client (a
 forwarded header from a peer that is not a trusted proxy counts for nothing), and uploads need the
-organizer's session and have a size limit. Routes 1-9 of issue 21: tests/test_blind_routes_live.py. Attacks 3 and 4 (predicting orders, shared seeds) need no server:
-tests/test_blind_attacks.py.
+organizer's session and have a size limit. Routes 1-9 of issue 21: tests/test_blind_routes_live.py.
+Attacks 3 and 4 (predicting orders, shared seeds) need no server: tests/test_blind_attacks.py.
 """
 
 from __future__ import annotations

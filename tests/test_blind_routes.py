@@ -1,6 +1,6 @@
 """The pieces that close issue 21's routes 1-9, in process: who a client is (arena/clients.py), the
-reserved-prompt index (arena/reserved.py), organizer sessions (arena/sessions.py), quick studies
-(arena/quick.py), the generation gate (ui/admission.py), the HTTP layer (ui/web.py), the organizer's
+reserved-prompt index (arena/studies/reserved.py), organizer sessions (arena/sessions.py), quick studies
+(arena/studies/quick.py), the generation gate (ui/admission.py), the HTTP layer (ui/web.py), the organizer's
 blind balance and export. The same routes attacked through a running app:
 tests/test_blind_routes_live.py."""
 
@@ -15,10 +15,11 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from arena import blind, clients, export, invites, quick, reserved, sessions, studies
+from arena import blind, clients, export, invites, sessions, studies
 from arena.errors import UserError
 from arena.runner import MethodResult
 from arena.settings import override
+from arena.studies import quick, reserved
 from tests.support.seeding import seed_study
 from ui import admission, web
 
@@ -55,7 +56,7 @@ def test_client_of_reads_a_request_through_the_setting():
     assert clients.client_of(None) == clients.LOCAL
 
 
-# ---- arena/reserved.py --------------------------------------------------------------------------
+# ---- arena/studies/reserved.py ------------------------------------------------------------------
 
 
 def test_fold_drops_what_does_not_show_and_what_does_not_count():
@@ -94,17 +95,17 @@ def test_the_index_refuses_disguises_and_lets_other_prompts_through(lm):
 def test_refusal_follows_the_studies_state_and_skips_quick_ratings(store):
     sid, _ = seed_study(store, "Reserved study", [PROMPT], [TEXTS])
     with pytest.raises(UserError) as refused:
-        reserved.refuse_reserved(store, PROMPT.upper())
+        reserved.check_not_reserved(store, PROMPT.upper())
     assert str(refused.value) == reserved.RESERVED and "Reserved study" not in str(refused.value)
-    reserved.refuse_reserved(store, "Something else entirely.")
+    reserved.check_not_reserved(store, "Something else entirely.")
     studies.close_study(store, sid)
     with pytest.raises(UserError):
-        reserved.refuse_reserved(store, PROMPT)  # closed is not published
+        reserved.check_not_reserved(store, PROMPT)  # closed is not published
     studies.publish_study(store, sid)
-    reserved.refuse_reserved(store, PROMPT)  # the index noticed the change
+    reserved.check_not_reserved(store, PROMPT)  # the index noticed the change
     results = [{"method": m, "text": t, "settings": {}, "seed": 0, "new_tokens": 1} for m, t in TEXTS.items()]
     studies.quick_item(store, "m", "A quick one about the sea.", results)
-    reserved.refuse_reserved(store, "A quick one about the sea.")  # shown by name already
+    reserved.check_not_reserved(store, "A quick one about the sea.")  # shown by name already
 
 
 def test_admit_checks_only_when_the_app_protects_a_store(store):
@@ -118,7 +119,7 @@ def test_admit_checks_only_when_the_app_protects_a_store(store):
         reserved.protect(None)
 
 
-# ---- arena/sessions.py, arena/quick.py ---------------------------------------------------------------
+# ---- arena/sessions.py, arena/studies/quick.py ---------------------------------------------------
 
 
 def test_a_ticket_is_traded_once_for_a_session_that_expires():

@@ -40,9 +40,10 @@ from typing import Any
 import httpx
 import pytest
 
-from arena import invites, quick, studies
+from arena import invites, studies
 from arena.store import Store
 from arena.store.schema import outputs as output_table
+from arena.studies import quick
 from tests.support.live_app import (
     API,
     ORGANIZER_PASSWORD,

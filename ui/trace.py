@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from arena import runner
 from arena.errors import UserError
 from arena.llm import LoadedModel
-from arena.runner import RunRequest
+from arena.requests import RunRequest
 from arena.zerogpu import friendly_error
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
@@ -52,10 +52,13 @@ def run_trace(
     overrides: dict[str, Any] | None = None,
 ) -> TraceRun:
     """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
-    in `arena.runner.gpu_trace`: Compare's own warm-up, timed generation and result (`run_one`) on
-    the same plain-data GPU path (a ZeroGPU task there)."""
-    req = RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
-    out = runner.run_trace(lm, req)
+    in process (Multi-Arm drives the model step by step, whatever the engine setting), through
+    `arena.runner.run_trace`: admitted as Compare's run (a study's prompt is refused), then
+    `LocalEngine.trace`, Compare's own warm-up, timed generation and result on the same plain-data
+    GPU path (a ZeroGPU task there), under the model's lock."""
+    out = runner.run_trace(
+        lm, RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
+    )
     return TraceRun(out["result"]["text"], trace_from_dict(out["trace"]), out["settings"], out["result"])
 
 

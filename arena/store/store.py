@@ -347,17 +347,6 @@ class Store(FeedbackStore):
             ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
         return ids
 
-    def prompts_of_unpublished(self) -> list[str]:
-        """Every prompt of a study (not a quick rating) that is not published yet."""
-        with self.read() as conn:
-            return list(
-                conn.execute(
-                    select(items.c.prompt)
-                    .join(studies, studies.c.id == items.c.study_id)
-                    .where(studies.c.state != "published", studies.c.kind == "study")
-                ).scalars()
-            )
-
     def _reserved_query(self, *columns):
         return (
             select(*columns)

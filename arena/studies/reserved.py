@@ -3,8 +3,9 @@
 Run in Compare or the trace tab, a study's prompt comes back with each method's name above its
 output, and beam search (every method, given the seed) writes the very text the raters see. So every
 run that serves the app first goes through `admit` (arena.runner calls it where Compare's and the
-trace's runs start), which refuses a prompt that is, contains or nearly is a prompt of any study not
-yet published. Quick ratings from Compare are not reserved: their outputs were shown by name already.
+trace's runs start, before any engine sees them), which refuses a prompt that is, contains or nearly
+is a prompt of any study not yet published (`check_not_reserved`). Quick ratings from Compare are not
+reserved: their outputs were shown by name already.
 
 The check is on what the model will see, then on what a person would call the same prompt:
 
@@ -36,9 +37,9 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from .errors import UserError
-from .prompts import clean_prompt
-from .store import Store
+from ..errors import UserError
+from ..prompts import clean_prompt
+from ..store import Store
 
 RESERVED = "this prompt is reserved for a blind rating study that is still running; try another prompt"
 MIN_CONTAINED = 8  # letters: a shorter study prompt is refused only when it is the whole prompt
@@ -146,8 +147,9 @@ def index_for(store: Store, tokenizer: Any = None) -> ReservedIndex:
     return built
 
 
-def refuse_reserved(store: Store, prompt: object, raw: bool = False, tokenizer: Any = None) -> None:
-    """UserError(RESERVED) if `prompt` (run raw or through the chat template) is reserved in `store`."""
+def check_not_reserved(store: Store, prompt: object, raw: bool = False, tokenizer: Any = None) -> None:
+    """UserError(RESERVED) if `prompt` (run raw or through the chat template) is reserved in `store`:
+    a prompt of a study not yet published, disguised or not. The message does not name the study."""
     if not isinstance(prompt, str) or not prompt.strip():
         return
     text = clean_prompt(prompt)
@@ -171,4 +173,4 @@ def protect(store_of: Callable[[], Store] | None) -> None:
 def admit(lm: Any, prompt: object, raw: bool = False) -> None:
     """Where a public run starts (Compare, the trace): refuse a reserved prompt before anything runs."""
     if _store_of is not None:
-        refuse_reserved(_store_of(), prompt, raw, getattr(lm, "tokenizer", None))
+        check_not_reserved(_store_of(), prompt, raw, getattr(lm, "tokenizer", None))

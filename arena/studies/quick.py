@@ -1,8 +1,8 @@
 """Quick studies: "Rate these blind" on a Compare run, for the person who ran it.
 
-A quick study is a one-item ad-hoc study (`studies.quick_item`, kind "adhoc") with one invite code,
-which goes only into the server-side state of the browser tab that ran the Compare (ui/rating.py).
-So that the button cannot fill the database:
+A quick study is a one-item ad-hoc study (`quick_item`, kind "adhoc") of the Compare tab's finished
+results with one invite code (`create`), which goes only into the server-side state of the browser
+tab that ran the Compare (ui/rating.py). So that the button cannot fill the database:
 
 * one quick study per Compare run (the tab keeps it: pressing again opens the same one);
 * at most `ARENA_QUICK_STUDIES_PER_HOUR` per client per hour (a client as arena/clients.py reads it);
@@ -22,17 +22,63 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from . import invites
-from .errors import UserError
-from .runner import MethodResult
-from .settings import current as current_settings
-from .store import Store
-from .studies import quick_item
+from .. import invites
+from ..errors import UserError
+from ..prompts import clean_prompt
+from ..requests import MethodResult, output_fields
+from ..settings import current as current_settings
+from ..store import Store
+from .limits import MAX_RESPONSES
 
 log = logging.getLogger(__name__)
 
+QUICK_SCENARIO = "quick"
 QUICK_RATER = "you (quick rating)"
 WINDOW_S = 3600.0
+
+Results = Iterable[MethodResult | Mapping[str, Any]]
+
+
+def rateable(results: Results) -> list[MethodResult | Mapping[str, Any]]:
+    """The results as a list, or UserError if they cannot be rated side by side."""
+    results = list(results or [])
+    if len(results) < 2:
+        raise UserError("run at least two methods first; blind rating compares their outputs")
+    if len(results) > MAX_RESPONSES:
+        raise UserError(f"at most {MAX_RESPONSES} outputs can be rated side by side")
+    return results
+
+
+def quick_item(store: Store, lm_name: str, prompt: str, results: Results, raw: bool = False) -> tuple[int, int]:
+    """Turn the Compare tab's finished results into a one-item ad-hoc study; return (study_id, item_id)."""
+    fields = [
+        output_fields(r) | {"method": (r.method if isinstance(r, MethodResult) else r["method"])}
+        for r in rateable(results)
+    ]
+    prompt = clean_prompt(prompt)
+    methods = list(dict.fromkeys(f["method"] for f in fields))
+    max_new = max(int((f["settings"] or {}).get("max_new_tokens", 0) or 0) for f in fields) or 1
+    seed = next((f["seed"] for f in fields if f["seed"] is not None), 0)
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    with store.transaction():  # a study without its outputs would be a quick rating nobody can rate
+        study_id = store.create_study(
+            f"Quick rating {when} UTC",
+            kind="adhoc",
+            model=lm_name,
+            methods=methods,
+            settings={},
+            samples_per_method=1,
+            max_new_tokens=max_new,
+            base_seed=int(seed),
+        )
+        [item_id] = store.add_items(study_id, [{"prompt": prompt, "scenario": QUICK_SCENARIO, "raw": bool(raw)}])
+        seen: dict[str, int] = {}
+        for f in fields:
+            method = f.pop("method")
+            sample = seen.get(method, 0)
+            seen[method] = sample + 1
+            store.add_output(item_id, method, sample, model=lm_name, **f)
+    return study_id, item_id
 
 
 class HourlyLimit:
@@ -70,18 +116,9 @@ class HourlyLimit:
 per_client = HourlyLimit()
 
 
-def create(
-    store: Store,
-    lm_name: str,
-    prompt: str,
-    results: Iterable[MethodResult | Mapping[str, Any]],
-    raw: bool,
-    client: str,
-) -> tuple[int, str]:
+def create(store: Store, lm_name: str, prompt: str, results: Results, raw: bool, client: str) -> tuple[int, str]:
     """A quick study of one Compare run for `client`: (study id, the one invite code)."""
-    results = list(results or [])
-    if len(results) < 2:
-        raise UserError("run at least two methods first; blind rating compares their outputs")
+    results = rateable(results)  # before the hour's share is taken: a refused run costs none of it
     expire(store)
     per_client.take(client)
     study_id, _ = quick_item(store, lm_name, prompt, results, raw)
