@@ -4,8 +4,8 @@ study is closed, the blinding index from raters' guesses (`evaluation.blinding`)
 the organizer password on the server, as the rest of the tab does; when each may be shown is decided
 by the evaluation functions, this module only shows their answer.
 
-Included from ui/organizer.py's build: `build(ctx, password, study, check_password)` with the tab's
-password box, study dropdown and password check (passed in, so this module does not import ui/organizer.py
+Included from ui/organizer.py's build: `build(ctx, password, study, check_request)` with the tab's
+password box, study dropdown and password check for a request (passed in, so this module does not import ui/organizer.py
 back).
 """
 
@@ -18,7 +18,6 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena import throttle
 from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from evaluation import blinding, form_cues
@@ -58,9 +57,7 @@ def blinding_text(store: Any, study: Any) -> tuple[str, pd.DataFrame]:
     return lines, table
 
 
-def build(
-    ctx: AppContext, password: Any, study: Any, check_password: Callable[[AppContext, Any, str | None], None]
-) -> None:
+def build(ctx: AppContext, password: Any, study: Any, check_request: Callable[[AppContext, Any, Any], None]) -> None:
     with gr.Accordion("Is the blind holding? Form check and blinding index (chosen study)", open=False):
         gr.Markdown(FORM_HELP + "\n\n" + INDEX_HELP)
         with gr.Row():
@@ -73,7 +70,7 @@ def build(
     def guarded(fn):
         def run(request: gr.Request, pw, *args):
             try:
-                check_password(ctx, pw, throttle.client_of(request))
+                check_request(ctx, pw, request)
                 return fn(*args)
             except UserError as exc:
                 raise gr.Error(toast(exc), print_exception=False) from None
