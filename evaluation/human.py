@@ -34,7 +34,6 @@ from .human_stats import (
     cant_judge_counts,
     cells,
     collapse_duplicates,
-    crossed_mean,
     cube,
     duplicate_ratings,
     filter_ratings,
@@ -69,6 +68,7 @@ from .human_words import (
     explain_position,
     explain_taste,
 )
+from .stats_crossed import crossed_mean
 
 __all__ = [
     "ALPHA",

@@ -41,7 +41,7 @@ from arena.store.schema import SCORE_COLUMNS
 
 from . import stats_crossed as crossed
 from . import stats_reml as reml
-from .stats_crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_THESE, Estimate, crossed_mean, item_weights
+from .stats_crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_THESE, Estimate, item_weights
 
 DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the rating dimensions, named once: arena.store.schema
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]  # Krippendorff's levels of measurement
@@ -254,29 +254,33 @@ def method_means(
 ) -> pd.DataFrame:
     """One row per method x dimension: mean over items of the item means with its `level` interval
     (`crossed_mean`), n = items, n_ratings = scores behind it, n_raters, df, status and scope."""
-    rows = []
+    keys: list[tuple[str, str, int]] = []
+    data: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for dim in dimensions:
         if dim not in ratings or not len(ratings):
             continue
         c = cube(ratings, dim, methods)
         n_scores = scored(ratings, dim)["method"].astype(str).value_counts()
         for method in c.methods:
-            e = crossed_mean(*c.method(method), level)
-            rows.append(
-                {
-                    "method": method,
-                    "dimension": dim,
-                    "mean": e.estimate,
-                    "ci_low": e.ci_low,
-                    "ci_high": e.ci_high,
-                    "n": e.n_items,
-                    "n_ratings": int(n_scores.get(method, 0)),
-                    "n_raters": e.n_raters,
-                    "df": e.df,
-                    "status": e.status,
-                    "scope": e.scope,
-                }
-            )
+            keys.append((dim, method, int(n_scores.get(method, 0))))
+            data.append(c.method(method))
+    estimates, _ = crossed.method_intervals(data, level)
+    rows = [
+        {
+            "method": method,
+            "dimension": dim,
+            "mean": e.estimate,
+            "ci_low": e.ci_low,
+            "ci_high": e.ci_high,
+            "n": e.n_items,
+            "n_ratings": n_ratings,
+            "n_raters": e.n_raters,
+            "df": e.df,
+            "status": e.status,
+            "scope": e.scope,
+        }
+        for (dim, method, n_ratings), e in zip(keys, estimates)
+    ]
     return pd.DataFrame(rows, columns=MEANS_COLUMNS)
 
 
@@ -350,9 +354,9 @@ def pairwise_analysis(
             data.append(c.difference(a, b))
     estimates, taste = crossed.differences(data, pieces, level)
     contrasts = []
-    for (dim, a, b), (d, i, r), e in zip(keys, data, estimates):
-        psi = item_weights(i) * (d - e.estimate) if len(d) else d
-        contrasts.append(_Contrast(dim, a, b, e, i, r, psi))
+    for (dim, a, b), (d, i, r), est in zip(keys, data, estimates):
+        psi = item_weights(i) * (d - est.estimate) if len(d) else d
+        contrasts.append(_Contrast(dim, a, b, est, i, r, psi))
     adjusted, family = adjust_family(contrasts, adjust, seed)
     rows = []
     for k, con in enumerate(contrasts):
@@ -401,13 +405,13 @@ def family_words(n_tests: int, n_dims: int, adjust: str) -> str:
 def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: int = 0) -> tuple[list[float], str]:
     """Family-adjusted p-values over every testable contrast, and the family in words."""
     p = np.array([c.estimate.p_value for c in contrasts], dtype=float)
-    ok = np.flatnonzero(np.isfinite(p))
+    ok = [int(k) for k in np.flatnonzero(np.isfinite(p))]
     out = [math.nan] * len(contrasts)
     n_dims = len({contrasts[k].dimension for k in ok})
     family = family_words(len(ok), n_dims, adjust)
-    if not len(ok):
+    if not ok:
         return out, family
-    holm_p = np.array(holm(p[ok]))
+    holm_p: np.ndarray = np.asarray(holm(p[ok].tolist()), dtype=float)
     if adjust == "holm" or len(ok) == 1:
         adj = holm_p
     else:
@@ -703,7 +707,8 @@ def mixed_model(
         k = [fit.names.index("rater:method") for _, fit in pooled]
         theta = np.array([fit.theta[j] for (_, fit), j in zip(pooled, k)])
         at = max(float(theta.mean()), 0.0)
-        var_at, var_null = [], []
+        var_at: list[float] = []
+        var_null: list[float] = []
         for (_, fit), j in zip(pooled, k):
             for value, out in ((at, var_at), (0.0, var_null)):
                 th = np.maximum(fit.theta, 0.0)

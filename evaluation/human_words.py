@@ -41,8 +41,8 @@ def scope_words(row: Mapping[str, Any]) -> str:
     """ "" when the result is about raters in general; else the words that say it is not."""
     if row.get("scope") != SCOPE_THESE:
         return ""
-    n = row.get("n_raters")
-    who = f"these {int(n)} rater{'s' if int(n) != 1 else ''}" if _ok(n) else "these raters"
+    n = _nan(row.get("n_raters"))
+    who = f"these {int(n)} rater{'s' if int(n) != 1 else ''}" if np.isfinite(n) else "these raters"
     return f" Holds for {who} only: too few raters to say how raters in general would score."
 
 

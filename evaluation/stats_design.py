@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -157,8 +158,6 @@ class _Counts:
 
 def _run(design: Design, n_null: int, n_known: int, mixed_reps: int, effect: float, seed: int) -> _Counts:
     """One worker's share of `calibrate` (own random stream)."""
-    import warnings
-
     rng = np.random.default_rng(seed)
     c = _Counts()
     dim0 = hs.DIMENSIONS[0]

@@ -310,6 +310,21 @@ def _boundary_df(fit: Fit, f: float, grad: np.ndarray, held_var: Mapping[str, fl
     return 2.0 * f * f / var_f if var_f > 0 else math.inf
 
 
+def df_at(fit: Fit, w: np.ndarray, components: Mapping[str, float]) -> float:
+    """Satterthwaite df of the fixed linear estimator w'y with the variances at `components` (by
+    name, e.g. pooled over several fits) instead of this fit's: the information and the variance
+    evaluated there, a component at 0 left out."""
+    theta = np.array([max(float(components.get(n, 0.0)), 0.0) for n in fit.names])
+    theta[-1] = max(theta[-1], 1e-12)
+    grad = linear_gradient(fit, w)
+    info = information(fit, theta)
+    keep = theta > 0
+    keep[-1] = True
+    f = float(grad @ theta)
+    var_f = float(grad[keep] @ np.linalg.pinv(info[np.ix_(keep, keep)]) @ grad[keep])
+    return 2.0 * f * f / var_f if f > 0 and var_f > 0 else math.nan
+
+
 def linear_gradient(fit: Fit, w: np.ndarray) -> np.ndarray:
     """d(w'Vw)/d theta: ||Z_k'w||^2 per component, ||w||^2 for the residual."""
     w = np.asarray(w, dtype=float)
