@@ -9,8 +9,8 @@ the model and 467 µs on any other thread; Gradio runs handlers on its worker th
 decoded TS-Temp at 11 tokens/s where a script on the main thread got 20.
 
 So `app.py` serves model work from its main thread (`serve_forever`, after loading the model there),
-and every model call (`arena.zerogpu.gpu_task`, the streaming worker in `arena.runner`) is handed to
-it. Where nothing serves (tests, CLIs, benchmarks) work runs where it is called, as before; on the
+and every model call (`arena.zerogpu.gpu_task`, the streaming worker of arena/engines/local/stream.py)
+is handed to it. Where nothing serves (tests, CLIs, benchmarks) work runs where it is called, as before; on the
 compute thread itself it runs inline, so a task may call another.
 """
 

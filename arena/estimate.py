@@ -6,7 +6,7 @@ that carry a latency (`from_outputs`) fill in the rest. Nothing is guessed from 
 no measurement at all the estimate says so instead of inventing a number.
 
 The estimate is for generating one output at a time; study generation batches prompts of one method
-(arena/studies.py), which is usually faster, so "about" is an upper-side figure.
+(arena/studies/), which is usually faster, so "about" is an upper-side figure.
 """
 
 from __future__ import annotations

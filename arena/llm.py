@@ -29,11 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+from decoders import DecodeContext
 
 from . import settings
 from .errors import UserError
-from .zerogpu import warn_cpu_fallback
+from .hardware import warn_cpu_fallback
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,23 @@ class LoadedModel:
     @property
     def has_chat_template(self) -> bool:
         return bool(getattr(self.tokenizer, "chat_template", None))
+
+
+def decode_context(
+    lm: LoadedModel, prompt_length: int, max_new_tokens: int, prompt: str = "", with_model: bool = True
+) -> DecodeContext:
+    """What a decoder plans from, for this model. `with_model=False` for an engine that runs the
+    model elsewhere (a server): a decoder that must drive the model itself then refuses to plan."""
+    return DecodeContext(
+        tokenizer=lm.tokenizer,
+        device=lm.device,
+        logits_size=lm.logits_size,
+        prompt_length=prompt_length,
+        max_new_tokens=max_new_tokens,
+        cache_dir=lm.cache_dir,
+        model=lm.model if with_model else None,
+        prompt=prompt,
+    )
 
 
 def end_ids(tokenizer: Any) -> frozenset[int]:
@@ -171,6 +190,20 @@ def _convert_gguf(path: str, target: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         if not (target / "config.json").is_file():
             raise
+
+
+def materialize(setting: str | None = None, cache_dir: str | os.PathLike | None = None) -> str:
+    """What both engines load for a model setting: a folder (a GGUF, the embedded model included, is
+    de-quantised once into the cache folder) or a hub id. The in-process engine loads it with
+    transformers; `vllm serve` is started on it (`python -m arena.engines.vllm model-folder`)."""
+    setting = setting if setting is not None else settings.current().model
+    kind, where = resolve_source(setting)
+    if kind != "gguf":
+        return where
+    folder = cache_root(cache_dir) / "converted" / _gguf_cache_key(where)
+    if not (folder / "config.json").is_file():
+        _convert_gguf(where, folder)
+    return str(folder)
 
 
 def pick_device(requested: str | None = None) -> torch.device:
@@ -281,13 +314,11 @@ def load_model(
     torch_dtype = pick_dtype(dev, dtype)
     if dev.type == "cpu":
         warn_cpu_fallback(dev)
+    load_from = materialize(setting, root)
     if kind == "gguf":
-        folder = root / "converted" / _gguf_cache_key(where)
-        if not (folder / "config.json").is_file():
-            _convert_gguf(where, folder)
-        load_from, name = str(folder), EMBEDDED_NAME if where == str(embedded_gguf_path()) else Path(where).name
+        name = EMBEDDED_NAME if where == str(embedded_gguf_path()) else Path(where).name
     else:
-        load_from, name = where, Path(where).name if kind == "folder" else where
+        name = Path(where).name if kind == "folder" else where
     try:
         tokenizer = AutoTokenizer.from_pretrained(load_from)
         model = AutoModelForCausalLM.from_pretrained(load_from, dtype=torch_dtype)
@@ -353,7 +384,28 @@ def loaded_default() -> LoadedModel | None:
     return _default
 
 
-def set_default_model(lm: LoadedModel) -> None:
-    global _default
-    with _default_lock:
-        _default = lm
+def tokenizer_only_model(setting: str | None = None, cache_dir: str | os.PathLike | None = None) -> LoadedModel:
+    """A `LoadedModel` with the tokenizer and the model's shape but no weights (model=None): what the
+    app needs of a model a server runs (prompts go as token ids; priors are built from the tokenizer)."""
+    where = materialize(setting, cache_dir)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(where)
+        config = AutoConfig.from_pretrained(where)
+    except OSError as exc:
+        raise UserError(f"could not load the tokenizer of {where!r}: {exc}") from None
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    width = int(getattr(text, "vocab_size", 0) or len(tokenizer))
+    context = int(getattr(text, "max_position_embeddings", 0) or tokenizer.model_max_length)
+    return LoadedModel(
+        model=None,
+        tokenizer=tokenizer,
+        name=Path(where).name,
+        source=f"vllm:{where}",
+        device=torch.device("cpu"),
+        dtype=torch.float32,
+        context_length=context,
+        logits_size=width,
+        cache_dir=str(cache_root(cache_dir)),
+    )

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from .errors import UserError
+from .paper import PAPER_EN, PAPER_ZH
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,40 @@ SCENARIOS: tuple[Scenario, ...] = (
         "In that forgotten interstellar port, the rusted skeletons of starships stood like the "
         "bones of giant beasts. In my worn-out spacesuit, I walked",
         raw=True,
+    ),
+)
+
+# Article 003's three end-to-end tasks (§5), each checked automatically by `evaluation.tasks`. Kept
+# apart from SCENARIOS (article 000's three, which the benchmark and built-in studies use by default):
+# they are tasks with right and wrong answers, and the summary's prompt carries a 2800-character paper.
+SUMMARY_LIMIT_CHARS = 200
+
+TASK_SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("math-cylinder", "zh", "一个圆柱体底面半径3cm，高5cm。现将其沿轴线切成两半，求半个圆柱体的表面积。"),
+    Scenario("code-indices", "zh", "写一个Python函数，接收列表和阈值，返回列表中大于阈值的元素索引。"),
+    Scenario(
+        "summary-paper",
+        "zh",
+        f"请阅读下面的论文，写一段不超过{SUMMARY_LIMIT_CHARS}字的中文摘要，保留关键数据（数值、单位和对比基准）。"
+        f"\n\n{PAPER_ZH}",
+    ),
+    Scenario(
+        "math-cylinder",
+        "en",
+        "A cylinder has a base radius of 3 cm and a height of 5 cm. It is cut into two halves along its axis. "
+        "Find the surface area of one half.",
+    ),
+    Scenario(
+        "code-indices",
+        "en",
+        "Write a Python function that takes a list and a threshold and returns the indices of the elements "
+        "greater than the threshold.",
+    ),
+    Scenario(
+        "summary-paper",
+        "en",
+        f"Read the paper below and summarize it in at most {SUMMARY_LIMIT_CHARS} characters, keeping the key "
+        f"figures (numbers, units and the baseline).\n\n{PAPER_EN}",
     ),
 )
 

@@ -85,7 +85,8 @@ class Settings:
     engine: str = _setting(
         "ARENA_ENGINE",
         "transformers",
-        "engine: `transformers` (in process) or `vllm` (see [Engines](#engines-in-process-or-a-vllm-server))",
+        "engine: `transformers` (in process), `vllm` (see [Engines](#engines-in-process-or-a-vllm-server)) "
+        "or `dummy` (fake text and timing, for tests)",
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
     vllm_timeout_s: float = _setting(

@@ -1,11 +1,12 @@
-"""Hugging Face ZeroGPU support, and what the app tells people about its hardware and storage.
+"""Hugging Face ZeroGPU support: the `spaces.GPU` wrapper, task durations, quota messages.
 
 On ZeroGPU (`SPACES_ZERO_GPU` set and the `spaces` package installed) the model's device exists only
 inside a `spaces.GPU` task, which runs in a forked worker process. Everything that crosses into a
-task is pickled, so the GPU functions of this app (`arena.runner.gpu_run`, `gpu_stream`,
-`gpu_trace`, `evaluation.perplexity.gpu_scores`) are defined at import time and take plain data:
-a model key (a string, see `arena.llm.model_key`), method names, settings dicts, token ids as
-lists, a seed, max_new_tokens. They return lists, dicts and numbers, never a tensor. Inside a task
+task is pickled, so the GPU functions of this app (`gpu_run`, `gpu_stream` and `gpu_trace` in
+arena/engines/local/tasks.py, `gpu_batch` in arena/engines/local/batching.py,
+`evaluation.perplexity.gpu_scores`) are defined at import time and take plain data: a model key
+(a string, see `arena.llm.LoadedModel.key`), method names, settings dicts, token ids as lists, a
+seed, max_new_tokens. They return lists, dicts and numbers, never a tensor. Inside a task
 they look the model up, build the plan, warm up untimed on the GPU, then time.
 
 Everywhere else the same functions run in-process, on the app's compute thread (arena/compute.py).
@@ -16,18 +17,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import inspect
-import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar, cast
-
-import torch
 
 from . import compute
 from .settings import current as current_settings
 
 F = TypeVar("F", bound=Callable)
-log = logging.getLogger(__name__)
 
 # Seconds per generated token and per method on a ZeroGPU slice, generously (HF `generate` at batch
 # 1 is bound by Python overhead, ~20-40 ms per token for a small model); beam search counts x2.
@@ -35,10 +31,6 @@ GPU_SECONDS_PER_TOKEN = 0.05
 GPU_SECONDS_PER_METHOD = 4.0  # warm-up (first call in a fresh worker) and set-up
 GPU_SECONDS_BASE = 5.0
 
-STORAGE_BANNER = (
-    "⚠️ Ratings are stored on this Space's disk and are lost when it restarts; set DATABASE_URL "
-    "(a Space secret, e.g. a PostgreSQL URL) to keep them."
-)
 QUOTA_MESSAGE = (
     "The free GPU time for visitors who are not signed in is used up (ZeroGPU quota). "
     "Sign in to Hugging Face (huggingface.co/login) and reload this page to get your own quota, "
@@ -62,7 +54,7 @@ def gpu_task(fn: F | None = None, *, duration: int | Callable[..., int] | None =
     def wrap(f: F) -> F:
         if not on_zero_gpu():
             if inspect.isgeneratorfunction(f):
-                return f  # its generating worker goes to the compute thread (arena.runner._events)
+                return f  # its generating worker goes to the compute thread (arena/engines/local/stream.py)
 
             @functools.wraps(f)
             def on_compute_thread(*args: Any, **kwargs: Any) -> Any:
@@ -114,11 +106,6 @@ def find_unplain(value: Any, where: str = "value") -> str | None:
     return f"{where} is a {type(value).__module__}.{type(value).__qualname__}"
 
 
-def streaming_supported() -> bool:
-    """Token streaming works everywhere: on ZeroGPU through a generator GPU function."""
-    return True
-
-
 def streaming_note() -> str:
     if on_zero_gpu():
         return (
@@ -142,60 +129,3 @@ def friendly_error(exc: BaseException) -> str | None:
     if quota_refusal(exc):
         return f"{QUOTA_MESSAGE} (ZeroGPU said: {exc})"
     return None
-
-
-# -- hardware and storage banners --------------------------------------------------------------------
-
-
-def gpu_hardware_present() -> bool:
-    """Whether this machine has an NVIDIA GPU (whether or not PyTorch can use it)."""
-    if on_zero_gpu():
-        return True
-    visible = current_settings().nvidia_visible_devices.strip().lower()
-    if visible and visible not in {"void", "none"}:
-        return True
-    gpus = Path("/proc/driver/nvidia/gpus")
-    try:
-        return gpus.is_dir() and any(gpus.iterdir())
-    except OSError:
-        return False
-
-
-def hardware_banner(device: Any = None) -> str:
-    """A warning line when a GPU is there but the model runs on the CPU (no silent CPU fallback), else
-    "". `device` is the model's device (default: the loaded default model's)."""
-    if device is None:
-        from .llm import loaded_default  # late: llm imports this module
-
-        lm = loaded_default()
-        device = lm.device if lm is not None else None
-    dev_type = getattr(device, "type", str(device or ""))
-    if dev_type == "cpu" and gpu_hardware_present():
-        return (
-            "⚠️ This machine has a GPU but the model runs on the **CPU**: PyTorch cannot use CUDA here "
-            "(a CPU-only torch build, or a CUDA build newer than the driver). Timings are CPU timings. "
-            'See the README, "Install on GPU".'
-        )
-    return ""
-
-
-def warn_cpu_fallback(device: Any) -> None:
-    banner = hardware_banner(device)
-    if banner:
-        log.warning("GPU hardware found but the model runs on the CPU: torch %s cannot use CUDA", _torch_build())
-
-
-def _torch_build() -> str:
-    try:
-        return f"{torch.__version__} (CUDA {torch.version.cuda or 'none'})"
-    except Exception:  # pragma: no cover
-        return "unknown"
-
-
-def storage_banner() -> str:
-    """On a Hugging Face Space (SPACE_ID set) without DATABASE_URL: the warning that ratings live on
-    the Space's own disk and are lost on restart. Else ""."""
-    setting = current_settings()
-    if setting.space_id and not setting.database_url.strip():
-        return STORAGE_BANNER
-    return ""

@@ -21,16 +21,11 @@ from pathlib import Path
 
 import torch
 
+from arena.engines.local.device import device_generate_kwargs
+from arena.engines.local.generate import timed_generate, warm_up
+from arena.engines.local.inputs import encode, plan_for
 from arena.llm import load_model
-from arena.runner import (
-    RunRequest,
-    _timed_generate,
-    device_generate_kwargs,
-    encode,
-    plan_for,
-    run_methods,
-    warm_up,
-)
+from arena.runner import RunRequest, run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 
@@ -38,7 +33,7 @@ PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships
 def per_token_ms(lm, method, overrides, input_ids, n, seed):
     plan = plan_for(lm, method, overrides, input_ids.shape[1], n)
     plan.generate_kwargs["min_new_tokens"] = n
-    out, _, latency, _ = _timed_generate(lm, plan, input_ids, seed)
+    out, _, latency, _ = timed_generate(lm, plan, input_ids, seed)
     produced = out.shape[1] - input_ids.shape[1]
     return latency / produced
 

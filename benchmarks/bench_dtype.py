@@ -27,9 +27,10 @@ import torch
 # bare `generate`, device settings and clocks as the core benchmark's
 from bench_core import bare_generate_ms  # type: ignore[import-not-found]
 
+from arena.engines.local.inputs import encode
 from arena.llm import cpu_has_native_bf16, load_model
 from arena.numbers import cli_whole
-from arena.runner import RunRequest, encode, run_methods
+from arena.runner import RunRequest, run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 TS_TEMP = dict(do_sample=True, temperature=0.9, top_p=0.95, top_k=50)

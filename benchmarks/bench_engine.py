@@ -9,7 +9,7 @@ seeds) is generated three times into fresh SQLite stores:
     output after another, each timed;
   * transformers, batched: one `generate` call per method over all of the study's prompts
     (left-padded), the same plan and processors; what an in-process batch could do at best;
-  * vLLM: `VllmEngine.generate_study`, every request in flight at once, batched by the server.
+  * vLLM: `studies.generate_study` on a `VllmEngine`, every request in flight at once, batched by the server.
 Printed: wall time, outputs/s, generated tokens, tokens/s, and each engine's speed relative to
 "transformers, one at a time". The in-process model loads in float32 (the server's dtype here).
 A warm-up run per engine comes first, untimed. The server must be running (e.g. `. scripts/services/vllm.sh`).
@@ -18,7 +18,6 @@ A warm-up run per engine comes first, untimed. The server must be running (e.g. 
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import tempfile
 import time
@@ -28,10 +27,10 @@ os.environ.setdefault("ARENA_DTYPE", "float32")  # same dtype as the server's --
 import torch  # noqa: E402
 
 from arena import studies  # noqa: E402
-from arena.engines.vllm import VllmEngine, tokenizer_only_model  # noqa: E402
-from arena.llm import load_model  # noqa: E402
+from arena.engines import LOCAL, VllmEngine  # noqa: E402
+from arena.engines.local.inputs import plan_for  # noqa: E402
+from arena.llm import load_model, tokenizer_only_model  # noqa: E402
 from arena.prompts import encode_prompt  # noqa: E402
-from arena.runner import plan_for  # noqa: E402
 from arena.store import Store  # noqa: E402
 
 
@@ -46,14 +45,12 @@ def outputs_of(store, study_id):
 
 
 def run_inprocess(lm, prompts, methods, samples, max_new):
-    os.environ.pop("ARENA_ENGINE", None)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
         try:
             sid = make_study(store, prompts, methods, samples, max_new)
-            kwargs = {"batch_size": 1} if "batch_size" in inspect.signature(studies.generate_study).parameters else {}
             start = time.perf_counter()
-            studies.generate_study(store, lm, sid, **kwargs)  # batch_size=1: one output at a time, each timed
+            studies.generate_study(store, lm, sid, batch_size=1, engine=LOCAL)  # one output at a time, each timed
             wall = time.perf_counter() - start
             outs = outputs_of(store, sid)
             return wall, len(outs), sum(o.new_tokens for o in outs)
@@ -97,7 +94,7 @@ def run_vllm(engine, client_lm, prompts, methods, samples, max_new):
         try:
             sid = make_study(store, prompts, methods, samples, max_new)
             start = time.perf_counter()
-            engine.generate_study(store, client_lm, sid)
+            studies.generate_study(store, client_lm, sid, engine=engine)
             wall = time.perf_counter() - start
             outs = outputs_of(store, sid)
             return wall, len(outs), sum(o.new_tokens for o in outs)
@@ -127,7 +124,7 @@ def main(argv=None) -> int:
     client_lm = tokenizer_only_model()
     print(
         f"model: {lm.name}; in-process {lm.device.type} {str(lm.dtype).replace('torch.', '')}, "
-        f"{torch.get_num_threads()} torch threads; server: {engine.describe()}"
+        f"{torch.get_num_threads()} torch threads; server: {engine.client.label()}"
     )
     print(
         f"study: {len(prompts)} prompts x {len(methods)} methods ({', '.join(methods)}) x {args.samples} sample(s), "

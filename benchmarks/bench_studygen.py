@@ -20,8 +20,8 @@ from pathlib import Path
 import torch
 
 from arena import studies
-from arena.batching import DEFAULT_BATCH_SIZE
 from arena.llm import load_model
+from arena.requests import DEFAULT_BATCH_SIZE
 from arena.store import Store
 
 TOPICS = [

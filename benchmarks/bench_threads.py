@@ -23,9 +23,11 @@ import time
 import torch
 
 from arena import compute
+from arena.engines.local.inputs import encode_ids
+from arena.engines.local.tasks import gpu_run
 from arena.llm import load_model
 from arena.numbers import cli_whole
-from arena.runner import RunRequest, encode_ids, gpu_run, run_methods
+from arena.runner import RunRequest, run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 METHODS = ["TS-Temp", "BS-4"]

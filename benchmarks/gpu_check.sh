@@ -13,8 +13,10 @@
 #    (static cache included) (bench_core)
 # 6. batched study generation against batch size 1 (bench_studygen)
 # 7. the app's default decode (the runner, auto dtype) against bare fp32 `generate` (bench_dtype)
-# Each step has its own time limit and the limits add up to 470 s, so the whole run stays under
-# 8 minutes even when every step runs out its limit. Without CUDA it says so and exits 0.
+# 8. article 003's three tasks per decoder (python -m evaluation.tasks), success with 95% CIs, on the
+#    model ARENA_TASKS_MODEL names (default: the embedded one; a larger model where it is installed)
+# Each step has its own time limit and the limits add up to 540 s, so the whole run stays under
+# 9 minutes even when every step runs out its limit. Without CUDA it says so and exits 0.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] && . .venv/bin/activate
@@ -52,11 +54,11 @@ print(f"model: {load_model().describe()}")
 EOF
 
 # decode.py CACHE...: bare greedy generate, median of 5 after one first call; "static" gets exactly what
-# arena.runner.device_generate_kwargs gives on CUDA, so ARENA_COMPILE decides whether it compiles.
+# arena.engines.local.device.device_generate_kwargs gives on CUDA, so ARENA_COMPILE decides whether it compiles.
 cat > "$OUT/decode.py" <<'EOF'
 import json, os, sys, time, torch
 from arena.llm import load_model
-from arena.runner import compile_enabled, device_generate_kwargs
+from arena.engines.local.device import compile_enabled, device_generate_kwargs
 lm = load_model()
 dev = lm.device
 # copy bandwidth: read + write of a 1 GiB buffer, best of 5
@@ -97,5 +99,8 @@ step perplexity_batched_vs_loop 80 python benchmarks/bench_ppl.py --device cuda 
 step core_tilt_and_runner 80 python benchmarks/bench_core.py --trials 5 --max-new-tokens 48 --json "$OUT/core.json"
 step study_generation_batched 60 python benchmarks/bench_studygen.py --items 16 --max-new-tokens 32 --rounds 1
 step default_decode_vs_fp32 50 python benchmarks/bench_dtype.py --trials 5 --max-new-tokens 64 --json "$OUT/dtype.json"
+# the per-cell table goes to the log (stderr), the full result to tasks.json
+step tasks_per_decoder 70 sh -c 'python -m evaluation.tasks --methods preset,Greedy,TS-Temp --samples 4 --no-progress \
+  ${ARENA_TASKS_MODEL:+--model "$ARENA_TASKS_MODEL"} --json > "$OUT/tasks.json"'
 echo "== all steps: $(( $(date +%s) - start )) s; logs in $OUT"
 exit $status

@@ -25,6 +25,7 @@ from transformers import LogitsProcessor, TopPLogitsWarper
 
 __all__ = [
     "DualThresholdLogitsWarper",
+    "LengthAwareTemperatureLogitsWarper",
     "RecentRepetitionPenaltyLogitsProcessor",
     "TemperatureDecayLogitsWarper",
     "TiltedLogitsProcessor",
@@ -367,3 +368,112 @@ class DualThresholdLogitsWarper(LogitsProcessor):
         keep = in_nucleus & (x > mean + var.sqrt())
         keep.scatter_(1, x.argmax(dim=-1, keepdim=True), True)
         return scores.masked_fill(~keep, self.filter_value)
+
+
+class LengthAwareTemperatureLogitsWarper(LogitsProcessor):
+    r"""Length-aware sampling (article 003, §5.3): the temperature falls as each row's output nears
+    its length limit.
+
+        ℓ_r       = Σ_{j ≥ prompt_length} len(input_ids[r, j])       (the output's length so far)
+        T_r       = T_end + (T_start − T_end) · (1 − min(1, ℓ_r / L))^γ
+        scores'_r = scores_r / T_r
+
+    `len(w)` is a per-token length from `token_lengths`: 1 for every token counts tokens; the number
+    of characters a token adds (`decoders.token_lengths.char_lengths`) makes L a limit in characters,
+    as the article's "at most 200 characters". Unlike `TemperatureDecayLogitsWarper`, which follows the
+    step count, T follows the length each row has really written, so rows of a batch that write
+    short and long tokens cool at their own pace. Past the limit T stays T_end. The lengths are one
+    gather and one sum per step over the batch; T is computed in float32 and the scores keep their
+    dtype. Use it with `generate(temperature=1.0)`; top-k and top-p then act on the cooled scores.
+
+    Args:
+        t_start (`float`):
+            T for an empty output; > 0.
+        t_end (`float`):
+            T once the output has reached the limit; > 0 (may exceed `t_start`, which then warms up).
+        length_limit (`int`):
+            L, in the unit of `token_lengths`; ≥ 1.
+        prompt_length (`int`):
+            Length of the prompt in `input_ids`; tokens before it are not output.
+        token_lengths (`torch.Tensor`, *optional*):
+            Shape `(vocabulary,)`, the length each token id adds; ids beyond it add 0. None: every
+            token adds 1 (L is then in tokens).
+        gamma (`float`, *optional*, defaults to 1.0):
+            Shape of the fall: 1 linear in the length, > 1 cools early, < 1 cools late.
+
+    Examples:
+        >>> import torch
+        >>> from transformers import LlamaConfig, LlamaForCausalLM, LogitsProcessorList
+        >>> _ = torch.manual_seed(0)
+        >>> config = LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+        ...                      num_attention_heads=2, num_key_value_heads=2, eos_token_id=None, pad_token_id=0)
+        >>> model = LlamaForCausalLM(config).eval()
+        >>> prompt = torch.tensor([[1, 5, 9]])
+
+        With T_start = T_end the temperature is constant, so it samples what `generate(temperature=T)`
+        samples with the same seed:
+
+        >>> flat = LengthAwareTemperatureLogitsWarper(0.6, 0.6, length_limit=8, prompt_length=3)
+        >>> _ = torch.manual_seed(1)
+        >>> a = model.generate(prompt, do_sample=True, temperature=1.0, top_k=0, max_new_tokens=6,
+        ...                    logits_processor=LogitsProcessorList([flat]))
+        >>> _ = torch.manual_seed(1)
+        >>> torch.equal(a, model.generate(prompt, do_sample=True, temperature=0.6, top_k=0, max_new_tokens=6))
+        True
+
+        By hand (0.75 → 0.45 over L = 10 characters; token 7 writes 5 characters, token 2 writes 1).
+        Row 0 has written 5 of 10 characters: T = 0.45 + 0.3·0.5 = 0.6; row 1 wrote 1: T = 0.72:
+
+        >>> lengths = torch.ones(32)
+        >>> lengths[7] = 5
+        >>> w = LengthAwareTemperatureLogitsWarper(0.75, 0.45, length_limit=10, prompt_length=1, token_lengths=lengths)
+        >>> w.temperatures(torch.tensor([[4, 7], [4, 2]]))
+        tensor([0.6000, 0.7200])
+        >>> w(torch.tensor([[4, 7], [4, 2]]), torch.tensor([[1.2], [1.44]]))
+        tensor([[2.],
+                [2.]])
+        >>> w(torch.tensor([[4, 7]]), torch.tensor([[1.2]]).bfloat16()).dtype
+        torch.bfloat16
+    """
+
+    def __init__(
+        self,
+        t_start: float,
+        t_end: float,
+        length_limit: int,
+        prompt_length: int,
+        token_lengths: torch.Tensor | None = None,
+        gamma: float = 1.0,
+    ):
+        if not t_start > 0 or not t_end > 0:
+            raise ValueError(f"temperatures must be > 0, got t_start={t_start}, t_end={t_end}")
+        if length_limit < 1:
+            raise ValueError(f"length_limit must be ≥ 1, got {length_limit}")
+        if gamma < 0:
+            raise ValueError(f"gamma must be ≥ 0, got {gamma}")
+        self.t_start, self.t_end, self.gamma = float(t_start), float(t_end), float(gamma)
+        self.length_limit, self.prompt_length = int(length_limit), int(prompt_length)
+        # One extra 0 at the end: ids the table does not cover (padding rows of the output layer) add 0.
+        self.token_lengths = None if token_lengths is None else torch.cat([token_lengths.float(), torch.zeros(1)])
+        self._on: dict[torch.device, torch.Tensor] = {}
+
+    def lengths(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """ℓ_r, the length of each row's output so far, float32 of shape (batch,)."""
+        out = input_ids[:, self.prompt_length :]
+        if self.token_lengths is None:
+            return torch.full((input_ids.shape[0],), float(out.shape[1]), device=input_ids.device)
+        table = self._on.get(input_ids.device)
+        if table is None:
+            table = self._on[input_ids.device] = self.token_lengths.to(input_ids.device)
+        return table[out.clamp(max=table.shape[0] - 1)].sum(dim=-1)
+
+    def temperatures(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """T_r for each row, float32 of shape (batch,)."""
+        progress = (self.lengths(input_ids) / self.length_limit).clamp(0.0, 1.0)
+        return self.t_end + (self.t_start - self.t_end) * (1.0 - progress) ** self.gamma
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
+        t = self.temperatures(input_ids).to(scores.device)
+        # Divided in float32 and rounded once, as transformers' TemperatureLogitsWarper divides a
+        # bfloat16 tensor by a Python float: the same scores at a constant T, in every dtype.
+        return (scores.float() / t[:, None]).to(scores.dtype)

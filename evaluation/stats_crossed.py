@@ -151,7 +151,8 @@ def crossed_mean(
         b_var, b_df, b_comps = balanced_mean_variance(table, conditional)
         df = float(b_df)
         if df_at is not None and not conditional:
-            df = balanced_df_at(*table.shape, df_at)
+            n_items, n_raters = table.shape
+            df = balanced_df_at(n_items, n_raters, df_at)
         return _finish(est, float(b_var), df, level, base, {k: float(v) for k, v in b_comps.items()})
     if conditional:
         X = reml.indicators(raters)  # one fixed effect per rater: the target is the mean over these raters

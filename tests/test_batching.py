@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena import batching, studies
-from arena.runner import RunRequest, encode_ids, run_methods
+from arena import studies
+from arena.engines.local import batching
+from arena.engines.local.inputs import encode_ids
+from arena.runner import RunRequest, run_methods
 from arena.store import Store
 
 PROMPTS = [

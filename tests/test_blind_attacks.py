@@ -92,7 +92,7 @@ def test_within_a_block_the_only_leak_is_what_balance_implies():
     """In the same block the seen row is used up: the other items show each of the other 5 orders
     with probability 1/5 and never the seen one. Nothing else is learnt: off the diagonal the table
     is uniform. (For 3 methods, guessing the method at position A of another item of the block is
-    right 2/5 of the time instead of 1/3: the price of exact balance; see the README's threat model.)"""
+    right 2/5 of the time instead of 1/3: the price of exact balance; see docs/studies.md, the threat model.)"""
     table = joint((order(s, 0), order(s, 1 + (s % 5))) for s in SEEDS)
     assert np.trace(table) == 0
     off = table[~np.eye(6, dtype=bool)]

@@ -5,7 +5,9 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
 import decoders
-from arena.runner import RunRequest, device_generate_kwargs, encode, run_methods
+from arena.engines.local.device import device_generate_kwargs
+from arena.engines.local.inputs import encode
+from arena.runner import RunRequest, run_methods
 from decoders.priors import build_prior
 
 PROMPT = "Explain the basic principles of quantum computing."

@@ -13,9 +13,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from arena import batching, runner
+from arena.engines.local import batching, generate
+from arena.engines.local.device import compile_enabled, device_generate_kwargs
+from arena.engines.local.inputs import encode, plan_for
 from arena.errors import UserError
-from arena.runner import RunRequest, compile_enabled, device_generate_kwargs, encode, run_methods
+from arena.runner import RunRequest, run_methods
 
 PROMPT = "Explain the basic principles of quantum computing."
 N = 10
@@ -71,8 +73,8 @@ def test_the_runner_passes_the_static_cache_on_cuda(monkeypatch, method):
     monkeypatch.delenv("ARENA_COMPILE", raising=False)
     lm = cuda_stand_in()
     ids = torch.tensor([[1, 3, 4]])
-    plan = runner.plan_for(lm, method, None, ids.shape[1], 4)
-    runner._generate(lm, plan, ids, list(plan.logits_processors))
+    plan = plan_for(lm, method, None, ids.shape[1], 4)
+    generate.generate_once(lm, plan, ids, list(plan.logits_processors))
     (kwargs,) = lm.model.calls
     assert kwargs["cache_implementation"] == "static" and kwargs["disable_compile"] is True
     for key, value in plan.generate_kwargs.items():  # the method's own settings are all still there
@@ -99,9 +101,9 @@ def test_study_batches_pass_the_static_cache_on_cuda(monkeypatch):
 def test_a_method_setting_wins_over_the_device_default(monkeypatch):
     lm = cuda_stand_in()
     ids = torch.tensor([[1, 3, 4]])
-    plan = runner.plan_for(lm, "TS-Temp", None, ids.shape[1], 4)
+    plan = plan_for(lm, "TS-Temp", None, ids.shape[1], 4)
     plan.generate_kwargs["cache_implementation"] = "dynamic"
-    runner._generate(lm, plan, ids, [])
+    generate.generate_once(lm, plan, ids, [])
     assert lm.model.calls[0]["cache_implementation"] == "dynamic"
 
 
@@ -119,7 +121,7 @@ def test_under_a_static_cache_the_runner_gives_bare_generates_tokens(lm, monkeyp
     """What the CUDA path changes, run for real on the CPU: the runner's static-cache decode (its
     processors, first-token clock and stopping criterion included) against bare `generate` with the
     same static cache."""
-    monkeypatch.setattr(runner, "device_generate_kwargs", lambda device: dict(STATIC))
+    monkeypatch.setattr(generate, "device_generate_kwargs", lambda device: dict(STATIC))
     req = RunRequest(PROMPT, [method], {}, N, seed)
     ids = encode(lm, req)
     with torch.inference_mode():

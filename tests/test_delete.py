@@ -345,14 +345,9 @@ def test_rater_deletion_copies_only_that_raters_ratings(store):
 
 def test_a_study_being_generated_is_not_deleted(store):
     a, _ = world(store)
-    with studies._running_lock:
-        studies._running.add(a)
-    try:
+    with studies.generating(a):
         with pytest.raises(UserError, match="being generated"):
             studies.delete_study(store, a, "Pilot A")
-    finally:
-        with studies._running_lock:
-            studies._running.discard(a)
     assert store.get_study(a) is not None
 
 

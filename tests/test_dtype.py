@@ -109,8 +109,9 @@ def test_runner_equals_bare_generate_in_bf16(lm):
     gives bare `generate`'s tokens within one dtype."""
     import copy
 
+    from arena.engines.local.inputs import encode
     from arena.llm import LoadedModel
-    from arena.runner import RunRequest, encode, run_methods
+    from arena.runner import RunRequest, run_methods
 
     model = copy.deepcopy(lm.model).to(torch.bfloat16)
     bf16 = LoadedModel(

@@ -50,7 +50,7 @@ def vllm_url() -> str:
 @pytest.fixture(scope="module")
 def client_lm():
     """The app's side with ARENA_ENGINE=vllm: tokenizer, no weights."""
-    from arena.engines.vllm import tokenizer_only_model
+    from arena.llm import tokenizer_only_model
 
     return tokenizer_only_model()
 
@@ -67,9 +67,9 @@ def hf_float32(client_lm):
     """The same converted folder the server loads, in float32 in this process, for the reference."""
     from transformers import AutoModelForCausalLM
 
-    from arena.engines.vllm import model_folder
+    from arena.llm import materialize
 
-    model = AutoModelForCausalLM.from_pretrained(model_folder(), dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(materialize(), dtype=torch.float32).eval()
     return model
 
 
@@ -117,16 +117,16 @@ def test_engine_setting_is_validated(monkeypatch):
     from arena import engines
 
     monkeypatch.delenv("ARENA_ENGINE", raising=False)
-    assert engines.current_engine() is None  # the default: in-process transformers, no server
+    assert isinstance(engines.current(), engines.LocalEngine)  # the default: in-process transformers, no server
     monkeypatch.setenv("ARENA_ENGINE", "tgi")
     with pytest.raises(UserError, match="ARENA_ENGINE"):
-        engines.current_engine()
+        engines.current()
     monkeypatch.setenv("ARENA_ENGINE", "vllm")
     monkeypatch.setenv("ARENA_VLLM_URL", "http://127.0.0.1:9/")
-    eng = engines.current_engine()
-    assert eng.url == "http://127.0.0.1:9"
+    eng = engines.current()
+    assert isinstance(eng, engines.VllmEngine) and eng.client.url == "http://127.0.0.1:9"
     with pytest.raises(UserError, match="does not answer"):
-        eng.info()
+        eng.client.info()
 
 
 # ---- the tilt on the server ----------------------------------------------------------------------
@@ -136,7 +136,7 @@ def _server_first_step(engine, ids, temperature, alpha, prior, token_ids):
     """The server's first-step log-probs (after the tilt, temperature, top-k/top-p: the server runs
     with --logprobs-mode processed_logprobs) for `token_ids`."""
     body = {
-        "model": engine.info().model,
+        "model": engine.client.info().model,
         "prompt": ids,
         "max_tokens": 1,
         "temperature": temperature,
@@ -150,7 +150,7 @@ def _server_first_step(engine, ids, temperature, alpha, prior, token_ids):
     }
     if alpha is not None:
         body["vllm_xargs"] = {"arena_tilt_alpha": alpha, "arena_tilt_prior": prior}
-    response = engine.http.post("/v1/completions", json=body)
+    response = engine.client.http.post("/v1/completions", json=body)
     assert response.status_code == 200, response.text
     top = response.json()["choices"][0]["logprobs"]["top_logprobs"][0]
     return {int(key.split(":", 1)[1]): value for key, value in top.items()}
@@ -253,7 +253,7 @@ def test_compare_streams_from_the_server(engine, client_lm):
     for r in results:
         assert r.text and 1 <= r.new_tokens <= 10
         assert 0 < r.ttft_ms <= r.latency_ms
-        assert r.settings["engine"] == engine.engine_settings() and r.settings["max_new_tokens"] == 10
+        assert r.settings["engine"] == engine.client.engine_settings() and r.settings["max_new_tokens"] == 10
         assert r.settings["timing"]["measured"].startswith("on the client")
         if r.method != "BS-4":
             assert r.ttft_ms < r.latency_ms and r.settings["server_metrics"]["time_to_first_token_ms"] > 0
@@ -273,9 +273,9 @@ def test_compare_streams_from_the_server(engine, client_lm):
 def test_methods_needing_our_processors_are_refused_by_a_server_without_them(engine, client_lm):
     """A server started without --logits-processors would accept vllm_xargs and ignore them
     (TS-Tilted silently = TS-Temp); the engine asks the server which processors it runs."""
-    from arena.engines.vllm import VllmEngine
+    from arena.engines.vllm import VllmClient
 
-    bare = VllmEngine(engine.url)
+    bare = VllmClient(engine.client.url)
     info = bare.info()
     assert info.processors == {"ArenaTilt", "ArenaNoRepeatNGram"}  # the real probe, on our server
     info.processors = set()  # what the probe finds on a server without them
@@ -294,8 +294,6 @@ def test_refused_method_sends_nothing(engine, client_lm):
 
 
 def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_path):
-    from arena.engines.vllm import _study_seed
-
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     try:
         prompts = [
@@ -314,7 +312,9 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
         )
         seen = []
         started = time.perf_counter()
-        report = engine.generate_study(store, client_lm, study_id, progress=lambda d, t, what: seen.append((d, t)))
+        report = studies.generate_study(
+            store, client_lm, study_id, progress=lambda d, t, what: seen.append((d, t)), engine=engine
+        )
         wall_ms = (time.perf_counter() - started) * 1000
         assert (report.total, report.generated, report.complete) == (12, 12, True)
         assert seen[-1] == (12, 12)
@@ -324,17 +324,20 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
             settings = json.loads(o.settings) if isinstance(o.settings, str) else o.settings
             assert settings["engine"]["name"] == "vllm" and "vLLM" in o.model
             item = next(i for i in store.items(study_id) if i.id == o.item_id)
-            assert o.seed == _study_seed(store.get_study(study_id), item, o.method, o.sample_index)
+            # the seed the in-process engine gives this slot: the study's, whatever the engine
+            assert o.seed == studies.derive_seed(
+                store.get_study(study_id).base_seed, item.public_id, o.method, o.sample_index
+            )
             assert o.text
         # all twelve were in flight together: the run took far less than the sum of their latencies
         assert wall_ms < 0.6 * sum(o.latency_ms for o in outputs)
         # resumable as before: nothing left, nothing duplicated
-        again = engine.generate_study(store, client_lm, study_id)
+        again = studies.generate_study(store, client_lm, study_id, engine=engine)
         assert (again.existing, again.generated) == (12, 0)
         # a study with a method the engine cannot run is refused before any request
         bad = studies.create_study(store, "engine study two", prompts[:1], methods=["BS-4", "TS-Temp"])
         with pytest.raises(UserError, match="n-gram"):
-            engine.generate_study(store, client_lm, bad)
+            studies.generate_study(store, client_lm, bad, engine=engine)
         assert store.output_slots(bad) == set()
     finally:
         store.dispose()

@@ -229,7 +229,7 @@ def test_trace_view_data(lm, forced):
 
 
 def test_a_trace_is_the_runners_own_run(lm):
-    """The trace tab generates through arena.runner (warm-up, timed generation, result), so with the
+    """The trace tab generates through the in-process engine (warm-up, timed generation, result), so with the
     same seed it gives Compare's answer, with Compare's timing fields."""
     from arena.runner import RunRequest, run_methods
     from ui.trace import run_trace

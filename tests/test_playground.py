@@ -65,7 +65,7 @@ EQUIVALENT = [
 
 @pytest.mark.parametrize("name,overrides,bare", EQUIVALENT, ids=[e[0] for e in EQUIVALENT])
 def test_same_tokens_as_bare_generate(lm, name, overrides, bare):
-    from arena.runner import plan_for
+    from arena.engines.local.inputs import plan_for
 
     ids = lm.tokenizer("The library opened at nine, and the first visitor", return_tensors="pt")["input_ids"]
     common = dict(

@@ -13,6 +13,7 @@ from decoders import DecodeContext, processors
 from decoders.priors import build_prior
 from decoders.processors import (
     DualThresholdLogitsWarper,
+    LengthAwareTemperatureLogitsWarper,
     RecentRepetitionPenaltyLogitsProcessor,
     TemperatureDecayLogitsWarper,
     TiltedLogitsProcessor,
@@ -35,7 +36,7 @@ PROCESSOR_CLASSES = sorted(
 
 def test_all_processors_live_in_one_module():
     assert [cls.__name__ for cls in PROCESSOR_CLASSES] == sorted(processors.__all__)
-    assert len(PROCESSOR_CLASSES) == 5
+    assert len(PROCESSOR_CLASSES) == 6
 
 
 @pytest.mark.parametrize("cls", PROCESSOR_CLASSES, ids=lambda cls: cls.__name__)
@@ -59,6 +60,9 @@ def processor_under_test(cls):
         TemperatureDecayLogitsWarper: lambda: TemperatureDecayLogitsWarper(0.9, 1.5, 16, prompt_length=2),
         WarmupTemperatureLogitsWarper: lambda: WarmupTemperatureLogitsWarper(1.3, 8, 0.7, prompt_length=2),
         DualThresholdLogitsWarper: lambda: DualThresholdLogitsWarper(0.9),
+        LengthAwareTemperatureLogitsWarper: lambda: LengthAwareTemperatureLogitsWarper(
+            0.75, 0.45, 10, prompt_length=2, token_lengths=torch.arange(VOCAB).float() % 3
+        ),
     }
     return made[cls]()
 

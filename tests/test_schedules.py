@@ -79,7 +79,7 @@ def test_constant_schedules_sample_like_plain_temperature(lm):
     those of bare generate(temperature=T) with the same seed."""
     from transformers import LogitsProcessorList
 
-    from arena.runner import plan_for
+    from arena.engines.local.inputs import plan_for
 
     ids = lm.tokenizer("The old harbour was quiet, and", return_tensors="pt")["input_ids"]
     mask = torch.ones_like(ids)

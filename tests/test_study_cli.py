@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import blind, study_cli
+from arena import blind
 from arena.store import Store
+from arena.studies import __main__ as study_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from arena import hardware
 from arena import zerogpu as gpu
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,32 +89,32 @@ def test_quota_refusal_tells_the_visitor_to_sign_in():
 def test_space_without_database_url_shows_the_storage_banner(monkeypatch):
     monkeypatch.setenv("SPACE_ID", "someone/decoding-arena")
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    banner = gpu.storage_banner()
+    banner = hardware.storage_banner()
     assert "stored on this Space's disk and are lost when it restarts; set DATABASE_URL" in banner
     monkeypatch.setenv("DATABASE_URL", "postgresql://db.example/arena")
-    assert gpu.storage_banner() == ""
+    assert hardware.storage_banner() == ""
     monkeypatch.delenv("SPACE_ID")
     monkeypatch.delenv("DATABASE_URL")
-    assert gpu.storage_banner() == ""  # not a Space: the README explains the local default
+    assert hardware.storage_banner() == ""  # not a Space: the README explains the local default
 
 
 def test_a_gpu_machine_running_on_the_cpu_gets_a_banner_and_a_warning(monkeypatch, caplog):
     monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
     monkeypatch.setenv("NVIDIA_VISIBLE_DEVICES", "all")
-    banner = gpu.hardware_banner(torch.device("cpu"))
+    banner = hardware.hardware_banner(torch.device("cpu"))
     assert "GPU" in banner and "CPU" in banner
-    assert gpu.hardware_banner(torch.device("cuda")) == ""
+    assert hardware.hardware_banner(torch.device("cuda")) == ""
     with caplog.at_level("WARNING"):
-        gpu.warn_cpu_fallback(torch.device("cpu"))
+        hardware.warn_cpu_fallback(torch.device("cpu"))
     assert any("runs on the CPU" in rec.message for rec in caplog.records)
     monkeypatch.setenv("NVIDIA_VISIBLE_DEVICES", "void")
-    monkeypatch.setattr(gpu, "Path", lambda *_: Path("/nonexistent/nvidia"))
-    assert gpu.hardware_banner(torch.device("cpu")) == ""
+    monkeypatch.setattr(hardware, "Path", lambda *_: Path("/nonexistent/nvidia"))
+    assert hardware.hardware_banner(torch.device("cpu")) == ""
 
 
 def test_gpu_tasks_take_and_return_plain_data(lm):
     """In-process, the same GPU functions run unchanged; what they return is lists, dicts, numbers."""
-    from arena.runner import gpu_run, gpu_trace
+    from arena.engines.local.tasks import gpu_run, gpu_trace
     from arena.zerogpu import find_unplain
     from evaluation.perplexity import gpu_scores
 

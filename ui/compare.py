@@ -19,11 +19,12 @@ from plotly.subplots import make_subplots
 
 import decoders
 from arena import estimate, studies
-from arena.engines import current_engine
+from arena.engines import current
 from arena.errors import UserError
+from arena.hardware import hardware_banner
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
-from arena.prompts import SCENARIOS
+from arena.prompts import SCENARIOS, TASK_SCENARIOS
 from arena.runner import (
     DEFAULT_MAX_NEW_TOKENS,
     MAX_NEW_TOKENS_RANGE,
@@ -34,8 +35,9 @@ from arena.runner import (
     validate_request,
 )
 from arena.settings import current as current_settings
-from arena.zerogpu import friendly_error, hardware_banner, streaming_note
+from arena.zerogpu import friendly_error
 from decoders import Param
+from evaluation.tasks.views import verdict_line
 
 from . import AppContext
 from .rating import store_for
@@ -197,6 +199,14 @@ def timing_figure(results: list[MethodResult]) -> go.Figure:
     return fig
 
 
+def task_check_lines(state: Any, names: list[str]) -> dict[str, str]:
+    """After a run (the session's `last` state): the task checker's line for each method's output
+    when the prompt is one of article 003's task prompts (evaluation/tasks), "" otherwise."""
+    state = state if isinstance(state, dict) else {}
+    texts = {r.method: r.text for r in state.get("results", [])}
+    return {n: verdict_line(state.get("prompt", ""), texts[n]) if n in texts else "" for n in names}
+
+
 def _control(param: Param) -> gr.components.Component:
     label = param.label or param.name
     if param.kind == "bool":
@@ -222,17 +232,9 @@ def build(ctx: AppContext) -> None:
     if banner:
         gr.Markdown(banner)
 
-    engine = current_engine()
-    if engine is not None:  # ARENA_ENGINE=vllm: outputs come from the server (arena/engines)
-        gr.Markdown(
-            f"**Engine:** vLLM server · **model:** {engine.describe()} · timing measured on this side, "
-            f"see README (Engines)"
-        )
-    else:
-        gr.Markdown(
-            f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
-            f" · context {lm.context_length:,} tokens" + (f"  \n{streaming_note()}" if streaming_note() else "")
-        )
+    engine = current()
+    gr.Markdown(engine.describe(lm))
+    if engine.in_process:  # a server's model is described by the server
         small = model_size_note(lm)
         if small:
             gr.Markdown(small, elem_id="compare-model-note")
@@ -244,6 +246,11 @@ def build(ctx: AppContext) -> None:
                 examples=[[s.prompt, s.raw] for s in SCENARIOS],
                 inputs=[prompt, raw_box],
                 label="The article's scenarios (zh and en)",
+            )
+            gr.Examples(
+                examples=[[s.prompt, s.raw] for s in TASK_SCENARIOS],
+                inputs=[prompt, raw_box],
+                label="Article 003's tasks: each output gets an automatic check (docs/tasks.md)",
             )
         with gr.Column(scale=2):
             methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
@@ -275,12 +282,15 @@ def build(ctx: AppContext) -> None:
                     controls.extend(_control(p) for p in d.params)
     status = gr.Markdown("")
     boxes: dict[str, gr.Textbox] = {}
+    columns: dict[str, gr.Column] = {}
+    checks: dict[str, gr.Textbox] = {}
     with gr.Row(equal_height=True):
         for name in all_names:
-            # Textbox, not Markdown/HTML: model output is shown as text and can never run as markup.
-            boxes[name] = gr.Textbox(
-                label=name, lines=12, interactive=False, min_width=320, visible=name in decoders.DEFAULT_METHODS
-            )
+            with gr.Column(min_width=320, visible=name in decoders.DEFAULT_METHODS) as columns[name]:
+                # Textbox, not Markdown/HTML: model output is shown as text and can never run as markup.
+                boxes[name] = gr.Textbox(label=name, lines=12, interactive=False)
+                # A task prompt's automatic check (evaluation/tasks); quotes model text, so text too.
+                checks[name] = gr.Textbox(label=f"{name}: task check", lines=2, interactive=False, visible=False)
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
     gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
     chart = gr.Plot(label="Latency and throughput")
@@ -290,6 +300,10 @@ def build(ctx: AppContext) -> None:
 
     def on_methods(selected: list[str]):
         return [gr.update(visible=n in (selected or [])) for n in all_names]
+
+    def on_checks(state):
+        lines = task_check_lines(state, all_names)
+        return [gr.update(value=lines[n], visible=bool(lines[n])) for n in all_names]
 
     def on_preset(name: str | None, selected: list[str]):
         if not name:
@@ -310,7 +324,7 @@ def build(ctx: AppContext) -> None:
     def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
         try:
             req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
-            # A study's prompt run here would show its outputs with method names (arena/studies.py).
+            # A study's prompt run here would show its outputs with method names (arena/studies/reserved.py).
             studies.check_not_reserved(store_for(ctx), req.prompt)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
@@ -396,7 +410,7 @@ def build(ctx: AppContext) -> None:
         if cancel is not None:
             cancel.set()
 
-    methods.change(on_methods, methods, list(boxes.values()), api_visibility="private")
+    methods.change(on_methods, methods, list(columns.values()), api_visibility="private")
     preset.change(
         on_preset,
         [preset, methods],
@@ -411,6 +425,13 @@ def build(ctx: AppContext) -> None:
         concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
         concurrency_id="generation",
     )
+    run.click(
+        lambda: [gr.update(value="", visible=False)] * len(all_names),
+        None,
+        list(checks.values()),
+        api_visibility="private",
+    )
+    run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
     stop.click(on_stop, None, None, cancels=[run_event], api_visibility="private")
     quick = ctx.extras.get("quick_rate")

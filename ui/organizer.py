@@ -21,9 +21,10 @@ import pandas as pd
 import decoders
 from arena import blind, export, invites, studies, throttle
 from arena.errors import UserError
+from arena.hardware import hardware_banner, storage_banner
+from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
-from arena.zerogpu import hardware_banner, storage_banner
 from evaluation.perplexity import SCORES
 
 from . import AppContext, organizer_dashboard, organizer_stats
@@ -156,7 +157,8 @@ def build(ctx: AppContext) -> None:
         "Organizer tools. Everything here needs the organizer password "
         "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server)."
     )
-    for banner in (storage_banner(), hardware_banner()):
+    loaded = loaded_default()  # the model's device, if it is loaded (a rating-only app may not load it)
+    for banner in (storage_banner(), hardware_banner(loaded.device if loaded is not None else None)):
         if banner:
             gr.Markdown(banner, elem_classes=["arena-banner"])
     password = gr.Textbox(label="Organizer password", type="password", max_lines=1)

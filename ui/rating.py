@@ -15,9 +15,10 @@ import gradio as gr
 
 from arena import blind, invites, studies, throttle
 from arena.errors import UserError
+from arena.hardware import hardware_banner, storage_banner
+from arena.llm import loaded_default
 from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
-from arena.zerogpu import hardware_banner, storage_banner
 
 from . import AppContext, assets, store_for
 from .safe import md_text, response_html
@@ -121,7 +122,8 @@ def build(ctx: AppContext) -> None:
         "Your ratings are saved when you press **Submit**; you can go back and change them. "
         "To take part you need an invite code (or link) from the study's organizer."
     )
-    for banner in (storage_banner(), hardware_banner()):
+    loaded = loaded_default()  # the model's device, if it is loaded (a rating-only app may not load it)
+    for banner in (storage_banner(), hardware_banner(loaded.device if loaded is not None else None)):
         if banner:
             gr.Markdown(banner, elem_classes=["arena-banner"])
     session = gr.State({})

@@ -25,6 +25,7 @@ from evaluation import human, story
 from evaluation import results as res
 from evaluation.human import pseudonymize_raters
 from evaluation.perplexity import SCORES, ItemScore
+from evaluation.tasks.views import with_task_success
 
 from . import AppContext, store_for
 from .present import present_url
@@ -87,7 +88,10 @@ def compute_view(
             f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
             "(a page of its own: no tabs, no controls)"
         ),
-        "table": res.display_table(r.summary) if len(r.summary) else pd.DataFrame(),
+        # Outputs of article 003's task prompts also get their automatic checker's success rate.
+        "table": with_task_success(res.display_table(r.summary), filtered_outputs)
+        if len(r.summary)
+        else pd.DataFrame(),
         "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
         "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
         "stats": stats_tables(r),

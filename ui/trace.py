@@ -17,9 +17,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from arena import studies
+from arena.engines import LOCAL
 from arena.errors import UserError
 from arena.llm import LoadedModel
-from arena.runner import RunRequest, encode_ids, gpu_trace, validate_request
+from arena.requests import RunRequest
 from arena.zerogpu import friendly_error
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
@@ -53,14 +54,12 @@ def run_trace(
     overrides: dict[str, Any] | None = None,
 ) -> TraceRun:
     """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
-    in `arena.runner.gpu_trace`: Compare's own warm-up, timed generation and result (`run_one`) on
-    the same plain-data GPU path (a ZeroGPU task there)."""
-    req = validate_request(
-        RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
+    in process (Multi-Arm drives the model step by step, whatever the engine setting), through
+    `LocalEngine.trace`: Compare's own warm-up, timed generation and result on the same plain-data
+    GPU path (a ZeroGPU task there), under the model's lock."""
+    out = LOCAL.trace(
+        lm, RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
     )
-    prompt_ids = encode_ids(lm, req)
-    with lm.lock:
-        out = gpu_trace(lm.key, prompt_ids, req.settings.get(METHOD), req.seed, req.max_new_tokens, req.prompt)
     return TraceRun(out["result"]["text"], trace_from_dict(out["trace"]), out["settings"], out["result"])
 
 

@@ -1,12 +1,12 @@
-"""Where outputs come from: the engine setting.
+"""Where outputs come from: the engine setting, and the one engine interface (base.py).
 
-``ARENA_ENGINE=transformers`` (the default): in-process transformers, `arena/runner.py`.
+``ARENA_ENGINE=transformers`` (the default): in-process transformers, `arena/engines/local/`.
 ``ARENA_ENGINE=vllm``: a vLLM server at ``ARENA_VLLM_URL`` (OpenAI-compatible API, default
-``http://127.0.0.1:8000``), driven by `arena.engines.vllm.VllmEngine`.
+``http://127.0.0.1:8000``), `arena/engines/vllm/`.
+``ARENA_ENGINE=dummy``: fake text and timing for fast tests, `arena/engines/dummy.py`.
 
-The rest of the app asks one question, `current_engine()`: None means "run in process as
-always", anything else is an engine object with `run_methods`, `stream_methods` and
-`generate_study`.
+The rest of the app asks `current()` for its engine and calls the same methods whichever it is:
+`stream_methods`, `run_methods`, `generate_slots` (arena/engines/base.py).
 """
 
 from __future__ import annotations
@@ -15,12 +15,21 @@ import threading
 
 from .. import settings
 from ..errors import UserError
+from ..llm import LoadedModel, tokenizer_only_model
+from .base import Engine
+from .dummy import DummyEngine
+from .local import LocalEngine
+from .vllm import VllmEngine
 
 ENGINE_ENV = settings.env_of("engine")
-ENGINES = ("transformers", "vllm")
+ENGINES = ("transformers", "vllm", "dummy")
 
-_engines: dict[tuple[str, str], object] = {}
+LOCAL = LocalEngine()  # stateless: the model and its lock travel with each call
+DUMMY = DummyEngine()
+_servers: dict[str, VllmEngine] = {}
 _lock = threading.Lock()
+
+__all__ = ["DUMMY", "ENGINES", "LOCAL", "DummyEngine", "Engine", "LocalEngine", "VllmEngine", "current"]
 
 
 def engine_name() -> str:
@@ -35,23 +44,24 @@ def vllm_url() -> str:
     return (settings.current().vllm_url or settings.Settings.vllm_url).strip().rstrip("/")
 
 
-def current_engine():
-    """None for in-process transformers; otherwise the (shared) engine client for the setting."""
+def current() -> Engine:
+    """The engine the settings name; one shared client per vLLM server address."""
     name = engine_name()
     if name == "transformers":
-        return None
-    key = (name, vllm_url())
+        return LOCAL
+    if name == "dummy":
+        return DUMMY
+    url = vllm_url()
     with _lock:
-        if key not in _engines:
-            from .vllm import VllmEngine  # late: vllm.py imports the runner, which imports this package
-
-            _engines[key] = VllmEngine(key[1])
-        return _engines[key]
+        if url not in _servers:
+            _servers[url] = VllmEngine(url)
+        return _servers[url]
 
 
-def client_model(setting: str | None = None, cache_dir=None):
+def client_model(setting: str | None = None, cache_dir=None) -> LoadedModel:
     """With a remote engine the app needs the model's tokenizer (prompts are sent as token ids,
-    priors are built from it), never its weights: a `LoadedModel` without a model."""
-    from .vllm import tokenizer_only_model  # late: as above
-
-    return tokenizer_only_model(setting, cache_dir)
+    priors are built from it), never its weights: a `LoadedModel` without a model, named as the
+    current engine names its outputs."""
+    lm = tokenizer_only_model(setting, cache_dir)
+    lm.name = current().model_label(lm)
+    return lm

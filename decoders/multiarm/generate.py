@@ -27,10 +27,17 @@ Decisions the article leaves open, made here:
     back to the end of the prompt (the prompt is given, so it is the anchor of last resort);
   * backtracks are limited per arm (`max_backtracks`) and need `variance_tokens` new tokens
     since the last one, so the loop always ends (at most 2·max_new_tokens + 8 steps).
+
+Two optional hooks read the arms' answers as token ids (a task preset's rules, e.g. Math-Arms):
+  * `trigger(paths)`, after every step: a reason to backtrack for each arm, or None; it fires under
+    the same budget as the built-in triggers;
+  * `prefer(paths)`, at the end: which answers pass a check; the answer is then the best-scoring
+    arm among those that pass (all of them when none does).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +46,9 @@ import torch
 from .arms import DEFAULT_ARMS, ArmConfig, RowwiseSampler
 from .trace import ArmEvent, ArmStep, MultiArmTrace
 from .verifier import SignalVerifier, Verifier, masked_mean_var
+
+PathTrigger = Callable[[list[list[int]]], list[str | None]]
+PathCheck = Callable[[list[list[int]]], list[bool]]
 
 
 @dataclass(frozen=True)
@@ -118,8 +128,11 @@ class MultiArmGenerator:
         settings: MultiArmSettings | None = None,
         verifier: Verifier | None = None,
         eos_token_id: int | list[int] | None = None,
+        trigger: PathTrigger | None = None,
+        prefer: PathCheck | None = None,
     ):
         self.model = model
+        self.trigger, self.prefer = trigger, prefer
         self.settings = settings or MultiArmSettings()
         self.verifier = verifier or SignalVerifier()
         eos = eos_token_id if eos_token_id is not None else getattr(model.generation_config, "eos_token_id", None)
@@ -272,6 +285,12 @@ class MultiArmGenerator:
                 trace.steps.append(ArmStep(step, arm, n - 1, tok, lp_, ent_, sc, w, t))
 
     @staticmethod
+    def _paths(st: _State, mask: torch.Tensor, cur: int, prompt_len: int) -> list[list[int]]:
+        """Each arm's answer so far as token ids (live slots, then the pending token)."""
+        tokens = torch.cat([st.slots[:, prompt_len:cur], st.pend_tok[:, None]], dim=1)
+        return [tokens[a][mask[a]].tolist() for a in range(tokens.shape[0])]
+
+    @staticmethod
     def _weights(st: _State) -> torch.Tensor:
         """w_a = score_a / Σ score over arms that have a token (the article's §3.2 weighting)."""
         s = st.pend_score * st.has_pending.float()
@@ -287,12 +306,12 @@ class MultiArmGenerator:
         s1, s2, s3 = ((score * (mask & (rank == r)).float()).sum(dim=1) for r in (1, 2, 3))
         high_variance = (count >= cfg.variance_tokens) & (var > cfg.variance_threshold)
         falling = (mask.sum(dim=1) >= 3) & (s1 < (1 - cfg.drop_fraction) * s2) & (s2 < (1 - cfg.drop_fraction) * s3)
-        fire = (
-            st.active
-            & (high_variance | falling)
-            & (st.backtracks_left > 0)
-            & (st.since_backtrack >= cfg.variance_tokens)
-        )
+        allowed = st.active & (st.backtracks_left > 0) & (st.since_backtrack >= cfg.variance_tokens)
+        hooked: list[str | None] = [None] * mask.shape[0]
+        if self.trigger is not None and bool(allowed.any()):
+            hooked = self.trigger(self._paths(st, mask, cur, prompt_len))
+        by_hook = torch.tensor([r is not None for r in hooked], device=mask.device)
+        fire = allowed & (high_variance | falling | by_hook)
         if not bool(fire.any()):
             return
         gen_live = st.live[:, prompt_len:cur]
@@ -303,12 +322,15 @@ class MultiArmGenerator:
             else torch.full_like(st.gen_count, -1)
         )
         for arm in fire.nonzero().flatten().tolist():
-            why = (
-                f"log-prob variance {var[arm].item():.2f} > {cfg.variance_threshold} over {cfg.variance_tokens} tokens"
-                if high_variance[arm]
-                else f"score fell >{cfg.drop_fraction:.0%} twice: "
-                f"{s3[arm].item():.2f} → {s2[arm].item():.2f} → {s1[arm].item():.2f}"
-            )
+            if high_variance[arm]:
+                why = f"log-prob variance {var[arm].item():.2f} > {cfg.variance_threshold} over {cfg.variance_tokens} tokens"
+            elif falling[arm]:
+                why = (
+                    f"score fell >{cfg.drop_fraction:.0%} twice: "
+                    f"{s3[arm].item():.2f} → {s2[arm].item():.2f} → {s1[arm].item():.2f}"
+                )
+            else:
+                why = str(hooked[arm])
             j = int(anchor[arm])
             if j >= 0:  # re-feed the anchor token; everything after it is dead
                 slot = prompt_len + j
@@ -367,7 +389,12 @@ class MultiArmGenerator:
         trace.mean_scores = mean_score.tolist()
         trace.paths = [tokens[a][mask[a]].tolist() for a in range(tokens.shape[0])]
         trace.path_logprobs = [lp[a][mask[a]].tolist() for a in range(tokens.shape[0])]
-        chosen = int(torch.where(mask.any(dim=1), mean_score, torch.full_like(mean_score, -1.0)).argmax())
+        candidates = mask.any(dim=1)
+        if self.prefer is not None:
+            passed = torch.tensor(self.prefer(trace.paths), dtype=torch.bool, device=mask.device) & candidates
+            trace.passed = passed.tolist()
+            candidates = passed if bool(passed.any()) else candidates
+        chosen = int(torch.where(candidates, mean_score, torch.full_like(mean_score, -1.0)).argmax())
         trace.chosen = chosen
         answer = tokens[chosen][mask[chosen]]
         if streamer is not None:

@@ -46,6 +46,7 @@ class MultiArmTrace:
     mean_scores: list[float] = field(default_factory=list)
     chosen: int | None = None
     forward_passes: int = 0
+    passed: list[bool] | None = None  # each answer against the generator's `prefer` check, if it has one
 
     def backtracks(self) -> list[ArmEvent]:
         return [e for e in self.events if e.kind == "backtrack"]

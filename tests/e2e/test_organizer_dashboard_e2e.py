@@ -1,5 +1,5 @@
 """Organizer dashboard in a browser: the preview counts what "Create" would generate, and the
-progress bar moves during generation (Gradio shows the gr.Progress ticks of arena/studies.py:
+progress bar moves during generation (Gradio shows the gr.Progress ticks of arena/studies/generate.py:
 "k/n outputs"), not only at the end."""
 
 from __future__ import annotations

@@ -169,6 +169,7 @@ def main() -> int:
     import pandas as pd
 
     import app  # noqa: F401  # the app module, as the Space runs it
+    from arena import hardware
     from arena import zerogpu as gpu
     from arena.llm import get_default_model
     from arena.runner import RunRequest, run_methods, stream_methods
@@ -234,8 +235,8 @@ def main() -> int:
     scores = step("perplexity", lambda: score_outputs(lm, frame), report)
     report["perplexity"] = {int(k): round(v.ppl, 3) for k, v in scores.items()}
     report["scheduled_durations"] = [s["duration"] for s in SCHEDULED]
-    report["storage_banner"] = gpu.storage_banner()
-    report["hardware_banner"] = gpu.hardware_banner(lm.device)
+    report["storage_banner"] = hardware.storage_banner()
+    report["hardware_banner"] = hardware.hardware_banner(lm.device)
     print(json.dumps(report))
     return 0
 

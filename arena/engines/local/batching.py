@@ -11,7 +11,7 @@ regenerated alone from its stored seed; an output generated at batch size 1 can 
 
 Batching is for throughput: a batch has one wall time, not one per output, so batched outputs carry
 no latency, time to first token or tokens/s. `arena.studies` times one output per method at batch
-size 1 (the study's speed figures come from those) and batches the rest.
+size 1 (the study's speed figures come from those) and batches the rest (arena/engines/local/study.py).
 """
 
 from __future__ import annotations
@@ -26,13 +26,10 @@ from transformers import LogitsProcessorList
 
 import decoders
 
-from .llm import LoadedModel, end_ids, lookup
-from .runner import device_generate_kwargs, plan_for
-from .zerogpu import duration_s, gpu_task
-
-# `auto`: on this project's 2-core CPU a batch of 16 gave 5.2x (TS-Temp) and 4.2x (BS-4, 64 beam rows)
-# one output's throughput, a batch of 8 3.3x and 3.2x (24 new tokens, fp32); a GPU gains more still.
-DEFAULT_BATCH_SIZE = 16
+from ...llm import LoadedModel, end_ids, lookup
+from ...zerogpu import duration_s, gpu_task
+from .device import device_generate_kwargs
+from .inputs import plan_for
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ def left_pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, 
     return torch.tensor(ids, dtype=torch.long), torch.tensor(mask, dtype=torch.long)
 
 
-def _batch_duration(
+def batch_duration(
     key: str,
     method: str,
     overrides: Mapping[str, Any] | None,
@@ -80,7 +77,7 @@ def _batch_duration(
     return duration_s(max_new_tokens, 1, 0 if decoders.get(method).streams else 1)
 
 
-@gpu_task(duration=_batch_duration)
+@gpu_task(duration=batch_duration)
 def gpu_batch(
     key: str,
     method: str,
@@ -98,7 +95,10 @@ def gpu_batch(
     input_ids, mask = left_pad(prompts_ids, pad_id)
     input_ids, mask = input_ids.to(lm.device), mask.to(lm.device)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    kwargs = {**device_generate_kwargs(lm.device), **plan.generate_kwargs}  # as the runner: a batch of one matches it
+    kwargs = {
+        **device_generate_kwargs(lm.device),
+        **plan.generate_kwargs,
+    }  # as one run alone: a batch of one matches it
     kwargs.setdefault("pad_token_id", pad_id)
     with torch.inference_mode():
         torch.manual_seed(int(seed))

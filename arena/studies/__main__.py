@@ -18,15 +18,18 @@ import argparse
 import json
 import sys
 
-from . import invites, studies
-from .errors import UserError
-from .llm import get_default_model, load_model
-from .numbers import cli_whole
-from .prompts import read_prompt_file
-from .store import Store
+from arena import invites
+from arena.errors import UserError
+from arena.llm import LoadedModel, get_default_model, load_model
+from arena.numbers import cli_whole
+from arena.prompts import PromptSpec, read_prompt_file
+from arena.store import Store
+from arena.studies.create import create_study
+from arena.studies.generate import generate_study
+from arena.studies.lifecycle import close_study, open_study, publish_study
 
 
-def _prompts(path: str) -> list[studies.PromptSpec]:
+def _prompts(path: str) -> list[PromptSpec]:
     return read_prompt_file(path)
 
 
@@ -34,7 +37,7 @@ def _progress(done: int, total: int, what: str) -> None:
     print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
 
 
-def _model(setting: str | None):
+def _model(setting: str | None) -> LoadedModel:
 
     return load_model(setting) if setting else get_default_model()
 
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace) -> dict:
         sid = _draft_named(store, args.name)
         lm = _model(args.model)
         if sid is None:
-            sid = studies.create_study(
+            sid = create_study(
                 store,
                 args.name,
                 specs,
@@ -68,19 +71,19 @@ def run(args: argparse.Namespace) -> dict:
             )
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
-        report = studies.generate_study(store, lm, sid, progress=_progress, batch_size=args.batch_size)
+        report = generate_study(store, lm, sid, progress=_progress, batch_size=args.batch_size)
         print(str(report), file=sys.stderr)
         return {"study_id": sid}
     sid = _study(store, args.study)
     if args.command == "generate":
-        report = studies.generate_study(store, _model(args.model), sid, progress=_progress, batch_size=args.batch_size)
+        report = generate_study(store, _model(args.model), sid, progress=_progress, batch_size=args.batch_size)
         print(str(report), file=sys.stderr)
         return {"study_id": sid, "complete": report.complete}
     if args.command == "invite":
         names = [n for n in (args.raters or "").split(",") if n.strip()]
         made = invites.invite(store, sid, names, base_url=args.base_url)
         return {"study_id": sid, "invites": [{"rater": i.rater, "code": i.code, "link": i.link} for i in made]}
-    action = {"open": studies.open_study, "close": studies.close_study, "publish": studies.publish_study}[args.command]
+    action = {"open": open_study, "close": close_study, "publish": publish_study}[args.command]
     action(store, sid)
     study = store.get_study(sid)
     assert study is not None  # the action above refuses a missing study
@@ -131,3 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(json.dumps(result, ensure_ascii=False))
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""The one interface every engine implements (lm-evaluation-harness's `LM` is the model).
+
+An engine turns requests into outputs: `stream_methods` (Compare: partial texts, then each
+method's timed result), `run_methods` (the CLI, the benchmark: the results only) and
+`generate_slots` (a study's missing outputs, in whatever grouping the engine does best). What it
+is given and gives back is in arena/requests.py. `lm` is the app's model: its tokenizer encodes
+prompts and decodes tokens for every engine; only the in-process engine runs its weights.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+import decoders
+
+from ..errors import UserError
+from ..llm import LoadedModel
+from ..requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent
+
+StopFn = Callable[[], bool]
+
+
+class Engine(ABC):
+    name: ClassVar[str]
+    # Whether outputs come from the weights in this process (the model's size, its memory, the trace tab).
+    in_process: ClassVar[bool]
+
+    @abstractmethod
+    def describe(self, lm: LoadedModel) -> str:
+        """One Markdown line for Compare's header: where outputs come from."""
+
+    def model_label(self, lm: LoadedModel) -> str:
+        """What a stored output's model column says."""
+        return lm.name
+
+    def check(
+        self,
+        lm: LoadedModel,
+        methods: Sequence[str],
+        settings: Mapping[str, Any] | None = None,
+        max_new_tokens: int = 16,
+    ) -> None:
+        """Refuse, before anything runs, a method this engine cannot run (`UserError`)."""
+        for m in methods:
+            decoders.get(m).resolve((settings or {}).get(m))
+
+    @abstractmethod
+    def stream_methods(
+        self,
+        lm: LoadedModel,
+        req: RunRequest,
+        interval_s: float = 0.05,
+        cancel: threading.Event | None = None,
+        ticks: bool = False,
+    ) -> Iterator[StreamEvent]:
+        """The request's methods one after another in `run_order`, yielding partial texts while each
+        generates and its result when it ends. Setting `cancel`, or closing the generator, stops the
+        run at the next token. `ticks`: also yield the current state every ~0.25 s while nothing new
+        arrives, so a caller that must yield to notice it was abandoned (a Gradio handler) can."""
+
+    def run_methods(
+        self, lm: LoadedModel, req: RunRequest, cancel: threading.Event | None = None
+    ) -> list[MethodResult]:
+        """Every requested method on the same prompt, one after another; results in the order given."""
+        results = {
+            event.result.method: event.result
+            for event in self.stream_methods(lm, req, cancel=cancel)
+            if event.result is not None
+        }
+        if cancel is not None and cancel.is_set() and len(results) < len(req.methods):
+            raise UserError("stopped before all methods finished")
+        return [results[m] for m in req.methods if m in results]
+
+    @abstractmethod
+    def generate_slots(self, lm: LoadedModel, job: SlotJob, should_stop: StopFn | None = None) -> Iterator[Generated]:
+        """Generate the job's slots, yielding each piece of work (one output or a batch) as it ends;
+        once `should_stop()` is true, nothing new starts. Every refusal comes before the first output."""

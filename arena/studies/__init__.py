@@ -1,0 +1,56 @@
+"""Rating studies: a prompt set, methods and samples, resumable pre-generation, a lifecycle.
+
+One job per module: limits.py (what a study may hold), seeds.py, prompt_sets.py, create.py,
+slots.py (what is needed and stored), generate.py (the one generator: slots -> engine -> store),
+lifecycle.py (draft -> open -> closed -> published), reserved.py (prompts Compare must refuse),
+quick.py (a quick rating from Compare), delete.py; `python -m arena.studies` is __main__.py.
+The names below are the package's interface (`from arena import studies; studies.create_study`).
+"""
+
+from ..prompts import PromptSpec
+from .create import create_study
+from .delete import BACKUP_ENV, Deletion, backup_folder, delete_rater_ratings, delete_study
+from .generate import GenerationReport, ProgressFn, generate_study, identical_texts
+from .lifecycle import being_generated, close_study, generating, open_study, publish_study
+from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
+from .prompt_sets import builtin_prompts, parse_pasted, parse_prompt_file
+from .quick import QUICK_SCENARIO, quick_item
+from .reserved import check_not_reserved, normalized_prompt
+from .seeds import derive_seed, slots_seed
+from .slots import pending_slots, ready_item_ids, ready_items
+
+__all__ = [
+    "BACKUP_ENV",
+    "MAX_ITEMS",
+    "MAX_RESPONSES",
+    "MAX_SAMPLES",
+    "QUICK_SCENARIO",
+    "Deletion",
+    "GenerationReport",
+    "ProgressFn",
+    "PromptSpec",
+    "backup_folder",
+    "being_generated",
+    "builtin_prompts",
+    "check_not_reserved",
+    "close_study",
+    "create_study",
+    "delete_rater_ratings",
+    "delete_study",
+    "derive_seed",
+    "expected_slots",
+    "generate_study",
+    "generating",
+    "identical_texts",
+    "method_names_in",
+    "normalized_prompt",
+    "open_study",
+    "parse_pasted",
+    "parse_prompt_file",
+    "pending_slots",
+    "publish_study",
+    "quick_item",
+    "ready_item_ids",
+    "ready_items",
+    "slots_seed",
+]

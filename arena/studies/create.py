@@ -1,0 +1,82 @@
+"""Creating a study: every setting checked, then the study and its items in one transaction."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import decoders
+
+from ..errors import UserError
+from ..numbers import whole_number
+from ..prompts import PromptSpec, encode_prompt
+from ..requests import MAX_NEW_TOKENS_RANGE
+from ..store import Store
+from ..store.store import clean_name
+from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
+
+
+def create_study(
+    store: Store,
+    name: str,
+    prompts: Sequence[PromptSpec],
+    *,
+    methods: Sequence[str] | str | None = None,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    samples_per_method: int = 1,
+    max_new_tokens: int = 128,
+    base_seed: int | None = None,
+    model: str = "",
+    lm: Any = None,
+    guidelines: str | None = None,
+) -> int:
+    """Validate everything, then store the study and its items in one transaction (no generation yet).
+
+    The study starts as a draft; `generate_study` opens it once every output is stored. With no
+    `base_seed` the study gets a secret random one. With `lm`, every prompt is checked against the
+    model's context (prompt + max_new_tokens) before anything is written."""
+    name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
+    if not name:
+        raise UserError("give the study a name")
+    named = method_names_in(name)
+    if named:
+        raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
+    chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
+    settings = dict(settings or {})
+    unknown = set(settings) - set(chosen)
+    if unknown:
+        raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
+    resolved = {m: decoders.get(m).resolve(settings.get(m)) for m in chosen}
+    samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
+    max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
+    seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
+    slots = expected_slots(chosen, samples)
+    if len(slots) > MAX_RESPONSES:
+        raise UserError(
+            f"{len(slots)} responses per item is too many to rate side by side; "
+            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
+        )
+    prompts = list(prompts)
+    if not prompts:
+        raise UserError("the study has no prompts")
+    if len(prompts) > MAX_ITEMS:
+        raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
+    if lm is not None:
+        for k, p in enumerate(prompts, start=1):
+            try:
+                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new)
+            except UserError as exc:
+                raise UserError(f"prompt {k}: {exc}; nothing was created") from None
+    return store.create_study(
+        name,
+        model=model,
+        methods=chosen,
+        settings=resolved,
+        samples_per_method=samples,
+        max_new_tokens=max_new,
+        base_seed=seed,
+        state="draft",
+        items_=[p.as_item() for p in prompts],
+        guidelines=guidelines,
+    )

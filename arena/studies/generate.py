@@ -1,0 +1,128 @@
+"""The one study generator: the slots a study still needs -> the engine -> the store.
+
+Raters only ever rate stored outputs, so every rater sees the same texts and rating never waits on
+generation. Generation is resumable at the level of one output: each (item, method, sample) slot
+is generated only if the store has none, each output is stored as soon as the engine hands it back,
+and the store's UNIQUE constraint keeps a slot single even if two runs overlap. Whichever engine
+runs (arena/engines), the seeds are the study's (seeds.py) and the outputs are stored the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from .. import engines
+from ..engines import Engine
+from ..errors import UserError
+from ..llm import LoadedModel
+from ..numbers import whole_number
+from ..requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
+from ..store import Store
+from .lifecycle import generating
+from .seeds import slots_seed
+from .slots import pending_slots
+
+ProgressFn = Callable[[int, int, str], None]  # (done, total, what is running now)
+
+
+@dataclass
+class GenerationReport:
+    total: int  # outputs the study needs
+    existing: int  # already stored before this run
+    generated: int  # stored by this run
+    # Items where two methods wrote the very same text: (item number, [methods]). A rater who sees
+    # two identical responses learns they are not from the one deterministic method, so the
+    # organizer is told (they may regenerate the item with other prompts or drop it).
+    identical: list[tuple[int, list[str]]] = field(default_factory=list)
+    opened: bool = False  # this run completed a draft and opened it for rating
+
+    @property
+    def complete(self) -> bool:
+        return self.existing + self.generated >= self.total
+
+    def __str__(self) -> str:
+        text = f"{self.existing + self.generated} of {self.total} outputs stored ({self.generated} generated now)."
+        if self.opened:
+            text += " The study is now open for rating: invite raters."
+        for number, methods in self.identical:
+            text += f" Warning: on item {number}, {' and '.join(methods)} wrote identical text."
+        return text
+
+
+def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
+    """(item number, methods) wherever two different methods stored the same text for an item."""
+    found = []
+    for item in store.items(study_id):
+        by_text: dict[str, list[str]] = {}
+        for o in store.outputs_for_item(item.id):
+            by_text.setdefault(o.text.strip(), []).append(o.method)
+        for methods in by_text.values():
+            if len(set(methods)) > 1:
+                found.append((item.ordinal + 1, sorted(set(methods))))
+    return found
+
+
+def generate_study(
+    store: Store,
+    lm: LoadedModel,
+    study_id: int,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    batch_size: Any = None,
+    engine: Engine | None = None,
+) -> GenerationReport:
+    """Generate every missing output of a study on `engine` (default: the app's, `engines.current()`);
+    a stop loses at most what is in progress. A draft whose outputs are all stored becomes open.
+
+    With batch size 1 every output is generated alone and timed, with its own seed
+    `derive_seed(base_seed, item, method, sample)`. With a larger batch size (default
+    `DEFAULT_BATCH_SIZE`) the in-process engine still generates and times each method's first
+    output alone (the study's speed figures) and batches the rest, one seed per batch (see
+    arena/engines/local/study.py); a vLLM server gets every output as its own timed request, all at
+    once, and batches them itself."""
+    engine = engine if engine is not None else engines.current()
+    size = (
+        DEFAULT_BATCH_SIZE
+        if batch_size in (None, "", "auto")
+        else whole_number(batch_size, "batch size", *BATCH_SIZE_RANGE)
+    )
+    with generating(study_id):
+        study = store.get_study(study_id)
+        if study is None:
+            raise UserError(f"no study with id {study_id}")
+        missing, total = pending_slots(store, study_id)
+        existing = total - len(missing)
+        stored = 0
+        if progress:
+            progress(existing, total, "starting")
+        engine.check(lm, study.methods, study.settings, study.max_new_tokens)
+        timed = (
+            frozenset(store.outputs_frame(study_id).dropna(subset=["latency_ms"])["method"])
+            if size > 1
+            else frozenset()
+        )
+        job = SlotJob(
+            slots=[Slot(item.id, item.ordinal, item.public_id, item.prompt, item.raw, m, s) for item, m, s in missing],
+            settings=study.settings,
+            max_new_tokens=study.max_new_tokens,
+            seed=partial(slots_seed, study.base_seed),
+            batch_size=size,
+            timed=timed,
+        )
+        label = engine.model_label(lm)
+        for piece in engine.generate_slots(lm, job, should_stop):
+            for out in piece.outputs:
+                _, new = store.add_output(out.slot.item_id, out.slot.method, out.slot.sample, model=label, **out.fields)
+                stored += int(new)
+            if progress:
+                progress(existing + stored, total, piece.what)
+        report = GenerationReport(total, existing, stored, identical_texts(store, study_id))
+        if progress:
+            progress(existing + stored, total, "done")
+        if report.complete and study.state == "draft":
+            store.set_study_state(study_id, "open", allowed_from=("draft",))
+            report.opened = True
+        return report
