@@ -11,6 +11,7 @@ app's own functions analyse every simulated study; designs run one after the oth
 
     python benchmarks/bench_calibration.py --null 1000 --known 1000 --mixed 300 --workers 2 --markdown
     python benchmarks/bench_calibration.py --designs taste,missing --null 300 --known 300
+    python benchmarks/bench_calibration.py --null 200 --known 200 --mixed 150 --mixed-designs base,taste
     python benchmarks/bench_calibration.py --items 8 --raters 3 --null 500 --known 500   # a custom design
 """
 
@@ -57,6 +58,9 @@ def main() -> int:
     ap.add_argument("--null", type=int, default=1000, help="null studies per design (default 1000)")
     ap.add_argument("--known", type=int, default=1000, help="studies with a known difference per design (default 1000)")
     ap.add_argument("--mixed", type=int, default=0, help="studies of each kind for the mixed model (default 0)")
+    ap.add_argument(
+        "--mixed-designs", help="comma-separated names: run the mixed model on these designs only (default: all)"
+    )
     ap.add_argument("--designs", default=",".join(sd.DESIGNS), help="comma-separated names (default: all)")
     ap.add_argument("--items", type=int, help="a custom design instead: items ...")
     ap.add_argument("--raters", type=int, default=3, help="... raters (with --items)")
@@ -68,7 +72,8 @@ def main() -> int:
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     names = [n.strip() for n in args.designs.split(",") if n.strip()]
-    unknown = [n for n in names if n not in sd.DESIGNS]
+    mixed_names = [n.strip() for n in (args.mixed_designs or ",".join(names)).split(",") if n.strip()]
+    unknown = [n for n in names + mixed_names if n not in sd.DESIGNS]
     if min(args.null, args.known) < 1 or args.mixed < 0 or args.workers < 1 or unknown:
         print(
             "error: need --null/--known >= 1, --mixed >= 0, --workers >= 1"
@@ -89,7 +94,8 @@ def main() -> int:
     )
     for k, (name, custom) in enumerate(jobs):
         design: sd.Design | str = custom if custom is not None else name
-        c = sd.calibrate(design, args.null, args.known, args.effect, args.seed + k, args.mixed, args.workers)
+        mixed = args.mixed if custom is not None or name in mixed_names else 0
+        c = sd.calibrate(design, args.null, args.known, args.effect, args.seed + k, mixed, args.workers)
         met = c.targets_met()
         print(
             f"{c.label}: false positives on the family {c.fwer:.3f} (max-T), {c.fwer_holm:.3f} (Holm), "

@@ -60,6 +60,7 @@ from .human_stats import (
     wilcoxon_p,
 )
 from .human_words import (
+    agreement_level,
     explain_alpha,
     explain_friedman,
     explain_mean,
@@ -94,6 +95,7 @@ __all__ = [
     "crossed_mean",
     "cube",
     "duplicate_ratings",
+    "agreement_level",
     "explain_alpha",
     "explain_friedman",
     "explain_mean",

@@ -112,18 +112,31 @@ def explain_mixed(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
     )
 
 
+AGREEMENT_SCALE = (
+    "Krippendorff's α: 1 = perfect, 0 = chance, below 0 = worse than chance, ≥ 0.8 good, ≥ 0.667 tentative"
+)
+
+
+def agreement_level(alpha: float) -> str:
+    """How raters agree at Krippendorff's `alpha`, in words; only a negative alpha is "worse than chance".
+    Classified at 3 decimals, as the sentences show it, so an alpha shown as 0.667 is never "low"."""
+    a = round(alpha, 3)
+    if a >= 0.8:
+        return "agree well"
+    if a >= 0.667:
+        return "agree only tentatively"
+    if a >= 0.2:
+        return "often disagree"
+    if a >= 0:
+        return "barely agree"
+    return "disagree more than chance would"
+
+
 def explain_alpha(row: Mapping[str, Any]) -> str:
     a = _nan(row.get("alpha"))
     if not np.isfinite(a):
         return f"Agreement on {row.get('dimension')}: not computable (needs 2+ raters on the same outputs)."
-    word = (
-        "good (≥ 0.8)"
-        if a >= 0.8
-        else "tentative (0.667–0.8)"
-        if a >= 0.667
-        else "low (< 0.667): raters often disagree"
-    )
-    return f"Agreement on {row.get('dimension')}: Krippendorff's α = {a:.2f}, {word}."
+    return f"Agreement on {row.get('dimension')}: Krippendorff's α = {a:.3f}, raters {agreement_level(a)}."
 
 
 def explain_position(row: Mapping[str, Any]) -> str:

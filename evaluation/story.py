@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from .human_words import confidence_words
+from .human_words import AGREEMENT_SCALE, agreement_level, confidence_words
 from .stats_crossed import SCOPE_THESE
 
 ALPHA = 0.05
@@ -126,23 +126,25 @@ def takeaway(pairwise: pd.DataFrame, n_items: int, n_ratings: int, n_raters: int
 
 
 def agreement_words(agreement: pd.DataFrame) -> str:
-    """Rater agreement (Krippendorff's alpha, ordinal) in one plain line."""
+    """Rater agreement (Krippendorff's alpha, ordinal) in one plain line: each level of agreement
+    names its own dimensions, so one dimension's negative alpha is never said of another."""
+    none = "Agreement between raters: not computable yet (needs 2+ raters on the same outputs)."
     if agreement is None or agreement.empty:
-        return "Agreement between raters: not computable yet (needs 2+ raters on the same outputs)."
-    vals = [(r["dimension"], float(r["alpha"])) for _, r in agreement.iterrows() if _finite(r["alpha"])]
+        return none
+    vals = [(str(r["dimension"]), float(r["alpha"])) for _, r in agreement.iterrows() if _finite(r["alpha"])]
     if not vals:
-        return "Agreement between raters: not computable yet (needs 2+ raters on the same outputs)."
-    low = round(min(a for _, a in vals), 3)  # classified as shown (3 decimals), so "0.667" never reads "low"
-    word = (
-        "Raters agree well"
-        if low >= 0.8
-        else "Raters agree only tentatively"
-        if low >= 0.667
-        else "Raters often disagree"
-        if low >= 0.2
-        else "Raters barely agree, so treat the scores with care"
-        if low >= 0
-        else "Raters disagree more than chance would, so treat the scores with care"
-    )
-    detail = ", ".join(f"{d} α = {a:.3f}" for d, a in vals)
-    return f"{word} ({detail}; Krippendorff's α: 1 = perfect, 0 = chance, ≥ 0.8 good, ≥ 0.667 tentative)."
+        return none
+    order = [
+        "disagree more than chance would",
+        "barely agree",
+        "often disagree",
+        "agree only tentatively",
+        "agree well",
+    ]
+    groups: dict[str, list[str]] = {}
+    for dim, a in sorted(vals, key=lambda v: v[1]):
+        groups.setdefault(agreement_level(a), []).append(f"{dim} α = {a:.3f}")
+    parts = [f"{level} on {', '.join(groups[level])}" for level in order if level in groups]
+    text = "Raters " + "; they ".join(parts)
+    careful = min(a for _, a in vals) < 0.2
+    return f"{text}{', so treat those scores with care' if careful else ''} ({AGREEMENT_SCALE})."
