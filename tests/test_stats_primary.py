@@ -171,3 +171,16 @@ def test_missing_cells_go_through_reml_and_stay_sensible():
     assert (pw["ci_low"] < pw["mean_diff"]).all() and (pw["mean_diff"] < pw["ci_high"]).all()
     means = human.method_means(df)
     assert (means["status"] == "ok").all() and (means["ci_high"] - means["ci_low"] < 3).all()
+
+
+def test_the_takeaway_names_only_what_survives_the_family_over_dimensions():
+    # a null study (seeded) where Holm within informativeness alone would call B - C significant (0.041),
+    # but not after the family of 3 pairs x 3 dimensions: the sentence must not name it
+    df = sim.simulate(sim.Design(items=12), 16)
+    pw = human.pairwise(df)
+    info = pw[pw["dimension"] == "informativeness"]
+    assert min(human.holm(info["p_value"])) < 0.05 and (pw["p_holm"] >= 0.05).all()
+    assert story.takeaway(pw, 12, len(df), 3).startswith("No clear difference yet")
+    # the same rows with family-adjusted p below 0.05: now it is named, with the family in words
+    named = story.takeaway(pw.assign(p_holm=pw["p_value"]), 12, len(df), 3)
+    assert "informativeness" in named and "adjusted over all 9 pairs × dimensions" in named
