@@ -55,8 +55,8 @@ def _scope_tail(rows: pd.DataFrame, n_raters: int) -> str:
 
 
 def leaders(pairwise: pd.DataFrame, alpha: float = ALPHA) -> list[dict[str, Any]]:
-    """Per dimension, the method rated higher than every other with Holm p < alpha: dicts with
-    dimension, method, the smallest lead (points) with its CI and the largest Holm p."""
+    """Per dimension, the method rated higher than every other with family-adjusted p (`p_holm`) < alpha:
+    dicts with dimension, method, the smallest lead (points) with its CI and the largest adjusted p."""
     found: list[dict[str, Any]] = []
     if pairwise is None or pairwise.empty:
         return found
