@@ -199,19 +199,65 @@ def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[P
     return specs
 
 
+_PROBE_SYSTEM, _PROBE_USER = "\x00arena-system\x00", "\x00arena-user\x00"
+
+
+def default_system_prompt(tokenizer) -> str | None:
+    """The system prompt the chat template adds when it is given none ("" if it adds none; None if it
+    has no system role). Read by rendering the template with and without a marker system message:
+    SmolLM2's adds "You are a helpful AI assistant named SmolLM, trained by Hugging Face"."""
+    user = [{"role": "user", "content": _PROBE_USER}]
+    try:
+        with_system = tokenizer.apply_chat_template(
+            [{"role": "system", "content": _PROBE_SYSTEM}, *user], add_generation_prompt=True, tokenize=False
+        )
+        plain = tokenizer.apply_chat_template(user, add_generation_prompt=True, tokenize=False)
+    except Exception:  # jinja2's TemplateError and whatever a template raises for a role it refuses
+        return None
+    if with_system.count(_PROBE_SYSTEM) != 1:
+        return None  # the template drops or repeats the system message
+    before, after = with_system.split(_PROBE_SYSTEM)
+    if plain.startswith(before) and plain.endswith(after) and len(plain) >= len(before) + len(after):
+        return plain[len(before) : len(plain) - len(after)]
+    return ""
+
+
+def chat_messages(tokenizer, prompt: str, instruction: str = "") -> list[dict[str, str]]:
+    """The user's turn, and a method's instruction (`decoders.Decoder.instruction`) in the system
+    prompt: after the template's default system prompt where it has one (so the model keeps the
+    persona it was tuned with), as the system prompt otherwise, and before the user's text where
+    the template has no system role."""
+    user = {"role": "user", "content": prompt}
+    if not instruction:
+        return [user]
+    default = default_system_prompt(tokenizer)
+    if default is None:
+        return [{"role": "user", "content": f"{instruction}\n\n{prompt}"}]
+    return [{"role": "system", "content": f"{default}\n{instruction}" if default else instruction}, user]
+
+
 def encode_prompt(
-    tokenizer, prompt: str, raw: bool, device: torch.device | str, context_length: int, max_new_tokens: int
+    tokenizer,
+    prompt: str,
+    raw: bool,
+    device: torch.device | str,
+    context_length: int,
+    max_new_tokens: int,
+    instruction: str = "",
 ) -> torch.Tensor:
-    """Input ids of shape (1, n) on `device`, through the chat template unless `raw`."""
+    """Input ids of shape (1, n) on `device`, through the chat template unless `raw`. A method's
+    `instruction` goes into the system prompt (`chat_messages`), or in raw mode before the text,
+    followed by a blank line. This is the one place where an instruction enters a prompt."""
     prompt = clean_prompt(prompt)
     if not raw and getattr(tokenizer, "chat_template", None):
         ids = tokenizer.apply_chat_template(
-            [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True
+            chat_messages(tokenizer, prompt, instruction), add_generation_prompt=True, tokenize=True
         )
         if hasattr(ids, "keys"):  # transformers 5 returns a BatchEncoding
             ids = ids["input_ids"]
     else:
-        ids = tokenizer(prompt, add_special_tokens=True)["input_ids"]
+        text = f"{instruction}\n\n{prompt}" if instruction else prompt
+        ids = tokenizer(text, add_special_tokens=True)["input_ids"]
     if ids and isinstance(ids[0], list):
         ids = ids[0]
     budget = context_length - max_new_tokens

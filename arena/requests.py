@@ -95,6 +95,12 @@ def validate_request(req: RunRequest) -> RunRequest:
     return RunRequest(req.prompt, methods, dict(settings), max_new, seed, bool(req.raw))
 
 
+def instruction_for(req: RunRequest, method: str) -> str:
+    """The text `method` adds to the prompt with the request's settings ("" for most methods;
+    `decoders.Decoder.instruction`). Every engine encodes a method's prompt with it."""
+    return decoders.get(method).instruction(req.settings.get(method), req.prompt)
+
+
 def run_order(methods: list[str]) -> list[str]:
     """Compare's order: methods that stream first (something to read soon), beam search and other
     whole-output methods last; otherwise as chosen."""

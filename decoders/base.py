@@ -25,7 +25,11 @@ class InvalidSettings(UserError):
 
 @dataclass(frozen=True)
 class Param:
-    """One user-settable parameter. `kind` is "float", "int", "bool" or "choice"."""
+    """One user-settable parameter. `kind` is "float", "int", "bool", "choice" or "text".
+
+    A "text" parameter takes a string of at most `maximum` characters; `normalize`, when given,
+    turns it into its canonical form or raises `ValueError` with a message for the user (it must
+    be idempotent: settings are resolved again when a plan is made)."""
 
     name: str
     default: Any
@@ -36,6 +40,7 @@ class Param:
     choices: tuple[str, ...] = ()
     label: str = ""
     help: str = ""
+    normalize: Callable[[str], str] | None = None
 
     def validate(self, value: Any) -> Any:
         """Coerce `value` to this parameter's type or raise `InvalidSettings`."""
@@ -48,6 +53,17 @@ class Param:
             if isinstance(value, (int, float)) and value in (0, 1):
                 return bool(value)
             raise InvalidSettings(f"{where} must be true or false, got {value!r}")
+        if self.kind == "text":
+            if not isinstance(value, str):
+                raise InvalidSettings(f"{where} must be text, got {value!r}")
+            if self.maximum is not None and len(value) > self.maximum:
+                raise InvalidSettings(f"{where} is {len(value):,} characters long; the limit is {int(self.maximum):,}")
+            if self.normalize is None:
+                return value
+            try:
+                return self.normalize(value)
+            except ValueError as exc:
+                raise InvalidSettings(f"{where}: {exc}") from None
         if self.kind == "choice":
             if value not in self.choices:
                 raise InvalidSettings(f"{where} must be one of {', '.join(self.choices)}, got {value!r}")
@@ -75,6 +91,8 @@ class Param:
             return " | ".join(self.choices)
         if self.kind == "bool":
             return "true | false"
+        if self.kind == "text":
+            return "text" if self.maximum is None else f"text, at most {int(self.maximum):,} characters"
         return f"[{self.minimum}, {self.maximum}]"
 
 
@@ -108,11 +126,20 @@ class GenerationPlan:
 
 
 PlanFn = Callable[[dict[str, Any], DecodeContext], GenerationPlan]
+# (resolved settings, the user's prompt) -> text to add to the prompt, "" for none
+InstructionFn = Callable[[dict[str, Any], str], str]
 
 
 @dataclass(frozen=True)
 class Decoder:
-    """A registered decoding method."""
+    """A registered decoding method.
+
+    `instruction_fn`, when set, makes the method change the prompt as well as the sampling: it
+    returns a text for the model to read before the user's prompt (TS-Tilted-Concise's "Use
+    concise language."). The decoders never touch prompts; the arena core asks `instruction`
+    before it encodes and puts the text in the system prompt (chat) or before the prompt (raw).
+    It must depend on the settings and the prompt's text only, since it runs before any plan.
+    """
 
     name: str
     description: str
@@ -121,6 +148,7 @@ class Decoder:
     stochastic: bool = True
     streams: bool = True  # False where `generate` cannot stream (beam search)
     family: str = "core"
+    instruction_fn: InstructionFn | None = None
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
@@ -136,6 +164,12 @@ class Decoder:
                 raise InvalidSettings(f"{self.name} has no parameter '{key}' (it has: {', '.join(known) or 'none'})")
             settings[key] = known[key].validate(value)
         return settings
+
+    def instruction(self, overrides: Mapping[str, Any] | None, prompt: str) -> str:
+        """The text this method adds to the prompt with these settings ("" for none)."""
+        if self.instruction_fn is None:
+            return ""
+        return self.instruction_fn(self.resolve(overrides), prompt)
 
     def plan(self, overrides: Mapping[str, Any] | None, ctx: DecodeContext) -> GenerationPlan:
         settings = self.resolve(overrides)

@@ -182,7 +182,9 @@ def quality(
 ) -> dict[str, Any]:
     """PPL and text metrics per method (and for human text if asked) on the benchmark's outputs.
     `prompt_ids` maps (prompt, raw) to the ids used for generation; given when the scorer is
-    the generating model, so exactly the generated ids are scored after exactly those ids."""
+    the generating model, so exactly the generated ids are scored after exactly those ids. A method
+    that adds an instruction to the prompt (TS-Tilted-Concise) is scored after the user's prompt
+    without it, as every other method (docs/decoders.md)."""
 
     out: dict[str, Any] = {}
     methods = list(dict.fromkeys(r["method"] for r in records))

@@ -7,7 +7,9 @@ Definition (Holtzman et al. 2020; the same for generated and human text):
 
 BOS handling, the same for every text: the prompt is encoded exactly as for generation
 (`arena.prompts.encode_prompt`: the chat template, or for raw text the tokenizer with its own
-special tokens, which for SmolLM2 is no BOS). The continuation is tokenized on its own without
+special tokens, which for SmolLM2 is no BOS), without any method's instruction (TS-Tilted-Concise
+generates after "Use concise language." in the system prompt, but its text is scored after the
+user's prompt alone, as every other method's: docs/decoders.md). The continuation is tokenized on its own without
 special tokens, so the prompt/continuation boundary is the one generation saw, as long as encoding
 both jointly gives the same ids; where it does not (a prompt ending in a space or mid-word), the
 pair is split the lm-evaluation-harness way and flagged (`encode_pair`). A prompt that

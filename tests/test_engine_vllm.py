@@ -17,7 +17,7 @@ from transformers import TemperatureLogitsWarper
 
 from arena import studies
 from arena.errors import UserError
-from arena.runner import RunRequest
+from arena.runner import RunRequest, encode_ids
 from arena.store import Store
 from decoders.priors import build_prior
 from decoders.processors import TiltedLogitsProcessor
@@ -232,6 +232,23 @@ def test_lambda_zero_tilted_equals_temp_on_the_engine(engine, client_lm):
     temp, tilted = engine.run_methods(client_lm, req)
     assert temp.token_ids == tilted.token_ids and temp.text == tilted.text
     assert tilted.settings["alpha"] == 0.0 and tilted.settings["engine"]["name"] == "vllm"
+
+
+def test_the_concise_instruction_alone_is_exact_on_the_engine_and_its_penalty_refused(engine, client_lm):
+    """TS-Tilted-Concise with phrase_penalty=0 is TS-Tilted's request on the prompt ids with the
+    instruction (encoded on this side); with the penalty it is refused before anything is sent."""
+    name = "TS-Tilted-Concise"
+    req = RunRequest(PROMPT, ["TS-Tilted", name], {name: {"phrase_penalty": 0}}, max_new_tokens=10, seed=3)
+    tilted, concise = engine.run_methods(client_lm, req)
+    ids = encode_ids(client_lm, req, name)
+    assert concise.prompt_tokens == len(ids) > tilted.prompt_tokens
+    assert concise.settings["instruction_text"] == "Use concise language."
+    as_tilted = engine.client.execute(
+        client_lm, engine.client.prepare(client_lm, "TS-Tilted", None, ids, 10, 3), ids, 3
+    )
+    assert concise.token_ids == as_tilted.token_ids
+    with pytest.raises(UserError, match="no sequence bias"):
+        list(engine.stream_methods(client_lm, RunRequest(PROMPT, ["TS-Temp", name], max_new_tokens=4, seed=0)))
 
 
 # ---- Compare and a study through the server ---------------------------------------------------------

@@ -149,6 +149,9 @@ def _check_param_result(p: decoders.Param, out: Any) -> None:
         assert isinstance(out, bool)
     elif p.kind == "choice":
         assert out in p.choices
+    elif p.kind == "text":
+        assert isinstance(out, str) and (p.maximum is None or len(out) <= p.maximum)
+        assert p.normalize is None or p.normalize(out) == out  # canonical: resolving again changes nothing
     else:
         assert isinstance(out, int if p.kind == "int" else float) and not isinstance(out, bool)
         assert math.isfinite(out)

@@ -213,6 +213,8 @@ def _control(param: Param) -> gr.components.Component:
         return gr.Checkbox(value=param.default, label=label, info=param.help or None)
     if param.kind == "choice":
         return gr.Dropdown(choices=list(param.choices), value=param.default, label=label, info=param.help or None)
+    if param.kind == "text":
+        return gr.Textbox(value=param.default, label=label, info=param.help or None, lines=3, max_lines=8)
     if param.minimum is None or param.maximum is None:  # a slider needs both ends
         return gr.Number(value=param.default, label=label, info=param.help or None)
     return gr.Slider(

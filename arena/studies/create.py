@@ -64,8 +64,9 @@ def create_study(
         raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
     if lm is not None:
         for k, p in enumerate(prompts, start=1):
-            try:
-                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new)
+            try:  # as each method will read it (an instruction makes it longer)
+                for instruction in {decoders.get(m).instruction(resolved[m], p.prompt) for m in chosen}:
+                    encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
             except UserError as exc:
                 raise UserError(f"prompt {k}: {exc}; nothing was created") from None
     return store.create_study(

@@ -27,7 +27,7 @@ from ...requests import (
 from ...zerogpu import on_zero_gpu, streaming_note
 from ..base import Engine, StopFn
 from . import study
-from .inputs import encode_ids
+from .inputs import encode_ids, method_ids
 from .tasks import gpu_run, gpu_stream, gpu_trace
 
 TRACED = "Multi-Arm"  # the method whose loop keeps a trace
@@ -57,7 +57,7 @@ class LocalEngine(Engine):
     ) -> list[MethodResult]:
         """Every requested method on the same prompt, one after another (in the order given), in one task."""
         req = validate_request(req)
-        prompt_ids = encode_ids(lm, req)
+        prompt_ids = method_ids(lm, req)
         with lm.lock:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("stopped before it started")
@@ -82,7 +82,7 @@ class LocalEngine(Engine):
         ticks: bool = False,
     ) -> Iterator[StreamEvent]:
         req = validate_request(req)
-        prompt_ids = encode_ids(lm, req)
+        prompt_ids = method_ids(lm, req)
         methods = run_order(list(req.methods))
         cancel = cancel if cancel is not None else threading.Event()
         with lm.lock:

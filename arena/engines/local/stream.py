@@ -21,7 +21,7 @@ from ... import compute
 from ...llm import LoadedModel
 from ...requests import Cancelled
 from .generate import plain_result, result_of, timed_generate, warm_up
-from .inputs import device_ids, plan_for
+from .inputs import PromptIds, device_ids, ids_for, plan_for
 
 
 class TokenQueue(BaseStreamer):
@@ -45,7 +45,7 @@ def events(
     lm: LoadedModel,
     methods: list[str],
     settings: Mapping[str, Any],
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str,
@@ -55,15 +55,15 @@ def events(
     """Run each method in a generating thread; yield ("start", method, i, n), ("tokens", method,
     [ids]) while it streams, ("tick",) while nothing arrives, ("done", method, result dict). The
     thread only queues token ids. Closing this generator sets `cancel` and waits for the thread."""
-    input_ids = device_ids(lm, prompt_ids)
     try:
         for i, method in enumerate(methods, start=1):
+            input_ids = device_ids(lm, ids_for(prompt_ids, method))
             yield ("start", method, i, len(methods))
             streamer = TokenQueue() if decoders.get(method).streams else None
             box: dict[str, Any] = {}
             finished = threading.Event()
 
-            def work() -> None:
+            def work(input_ids: torch.Tensor = input_ids) -> None:
                 # warm-up and plan here too: all model work on one thread (arena/compute.py)
                 try:
                     warm_up(lm, method, input_ids, prompt)

@@ -36,7 +36,8 @@ def batches(
     a method with its own step loop gets chunks of one."""
     groups: dict[str | None, list[tuple[Slot, list[int]]]] = {}
     for slot in slots:
-        ids = encode_ids(lm, RunRequest(prompt=slot.prompt, methods=[method], max_new_tokens=max_new, raw=slot.raw))
+        req = RunRequest(slot.prompt, [method], {method: dict(settings)}, max_new, raw=slot.raw)
+        ids = encode_ids(lm, req, method)  # as the method reads it: its instruction, if any, included
         groups.setdefault(plan_key(lm, method, settings, slot.prompt, max_new), []).append((slot, ids))
     chunks = []
     for key, members in groups.items():

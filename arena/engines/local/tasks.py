@@ -1,6 +1,7 @@
 """The in-process engine's GPU functions: plain data in, plain data out.
 
-A model key, method names, settings, token ids as a list, seed, max_new_tokens in; dicts, lists
+A model key, method names, settings, token ids as a list (or one list per method, where a method
+adds an instruction to the prompt: inputs.method_ids), seed, max_new_tokens in; dicts, lists
 and numbers out. On ZeroGPU each is a `spaces.GPU` task (a generator one for streaming) that warms
 up and times inside the task; elsewhere they run in-process unchanged, on the app's compute thread
 (arena/zerogpu.py, arena/compute.py). The caller holds the model's lock around each.
@@ -17,7 +18,7 @@ import decoders
 from ...llm import lookup
 from ...zerogpu import duration_s, gpu_task
 from .generate import plain_result, run_one, run_planned
-from .inputs import device_ids
+from .inputs import PromptIds, device_ids, ids_for
 from .stream import events
 
 
@@ -30,7 +31,7 @@ def run_duration(
     key: str,
     methods: list[str],
     settings: dict,
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str = "",
@@ -44,7 +45,7 @@ def gpu_run(
     key: str,
     methods: list[str],
     settings: dict,
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str = "",
@@ -52,9 +53,9 @@ def gpu_run(
 ) -> list[dict[str, Any]]:
     """Every method on one prompt, one after another, in one GPU task; one result dict each."""
     lm = lookup(key)
-    input_ids = device_ids(lm, prompt_ids)
     out = []
     for m in methods:
+        input_ids = device_ids(lm, ids_for(prompt_ids, m))
         out.append(plain_result(run_one(lm, m, input_ids, settings.get(m), max_new_tokens, seed, prompt, cancel)))
     return out
 
@@ -64,7 +65,7 @@ def gpu_stream(
     key: str,
     methods: list[str],
     settings: dict,
-    prompt_ids: list[int],
+    prompt_ids: PromptIds,
     seed: int | None,
     max_new_tokens: int,
     prompt: str = "",

@@ -21,7 +21,7 @@ import httpx
 from ...errors import UserError
 from ...llm import LoadedModel, end_ids
 from ...prompts import encode_prompt
-from ...requests import MethodResult, RunRequest
+from ...requests import MethodResult, RunRequest, instruction_for
 from ...settings import current as current_settings
 from .translate import XARG_ALPHA, XARG_NGRAM, XARG_PRIOR, plan_on_engine, refuse, translate
 
@@ -259,8 +259,10 @@ class VllmClient:
             message = response.text
         raise UserError(f"the vLLM server refused {method} (HTTP {response.status_code}): {message[:500]}")
 
-    def encode(self, lm: LoadedModel, req: RunRequest) -> list[int]:
-        """The prompt's token ids, fitted to the server's context (else the model's)."""
+    def encode(self, lm: LoadedModel, req: RunRequest, method: str | None = None) -> list[int]:
+        """The prompt's token ids, fitted to the server's context (else the model's); with `method`,
+        as the in-process engine encodes it for that method (its instruction included)."""
         context = self.info().max_model_len or lm.context_length
-        ids = encode_prompt(lm.tokenizer, req.prompt, req.raw, "cpu", context, req.max_new_tokens)
+        instruction = instruction_for(req, method) if method is not None else ""
+        ids = encode_prompt(lm.tokenizer, req.prompt, req.raw, "cpu", context, req.max_new_tokens, instruction)
         return ids[0].tolist()

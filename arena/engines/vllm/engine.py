@@ -59,10 +59,11 @@ class VllmEngine(Engine):
         """Partial texts while each method generates on the server (beam search arrives whole).
         Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
         req = validate_request(req)
-        input_ids = self.client.encode(lm, req)
+        order = run_order(list(req.methods))
+        method_ids = {m: self.client.encode(lm, req, m) for m in order}  # each with its instruction, if any
         prepared = [
-            self.client.prepare(lm, m, req.settings.get(m), input_ids, req.max_new_tokens, req.seed, req.prompt)
-            for m in run_order(list(req.methods))
+            self.client.prepare(lm, m, req.settings.get(m), method_ids[m], req.max_new_tokens, req.seed, req.prompt)
+            for m in order
         ]  # every refusal before the first request
         cancel = cancel if cancel is not None else threading.Event()
         total = len(prepared)
@@ -77,7 +78,7 @@ class VllmEngine(Engine):
                 def work(er: EngineRequest = er) -> None:
                     try:
                         box["result"] = self.client.execute(
-                            lm, er, input_ids, req.seed, on_tokens=latest.append, cancel=cancel
+                            lm, er, method_ids[er.method], req.seed, on_tokens=latest.append, cancel=cancel
                         )
                     except BaseException as exc:  # surfaced below
                         box["error"] = exc

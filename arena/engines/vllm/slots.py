@@ -33,7 +33,7 @@ def prepared(
                 raw=slot.raw,
             )
         )
-        ids = client.encode(lm, req)
+        ids = client.encode(lm, req, slot.method)  # as the method reads it: its instruction included
         er = client.prepare(
             lm, slot.method, req.settings.get(slot.method), ids, req.max_new_tokens, req.seed, req.prompt
         )

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from transformers import SequenceBiasLogitsProcessor
+
 import decoders
 from decoders import GenerationPlan
 from decoders.processors import TiltedLogitsProcessor
@@ -90,6 +92,13 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
     for proc in plan.logits_processors:
         if type(proc) is TiltedLogitsProcessor and tilt is None:
             tilt = proc
+        elif isinstance(proc, SequenceBiasLogitsProcessor):
+            raise refuse(
+                method,
+                "vLLM has no sequence bias (its logit_bias biases single tokens at every step, bad_words bans "
+                "phrases instead of penalising them), so the verbose-phrase penalty cannot run there; set "
+                "phrase_penalty=0 to run the instruction alone, which is exact",
+            )
         else:
             raise refuse(method, f"its logits processor {type(proc).__name__} has no counterpart on the server")
     num_beams = int(kw.get("num_beams", 1) or 1)
