@@ -12,10 +12,11 @@ if os.environ.get("SPACES_ZERO_GPU"):
     import spaces  # noqa: F401  # ZeroGPU must be imported before anything initialises CUDA
 
 import gradio as gr
+from starlette.middleware import Middleware
 
-from arena import compute, llm, settings
+from arena import clients, compute, llm, settings
 from arena.errors import UserError
-from ui import AppContext, assets
+from ui import AppContext, assets, store_for, web
 
 # (tab label, module under ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
@@ -28,8 +29,13 @@ TABS: list[tuple[str, str]] = [
 # ARENA_MODE=rating: a deployment for raters only (no Compare, no trace: nothing that generates, so
 # nothing that could replay a study's prompt), plus the published Results.
 MODES: dict[str, tuple[str, ...]] = {"full": tuple(m for _, m in TABS), "rating": ("rating", "results")}
-QUEUE_MAX_SIZE = 256  # waiting events beyond this are refused at once ("queue full") instead of piling up
-MAX_FILE_SIZE = "10mb"  # uploads: prompt files and rating exports
+# Waiting events beyond this are refused at once ("queue full") instead of piling up. Generation's
+# share of it is capped lower (ARENA_COMPARE_QUEUE, ui/admission.py), so raters always find room.
+QUEUE_MAX_SIZE = 1024
+MAX_FILE_SIZE = "10mb"  # uploads (organizer only, ui/web.py): prompt files and rating exports
+# Gradio's temporary files (uploads, downloads) older than an hour go, checked every 10 minutes.
+DELETE_CACHE = (600, 3600)
+HEADER = "# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings."
 
 
 def current_settings() -> settings.Settings:
@@ -50,14 +56,20 @@ def app_mode() -> str:
 
 
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
-
+    """The main page (the tabs of ARENA_MODE) and the rating-only page `/rate` that invite links open."""
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
-    from ui.rating import install_quick_rate  # late: the tabs' modules read the settings main() installs
+    from arena.studies import reserved  # late, as the tabs' modules: they read the settings main() installs
+    from ui import rating
 
-    install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
-    with gr.Blocks(title="Decoding Arena") as demo:
-        gr.Markdown("# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.")
+    # Every run that serves the app (Compare, the trace) refuses the prompts of this store's studies.
+    reserved.protect(lambda: store_for(ctx))
+    rating.install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
+    with gr.Blocks(title="Decoding Arena", delete_cache=DELETE_CACHE) as demo:
+        # Two pages, and neither links to the other. "hidden", not False: Gradio renders no invisible
+        # component, and the navbar's setting is read from the rendered one.
+        gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
+        gr.Markdown(HEADER)
         with gr.Tabs() as tabs:
             ctx.tabs = tabs
             for label, module in TABS:
@@ -65,9 +77,26 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
                     continue
                 with gr.Tab(label, id=module):
                     importlib.import_module(f"ui.{module}").build(ctx)
-        for fn, inputs, outputs in ctx.extras.get("loaders", []):
-            demo.load(fn, inputs, outputs, api_visibility="private")
+        _add_loaders(demo, ctx)
+    # An invited rater's page: the rating tab alone, in every mode (ui/web.py sends invite links here).
+    rater_ctx = AppContext(model=ctx.model, organizer_password=ctx.organizer_password)
+    rater_ctx.extras["store"] = store_for(ctx)
+    with demo.route("Rate", web.RATE_PAGE, show_in_navbar=False):
+        gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
+        gr.Markdown(HEADER)
+        rating.build(rater_ctx)
+        gr.Markdown(
+            "Opened by your invite link: the code is kept by this browser until it closes. "
+            "[Leave this study on this browser](?signout=1)",
+            elem_id="rate-signout",
+        )
+        _add_loaders(demo, rater_ctx)
     return demo
+
+
+def _add_loaders(demo: gr.Blocks, ctx: AppContext) -> None:
+    for fn, inputs, outputs in ctx.extras.get("loaders", []):
+        demo.load(fn, inputs, outputs, api_visibility="private")
 
 
 def status_update_rate() -> str | float:
@@ -97,6 +126,12 @@ def main(argv: list[str] | None = None) -> None:
     settings.install(config)
     status_rate = status_update_rate()
     app_mode()
+    try:
+        clients.trusted_proxies()
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
     from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
     from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 
@@ -106,7 +141,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)
     logging.getLogger("arena").info("model ready: %s", lm.describe())
-    demo = build_app()
+    from arena.studies import quick
+
+    ctx = AppContext()
+    demo = build_app(ctx)
+    quick.expire(store_for(ctx))  # quick studies past their time, left by an earlier run
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
@@ -116,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         max_file_size=MAX_FILE_SIZE,
         css=assets.CSS + a11y.CSS,
         head=assets.HEAD,
-        app_kwargs={"routes": present_routes()},
+        app_kwargs={"routes": present_routes() + web.routes(), "middleware": [Middleware(web.ArenaMiddleware)]},
         prevent_thread_lock=True,
     )
     # The model's work runs here, on the thread that loaded it, not on Gradio's worker threads: on a

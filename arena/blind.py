@@ -562,46 +562,86 @@ def reveal(store: Store, study_id: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rater", "item", "scenario", "label", "method", "sample", "seed", "settings"])
 
 
+BALANCE_COLUMNS = ["check", "result", "detail"]
+
+
 def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Organizer view of the design, safe while rating runs (no item, rater or label is named):
-    how often each method was shown at each position, and per rater how many items they were shown
-    and how many of those fill complete balanced blocks."""
+    """Organizer view of the design: (balance, per rater).
+
+    Per rater: how many items they were shown and how many of those fill complete balanced blocks
+    (no item, rater or label is named). Balance, while the study is open: one pass/fail line, whether
+    over every rater's complete blocks each method stood at each position equally often, as the
+    design promises. Counts per method and position would change as a rater opens an item, so
+    comparing two readings would give away that rater's order: they are shown once the study is
+    closed (then the balance table has one row per method, counts per position)."""
     sid = _parse_study_id(study_id)
     study = store.get_study(sid)
     if study is None:
         raise UserError("that study does not exist")
     counts: dict[str, dict[int, int]] = {}
     shown: dict[int, set[int]] = {}
+    per_system: dict[int, dict[int, dict[tuple[str, int], dict[int, int]]]] = {}  # rater -> ordinal -> ...
     n_systems = 0
     for item in store.items(sid):
         outs = {o.id: o for o in store.outputs_for_item(item.id)}
         n_systems = max(n_systems, len(outs))
         for _, rater_id in store.raters_for_item(item.id):
             for position, oid in store.assignment(rater_id, item.id).items():
-                counts.setdefault(outs[oid].method, {}).setdefault(position, 0)
-                counts[outs[oid].method][position] += 1
+                o = outs[oid]
+                counts.setdefault(o.method, {}).setdefault(position, 0)
+                counts[o.method][position] += 1
+                key = (o.method, int(o.sample_index))
+                cell = per_system.setdefault(rater_id, {}).setdefault(item.ordinal, {}).setdefault(key, {})
+                cell[position] = cell.get(position, 0) + 1
             shown.setdefault(rater_id, set()).add(item.ordinal)
-    positions = sorted({p for c in counts.values() for p in c})
-    by_method = pd.DataFrame(
-        [{"method": m, **{LABELS[p]: c.get(p, 0) for p in positions}} for m, c in sorted(counts.items())],
-        columns=["method", *[LABELS[p] for p in positions]],
-    )
     size = block_size(n_systems) if n_systems else 1
     per_rater = []
-    for k, (_, ordinals) in enumerate(sorted(shown.items()), start=1):
-        blocks: dict[int, int] = {}
-        for o in ordinals:
-            blocks[o // size] = blocks.get(o // size, 0) + 1
-        complete = sum(1 for n in blocks.values() if n == size)
+    balanced, blocks_checked = True, 0
+    for k, (rater_id, ordinals) in enumerate(sorted(shown.items()), start=1):
+        blocks: dict[int, list[int]] = {}
+        for ordinal in ordinals:
+            blocks.setdefault(ordinal // size, []).append(ordinal)
+        full = [b for b in blocks.values() if len(b) == size]
+        for block in full:
+            blocks_checked += 1
+            tally: dict[tuple[str, int], dict[int, int]] = {}
+            for ordinal in block:
+                for key, cell in per_system[rater_id][ordinal].items():
+                    for position, n in cell.items():
+                        tally.setdefault(key, {}).setdefault(position, 0)
+                        tally[key][position] += n
+            balanced &= all(len(set(c.values())) == 1 and len(c) == n_systems for c in tally.values())
         per_rater.append(
             {
                 "rater": f"rater {k}",
                 "items shown": len(ordinals),
                 "block size": size,
-                "complete blocks": complete,
-                "items in complete blocks": complete * size,
+                "complete blocks": len(full),
+                "items in complete blocks": len(full) * size,
             }
         )
-    return by_method, pd.DataFrame(
+    per_rater_frame = pd.DataFrame(
         per_rater, columns=["rater", "items shown", "block size", "complete blocks", "items in complete blocks"]
     )
+    if study.state in ("closed", "published"):
+        positions = sorted({p for c in counts.values() for p in c})
+        by_method = pd.DataFrame(
+            [{"method": m, **{LABELS[p]: c.get(p, 0) for p in positions}} for m, c in sorted(counts.items())],
+            columns=["method", *[LABELS[p] for p in positions]],
+        )
+        return by_method, per_rater_frame
+    if not blocks_checked:
+        result, detail = "–", "no rater has completed a balanced block yet"
+    else:
+        result = "pass" if balanced else "FAIL"
+        detail = (
+            f"every method at every position equally often over {blocks_checked} complete block"
+            f"{'s' if blocks_checked != 1 else ''}"
+            if balanced
+            else "the recorded orders are not balanced: report this as a bug"
+        )
+    summary = pd.DataFrame(
+        [{"check": "positions balanced (counts per method shown after closing)", "result": result, "detail": detail}],
+        columns=BALANCE_COLUMNS,
+    )
+    return summary, per_rater_frame

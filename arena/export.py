@@ -119,7 +119,34 @@ def unescape_cell(text: str) -> str:
     return text[1:] if text.startswith("'") else text
 
 
-def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
+# What the organizer's export leaves out of each row of a study that is not closed yet: the organizer
+# is blind until then too. With any of these (the output's id, which was numbered method by method;
+# its timing or length) a row says which method wrote the text that was rated.
+BLINDED_COLUMNS = (
+    "output_id",
+    "method",
+    "settings",
+    "seed",
+    "model",
+    "sample_index",
+    "new_tokens",
+    "latency_ms",
+    "ttft_ms",
+    "tokens_per_s",
+    "prompt_tokens",
+    "finish_reason",
+    "output_created_at",
+)
+BLIND_NOTE = (
+    "written blind (its study was still open: no method, seed or settings per rating); export it again "
+    "after closing the study to get a file that imports"
+)
+
+
+def export_rows(store: Store, study_id: int | None = None, blind: bool = False) -> list[dict[str, Any]]:
+    """Every rating, skip and flag as export rows. `blind` (the Organizer tab's export): rows of a
+    study that is not closed or published carry none of `BLINDED_COLUMNS` (that file does not import
+    back; the CLI's export, for the database's owner, and the copy taken before a deletion are whole)."""
     rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
     for row in rows:
         row["row_kind"] = "rating"
@@ -129,7 +156,7 @@ def export_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any
     for row in rows:
         row["format_version"] = FORMAT_VERSION
         if row["study_state"] not in ("closed", "published"):
-            row.update({c: None for c in SECRET_COLUMNS})
+            row.update({c: None for c in (BLINDED_COLUMNS if blind else SECRET_COLUMNS)})
     return rows
 
 
@@ -227,9 +254,16 @@ def write_export(rows: Iterable[dict[str, Any]], fmt: str, out: TextIO) -> int:
     return n
 
 
-def export(store: Store, fmt: str, out: TextIO, study_id: int | None = None) -> int:
+def export(store: Store, fmt: str, out: TextIO, study_id: int | None = None, blind: bool = False) -> int:
     """Write every rating (of one study, or all) to `out`; return the number of rows."""
-    return write_export(export_rows(store, study_id), fmt, out)
+    return write_export(export_rows(store, study_id, blind), fmt, out)
+
+
+def export_text(store: Store, fmt: str, study_id: int | None = None, blind: bool = False) -> tuple[str, int]:
+    """The export as text and its number of rows (the Organizer's download: nothing on disk)."""
+    buf = io.StringIO(newline="")
+    n = export(store, fmt, buf, study_id, blind)
+    return buf.getvalue(), n
 
 
 def export_to_path(store: Store, path: str | Path, fmt: str | None = None, study_id: int | None = None) -> int:
@@ -322,6 +356,8 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
             raise UserError(f"{where}: row_kind must be one of {', '.join(ROW_KINDS)}, got {kind!r}")
         # A skip has no output; a flag has one only when it is about one response.
         with_output = kind == "rating" or (kind == "flag" and parsed["method"] not in (None, ""))
+        if kind == "rating" and parsed["method"] in (None, "") and parsed["study_state"] not in ("closed", "published"):
+            raise UserError(f"{where}: this file was {BLIND_NOTE}")
         for c in ("study_name", "prompt", "rater", "item_public_id", "study_created_at", *(("method",) * with_output)):
             if parsed[c] in (None, ""):
                 raise UserError(f"{where}: {c} is empty")

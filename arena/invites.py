@@ -6,7 +6,7 @@ study as exactly one rater; the name given at enrolment is for display only. Re-
 replaces the old one (the rater keeps their place and ratings); revoking it shuts it.
 
 An unknown, malformed or revoked code gets one message, `INVALID`, whatever the reason, so the
-reply never tells whether a code exists. Attempts are throttled per client (arena/throttle.py).
+reply never tells whether a code exists. Wrong codes are throttled per client (arena/throttle.py).
 """
 
 from __future__ import annotations
@@ -97,18 +97,17 @@ def _csv_safe(text: str) -> str:
 
 
 def resolve(store: Store, code: object, client: str | None = None) -> Enrolment:
-    """The enrolment a code opens, or UserError(INVALID). With `client`, attempts are throttled."""
-    if client is not None:
-        throttle.invite_codes.check(client)
+    """The enrolment a code opens, or UserError(INVALID). With `client`, wrong codes are throttled:
+    a valid code is let in whatever the client's wait (arena/throttle.py says why), a wrong one
+    during a wait is told to wait."""
     clean = code_from(code)
     found = store.enrolment_by_code(hash_code(clean)) if clean else None
-    if found is None or found.revoked_at is not None:
-        if client is not None:
-            throttle.invite_codes.failed(client)
-        raise UserError(INVALID)
+    if found is not None and found.revoked_at is None:
+        return found
     if client is not None:
-        throttle.invite_codes.succeeded(client)
-    return found
+        throttle.invite_codes.check(client)
+        throttle.invite_codes.failed(client)
+    raise UserError(INVALID)
 
 
 def revoke(store: Store, study_id: int, rater: object) -> bool:

@@ -130,6 +130,28 @@ class Settings:
     auth_free_attempts: int = _setting(
         "ARENA_AUTH_FREE_ATTEMPTS", 5, "wrong codes/passwords from one client before waits start", minimum=0
     )
+    trusted_proxies: str = _setting(
+        "ARENA_TRUSTED_PROXIES",
+        "",
+        "reverse proxies whose `X-Forwarded-For` names the client: addresses or CIDR blocks, comma separated "
+        "(a Hugging Face Space: `10.0.0.0/8`; see docs/security.md)",
+        shown_default="none: the peer is the client",
+    )
+    compare_queue: int = _setting(
+        "ARENA_COMPARE_QUEUE", 32, "most Compare and trace runs waiting at once; more are refused at once", minimum=1
+    )
+    compare_per_address: int = _setting(
+        "ARENA_COMPARE_PER_ADDRESS",
+        4,
+        "most Compare and trace runs waiting or running per client address (one per browser tab)",
+        minimum=1,
+    )
+    quick_studies_per_hour: int = _setting(
+        "ARENA_QUICK_STUDIES_PER_HOUR", 6, 'most "Rate these blind" quick studies per client per hour', minimum=0
+    )
+    quick_study_hours: float = _setting(
+        "ARENA_QUICK_STUDY_HOURS", 24.0, "hours a quick study lives before it is deleted", minimum=0
+    )
     public_url: str = _setting(
         "ARENA_PUBLIC_URL",
         "",
@@ -251,6 +273,13 @@ def override(**changes: Any) -> Iterator[Settings]:
         yield changed
     finally:
         install(before)
+
+
+def keep_forwarded_headers_from_uvicorn() -> None:
+    """uvicorn rewrites a request's client from `X-Forwarded-For` on its own when the peer is in
+    `FORWARDED_ALLOW_IPS` (default: loopback). The app reads that header from the proxies in
+    ARENA_TRUSTED_PROXIES only (arena/clients.py), so app.py has uvicorn trust nobody."""
+    os.environ["FORWARDED_ALLOW_IPS"] = ""
 
 
 # -- the README's table -----------------------------------------------------------------------------

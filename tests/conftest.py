@@ -51,9 +51,19 @@ def store(request, tmp_path):
 def _fresh_throttles():
     """In-process handlers called without a request count as one client ("local"); a test that sends
     wrong codes or passwords on purpose must not make the next test wait (arena/throttle.py). Tests
-    of the backoff itself build their own `Backoff` or start their own app."""
+    of the backoff itself build their own `Backoff` or start their own app. The same for the other
+    in-memory guards of issue 21."""
     yield
     throttle = sys.modules.get("arena.throttle")
     if throttle is not None:
         throttle.invite_codes.reset()
         throttle.organizer_password.reset()
+    # A test that built the app left its store protected (arena/studies/reserved.py) and its
+    # quick-study and session records in memory: the next test starts without them.
+    reserved = sys.modules.get("arena.studies.reserved")
+    if reserved is not None:
+        reserved.protect(None)
+    for module, name in (("arena.studies.quick", "per_client"), ("arena.sessions", "organizer")):
+        held = getattr(sys.modules.get(module), name, None)
+        if held is not None:
+            held.reset()

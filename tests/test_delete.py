@@ -417,10 +417,14 @@ def test_the_organizer_delete_handlers_refuse_then_delete(store):
         assert message in shown_toast(refused.value), (args, refused.value)
     assert counts(store) == before
 
+    # While the study is open the organizer is blind too: the copy (it names each rating's method)
+    # stays on the server and is not offered for download.
     files, message, choice, table, _, danger, confirm = delete_rater.fn(None, PASSWORD, a, "bob", "Pilot A", a)
-    assert "Deleted 6 ratings by 'bob'" in shown_markdown(message) and len(files) == 1 and Path(files[0]).exists()
+    shown = shown_markdown(message)
+    assert "Deleted 6 ratings by 'bob'" in shown and "not offered for download" in shown and files == []
     assert counts(store)["ratings"] == before["ratings"] - 6
 
+    studies.close_study(store, a)  # closed: the copy downloads, as before
     files, message, choice, table, _, danger, confirm = delete.fn(None, PASSWORD, a, "Pilot A", a)
     assert shown_markdown(message).startswith(f"Deleted study #{a} 'Pilot A': 2 items, 6 outputs, 6 ratings")
     assert [Path(f).exists() for f in files] == [True, True]

@@ -330,7 +330,11 @@ def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
     http = GradioHTTP(app.url, timeout_s=600)
     config = http.config()
     comps = http.components()
-    deps = [(i, d) for i, d in enumerate(config["dependencies"]) if dependency_tab(config, d) == "organizer"]
+    deps = [
+        (i, d)
+        for i, d in enumerate(config["dependencies"])
+        if dependency_tab(config, d) == "organizer" and d.get("backend_fn", True)  # not a browser-only download
+    ]
     # Two conveniences need no password: pasting prompts or uploading a file switches the prompt
     # source. They read nothing stored and write nothing but that radio's value.
     unguarded = [(i, d) for i, d in deps if not (d["inputs"] and _is_password_box(comps[d["inputs"][0]]))]
@@ -367,10 +371,10 @@ def test_every_organizer_handler_checks_the_password_on_the_server(rated_app):
     revealed = None
     exported = []
     revealed = http.call(reveal[0], _organizer_inputs(http, reveal[1], ORGANIZER_PASSWORD, sid))
-    for index, dep in deps:
-        kinds = outputs_of(dep)
-        if kinds == ["file", "markdown"]:  # exports
-            exported.append(http.call(index, _organizer_inputs(http, dep, ORGANIZER_PASSWORD, sid)))
+    for label in ("Export ratings (CSV)", "Export ratings (JSONL)"):  # the export comes in the answer
+        index, dep = _by_button(http, deps, label)
+        assert outputs_of(dep) == ["textbox", "markdown"], dep
+        exported.append(http.call(index, _organizer_inputs(http, dep, ORGANIZER_PASSWORD, sid)))
     assert revealed is not None and revealed.ok, revealed and revealed.error
     assert {"BS-4", "TS-Temp", "TS-Tilted"} <= set(json.dumps(revealed.data).split('"'))
     assert len(exported) == 2 and all(e.ok for e in exported), [e.error for e in exported]

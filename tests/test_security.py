@@ -48,6 +48,7 @@ from tests.support.live_app import (
     dep_by_api_name,
     dep_by_trigger,
     dependency_tab,
+    organizer_session,
     shared_app,
 )
 from tests.support.seeding import db_store, invite, seed_study
@@ -125,12 +126,14 @@ def world(app: LiveApp, tmp_path_factory):
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    uploaded = httpx.post(
-        f"{app.url}{API}/upload",
-        files={"files": ("ratings.csv", path.read_bytes(), "text/csv")},
-        timeout=60,
-        trust_env=False,
+    # Uploads need an organizer session (ui/web.py): the organizer uploads the file that the sweep's
+    # forged import calls then name, as a rater would who had learnt its path.
+    organizer = GradioHTTP(app.url)
+    organizer_session(organizer)
+    uploaded = organizer.http.post(
+        f"{app.url}{API}/upload", files={"files": ("ratings.csv", path.read_bytes(), "text/csv")}
     )
+    organizer.close()
     uploaded.raise_for_status()
     file_data = {"path": uploaded.json()[0], "orig_name": "ratings.csv", "meta": {"_type": "gradio.FileData"}}
     yield dict(store=store, sid=sid, other=other, client=client, file_data=file_data, victim_session=victim_session)
@@ -260,8 +263,10 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
         for index, dep in enumerate(deps):
             fn = dep.get("id", index)
             tab = dependency_tab(config, dep)
-            if dep.get("api_visibility") == "private" and not dep.get("inputs") and not dep.get("outputs"):
-                continue  # a pure front-end event: nothing runs on the server
+            if not dep.get("backend_fn", True) or (
+                dep.get("api_visibility") == "private" and not dep.get("inputs") and not dep.get("outputs")
+            ):
+                continue  # a pure front-end event (a download made in the browser, say): nothing runs on the server
             takes_code = any(is_code_box(comps[c]) for c in dep.get("inputs", []))
             variants = ["defaults", "hostile"] if round_ == 1 else ["hostile"]
             if takes_code and round_ == 1:

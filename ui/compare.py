@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import decoders
-from arena import estimate, studies
+from arena import estimate
 from arena.engines import current
 from arena.errors import UserError
 from arena.hardware import hardware_banner
@@ -39,8 +39,7 @@ from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
-from . import AppContext
-from .rating import store_for
+from . import AppContext, admission
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -324,10 +323,9 @@ def build(ctx: AppContext) -> None:
         return [gr.update(value=chosen), gr.update(value=preset_note(name)), gr.update(open=True)] + opened + updates
 
     def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
+        admission.started(request)
         try:
             req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
-            # A study's prompt run here would show its outputs with method names (arena/studies/reserved.py).
-            studies.check_not_reserved(store_for(ctx), req.prompt)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         session = getattr(request, "session_hash", None) or "anonymous"
@@ -419,13 +417,15 @@ def build(ctx: AppContext) -> None:
         [methods, preset_line, settings_box] + list(method_boxes.values()) + controls,
         api_visibility="private",
     )
+    run_inputs = [prompt, methods, raw_box, seed, max_new, *controls]
     run_event = run.click(
         on_run,
-        [prompt, methods, raw_box, seed, max_new, *controls],
+        run_inputs,
         [status] + list(boxes.values()) + [timing, chart, last],
         api_name="compare",
         concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
-        concurrency_id="generation",
+        concurrency_id=admission.GENERATION,
+        validator=admission.validator(len(run_inputs)),  # one run per tab, a bounded wait (ui/admission.py)
     )
     run.click(
         lambda: [gr.update(value="", visible=False)] * len(all_names),

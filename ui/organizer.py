@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hmac
 import inspect
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,35 +18,59 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-from arena import blind, export, invites, studies, throttle
+from arena import blind, clients, export, invites, sessions, studies, throttle
 from arena.errors import UserError
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from arena.settings import current as current_settings
 from evaluation.perplexity import SCORES
 
-from . import AppContext, organizer_dashboard, organizer_stats
+from . import AppContext, organizer_dashboard, organizer_stats, web
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
+
+
+def download_js(filename: str, mime: str) -> str:
+    """A front-end handler that saves its one input (text) as a file in the browser."""
+    return (
+        "(text) => { if (text) { const a = document.createElement('a');"
+        f" a.href = URL.createObjectURL(new Blob([text], {{type: '{mime};charset=utf-8'}}));"
+        f" a.download = '{filename}'; document.body.appendChild(a); a.click(); a.remove(); }} return []; }}"
+    )
+
 
 SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
 
 
-def check_password(ctx: AppContext, password: Any, client: str | None = None) -> None:
+def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
     """The organizer password, compared in constant time; with `client`, wrong guesses from one
-    client wait longer and longer (arena/throttle.py)."""
+    client wait longer and longer (arena/throttle.py), except in a browser that proved the password
+    before (`exempt`: its organizer session)."""
     expected = ctx.organizer_password
     if not expected:
         raise UserError("the organizer view is disabled: set ARENA_ORGANIZER_PASSWORD on the server")
     if client is not None:
-        throttle.organizer_password.check(client)
+        throttle.organizer_password.check(client, exempt)
     if not isinstance(password, str) or not hmac.compare_digest(password.encode(), expected.encode()):
         if client is not None:
             throttle.organizer_password.failed(client)
         raise UserError("wrong organizer password")
-    if client is not None:
-        throttle.organizer_password.succeeded(client)
+
+
+def check_request(ctx: AppContext, password: Any, request: Any) -> None:
+    """`check_password` for a handler's request: its client, and whether it carries an organizer session."""
+    exempt = sessions.organizer.valid(clients.cookie(request, sessions.ORGANIZER_COOKIE))
+    check_password(ctx, password, throttle.client_of(request), exempt)
+
+
+def _check(ctx: AppContext, password: Any, request: Any) -> None:
+    # A request (a handler's) or a client name (a test's), or nothing: an in-process call.
+    if request is None or isinstance(request, str):
+        check_password(ctx, password, request)
+    else:
+        check_request(ctx, password, request)
 
 
 def _file_path(upload: Any) -> str | None:
@@ -77,7 +100,7 @@ def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[s
 def studies_table(ctx: AppContext) -> pd.DataFrame:
     store = store_for(ctx)
     rows = []
-    for s in store.list_studies():
+    for s in store.list_studies(kind="study"):  # quick ratings from Compare are not the organizer's studies
         summary = store.study_summary(s.id)
         expected = (
             summary["items"] * len(studies.expected_slots(s.methods, s.samples_per_method))
@@ -122,7 +145,19 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
 
 
 def study_options(ctx: AppContext) -> list[tuple[str, int]]:
-    return [(f"#{s.id} {s.name}", int(s.id)) for s in store_for(ctx).list_studies()]
+    return [(f"#{s.id} {s.name}", int(s.id)) for s in store_for(ctx).list_studies(kind="study")]
+
+
+def quick_line(ctx: AppContext) -> str:
+    """How many quick ratings from Compare exist (they are not listed; they expire on their own)."""
+    n = len(store_for(ctx).list_studies(kind="adhoc"))
+    if not n:
+        return "Unlocked."
+    hours = current_settings().quick_study_hours
+    return (
+        f'Unlocked. {n} quick rating{"s" if n != 1 else ""} from Compare ("Rate these blind") '
+        f"{'are' if n != 1 else 'is'} not listed; each is deleted {hours:g} h after it was made."
+    )
 
 
 def _study_id(value: Any) -> int:
@@ -133,22 +168,20 @@ def _forget_cached_scores() -> None:
     SCORES.forget()
 
 
-def delete_study(
-    ctx: AppContext, password: Any, study: Any, typed_name: Any, client: str | None = None
-) -> studies.Deletion:
+def delete_study(ctx: AppContext, password: Any, study: Any, typed_name: Any, request: Any = None) -> studies.Deletion:
     """The danger zone's "Delete this study": password, then the study's exact name, then a copy, then
     the deletion. Raises UserError with the reason when it refuses (nothing is deleted then)."""
-    check_password(ctx, password, client)
+    _check(ctx, password, request)
     deletion = studies.delete_study(store_for(ctx), study, typed_name)
     _forget_cached_scores()
     return deletion
 
 
 def delete_rater_ratings(
-    ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any, client: str | None = None
+    ctx: AppContext, password: Any, study: Any, rater: Any, typed_name: Any, request: Any = None
 ) -> studies.Deletion:
     """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
-    check_password(ctx, password, client)
+    _check(ctx, password, request)
     return studies.delete_rater_ratings(store_for(ctx), study, rater, typed_name)
 
 
@@ -231,19 +264,27 @@ def build(ctx: AppContext) -> None:
             interactive=False,
             wrap=True,
         )
-        invite_file = gr.File(label="Invite codes (CSV)", interactive=False)
+        # The CSV goes from the handler's answer straight into a download in the browser: no file on the
+        # server (a file in Gradio's folder would download for anyone with its address).
+        invite_csv = gr.Textbox(visible=False)
+        invite_download = gr.Button("Download the new invite codes (CSV)", size="sm")
         enrolled = gr.Dataframe(label="Enrolled raters (chosen study)", interactive=False)
         with gr.Row():
-            balance = gr.Dataframe(label="Positions per method (counts of A, B, …)", interactive=False)
+            balance = gr.Dataframe(
+                label="Position balance (pass/fail while open; counts per method and position after closing)",
+                interactive=False,
+            )
             blocks = gr.Dataframe(label="Balanced blocks per rater", interactive=False)
         with gr.Row():
             reveal_btn = gr.Button("Reveal the blind mapping")
             export_csv = gr.Button("Export ratings (CSV)")
             export_jsonl = gr.Button("Export ratings (JSONL)")
         mapping = gr.Dataframe(label="Blind mapping: which method stood behind each label", interactive=False)
-        download = gr.File(label="Export", interactive=False)
+        export_data = gr.Textbox(visible=False)
         gr.Markdown(
-            "The export covers every study; the command line does the same: `python -m arena.export -o ratings.csv`."
+            "The export covers every study and downloads in the browser (nothing is kept on the server). "
+            "Until a study is closed its rows carry no method, seed, settings or output id: you are blind "
+            "too. The command line exports everything: `python -m arena.export -o ratings.csv`."
         )
         with gr.Row():
             import_file = gr.File(label="Import an export (.csv or .jsonl)", file_types=[".csv", ".jsonl"])
@@ -272,7 +313,7 @@ def build(ctx: AppContext) -> None:
 
         def run(request: gr.Request, pw, *args, **kwargs):
             try:
-                check_password(ctx, pw, throttle.client_of(request))
+                check_request(ctx, pw, request)
                 return fn(*args, **kwargs)
             except UserError as exc:
                 raise gr.Error(toast(exc), print_exception=False) from None
@@ -291,9 +332,13 @@ def build(ctx: AppContext) -> None:
             gr.update(choices=options, value=value),
             studies_table(ctx),
             rater_table,
-            "Unlocked.",
+            quick_line(ctx),
             gr.update(choices=options),
         )
+
+    def unlock(selected: Any = None):
+        """`overview`, and a one-time ticket the page trades for its organizer session (arena/sessions.py)."""
+        return (*overview(selected), sessions.organizer.ticket())
 
     def design(selected: Any):
         sid = _study_id(selected)
@@ -323,13 +368,10 @@ def build(ctx: AppContext) -> None:
         sid = _study_id(selected)
         wanted = [n for n in str(names or "").replace("\n", ",").split(",") if n.strip()]
         made = invites.invite(store_for(ctx), sid, wanted)
-        folder = Path(tempfile.mkdtemp(prefix="arena-invites-"))
-        path = folder / f"invites-study-{sid}.csv"
-        path.write_text(invites.invites_csv(made), encoding="utf-8")
         table_value = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
         return (
             table_value,
-            str(path),
+            invites.invites_csv(made),
             *design(sid),
             f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
             "only now: download the CSV or copy the links.",
@@ -394,10 +436,8 @@ def build(ctx: AppContext) -> None:
 
     def do_export(fmt: str):
         def run():
-            folder = Path(tempfile.mkdtemp(prefix="arena-export-"))
-            path = folder / f"ratings.{fmt}"
-            n = export.export_to_path(store_for(ctx), path, fmt)
-            return str(path), f"Exported {n} ratings."
+            text, n = export.export_text(store_for(ctx), fmt, blind=True)
+            return text, f"Exported {n} rows (downloaded as ratings.{fmt})."
 
         return run
 
@@ -405,7 +445,10 @@ def build(ctx: AppContext) -> None:
         path = _file_path(upload_value)
         if not path:
             raise UserError("upload an export file first")
-        counts = export.import_file(store_for(ctx), path)
+        try:
+            counts = export.import_file(store_for(ctx), path)
+        finally:
+            Path(path).unlink(missing_ok=True)  # the upload has served its purpose; nothing stays behind
         choice, table_value, raters, _, danger = overview()
         return (
             choice,
@@ -418,29 +461,57 @@ def build(ctx: AppContext) -> None:
             danger,
         )
 
-    def after_deletion(deletion: studies.Deletion, selected: Any):
+    def after_deletion(deletion: studies.Deletion, selected: Any, was_blind: bool):
         choice, table_value, raters, _, danger = overview(selected)
         danger = gr.update(choices=danger["choices"], value=None)
-        return [str(p) for p in deletion.files], md_text(deletion.message()), choice, table_value, raters, danger, ""
+        message = md_text(deletion.message())
+        files = [str(p) for p in deletion.files]
+        if was_blind:
+            # The copy names the method of every rating: while the study was open the organizer is
+            # blind too, so it stays on the server and is not offered for download.
+            where = deletion.kept_in or deletion.files[0].parent
+            head = deletion.message().split(" Their ratings were exported first")[0]
+            head = head.split(" The study was exported first")[0]
+            message = md_text(
+                f"{head} It was copied first, but the study was still open, so the copy (which names each "
+                f"rating's method) is not offered for download: it is kept on the server in `{where}`."
+            )
+            files = []
+        return files, message, choice, table_value, raters, danger, ""
 
     def do_delete_study(request: gr.Request, pw, study, typed_name, selected):
         try:
-            deletion = delete_study(ctx, pw, study, typed_name, throttle.client_of(request))
-            return after_deletion(deletion, selected)
+            was_blind = still_blind(study)
+            deletion = delete_study(ctx, pw, study, typed_name, request)
+            return after_deletion(deletion, selected, was_blind)
         except UserError as exc:
             raise gr.Error(toast(exc), print_exception=False) from None
 
     def do_delete_rater(request: gr.Request, pw, study, rater, typed_name, selected):
         try:
-            deletion = delete_rater_ratings(ctx, pw, study, rater, typed_name, throttle.client_of(request))
-            return after_deletion(deletion, selected)
+            was_blind = still_blind(study)
+            deletion = delete_rater_ratings(ctx, pw, study, rater, typed_name, request)
+            return after_deletion(deletion, selected, was_blind)
         except UserError as exc:
             raise gr.Error(toast(exc), print_exception=False) from None
 
+    def still_blind(study: Any) -> bool:
+        """The study exists and is not closed yet (the deletion's own checks come after)."""
+        try:
+            found = store_for(ctx).get_study(_study_id(study))
+        except UserError:
+            return False
+        return found is not None and found.state not in ("closed", "published")
+
     overview_outputs = [chosen, table, per_rater, status, del_study]
     private: dict[str, Any] = dict(api_visibility="private")
-    password.submit(guarded(overview), [password], overview_outputs, **private)
-    refresh.click(guarded(overview), [password, chosen], overview_outputs, **private)
+    ticket = gr.Textbox(visible=False)
+    password.submit(guarded(unlock), [password], [*overview_outputs, ticket], **private).success(
+        None, [ticket], None, js=web.TRADE_TICKET_JS, **private
+    )
+    refresh.click(guarded(unlock), [password, chosen], [*overview_outputs, ticket], **private).success(
+        None, [ticket], None, js=web.TRADE_TICKET_JS, **private
+    )
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
     create.click(
         guarded(do_create),
@@ -465,9 +536,10 @@ def build(ctx: AppContext) -> None:
     invite_btn.click(
         guarded(do_invite),
         [password, chosen, invite_names],
-        [invite_table, invite_file, enrolled, balance, blocks, status, invite_names],
+        [invite_table, invite_csv, enrolled, balance, blocks, status, invite_names],
         **private,
-    )
+    ).success(None, [invite_csv], None, js=download_js("invite-codes.csv", "text/csv"), **private)
+    invite_download.click(None, [invite_csv], None, js=download_js("invite-codes.csv", "text/csv"), **private)
     revoke_btn.click(
         guarded(do_revoke), [password, chosen, revoke_name], [enrolled, balance, blocks, status], **private
     )
@@ -482,8 +554,12 @@ def build(ctx: AppContext) -> None:
         **private,
     )
     upload.upload(lambda _f: gr.update(value=SOURCES[2]), [upload], [source], **private)
-    export_csv.click(guarded(do_export("csv")), [password], [download, status], **private)
-    export_jsonl.click(guarded(do_export("jsonl")), [password], [download, status], **private)
+    export_csv.click(guarded(do_export("csv")), [password], [export_data, status], **private).success(
+        None, [export_data], None, js=download_js("ratings.csv", "text/csv"), **private
+    )
+    export_jsonl.click(guarded(do_export("jsonl")), [password], [export_data, status], **private).success(
+        None, [export_data], None, js=download_js("ratings.jsonl", "application/x-ndjson"), **private
+    )
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
     # The password is the first input, checked in delete_study / delete_rater_ratings before anything else.
     deletion_outputs = [del_files, status, chosen, table, per_rater, del_study, del_confirm]

@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena import estimate, studies, throttle
+from arena import estimate, studies
 from arena.blind import LABELS
 from arena.errors import UserError
 from arena.numbers import parse_whole
@@ -159,7 +159,7 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
         if not pw:
             return "**Preview:** enter the organizer password above to see counts and time."
         try:
-            organizer.check_password(ctx, pw, throttle.client_of(request))
+            organizer.check_request(ctx, pw, request)
         except UserError as exc:
             return f"**Preview:** {md_text(exc)}"
         prompts, error = safe_prompts(prompts_from, src, lang, pasted_text, upload_value)

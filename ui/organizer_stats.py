@@ -17,7 +17,6 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena import throttle
 from arena.errors import UserError
 from arena.numbers import parse_whole
 from arena.numbers import study_id as parse_study_id
@@ -33,9 +32,9 @@ MAX_WORK = 4e8  # simulated studies x items x raters x methods over the whole gr
 
 
 def _check(ctx: AppContext, pw: Any, request: Any) -> None:
-    from .organizer import check_password  # late: organizer.py imports this module
+    from .organizer import check_request  # late: organizer.py imports this module
 
-    check_password(ctx, pw, throttle.client_of(request))
+    check_request(ctx, pw, request)
 
 
 def _study_id(value: Any) -> int:

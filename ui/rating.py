@@ -1,24 +1,28 @@
 """The "Rate (blind)" tab: a thin layer over `arena.blind`.
 
-A rater gets in with their invite code (typed, pasted, or from an invite link `?invite=CODE`); the
-code names the study and the rater, and every handler checks it again on the server, throttled per
-client, since any handler can be called straight through the HTTP API. Only labels, the prompt and
-the texts reach the browser. The session state (server-side) holds the study id and the item's
-random public id.
+A rater gets in with their invite code: typed or pasted into the code box, or from an invite link
+`?invite=CODE`, which the app's HTTP layer (ui/web.py) turns into an HttpOnly cookie before the page
+loads, so the code is never in the address bar or the page. A code in the box wins over the cookie.
+The code names the study and the rater, and every handler checks it again on the server (wrong
+codes throttled per client), since any handler can be called straight through the HTTP API. Only
+labels, the prompt and the texts reach the browser. The session state (server-side) holds the
+study id and the item's random public id.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gradio as gr
 
-from arena import blind, invites, studies, throttle
+from arena import blind, clients, invites, sessions, studies, throttle
 from arena.errors import UserError
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
+from arena.studies import quick
 
 from . import AppContext, assets, store_for
 from .safe import md_text, response_html
@@ -69,34 +73,43 @@ def install_quick_rate(ctx: AppContext) -> None:
     def wire(button: gr.Button, prompt: gr.Textbox, raw_box: gr.Checkbox, last: gr.State) -> None:
         handoff = handoff_state(ctx)
 
-        def on_rate(prompt_text: str, raw: bool, last_run: Any) -> tuple[dict, Any]:
-            # The Compare tab keeps the prompt it ran with: the box may have been edited since.
+        def on_rate(request: gr.Request, prompt_text: Any, raw: Any, last_run: Any) -> list[Any]:
+            # `last` is this browser tab's server-side state: only the tab that ran the Compare has
+            # results there (the prompt and raw flag it ran with, as the box may have been edited
+            # since), and the quick study made of them stays with that run: pressing again reopens it.
             if isinstance(last_run, dict):
-                prompt_text, raw, results = (
-                    last_run.get("prompt", ""),
-                    last_run.get("raw", False),
-                    last_run.get("results"),
-                )
+                run = dict(last_run)
             else:
-                results = last_run
+                run = {"prompt": prompt_text, "raw": raw, "results": last_run}
             try:
-                store = store_for(ctx)
-                study_id, item_id = studies.quick_item(store, ctx.model().name, prompt_text, results or [], raw)
-                [mine] = invites.invite(store, study_id, ["you (quick rating)"])
+                code = run.get("quick_code")
+                if not code:
+                    _, code = quick.create(
+                        store_for(ctx),
+                        ctx.model().name,
+                        run.get("prompt") or "",
+                        run.get("results") or [],
+                        bool(run.get("raw", False)),
+                        throttle.client_of(request),
+                    )
+                    run["quick_code"] = code
             except UserError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
-            # The code goes only to this session's server-side state, and from there into the code box.
-            return {"code": mine.code}, gr.Tabs(selected="rating")
+            # The code goes only to this session's server-side state, and from there into the code box
+            # (a fresh value each time, so that pressing again reopens the study).
+            return [{"code": code, "at": time.monotonic()}, run, gr.Tabs(selected="rating")][: len(outputs)]
 
-        outputs = [handoff] + ([ctx.tabs] if ctx.tabs is not None else [])
-        button.click(
-            lambda p, r, res: on_rate(p, r, res)[: len(outputs)],
-            [prompt, raw_box, last],
-            outputs,
-            api_visibility="private",
-        )
+        outputs = [handoff, last] + ([ctx.tabs] if ctx.tabs is not None else [])
+        button.click(on_rate, [prompt, raw_box, last], outputs, api_visibility="private")
 
     ctx.extras["quick_rate"] = wire
+
+
+def code_of(typed: Any, request: Any) -> Any:
+    """The invite code a handler acts on: what is in the code box, else the invite link's cookie."""
+    if isinstance(typed, str) and typed.strip():
+        return typed
+    return clients.cookie(request, sessions.RATER_COOKIE) or typed
 
 
 def _clean_session(session: Any) -> dict[str, Any]:
@@ -134,7 +147,13 @@ def build(ctx: AppContext) -> None:
     # config on the server (about 2 ms each, ~50 per view), while a plain value does not.
     layout = gr.State(0)
     with gr.Row():
-        code = gr.Textbox(label="Invite code or link", type="password", max_lines=1, scale=4)
+        code = gr.Textbox(
+            label="Invite code or link",
+            type="password",
+            max_lines=1,
+            scale=4,
+            placeholder="opened from your invite link: leave empty",
+        )
         start = gr.Button("Start / continue", variant="primary", scale=1)
     who = gr.Markdown("")
     progress = gr.Markdown("")
@@ -282,7 +301,7 @@ def build(ctx: AppContext) -> None:
 
     def on_start(code_text: Any, sess: Any, request: gr.Request):
         try:
-            enrolment = invites.resolve(store, code_text, throttle.client_of(request))
+            enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
             fail(exc)
@@ -292,7 +311,7 @@ def build(ctx: AppContext) -> None:
         sess = _clean_session(sess)
         if not sess.get("study_id"):
             raise UserError("enter your invite code and press Start")
-        enrolment = invites.resolve(store, code_text, throttle.client_of(request))
+        enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
         if enrolment.study_id != sess["study_id"]:
             raise UserError("the invite code changed: press Start to continue with the new code")
         return enrolment, sess
@@ -423,8 +442,11 @@ def build(ctx: AppContext) -> None:
     tab = [ctx.tabs] if ctx.tabs is not None else []
 
     def on_load(sess: Any, request: gr.Request):
-        """An invite link (?invite=CODE) opens the Rate tab, fills the code box and opens the study."""
-        given = (getattr(request, "query_params", None) or {}).get("invite") if request is not None else None
+        """An invite link opens the study: its cookie (ui/web.py made it from ?invite=CODE), else the
+        code still in the address (an app run without that layer). The code box stays empty."""
+        given = clients.cookie(request, sessions.RATER_COOKIE)
+        if not given and request is not None:
+            given = (getattr(request, "query_params", None) or {}).get("invite")
         if not given:
             return [gr.update()] * 2 + [gr.update()] * len(view_outputs) + [gr.update()] * len(tab)
         switch = [gr.Tabs(selected="rating")] * len(tab)
@@ -433,7 +455,8 @@ def build(ctx: AppContext) -> None:
             view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
         except UserError as exc:
             return [gr.update(), ""] + render(None, str(exc), {}) + switch
-        return [given, rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id}) + switch
+        opened = render(view, message, {"study_id": enrolment.study_id})
+        return [gr.update(), rater_line(enrolment, store)] + opened + switch
 
     start_outputs = [who, *view_outputs]
     start.click(on_start, [code, session], start_outputs, api_name="rate_start")

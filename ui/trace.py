@@ -16,8 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from arena import studies
-from arena.engines import LOCAL
+from arena import runner
 from arena.errors import UserError
 from arena.llm import LoadedModel
 from arena.requests import RunRequest
@@ -25,8 +24,7 @@ from arena.zerogpu import friendly_error
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
 
-from . import AppContext
-from .rating import store_for
+from . import AppContext, admission
 
 METHOD = "Multi-Arm"
 COLORS = ("#e45756", "#4c78a8", "#54a24b", "#b279a2", "#f58518")
@@ -55,9 +53,10 @@ def run_trace(
 ) -> TraceRun:
     """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
     in process (Multi-Arm drives the model step by step, whatever the engine setting), through
-    `LocalEngine.trace`: Compare's own warm-up, timed generation and result on the same plain-data
+    `arena.runner.run_trace`: admitted as Compare's run (a study's prompt is refused), then
+    `LocalEngine.trace`, Compare's own warm-up, timed generation and result on the same plain-data
     GPU path (a ZeroGPU task there), under the model's lock."""
-    out = LOCAL.trace(
+    out = runner.run_trace(
         lm, RunRequest(prompt, [METHOD], {METHOD: overrides} if overrides else {}, max_new_tokens, seed, raw)
     )
     return TraceRun(out["result"]["text"], trace_from_dict(out["trace"]), out["settings"], out["result"])
@@ -204,11 +203,10 @@ def build(ctx: AppContext) -> None:
     arms = gr.Dataframe(label="Arms", interactive=False, wrap=True)
     events = gr.Dataframe(label="Backtracks and prunes", interactive=False, wrap=True)
 
-    def on_run(prompt_text, raw_value, seed_value, max_new_value):
+    def on_run(request: gr.Request, prompt_text, raw_value, seed_value, max_new_value):
+        admission.started(request)
         lm = ctx.model()
         try:
-            # as in Compare: a blind study's prompt would show Multi-Arm's output by name
-            studies.check_not_reserved(store_for(ctx), prompt_text)
             result = run_trace(
                 lm, prompt_text or "", bool(raw_value), max_new_value, None if seed_value in (None, "") else seed_value
             )
@@ -232,5 +230,6 @@ def build(ctx: AppContext) -> None:
         [answer, plot, arms, events],
         api_name="multiarm_trace",
         concurrency_limit=1,
-        concurrency_id="generation",
+        concurrency_id=admission.GENERATION,
+        validator=admission.validator(4),  # as Compare's: one run per tab, a bounded wait
     )

@@ -347,16 +347,30 @@ class Store(FeedbackStore):
             ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
         return ids
 
-    def prompts_of_unpublished(self) -> list[str]:
-        """Every prompt of a study (not a quick rating) that is not published yet."""
+    def _reserved_query(self, *columns):
+        return (
+            select(*columns)
+            .join(studies, studies.c.id == items.c.study_id)
+            .where(studies.c.state != "published", studies.c.kind == "study")
+        )
+
+    def reserved_items(self) -> list[tuple[str, bool]]:
+        """(prompt, raw) of every item of a study (not a quick rating) that is not published yet."""
         with self.read() as conn:
-            return list(
-                conn.execute(
-                    select(items.c.prompt)
-                    .join(studies, studies.c.id == items.c.study_id)
-                    .where(studies.c.state != "published", studies.c.kind == "study")
-                ).scalars()
-            )
+            return [(r.prompt, bool(r.raw)) for r in conn.execute(self._reserved_query(items.c.prompt, items.c.raw))]
+
+    def reserved_fingerprint(self) -> tuple[int, int, int]:
+        """(count, sum, max) of the ids of `reserved_items`: one cheap query that changes whenever that
+        set does (an item added, a study published, reopened or deleted)."""
+        with self.read() as conn:
+            row = conn.execute(
+                self._reserved_query(
+                    func.count(items.c.id),
+                    func.coalesce(func.sum(items.c.id), 0),
+                    func.coalesce(func.max(items.c.id), 0),
+                )
+            ).one()
+        return int(row[0]), int(row[1]), int(row[2])
 
     def set_item_ordinal(self, item_id: int, ordinal: int) -> None:
         with self.write() as conn:

@@ -2,8 +2,9 @@
 
 One job per module: limits.py (what a study may hold), seeds.py, prompt_sets.py, create.py,
 slots.py (what is needed and stored), generate.py (the one generator: slots -> engine -> store),
-lifecycle.py (draft -> open -> closed -> published), reserved.py (prompts Compare must refuse),
-quick.py (a quick rating from Compare), delete.py; `python -m arena.studies` is __main__.py.
+lifecycle.py (draft -> open -> closed -> published), reserved.py (prompts of unpublished studies,
+which every public run must refuse), quick.py (quick ratings from Compare: the study, its limits and
+expiry), delete.py; `python -m arena.studies` is __main__.py.
 The names below are the package's interface (`from arena import studies; studies.create_study`).
 """
 
@@ -15,7 +16,7 @@ from .lifecycle import being_generated, close_study, generating, open_study, pub
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
 from .prompt_sets import builtin_prompts, parse_pasted, parse_prompt_file
 from .quick import QUICK_SCENARIO, quick_item
-from .reserved import check_not_reserved, normalized_prompt
+from .reserved import check_not_reserved
 from .seeds import derive_seed, slots_seed
 from .slots import pending_slots, ready_item_ids, ready_items
 
@@ -43,7 +44,6 @@ __all__ = [
     "generating",
     "identical_texts",
     "method_names_in",
-    "normalized_prompt",
     "open_study",
     "parse_pasted",
     "parse_prompt_file",

@@ -157,10 +157,12 @@ class CallResult:
 class GradioHTTP:
     """Calls Gradio functions by index over the queue routes the browser uses."""
 
-    def __init__(self, url: str, timeout_s: float = 120):
+    def __init__(self, url: str, timeout_s: float = 120, headers: dict[str, str] | None = None):
+        """`headers` go with every request (a test that plays a reverse proxy sends X-Forwarded-For);
+        cookies the app sets are kept and sent back, as a browser does."""
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
-        self.http = httpx.Client(timeout=timeout_s, trust_env=False)
+        self.http = httpx.Client(timeout=timeout_s, trust_env=False, headers=headers or {})
         self._config: dict | None = None
 
     def close(self) -> None:
@@ -286,3 +288,30 @@ def dependency_tab(config: dict, dep: dict) -> str | None:
         if cid in owner:
             return owner[cid]
     return None
+
+
+def dep_by_output(client: GradioHTTP, label: str, n_inputs: int | None = None) -> int:
+    """The fn index of the first handler (with `n_inputs` inputs) with an output whose label starts with `label`."""
+    comps = client.components()
+    for i, d in enumerate(client.dependencies()):
+        if n_inputs is not None and len(d.get("inputs", [])) != n_inputs:
+            continue
+        for cid in d.get("outputs", []):
+            if str(comps.get(cid, {}).get("props", {}).get("label") or "").startswith(label):
+                return d.get("id", i)
+    raise LookupError(f"no handler writes a component labelled {label!r}...")
+
+
+def organizer_session(client: GradioHTTP, password: str = ORGANIZER_PASSWORD) -> str:
+    """Unlock the Organizer tab as a browser does: the unlock answers with a one-time ticket (its last
+    output), which the page trades for the HttpOnly organizer cookie. Returns the session hash; the
+    cookie stays in `client`."""
+    session = uuid.uuid4().hex[:11]
+    unlocked = client.call(dep_by_trigger(client, "Organizer password"), [password], session_hash=session)
+    if not unlocked.ok:
+        raise RuntimeError(f"unlock failed: {unlocked.error}")
+    ticket = unlocked.data[-1]
+    traded = client.http.post(f"{client.url}/arena/organizer-session", content=ticket)
+    if traded.status_code != 204:
+        raise RuntimeError(f"the ticket was refused: {traded.status_code} {traded.text}")
+    return session
