@@ -1,7 +1,7 @@
 """Calibration of the primary analysis by simulation: a fast, seeded subset of
 benchmarks/bench_calibration.py (the full table, with the mixed model, is there and in
 docs/statistics.md). Seeded, so the figures are the same on every run; a design that misses the
-targets fails here. About 15 s on a quiet machine."""
+targets fails here. About 6 s (the two taste tests)."""
 
 import math
 
