@@ -2,10 +2,13 @@
 diversity, latency and throughput; the statistics; plotly figures. Works on the store's frames,
 so the UI only fetches and shows.
 
-Human scores are the primary analysis of `evaluation.human`: the item is the unit (each method's
-score on an item is the mean over its raters), CIs from a two-way cluster bootstrap over items and
-raters, pairwise Wilcoxon on items with Holm and a t CI of the difference, Friedman on items, the
-mixed model, agreement, the position effect, and one plain-language line per result."""
+Human scores are the primary analysis of `evaluation.human` (docs/statistics.md): items and raters
+are both samples; per method the mean over items with an interval from item, rater and residual
+variance components (Satterthwaite df); per pair the mean (item, rater) difference with its
+interval and t test, the raters' taste pooled; one family for the headline (every pair x
+dimension, step-down max-T); with 1-2 raters every statement holds for these raters only. Then
+the secondary analyses (item-level Friedman, the mixed model, agreement, the position effect) and
+one plain-language line per result."""
 
 from __future__ import annotations
 
@@ -29,8 +32,8 @@ DIMENSIONS = human.DIMENSIONS
 @dataclass
 class Results:
     summary: pd.DataFrame  # numbers, one row per method (for CSV and charts)
-    means: pd.DataFrame  # method x dimension: mean over items, two-way cluster bootstrap CI, n = items
-    pairwise: pd.DataFrame  # on items: mean difference with t CI, Wilcoxon p, Holm
+    means: pd.DataFrame  # method x dimension: mean over items, CI from variance components, n = items
+    pairwise: pd.DataFrame  # the primary analysis: difference, CI, t test, p adjusted over the family
     friedman: pd.DataFrame
     agreement: pd.DataFrame
     ppl_correlation: pd.DataFrame  # within each method, and with the method partialled out
@@ -42,6 +45,7 @@ class Results:
     variance_components: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.VC_COLUMNS))
     position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.POSITION_COLUMNS))
     lines: list[str] = field(default_factory=list)  # one plain-language line per result
+    methods: list[str] = field(default_factory=list)  # the study's order
 
 
 def _method_order(*frames: pd.DataFrame) -> list[str]:
@@ -95,20 +99,23 @@ def build_results(
     scenario: Any = None,
     rater: Any = None,
     mixed: bool = True,
+    methods: Sequence[str] | None = None,
 ) -> Results:
-    """Everything the Results tab shows, for the filtered ratings and the matching outputs."""
+    """Everything the Results tab shows, for the filtered ratings and the matching outputs;
+    `methods`: the study's method order (pairs read a - b in it), else the registry's."""
     r = human.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
     o = human.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
     ppl = {k: v.ppl for k, v in (scores or {}).items()}
     notes = []
     if not scores:
         notes.append("perplexity not computed")
+    order = list(methods) if methods is not None else _method_order(o, r)
     if len(r):
-        a = human.analyse(r, mixed=mixed)
+        a = human.analyse(r, mixed=mixed, methods=order)
     else:
         a = {
             "means": human.method_means(r),
-            "pairwise": human.pairwise_wilcoxon(r),
+            "pairwise": human.pairwise(r),
             "friedman": human.friedman(r),
             "agreement": human.krippendorff_alpha(r),
             "position": pd.DataFrame(columns=human.POSITION_COLUMNS),
@@ -131,21 +138,24 @@ def build_results(
         variance_components=a["variance_components"],
         position=a["position"],
         lines=a["lines"],
+        methods=order,
     )
 
 
 STATS_HELP = (
-    "Fixed in advance. **The unit is the item**: all raters score the same outputs, so each method's "
-    "score on an item is the mean over its raters (and samples). Per method: the mean over items, 95% CI "
-    "from a two-way cluster bootstrap (items and raters resampled). Pairwise: Wilcoxon signed-rank on the "
-    "item differences, Holm-corrected per dimension, with the t interval of the mean difference "
-    "(calibrated by simulation: benchmarks/bench_calibration.py). Friedman across all methods on items. "
-    "Mixed model score ~ method + (1|item) + (1|rater) + (1|output), REML, effects with 95% Wald CIs and "
-    "in SDs of a single rating. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score "
-    "shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: "
-    "Spearman within each method and with the method partialled out, never pooled (the method drives "
-    "both). Perplexity: continuation tokens only, given the exact prompt, corpus PPL = exp(ΣNLL/Σtokens). "
-    "Repetition %: share of outputs with a phrase of 2+ words repeated 3+ times back to back."
+    "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about "
+    "prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its "
+    "samples). Per method: the mean over items, 95% CI from item, rater and residual variance components "
+    "with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can tell). "
+    "Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, its 95% CI "
+    "and t test, with the raters' own taste for a method as a variance component pooled over pairs and "
+    "dimensions. **One family for the headline**: every pair × dimension is adjusted together (step-down "
+    "max-T, never above Holm); the takeaway names only these. With 1–2 raters every result holds for these "
+    "raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the mixed model score ~ "
+    "method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by REML with Satterthwaite "
+    "df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score shown first minus shown last, "
+    "each output's own mean removed, t CI over items. Perplexity vs scores: Spearman within each method and "
+    "with the method partialled out, never pooled. Calibration: benchmarks/bench_calibration.py."
 )
 
 
@@ -153,10 +163,11 @@ def _cell(v: Any) -> Any:
     return "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.3g}" if isinstance(v, float) else v)
 
 
-def statistics_tables(r: Results) -> dict[str, pd.DataFrame]:
+def statistics_tables(r: Results) -> dict[str, Any]:
     """The statistics as display tables (numbers rounded, NaN as '–') with readable column names."""
 
-    def fmt(df: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
+    def fmt(df: pd.DataFrame, names: Mapping[str, str], drop: Sequence[str] = ()) -> pd.DataFrame:
+        df = df.drop(columns=[c for c in drop if c in df])
         return (
             df.rename(columns=dict(names)).apply(lambda col: col.map(_cell))
             if len(df)
@@ -173,10 +184,12 @@ def statistics_tables(r: Results) -> dict[str, pd.DataFrame]:
                 "mean_diff": "a − b",
                 "ci_low": "95% CI low",
                 "ci_high": "95% CI high",
-                "statistic": "W",
+                "statistic": "t",
                 "p_value": "p",
-                "p_holm": "p (Holm)",
+                "p_holm": "p (family)",
+                "n_raters": "raters",
             },
+            drop=("family", "se"),
         ),
         "friedman": fmt(r.friedman, {"n_units": "items", "p_value": "p"}),
         "agreement": fmt(r.agreement, {}),
@@ -195,6 +208,7 @@ def statistics_tables(r: Results) -> dict[str, pd.DataFrame]:
                 "effect_ci_high": "SD CI high",
             },
         ),
+        "family": r.pairwise["family"].iloc[0] if len(r.pairwise) else "",
         "variance_components": fmt(r.variance_components, {}),
         "position": fmt(
             r.position,
@@ -213,7 +227,13 @@ def statistics_markdown(r: Results) -> str:
     """One plain-language line per result, as a Markdown list (method names are registry names)."""
     if not r.lines:
         return "No ratings yet."
-    return "\n".join(f"- {line}" for line in r.lines)
+    head = []
+    if len(r.pairwise):
+        head.append(
+            f"**Headline family**: {r.pairwise['family'].iloc[0]}, adjusted together; the takeaway names only "
+            "these. Friedman and the mixed model are exploratory.\n"
+        )
+    return "\n".join([*head, *(f"- {line}" for line in r.lines)])
 
 
 def _num(v: Any, digits: int = 2) -> str:
@@ -249,7 +269,9 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
     for _, s in summary.iterrows():
         row = {"method": s["method"]}  # ratings per method: in the headline and the CSV
         for dim in DIMENSIONS:
-            row[f"{dim} ↑"] = f"{_num(s[dim])} [{_num(s[f'{dim}_ci_low'], 1)}–{_num(s[f'{dim}_ci_high'], 1)}]"
+            lo, hi = s[f"{dim}_ci_low"], s[f"{dim}_ci_high"]
+            ci = f"[{_num(lo, 1)}–{_num(hi, 1)}]" if pd.notna(lo) and pd.notna(hi) else "(no CI)"
+            row[f"{dim} ↑"] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
         row.update(
             {
                 COLUMNS["ppl"]: _num(s["ppl"]),

@@ -1,281 +1,375 @@
-"""Simulated rating studies: calibration of the primary analysis and a power planner.
+"""Calibration of the human-rating analysis across study designs, and the power planner.
 
-A simulated study has `items` prompts, each answered once by every method (one output per item and
-method), and `raters` raters who score every output. A rating is
+`calibrate` runs the app's own functions (`evaluation.human_stats`) on simulated studies
+(`evaluation.stats_sim`) and counts: null studies (no method differs) give the false-positive rate
+on the headline family (any pair x dimension significant after the family adjustment); studies
+where the last method is shifted give how often the 95% CIs cover the known values (a difference,
+and every method's mean) and how often the shifted pair is found (power, max-T against Holm on the
+same p-values). `DESIGNS` are the designs of the calibration table in docs/statistics.md;
+`calibration_table` runs several in parallel processes.
 
-    clip(round(mean + method effect + item + rater + output + noise), 1, 5)
-
-with item ~ N(0, sd_item), rater ~ N(0, sd_rater), output ~ N(0, sd_output) (one draw per output:
-its own quality), noise ~ N(0, sd_resid) per rating. Positions follow a rotation over items and
-raters, as the blind tab's balanced order does, and `position_effect` adds to the latent score of
-whatever is shown first.
-
-Because every random effect is normal, the expected *observed* score of a method (after rounding
-and clipping) has a closed form: the latent score is N(mean + effect, total variance), so
-E[score] = sum_k k * P(latent rounds to k). `expected_scores` gives it; it is the known value a
-CI of a method difference must cover.
+`simulated_power` is the planner's engine: the primary analysis in closed form on complete
+(every rater rates every item) simulated studies, vectorised over studies; a test checks it gives
+the p-values of `human_stats.pairwise`.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import time
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from . import human
+from . import human_stats as hs
+from . import stats_crossed as crossed
+from .stats_sim import (
+    DEFAULT_SD,
+    METHOD_NAMES,
+    Design,
+    conditional_scores,
+    expected_scores,
+    latent,
+    observed,
+    population_scores,
+    positions,
+    simulate,
+    simulate_study,
+)
 
-DEFAULT_SD = {"item": 0.7, "rater": 0.4, "output": 0.6, "resid": 0.8}
+__all__ = [
+    "DEFAULT_SD",
+    "DESIGNS",
+    "METHOD_NAMES",
+    "Calibration",
+    "Design",
+    "calibrate",
+    "calibration_table",
+    "conditional_scores",
+    "expected_scores",
+    "latent",
+    "observed",
+    "pilot_sds",
+    "plan",
+    "population_scores",
+    "positions",
+    "power_grid",
+    "simulate",
+    "simulate_study",
+    "simulated_power",
+    "study_tests",
+]
 
+ALPHA = hs.ALPHA
 
-@dataclass(frozen=True)
-class Design:
-    items: int = 20
-    raters: int = 3
-    methods: int = 3
-    mean: float = 3.2
-    sd_item: float = DEFAULT_SD["item"]
-    sd_rater: float = DEFAULT_SD["rater"]
-    sd_output: float = DEFAULT_SD["output"]
-    sd_resid: float = DEFAULT_SD["resid"]
-    effects: tuple[float, ...] = ()  # latent shift per method (missing = 0)
-    position_effect: float = 0.0  # latent shift of the output shown first
-
-    def effect(self, m: int) -> float:
-        return self.effects[m] if m < len(self.effects) else 0.0
-
-    @property
-    def total_sd(self) -> float:
-        return math.sqrt(self.sd_item**2 + self.sd_rater**2 + self.sd_output**2 + self.sd_resid**2)
-
-
-METHOD_NAMES = tuple("ABCDEFGHIJ")
-
-
-def latent(design: Design, rng: np.random.Generator, n_studies: int = 1) -> np.ndarray:
-    """Latent scores, shape (studies, items, raters, methods), position effect included."""
-    s, i, r, m = n_studies, design.items, design.raters, design.methods
-    x = (
-        design.mean
-        + np.array([design.effect(k) for k in range(m)])[None, None, None, :]
-        + rng.normal(0, design.sd_item, (s, i, 1, 1))
-        + rng.normal(0, design.sd_rater, (s, 1, r, 1))
-        + rng.normal(0, design.sd_output, (s, i, 1, m))
-        + rng.normal(0, design.sd_resid, (s, i, r, m))
-    )
-    if design.position_effect:
-        x = x + design.position_effect * (positions(design) == 0)[None]
-    return x
-
-
-def observed(x: np.ndarray) -> np.ndarray:
-    return np.clip(np.round(x), 1, 5)
-
-
-def positions(design: Design) -> np.ndarray:
-    """(items, raters, methods) display positions, 0 = first: a rotation by item and rater."""
-    i = np.arange(design.items)[:, None, None]
-    r = np.arange(design.raters)[None, :, None]
-    m = np.arange(design.methods)[None, None, :]
-    return (m + i + r) % design.methods
-
-
-def simulate(design: Design, seed: int | np.random.Generator = 0, study_id: int = 1) -> pd.DataFrame:
-    """One study as a ratings frame (the columns of `human.REQUIRED_COLUMNS`); the three dimensions
-    are independent draws of the same design."""
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    scores = [observed(latent(design, rng))[0] for _ in human.DIMENSIONS]
-    i, r, m = np.meshgrid(np.arange(design.items), np.arange(design.raters), np.arange(design.methods), indexing="ij")
-    pos = positions(design)
-    frame = pd.DataFrame(
-        {
-            "study_id": study_id,
-            "item_id": i.ravel(),
-            "output_id": (i * design.methods + m).ravel(),
-            "method": np.array(METHOD_NAMES)[m.ravel()],
-            "rater": np.char.add("r", r.ravel().astype(str)),
-            "position": pos.ravel(),
-        }
-    )
-    for dim, sc in zip(human.DIMENSIONS, scores):
-        frame[dim] = sc.ravel().astype(int)
-    return frame
-
-
-def expected_scores(design: Design) -> np.ndarray:
-    """E[observed score] per method: the latent score is normal, so the rounding bins' probabilities
-    give it exactly (position effect not included)."""
-    sd = design.total_sd
-    out = []
-    for k in range(design.methods):
-        mu = design.mean + design.effect(k)
-        cuts = np.array([-np.inf, 1.5, 2.5, 3.5, 4.5, np.inf])
-        p = np.diff(stats.norm.cdf((cuts - mu) / sd))
-        out.append(float(np.dot(p, np.arange(1, 6))))
-    return np.array(out)
-
-
-# ---- calibration -----------------------------------------------------------------------------------
+# The calibration table's designs: the README's base design, then one change at a time.
+DESIGNS: dict[str, tuple[str, Design]] = {
+    "base": ("20 items × 3 raters × 3 methods (SDs item 0.7, rater 0.4, output 0.6, rating 0.8)", Design()),
+    "taste": ("raters' own taste for a method, SD 0.3 (and their severity, SD 0.4)", Design(sd_rater_method=0.3)),
+    "missing": ("15% can't judge, 10% of items skipped", Design(cant_judge=0.15, skipped=0.10)),
+    "few raters": ("2 raters × 6 methods (15 pairs), 2 samples", Design(raters=2, methods=6, samples=2)),
+    "incomplete": ("8 raters, 2–3 per item", Design(raters=8, raters_per_item=(2, 3))),
+    "ceiling": ("ceiling: mean 4.5, most scores 4–5", Design(mean=4.5)),
+    "position": ("position effect +0.3 for the first shown, balanced by design", Design(position_effect=0.3)),
+    "correlated": ("the three dimensions correlated 0.8", Design(dim_correlation=0.8)),
+    "variance": (
+        "methods differing only in variance (output SD 0.3, 0.6, 1.0)",
+        Design(mean=3.0, output_sds=(0.3, 0.6, 1.0)),
+    ),
+    "samples": ("2 samples per (item, method)", Design(samples=2)),
+}
 
 
 @dataclass
 class Calibration:
+    name: str
+    label: str
     design: Design
     n_null: int
     n_known: int
-    fpr_wilcoxon: float  # one pre-specified pair, unadjusted, alpha = 0.05
-    fpr_friedman: float
-    fpr_any_holm: float  # any pair significant after Holm (familywise)
-    true_diff: float
-    coverage_t: float  # the primary CI (t over item differences)
-    coverage_percentile: float  # percentile bootstrap over items, for comparison
-    mean_ci_width_t: float
+    effect: float
+    fwer: float  # headline family (pairs x dimensions), step-down max-T: the primary analysis
+    fwer_holm: float  # the same p-values, Holm over the same family
+    fwer_item: float  # before issue 22: item-level Wilcoxon, Holm within a dimension, any dimension
+    coverage: float  # 95% CI of the known difference (last - first method, first dimension)
+    coverage_means: float  # 95% CIs of every method's mean (first dimension)
+    power: float  # the shifted pair found, max-T
+    power_holm: float  # ... Holm
+    true_diff: float  # last - first method, population
+    scope: str
     mixed_reps: int = 0
-    fpr_mixed: float = math.nan
+    fwer_mixed: float = math.nan  # mixed model, Holm over its pairs x dimensions
     coverage_mixed: float = math.nan
+    seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def lines(self) -> list[str]:
-        d = self.design
-        out = [
-            f"design: {d.items} items x {d.raters} raters x {d.methods} methods, SDs item {d.sd_item}, rater {d.sd_rater}, "
-            f"output {d.sd_output}, rating {d.sd_resid}; scores rounded and clipped to 1-5",
-            f"false-positive rate at alpha=0.05 over {self.n_null} null studies: Wilcoxon on items (one pair) "
-            f"{self.fpr_wilcoxon:.3f}, Friedman {self.fpr_friedman:.3f}, any pair after Holm {self.fpr_any_holm:.3f}",
-            f"coverage of the 95% CI of a known difference ({self.true_diff:+.3f} on the 1-5 scale) over {self.n_known} "
-            f"studies: t interval over items {self.coverage_t:.3f} (mean width {self.mean_ci_width_t:.2f}), "
-            f"percentile bootstrap over items {self.coverage_percentile:.3f}",
-        ]
+    def row(self) -> dict[str, Any]:
+        return {
+            "design": self.label,
+            "false positives (max-T)": self.fwer,
+            "Holm": self.fwer_holm,
+            "item-level (before)": self.fwer_item,
+            "CI coverage, difference": self.coverage,
+            "CI coverage, per method": self.coverage_means,
+            "power max-T": self.power,
+            "power Holm": self.power_holm,
+            "mixed model false positives": self.fwer_mixed,
+            "mixed model coverage": self.coverage_mixed,
+        }
+
+    def targets_met(self) -> bool:
+        ok = 0.03 <= self.fwer <= 0.07 and 0.93 <= self.coverage <= 0.97 and 0.93 <= self.coverage_means <= 0.97
         if self.mixed_reps:
-            out.append(
-                f"mixed model (REML, Wald 95%) over {self.mixed_reps} studies each: false-positive rate "
-                f"{self.fpr_mixed:.3f}, coverage {self.coverage_mixed:.3f}"
-            )
-        return out
+            ok = ok and 0.03 <= self.fwer_mixed <= 0.07 and 0.93 <= self.coverage_mixed <= 0.97
+        return ok
 
 
-def _percentile_ci(diff: np.ndarray, rng: np.random.Generator, n_resamples: int = 1000) -> tuple[float, float]:
-    idx = rng.integers(0, len(diff), (n_resamples, len(diff)))
-    boot = diff[idx].mean(axis=1)
-    return float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
+@dataclass
+class _Counts:
+    null: int = 0
+    known: int = 0
+    mixed: int = 0
+    fwer: int = 0
+    fwer_holm: int = 0
+    fwer_item: int = 0
+    cover: int = 0
+    cover_means: int = 0
+    n_means: int = 0
+    power: int = 0
+    power_holm: int = 0
+    fwer_mixed: int = 0
+    cover_mixed: int = 0
+    scope: str = ""
+
+    def add(self, other: _Counts) -> _Counts:
+        for k in vars(self):
+            if k != "scope":
+                setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.scope = self.scope or other.scope
+        return self
+
+
+def _run(design: Design, n_null: int, n_known: int, mixed_reps: int, effect: float, seed: int) -> _Counts:
+    """One worker's share of `calibrate` (own random stream)."""
+    rng = np.random.default_rng(seed)
+    c = _Counts()
+    dim0 = hs.DIMENSIONS[0]
+    first, last = METHOD_NAMES[0], METHOD_NAMES[design.methods - 1]
+    known = design.with_effect(effect)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(n_null):
+            frame = simulate(design, rng)
+            pw = hs.pairwise(frame)
+            c.fwer += bool((pw["p_holm"] < ALPHA).any())
+            c.fwer_holm += bool((np.array(hs.holm(pw["p_value"])) < ALPHA).any())
+            c.fwer_item += bool((hs.pairwise_wilcoxon(frame)["p_holm"] < ALPHA).any())
+            c.null += 1
+        for _ in range(n_known):
+            frame, truth = simulate_study(known, rng)
+            pw = hs.pairwise(frame)
+            k = int(np.flatnonzero((pw["dimension"] == dim0) & (pw["method_a"] == first) & (pw["method_b"] == last))[0])
+            row = pw.iloc[k]
+            t = truth.of(row["scope"] == hs.SCOPE_THESE)
+            c.cover += bool(row["ci_low"] <= t[0] - t[-1] <= row["ci_high"])
+            c.power += bool(row["p_holm"] < ALPHA)
+            c.power_holm += bool(hs.holm(pw["p_value"])[k] < ALPHA)
+            c.scope = str(row["scope"])
+            for r in hs.method_means(frame, [dim0]).to_dict("records"):
+                t_m = truth.of(r["scope"] == hs.SCOPE_THESE)[METHOD_NAMES.index(r["method"])]
+                c.cover_means += bool(r["ci_low"] <= t_m <= r["ci_high"])
+                c.n_means += 1
+            c.known += 1
+        for _ in range(mixed_reps):
+            mm, _ = hs.mixed_model(simulate(design, rng))
+            c.fwer_mixed += bool((np.array(hs.holm(mm["p_value"])) < ALPHA).any()) if len(mm) else False
+            frame, truth = simulate_study(known, rng)
+            mm, _ = hs.mixed_model(frame)
+            row = mm[(mm["dimension"] == dim0) & (mm["method_a"] == first) & (mm["method_b"] == last)].iloc[0]
+            t = truth.of(row["scope"] == hs.SCOPE_THESE)
+            c.cover_mixed += bool(row["ci_low"] <= t[0] - t[-1] <= row["ci_high"])
+            c.mixed += 1
+    return c
+
+
+def _split(n: int, parts: int) -> list[int]:
+    return [n // parts + (1 if k < n % parts else 0) for k in range(parts)]
 
 
 def calibrate(
-    design: Design = Design(),
+    design: Design | str = "base",
     n_null: int = 500,
     n_known: int = 500,
-    known_effect: float = 0.5,
+    effect: float = 0.5,
     seed: int = 0,
     mixed_reps: int = 0,
-    dimension: str = human.DIMENSIONS[0],
+    workers: int = 1,
 ) -> Calibration:
-    """Simulate null studies (no method effect) and studies where the last method is shifted by
-    `known_effect` on the latent scale, and run the app's own functions on each: the false-positive
-    rates of the primary tests, and how often the 95% CI of the known difference (on the observed
-    1-5 scale, `expected_scores`) covers it."""
-    rng = np.random.default_rng(seed)
-    null = replace(design, effects=())
-    hits_w = hits_f = hits_any = 0
-    for _ in range(n_null):
-        df = simulate(null, rng)
-        pw = human.pairwise_wilcoxon(df, [dimension])
-        hits_w += bool(pw["p_value"].iloc[0] < 0.05)
-        hits_any += bool((pw["p_holm"] < 0.05).any())
-        if design.methods >= 3:
-            hits_f += bool(human.friedman(df, [dimension])["p_value"].iloc[0] < 0.05)
-    known = replace(design, effects=(0.0,) * (design.methods - 1) + (known_effect,))
-    truth = expected_scores(known)
-    true_diff = float(truth[-1] - truth[0])
-    a, b = METHOD_NAMES[design.methods - 1], METHOD_NAMES[0]
-    cover_t = cover_p = 0
-    widths = []
-    for _ in range(n_known):
-        df = simulate(known, rng)
-        pw = human.pairwise_wilcoxon(df, [dimension], methods=[a, b]).iloc[0]
-        cover_t += bool(pw["ci_low"] <= true_diff <= pw["ci_high"])
-        widths.append(pw["ci_high"] - pw["ci_low"])
-        table = human.item_table(df, dimension)
-        lo, hi = _percentile_ci((table[a] - table[b]).to_numpy(float), rng)
-        cover_p += bool(lo <= true_diff <= hi)
-    result = Calibration(
+    """Calibration of one design (a Design or a name in DESIGNS), `workers` processes."""
+    name, label = ("custom", "custom design")
+    if isinstance(design, str):
+        name, (label, design) = design, DESIGNS[design]
+    start = time.perf_counter()
+    jobs = [
+        (design, a, b, m, effect, seed * 1000 + k)
+        for k, (a, b, m) in enumerate(
+            zip(_split(n_null, workers), _split(n_known, workers), _split(mixed_reps, workers))
+        )
+    ]
+    if workers > 1:
+        with ProcessPoolExecutor(workers, initializer=_one_thread) as pool:
+            parts = list(pool.map(_run, *zip(*jobs)))
+    else:
+        parts = [_run(*job) for job in jobs]
+    c = _Counts()
+    for part in parts:
+        c.add(part)
+    truth = population_scores(design.with_effect(effect))
+    return Calibration(
+        name=name,
+        label=label,
         design=design,
-        n_null=n_null,
-        n_known=n_known,
-        fpr_wilcoxon=hits_w / n_null,
-        fpr_friedman=hits_f / n_null if design.methods >= 3 else math.nan,
-        fpr_any_holm=hits_any / n_null,
-        true_diff=true_diff,
-        coverage_t=cover_t / n_known,
-        coverage_percentile=cover_p / n_known,
-        mean_ci_width_t=float(np.mean(widths)),
+        n_null=c.null,
+        n_known=c.known,
+        effect=effect,
+        fwer=c.fwer / max(c.null, 1),
+        fwer_holm=c.fwer_holm / max(c.null, 1),
+        fwer_item=c.fwer_item / max(c.null, 1),
+        coverage=c.cover / max(c.known, 1),
+        coverage_means=c.cover_means / max(c.n_means, 1),
+        power=c.power / max(c.known, 1),
+        power_holm=c.power_holm / max(c.known, 1),
+        true_diff=float(truth[-1] - truth[0]),
+        scope=c.scope,
+        mixed_reps=c.mixed,
+        fwer_mixed=c.fwer_mixed / c.mixed if c.mixed else math.nan,
+        coverage_mixed=c.cover_mixed / c.mixed if c.mixed else math.nan,
+        seconds=time.perf_counter() - start,
     )
-    if mixed_reps:
-        fp = cov = 0
-        for _ in range(mixed_reps):
-            mm, _ = human.mixed_model(simulate(null, rng), [dimension])
-            row = mm[(mm["method_a"] == METHOD_NAMES[0]) & (mm["method_b"] == METHOD_NAMES[1])].iloc[0]
-            fp += bool(row["p_value"] < 0.05)
-            mm, _ = human.mixed_model(simulate(known, rng), [dimension])
-            row = mm[(mm["method_a"] == b) & (mm["method_b"] == a)].iloc[0]
-            cov += bool(row["ci_low"] <= -true_diff <= row["ci_high"])
-        result.mixed_reps, result.fpr_mixed, result.coverage_mixed = mixed_reps, fp / mixed_reps, cov / mixed_reps
-    return result
 
 
-# ---- power ------------------------------------------------------------------------------------------
+def _one_thread() -> None:
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
-def _holm_rows(p: np.ndarray) -> np.ndarray:
-    """Holm adjustment along the last axis (NaN treated as 1)."""
-    p = np.where(np.isnan(p), 1.0, p)
-    order = np.argsort(p, axis=-1, kind="stable")
-    sorted_p = np.take_along_axis(p, order, axis=-1)
-    m = p.shape[-1]
-    adj = np.minimum(1.0, np.maximum.accumulate(sorted_p * (m - np.arange(m)), axis=-1))
-    out = np.empty_like(adj)
-    np.put_along_axis(out, order, adj, axis=-1)
-    return out
+def calibration_table(
+    names: Sequence[str] = tuple(DESIGNS),
+    n_null: int = 500,
+    n_known: int = 500,
+    mixed_reps: int = 0,
+    effect: float = 0.5,
+    seed: int = 0,
+    workers: int = 2,
+) -> list[Calibration]:
+    """`calibrate` for several designs, one after the other, each over `workers` processes."""
+    return [calibrate(name, n_null, n_known, effect, seed + k, mixed_reps, workers) for k, name in enumerate(names)]
 
 
-def simulated_power(design: Design, n_studies: int = 300, alpha: float = 0.05, seed: int = 0) -> float:
-    """Share of simulated studies in which the pair (last method, first method) is significant by
-    the primary analysis: Wilcoxon on item means, Holm over all method pairs. Vectorised over
-    studies (the same test as `human.pairwise_wilcoxon`, which a test checks)."""
+# ---- the primary analysis in closed form, vectorised over simulated studies -------------------------
+
+
+PLANNER_DRAWS = 5000  # max-T draws per simulated study in the planner (p error about 0.003 near 0.05)
+
+
+def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_DRAWS) -> dict[str, np.ndarray]:
+    """The primary analysis (`human_stats.pairwise`) of complete studies given as cell means, shape
+    (studies, dimensions, items, raters, methods): per contrast (dimension-major, pairs in order)
+    the estimate, SE, df, raw p and the family-adjusted p. The max-T step is run only where it can
+    matter (raw p < alpha <= Holm p): elsewhere Holm's p already decides."""
+    S, D, I, R, M = cells.shape
+    pairs = [(a, b) for a in range(M) for b in range(a + 1, M)]
+    d = np.stack([cells[..., a] - cells[..., b] for a, b in pairs], axis=2).reshape(S, D * len(pairs), I, R)
+    est = d.mean(axis=(-2, -1))
+    ok = np.ptp(d.reshape(S, D * len(pairs), -1), axis=-1) > 0
+    if R >= crossed.MIN_RANDOM_RATERS:
+        ms = np.stack(crossed.mean_squares(d), axis=-1)  # (S, C, 3)
+        theta_v = (ms[..., 1] - ms[..., 2]) / I
+        df_r, df_e = R - 1.0, (I - 1.0) * (R - 1.0)
+        n_ok = np.maximum(ok.sum(axis=1), 1)
+        at = np.maximum(np.where(ok, theta_v, 0.0).sum(axis=1) / n_ok, 0.0)
+        var_at = (2 / I**2) * ((ms[..., 2] + I * at[:, None]) ** 2 / df_r + ms[..., 2] ** 2 / df_e)
+        var_null = (2 / I**2) * (ms[..., 2] ** 2 / df_r + ms[..., 2] ** 2 / df_e)
+        pooled, se, used = np.full(S, np.nan), np.full(S, np.nan), np.zeros(S, dtype=bool)
+        for s in range(S):
+            if ok[s].any():
+                est_s, se_s, _, used_s = crossed.pool_values(
+                    theta_v[s][ok[s]], var_at[s][ok[s]], var_null[s][ok[s]], D * (M - 1)
+                )
+                pooled[s], se[s], used[s] = est_s, se_s, used_s
+        applied = np.where(used, np.maximum(pooled, 0.0), 0.0)
+        var, var_f, _, _ = crossed.balanced_given_taste(ms, I, R, applied[:, None])
+        var = var + (applied / R)[:, None]
+        var_f = var_f + np.where(used, se**2, 0.0)[:, None] / R**2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            df = 2 * var**2 / var_f
+    else:
+        var, df, _ = crossed.balanced_mean_variance(d, conditional=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se_c = np.sqrt(var)
+        p = np.where(ok, 2 * stats.t.sf(np.abs(est / se_c), df), np.nan)
+    family = np.full_like(p, np.nan)
+    psi = (d - est[..., None, None]) / (I * R)
+    for s in range(S):
+        good = np.flatnonzero(np.isfinite(p[s]))
+        if not len(good):
+            continue
+        holm_p = np.array(hs.holm(p[s, good]))
+        adj = holm_p.copy()
+        if len(good) > 1 and np.any((p[s, good] < alpha) & (holm_p >= alpha)):
+            x = psi[s, good]
+            items, raters = x.sum(axis=2), x.sum(axis=1)
+            cov = items @ items.T
+            if R >= crossed.MIN_RANDOM_RATERS:
+                flat = x.reshape(len(good), -1)
+                cov = cov + raters @ raters.T - flat @ flat.T
+            adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
+        family[s, good] = adj
+    return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family}
+
+
+def simulated_power(
+    design: Design, n_studies: int = 300, alpha: float = ALPHA, seed: int = 0, dims: int = len(hs.DIMENSIONS)
+) -> float:
+    """Share of simulated studies in which the pair (first, last method) on the first dimension is
+    significant by the primary analysis, adjusted over the whole family (every pair x `dims`
+    dimensions, independent draws unless the design correlates them). Complete studies only."""
+    if design.raters_per_item or design.skipped or design.cant_judge:
+        raise ValueError("the planner simulates complete studies (every rater rates every item)")
     rng = np.random.default_rng(seed)
-    scores = observed(latent(design, rng, n_studies))  # (S, I, R, M)
-    item_means = scores.mean(axis=2)  # (S, I, M)
-    pairs = [(a, b) for a in range(design.methods) for b in range(a + 1, design.methods)]
-    pvals = np.full((n_studies, len(pairs)), np.nan)
-    for k, (a, b) in enumerate(pairs):
-        diff = item_means[:, :, a] - item_means[:, :, b]
-        nonzero = np.count_nonzero(diff, axis=1) > 0
-        if nonzero.any() and design.items <= human.EXACT_MAX_N:
-            pvals[nonzero, k] = human.signed_rank_exact_p(diff[nonzero])  # what scipy gives, faster
-        elif nonzero.any():
-            with np.errstate(all="ignore"):
-                pvals[nonzero, k] = stats.wilcoxon(diff[nonzero], axis=1, zero_method="wilcox").pvalue
-    target = pairs.index((0, design.methods - 1))
-    return float((_holm_rows(pvals)[:, target] < alpha).mean())
+    cells = observed(latent(design, rng, n_studies, dims)["latent"]).mean(axis=-1)
+    out = study_tests(cells, alpha, draws=PLANNER_DRAWS)
+    target = design.methods - 2  # pair (0, M - 1) is the (M - 1)-th pair of the first dimension
+    return float(np.nan_to_num(out["p_family"][:, target], nan=1.0).__lt__(alpha).mean())
 
 
 def pilot_sds(ratings: pd.DataFrame, dimension: str) -> dict[str, float]:
-    """Standard deviations of item, rater, output and rating noise from a pilot study's ratings (the
-    mixed model's variance components; 1/12 is taken off the residual for the rounding to integers,
-    which the simulation adds back). Missing components (one rater, one rating per output) get the
-    defaults."""
-    _, vc = human.mixed_model(ratings, [dimension])
+    """Standard deviations of item, rater, taste (rater x method), output and rating noise from a
+    pilot study's ratings (the mixed model's variance components; 1/12 is taken off the residual for
+    the rounding to integers, which the simulation adds back). Components the pilot cannot estimate
+    (one rater, one rating per output) get the defaults (taste: 0)."""
+    _, vc = hs.mixed_model(ratings, [dimension])
     var = dict(zip(vc["component"], vc["variance"]))
     if not var:
         raise ValueError("the pilot ratings are too few to estimate variances (need 2+ items and 2+ methods)")
+
+    def sd(name: str, default: float) -> float:
+        return math.sqrt(max(var.get(name, default**2), 0.0))
+
     return {
-        "item": math.sqrt(max(var.get("item", DEFAULT_SD["item"] ** 2), 0.0)),
-        "rater": math.sqrt(max(var.get("rater", DEFAULT_SD["rater"] ** 2), 0.0)),
-        "output": math.sqrt(max(var.get("output", DEFAULT_SD["output"] ** 2), 0.0)),
-        "resid": math.sqrt(max(var.get("residual", DEFAULT_SD["resid"] ** 2) - 1 / 12, 0.01)),
+        "item": sd("item", DEFAULT_SD["item"]),
+        "rater": sd("rater", DEFAULT_SD["rater"]),
+        "rater_method": sd("rater:method", 0.0),
+        "output": sd("output", DEFAULT_SD["output"]),
+        "resid": math.sqrt(
+            max(var.get("residual", DEFAULT_SD["resid"] ** 2) + var.get("item:rater", 0.0) - 1 / 12, 0.01)
+        ),
     }
 
 
@@ -287,12 +381,13 @@ def power_grid(
     sds: Mapping[str, float] | None = None,
     mean: float = 3.2,
     n_studies: int = 200,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Power to detect a difference `delta` (latent scale, about the 1-5 scale away from the ends)
-    between two of `methods` methods, for each items x raters design (every rater rates every item)."""
-    sds = {**DEFAULT_SD, **(sds or {})}
+    between two of `methods` methods, for each items x raters design (every rater rates every
+    item), with the primary analysis and its family (every pair x the three dimensions)."""
+    sds = {**DEFAULT_SD, "rater_method": 0.0, **(sds or {})}
     rows = []
     for n_items in items:
         for n_raters in raters:
@@ -303,10 +398,10 @@ def power_grid(
                 mean=mean,
                 sd_item=sds["item"],
                 sd_rater=sds["rater"],
+                sd_rater_method=sds["rater_method"],
                 sd_output=sds["output"],
                 sd_resid=sds["resid"],
-                effects=(0.0,) * (methods - 1) + (float(delta),),
-            )
+            ).with_effect(float(delta))
             power = simulated_power(design, n_studies=n_studies, alpha=alpha, seed=seed + 1000 * n_items + n_raters)
             rows.append(
                 {
@@ -324,6 +419,10 @@ def plan(delta: float, target: float = 0.8, **kwargs: Any) -> tuple[pd.DataFrame
     grid = power_grid(delta, **kwargs)
     ok = grid[grid["power"] >= target].sort_values(["ratings", "items"])
     methods = kwargs.get("methods", 3)
+    how = (
+        f"the primary analysis: items and raters as samples, every pair × 3 dimensions adjusted together, "
+        f"α = {kwargs.get('alpha', ALPHA)}"
+    )
     if ok.empty:
         best = grid.sort_values("power").iloc[-1]
         line = (
@@ -332,9 +431,12 @@ def plan(delta: float, target: float = 0.8, **kwargs: Any) -> tuple[pd.DataFrame
         )
     else:
         best = ok.iloc[0]
+        n_r = int(best["raters"])
         line = (
-            f"{int(best['items'])} items × {int(best['raters'])} rater{'s' if best['raters'] != 1 else ''} ({int(best['ratings'])} ratings with {methods} methods) "
-            f"give {best['power']:.0%} power to detect Δ = {delta:g} between two methods (Wilcoxon on items, Holm over all "
-            f"pairs, α = {kwargs.get('alpha', 0.05)}), by simulation."
+            f"{int(best['items'])} items × {n_r} rater{'s' if n_r != 1 else ''} ({int(best['ratings'])} ratings with "
+            f"{methods} methods) give {best['power']:.0%} power to detect Δ = {delta:g} between two methods ({how}), "
+            "by simulation."
         )
+        if n_r < crossed.MIN_RANDOM_RATERS:
+            line += f" With {n_r} rater{'s' if n_r != 1 else ''} the result holds for those raters only."
     return grid, line

@@ -62,40 +62,24 @@ def test_method_means_with_ci_and_n():
     assert m.loc[("A", "coherence"), "mean"] == 5 and m.loc[("C", "coherence"), "mean"] == 1
     # n counts items (4), not ratings (8): two raters of one item are not two independent units
     assert m.loc[("A", "coherence"), "n"] == 4 and m.loc[("A", "coherence"), "n_ratings"] == 8
-    assert (m.loc[("B", "coherence"), "ci_low"], m.loc[("B", "coherence"), "ci_high"]) == (3, 3)
+    # every score the same: no interval can be built from no variation (never a zero-width CI)
+    b = m.loc[("B", "coherence")]
+    assert b["status"] == "not estimable" and math.isnan(b["ci_low"]) and math.isnan(b["ci_high"])
+    assert "not estimable" in human.explain_mean(b.to_dict() | {"method": "B", "dimension": "coherence"})
     nat = m.loc[("A", "naturalness")]
     item_means = df[df.method == "A"].groupby("item_id")["naturalness"].mean()
-    assert nat["mean"] == pytest.approx(item_means.mean())
-    assert item_means.min() <= nat["ci_low"] < nat["mean"] < nat["ci_high"] <= item_means.max()
-
-
-def test_cluster_bootstrap_of_a_mean_resamples_items_and_raters():
-    rng = np.random.default_rng(3)
-    n_items, n_raters = 60, 4
-    item = rng.normal(0, 1, (n_items, 1, 1))
-    rater = np.array([-1.5, -0.5, 0.5, 1.5])[None, :, None]  # large rater effects
-    cube = 3 + item + rater + rng.normal(0, 0.3, (n_items, n_raters, 1))
-    lo_two, hi_two = human.cluster_bootstrap_means(cube)
-    lo_one, hi_one = human.cluster_bootstrap_means(cube[:, :, :].mean(axis=1, keepdims=True))  # items only
-    item_only_width = hi_one[0] - lo_one[0]
-    # raters resampled too: rater variance (1.25 / 4 raters) widens the interval well beyond items alone
-    assert hi_two[0] - lo_two[0] > 1.5 * item_only_width
-    assert item_only_width == pytest.approx(2 * 1.96 * cube.mean(axis=1).std(ddof=1) / np.sqrt(n_items), rel=0.15)
-
-
-def test_bootstrap_ci_matches_the_normal_approximation_on_a_large_sample():
-    x = np.random.default_rng(1).integers(1, 6, size=2000)
-    lo, hi = human.bootstrap_ci(x)
-    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x))
-    assert lo == pytest.approx(x.mean() - half, abs=0.02) and hi == pytest.approx(x.mean() + half, abs=0.02)
+    assert nat["mean"] == pytest.approx(item_means.mean()) and nat["status"] == "ok"
+    assert nat["ci_low"] < nat["mean"] < nat["ci_high"]
+    assert nat["scope"] == human.SCOPE_THESE  # two raters: the interval is about these raters
 
 
 def test_pairwise_wilcoxon_exact_p_and_holm():
     pw = human.pairwise_wilcoxon(ordered_study()).set_index(["dimension", "method_a", "method_b"])
     row = pw.loc[("coherence", "A", "B")]
-    # 4 items (the unit), all differences positive: exact two-sided p = 2 / 2^4. Before, each
-    # (item, rater) counted as a unit: 8 "pairs" and p = 2 / 2^8, overstating the evidence.
-    assert row["n_pairs"] == 4 and row["mean_diff"] == 2 and (row["ci_low"], row["ci_high"]) == (2, 2)
+    # 4 items (the unit), all differences positive: exact two-sided p = 2 / 2^4. Each (item, rater)
+    # as a unit would give 8 "pairs" and p = 2 / 2^8, overstating the evidence.
+    assert row["n_pairs"] == 4 and row["mean_diff"] == 2
+    assert math.isnan(row["ci_low"]) and math.isnan(row["ci_high"])  # the same difference everywhere
     assert row["p_value"] == pytest.approx(2 / 2**4)
     # three equal p-values: Holm multiplies the smallest by 3 and keeps the rest monotone
     assert list(pw.loc["coherence"]["p_holm"]) == pytest.approx([3 * 2 / 2**4] * 3)
@@ -103,7 +87,20 @@ def test_pairwise_wilcoxon_exact_p_and_holm():
     assert math.isnan(pw.loc[("informativeness", "A", "B"), "p_value"])
 
 
-def test_more_raters_copying_the_same_scores_add_no_evidence():
+def test_the_primary_analysis_says_not_estimable_and_not_testable_in_words():
+    pw = human.pairwise(ordered_study()).set_index(["dimension", "method_a", "method_b"])
+    row = pw.loc[("coherence", "A", "B")]
+    assert row["status"] == "not estimable" and math.isnan(row["p_holm"]) and math.isnan(row["ci_low"])
+    line = human.explain_pair(row.to_dict() | {"dimension": "coherence", "method_a": "A", "method_b": "B"})
+    assert "not estimable" in line and "CI" not in line
+    one = human.pairwise(ordered_study(n_items=1), ["naturalness"]).iloc[0]
+    assert one["status"] == "not testable" and math.isnan(one["p_value"])
+    assert "not testable" in human.explain_pair(one)
+    pos = human.position_effect(ordered_study(n_items=1).assign(position=[0, 1, 2] * 2), ["naturalness"]).iloc[0]
+    assert "not testable" in human.explain_position(pos)
+
+
+def test_more_raters_copying_the_same_scores_add_no_evidence_to_the_item_level_tests():
     df = simulate_study(seed=5)
     copies = pd.concat([df, df.assign(rater=df["rater"] + "-copy")])
     one, two = human.pairwise_wilcoxon(df), human.pairwise_wilcoxon(copies)
@@ -117,6 +114,8 @@ def test_t_interval_of_item_differences_by_hand():
     mean, lo, hi = human.t_interval(d)
     half = 2.7764451051977987 * d.std(ddof=1) / np.sqrt(5)  # t(0.975, 4)
     assert (mean, lo, hi) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
+    mean, lo, hi = human.t_interval([1.0, 1.0, 1.0])
+    assert mean == 1.0 and math.isnan(lo) and math.isnan(hi)
 
 
 def test_holm_by_hand():
@@ -130,6 +129,17 @@ def test_friedman_on_a_perfect_ordering():
     assert fr.loc["coherence", "statistic"] == pytest.approx(8.0)
     assert fr.loc["coherence", "p_value"] == pytest.approx(math.exp(-4))  # chi2, 2 df
     assert fr.loc["coherence", "n_units"] == 4
+
+
+def test_krippendorff_alpha_is_the_packages_value():
+    import krippendorff
+
+    df = simulate_study(seed=3)
+    for dim in human.DIMENSIONS:
+        data = human.reliability_matrix(df, dim)
+        ours = human.krippendorff_alpha(df, [dim])["alpha"].iloc[0]
+        ref = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
+        assert ours == pytest.approx(ref, abs=1e-12)
 
 
 def test_krippendorff_alpha_on_the_published_example():

@@ -9,8 +9,8 @@ from starlette.testclient import TestClient
 
 from arena import studies
 from arena.store import Store
+from evaluation import human, story
 from evaluation import results as res
-from evaluation import story
 from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
 from ui import present
@@ -62,9 +62,32 @@ def test_agreement_in_words():
         ]
     )
     words = story.agreement_words(ag)
-    assert words.startswith("Raters disagree more than chance") and "coherence α = -0.170" in words
-    assert story.agreement_words(ag.iloc[1:]).startswith("Raters agree well")
+    assert words.startswith("Raters disagree more than chance would on coherence α = -0.170")
+    assert "agree well on naturalness α = 0.850" in words and "treat those scores with care" in words
+    assert story.agreement_words(ag.iloc[1:]).startswith("Raters agree well on naturalness")
+    assert "care" not in story.agreement_words(ag.iloc[1:])
     assert "not computable" in story.agreement_words(ag.assign(alpha=math.nan))
+
+
+@pytest.mark.parametrize(
+    "alphas, says, never",
+    [
+        ({"coherence": -0.05}, "disagree more than chance would on coherence", ()),
+        # issue 24: 0.336 is low but above chance; it was called "disagree more than chance"
+        ({"coherence": 0.336}, "often disagree on coherence α = 0.336", ("chance would",)),
+        ({"coherence": 0.336, "naturalness": 0.1}, "barely agree on naturalness", ("chance would",)),
+        ({"coherence": 0.91, "informativeness": 0.7}, "agree only tentatively on informativeness", ("chance would",)),
+        ({"coherence": 0.0}, "barely agree", ("chance would",)),
+    ],
+)
+def test_only_a_negative_alpha_is_worse_than_chance(alphas, says, never):
+    ag = pd.DataFrame([{"dimension": d, "alpha": a, "raters": 3, "units_pairable": 9} for d, a in alphas.items()])
+    words = story.agreement_words(ag)
+    assert says in words and not any(n in words for n in never)
+    for row in ag.to_dict("records"):  # the Results tab's line per dimension agrees with the headline
+        line = human.explain_alpha(row)
+        assert ("more than chance" in line) == (row["alpha"] < 0)
+        assert human.agreement_level(row["alpha"]) in line
 
 
 @pytest.fixture

@@ -85,8 +85,13 @@ def test_cli_on_a_real_export(tmp_path):
         ("TS-Temp", "TS-Tilted"),
     }
     first = next(p for p in coh["pairwise"] if (p["a"], p["b"]) == ("BS-4", "TS-Tilted"))
-    assert set(first) >= {"a", "b", "diff", "ci_low", "ci_high", "p", "p_holm"}
+    assert set(first) >= {"a", "b", "diff", "ci_low", "ci_high", "p", "p_holm", "family", "scope", "df"}
     assert first["diff"] == pytest.approx(2.0, abs=0.2) and first["ci_low"] > 0 and first["p_holm"] >= first["p"]
+    # p_holm is adjusted over one family: every pair x dimension, and `family` says so
+    family = study["family"]
+    assert family["tests"] == sum(p["p_holm"] is not None for d in study["dimensions"].values() for p in d["pairwise"])
+    assert first["family"] == family["description"] and family["adjustment"] == "step-down max-T"
+    assert study["methods"] == list(METHODS) and first["scope"] == human.SCOPE_ALL
     assert 0 <= coh["friedman_p"] < 0.05
     assert coh["agreement"] is not None
     pos = coh["position_effect"]
@@ -147,6 +152,40 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path, capsys, content, messa
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0] and captured.out == ""
     assert human.main([str(tmp_path / "missing.csv")]) == 2
     assert capsys.readouterr().err.startswith("error:")
+
+
+def test_reversed_rows_give_the_same_json(tmp_path, capsys):
+    store, _ = rated_store(tmp_path / "a.db")
+    path = tmp_path / "ratings.csv"
+    export_to_path(store, path)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame.iloc[::-1].to_csv(tmp_path / "reversed.csv", index=False)
+    outputs = []
+    for name in ("ratings.csv", "reversed.csv"):
+        assert human.main([str(tmp_path / name), "--json", "--no-mixed"]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0]["studies"] == outputs[1]["studies"]
+
+
+def test_repeated_ratings_are_collapsed_with_a_warning_and_conflicts_refused(tmp_path, capsys):
+    df = stats_design.simulate(stats_design.Design(items=6, raters=3, methods=3), 4)
+    path = tmp_path / "once.csv"
+    df[list(human.REQUIRED_COLUMNS)].to_csv(path, index=False)
+    assert human.main([str(path), "--json", "--no-mixed"]) == 0
+    once = json.loads(capsys.readouterr().out)
+    twice = tmp_path / "twice.csv"
+    pd.concat([df, df.iloc[:7]])[list(human.REQUIRED_COLUMNS)].to_csv(twice, index=False)
+    assert human.main([str(twice), "--json", "--no-mixed"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == once
+    assert captured.err.startswith("warning:") and "7 exact repeat" in captured.err
+    clash = df.iloc[:1].assign(coherence=(df["coherence"].iloc[0] % 5) + 1)
+    bad = tmp_path / "clash.csv"
+    pd.concat([df, clash])[list(human.REQUIRED_COLUMNS)].to_csv(bad, index=False)
+    assert human.main([str(bad), "--json"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "different scores" in lines[0] and not captured.out
 
 
 def test_cli_process_exit_code_on_bad_input(tmp_path):

@@ -150,7 +150,8 @@ def build(ctx: AppContext, password: Any = None) -> None:
         )
         gr.Markdown(
             "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
-            "methods with the primary analysis (Wilcoxon on items, Holm over all pairs), by simulation."
+            "methods with the primary analysis (items and raters as samples, every pair × dimension adjusted "
+            "together), by simulation."
         )
         with gr.Row():
             pilot = gr.Dropdown(

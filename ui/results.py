@@ -71,7 +71,7 @@ def compute_view(
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
-    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters)
+    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
     headline = (
@@ -169,13 +169,19 @@ def build(ctx: AppContext) -> None:
         bars = gr.Plot(label="Human scores")
         scatter = gr.Plot(label="Quality against latency")
     csv_file = gr.File(label="CSV (numbers per method)", interactive=False)
-    with gr.Accordion("What the ratings say (items as the unit)", open=True):
+    with gr.Accordion("What the ratings say (items and raters as samples)", open=True):
         verdict = gr.Markdown("")
     with gr.Accordion("Statistics", open=False):
         gr.Markdown(STATS_HELP)
-        pairwise = gr.Dataframe(label="Pairwise on items: difference with t CI, Wilcoxon, Holm", interactive=False)
-        friedman = gr.Dataframe(label="Friedman on items", interactive=False)
-        mixed = gr.Dataframe(label="Mixed model: score ~ method + (1|item) + (1|rater) + (1|output)", interactive=False)
+        pairwise = gr.Dataframe(
+            label="Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family",
+            interactive=False,
+        )
+        friedman = gr.Dataframe(label="Friedman on items (exploratory: raters fixed)", interactive=False)
+        mixed = gr.Dataframe(
+            label="Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater",
+            interactive=False,
+        )
         components = gr.Dataframe(label="Mixed model: variance components", interactive=False)
         position = gr.Dataframe(label="Position effect: shown first − shown last", interactive=False)
         agreement = gr.Dataframe(label="Inter-rater agreement (Krippendorff's alpha, ordinal)", interactive=False)

@@ -1,0 +1,431 @@
+"""Means and differences over a crossed items x raters table, with intervals that hold for items
+and raters in general: the estimators of the human-rating analysis (`evaluation.human_stats`).
+
+Every estimate is the mean over items of item means of cell values (a cell: one rater's score, or
+difference of scores, on one item). Its variance is w'Vw, V from variance components of item,
+rater and residual, and its t has Satterthwaite degrees of freedom (`evaluation.stats_reml`).
+
+* `crossed_mean` (a method's mean score): REML components, each >= 0; one estimated at 0 is
+  dropped from the model, so it adds no degrees of freedom it does not have.
+* `differences` (the method pairs of a study, all dimensions at once): per pair, the difference a - b
+  in each (item, rater) cell. The rater component of a difference is a rater's taste for a over b,
+  shared by all their items. With 3 raters one pair on one dimension has 2 degrees of freedom for
+  it, and a t with an estimated df that small is far too liberal in the tails whenever the estimate
+  happens to come out low. So the taste variance is pooled: the unbiased (unconstrained) estimates
+  of every pair and dimension are averaged (under the model's assumption that a rater's taste varies
+  about as much for every method and dimension; pairs of M methods carry M - 1 independent pieces of
+  it per dimension), and it enters when its one-sided test reaches TASTE_TEST_LEVEL ("sometimes
+  pool", Bozivich, Bancroft & Hartley 1956). The item and residual components stay the pair's own,
+  so methods that differ only in how much they vary get their own intervals.
+* With fewer than MIN_RANDOM_RATERS raters the rater component cannot be estimated: raters are fixed
+  effects and the result holds for these raters only (scope SCOPE_THESE).
+
+On a complete table (every rater scored every item) all of this has a closed form, the balanced
+ANOVA one, which the code uses; a test checks it gives the REML numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from . import stats_reml as reml
+
+MIN_RANDOM_RATERS = 3  # below this, raters are fixed and results hold for these raters only
+SCOPE_ALL = "items and raters"
+SCOPE_THESE = "these raters only"
+TASTE_TEST_LEVEL = 0.25  # the pooled taste enters when its one-sided test gives p < this ("sometimes pool")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over items of item means, with its interval and t test against 0.
+
+    status: "ok"; "not testable" (one item: variation between items cannot be seen); "not
+    estimable" (every value the same: no variance to build an interval from); "no data"."""
+
+    estimate: float
+    se: float
+    df: float
+    ci_low: float
+    ci_high: float
+    statistic: float
+    p_value: float
+    status: str
+    scope: str
+    n_items: int
+    n_raters: int
+    n_cells: int
+    components: Mapping[str, float] = field(default_factory=dict)
+
+
+def item_weights(items: np.ndarray) -> np.ndarray:
+    """Weights of the mean over items of item means: 1 / (items x the item's cells)."""
+    _, inverse, counts = np.unique(np.asarray(items), return_inverse=True, return_counts=True)
+    return 1.0 / (len(counts) * counts[inverse])
+
+
+def _finish(
+    est: float, var: float, df: float, level: float, base: dict[str, Any], components: Mapping[str, float]
+) -> Estimate:
+    nan = math.nan
+    if not (np.isfinite(var) and var > 0 and df > 0):
+        return Estimate(est, nan, nan, nan, nan, nan, nan, "not estimable", components=components, **base)
+    se = math.sqrt(var)
+    q = float(stats.t.ppf(0.5 + level / 2, df))
+    t = est / se
+    p = float(2 * stats.t.sf(abs(t), df))
+    return Estimate(est, se, df, est - q * se, est + q * se, t, p, "ok", components=components, **base)
+
+
+def _degenerate(
+    y: np.ndarray, items: np.ndarray, raters: np.ndarray, scope: str
+) -> tuple[dict[str, Any], Estimate | None]:
+    nan = math.nan
+    n_items, n_raters = len(np.unique(items)), len(np.unique(raters))
+    base: dict[str, Any] = dict(scope=scope, n_items=n_items, n_raters=n_raters, n_cells=len(y))
+    if len(y) == 0:
+        return base, Estimate(nan, nan, nan, nan, nan, nan, nan, "no data", **base)
+    est = float(item_weights(items) @ y)
+    if n_items < 2:
+        return base, Estimate(est, nan, nan, nan, nan, nan, nan, "not testable", **base)
+    if np.ptp(y) == 0:
+        return base, Estimate(est, 0.0, nan, nan, nan, nan, nan, "not estimable", **base)
+    return base, None
+
+
+def complete_table(y: np.ndarray, items: np.ndarray, raters: np.ndarray) -> np.ndarray | None:
+    """The items x raters table when every item has one value from every rater, else None."""
+    iu, ii = np.unique(items, return_inverse=True)
+    ru, rr = np.unique(raters, return_inverse=True)
+    if len(y) != len(iu) * len(ru):
+        return None
+    table = np.full((len(iu), len(ru)), np.nan)
+    table[ii, rr] = y
+    return None if np.isnan(table).any() else table
+
+
+def mean_squares(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(items, raters, residual) mean squares of complete tables (..., items, raters)."""
+    t = np.asarray(tables, dtype=float)
+    I, R = t.shape[-2], t.shape[-1]
+    grand = t.mean(axis=(-2, -1), keepdims=True)
+    row = t.mean(axis=-1, keepdims=True)
+    col = t.mean(axis=-2, keepdims=True)
+    ms_i = R * np.sum((row - grand) ** 2, axis=(-2, -1)) / (I - 1)
+    ms_r = I * np.sum((col - grand) ** 2, axis=(-2, -1)) / max(R - 1, 1)
+    ms_e = np.sum((t - row - col + grand) ** 2, axis=(-2, -1)) / max((I - 1) * (R - 1), 1)
+    return ms_i, ms_r, ms_e
+
+
+# ---- a method's mean -------------------------------------------------------------------------------
+
+
+def crossed_mean(
+    values: np.ndarray,
+    items: np.ndarray,
+    raters: np.ndarray,
+    level: float = 0.95,
+    conditional: bool | None = None,
+    df_at: Mapping[str, float] | None = None,
+) -> Estimate:
+    """The mean over items of item means of `values` (one per cell), with a `level` t interval:
+    REML components of item, rater and residual (each >= 0), Satterthwaite df. With fewer than
+    MIN_RANDOM_RATERS raters (or `conditional`), raters are fixed effects: the variance is over
+    items only and the result holds for these raters (scope SCOPE_THESE). `df_at`: components
+    (pooled over several means, see `method_intervals`) at which to evaluate the df."""
+    y, items, raters = np.asarray(values, dtype=float), np.asarray(items), np.asarray(raters)
+    if conditional is None:
+        conditional = len(np.unique(raters)) < MIN_RANDOM_RATERS
+    base, done = _degenerate(y, items, raters, SCOPE_THESE if conditional else SCOPE_ALL)
+    if done is not None:
+        return done
+    est = float(item_weights(items) @ y)
+    table = complete_table(y, items, raters)
+    if table is not None:
+        b_var, b_df, b_comps = balanced_mean_variance(table, conditional)
+        df = float(b_df)
+        if df_at is not None and not conditional:
+            n_items, n_raters = table.shape
+            df = balanced_df_at(n_items, n_raters, df_at)
+        return _finish(est, float(b_var), df, level, base, {k: float(v) for k, v in b_comps.items()})
+    if conditional:
+        X = reml.indicators(raters)  # one fixed effect per rater: the target is the mean over these raters
+        fit = reml.fit_reml(y, X, {"item": items})
+    else:
+        fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": items, "rater": raters})
+    var, df = reml.linear_variance(fit, item_weights(items))
+    if df_at is not None and not conditional:
+        df = reml.df_at(fit, item_weights(items), df_at)
+    return _finish(est, var, df, level, base, fit.components)
+
+
+def balanced_df_at(I: int, R: int, components: Mapping[str, float]) -> float:
+    """Satterthwaite df of the grand mean of a complete I x R table, evaluated at `components`
+    (item, rater, residual; one at 0 leaves the model), as `stats_reml.df_at` does by REML."""
+    theta = np.array([components.get("item", 0.0), components.get("rater", 0.0), components["residual"]])
+    B = np.array([[R, 0, 1], [0, I, 1], [0, 0, 1]], dtype=float)  # expected mean squares = B @ theta
+    E = B @ theta
+    dfs = np.array([I - 1.0, R - 1.0, (I - 1.0) * (R - 1.0)])
+    info = B.T @ np.diag(dfs / (2 * E**2)) @ B
+    grad = np.array([1 / I, 1 / R, 1 / (I * R)])
+    keep = theta > 0
+    keep[-1] = True
+    var_f = float(grad[keep] @ np.linalg.pinv(info[np.ix_(keep, keep)]) @ grad[keep])
+    f = float(grad @ theta)
+    return 2 * f * f / var_f if var_f > 0 else math.inf
+
+
+def method_intervals(
+    cells: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], level: float = 0.95
+) -> tuple[list[Estimate], dict[str, float]]:
+    """`crossed_mean` for every method x dimension of a study, the df evaluated at the components
+    averaged over all of them. With 3 raters one method's own rater variance has 2 degrees of freedom;
+    a df computed from it is large exactly when that estimate came out small, which makes narrow
+    intervals too sure (coverage 0.93 with a rater taste); the pooled components give each interval
+    the df its design has. Returns the estimates and the pooled components."""
+    first = [crossed_mean(*c, level) for c in cells]
+    random = [e for e in first if e.scope == SCOPE_ALL and e.status == "ok" and "rater" in e.components]
+    if not random:
+        return first, {}
+    pooled = {k: float(np.mean([e.components[k] for e in random])) for k in ("item", "rater", "residual")}
+    out = [
+        crossed_mean(*c, level, df_at=pooled) if e.scope == SCOPE_ALL and e.status == "ok" else e
+        for c, e in zip(cells, first)
+    ]
+    return out, pooled
+
+
+def balanced_mean_variance(
+    tables: np.ndarray, conditional: bool = False
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(variance, df, components) of the grand mean of complete tables (..., items, raters): REML
+    with components >= 0 is, on a balanced table, the ANOVA solution with the expected mean squares
+    order-restricted (residual <= items, residual <= raters: a violator is pooled with the
+    residual, the tree-order isotonic solution), and a component at 0 leaves the model. The same
+    numbers as `crossed_mean`'s REML path (a test checks)."""
+    t = np.asarray(tables, dtype=float)
+    I, R = t.shape[-2], t.shape[-1]
+    ms_i, ms_r, ms_e = mean_squares(t)
+    df_i, df_r, df_e = I - 1.0, R - 1.0, (I - 1.0) * (R - 1.0)
+    if conditional or R < 2:
+        # raters fixed: items and residual only (one rater: the residual is the item variation)
+        if R < 2:
+            return ms_i / (I * R), np.full_like(ms_i, df_i), {"item": np.zeros_like(ms_i), "residual": ms_i}
+        pooled = ms_i < ms_e
+        e_all = (df_i * ms_i + df_e * ms_e) / (df_i + df_e)
+        var = np.where(pooled, e_all, ms_i) / (I * R)
+        df = np.where(pooled, df_i + df_e, df_i)
+        return var, df, {"item": np.where(pooled, 0.0, (ms_i - ms_e) / R), "residual": np.where(pooled, e_all, ms_e)}
+    # tree order with the residual at the root: pool the smaller violator first, then the other
+    first_is_i = ms_i <= ms_r
+    small, big = np.where(first_is_i, ms_i, ms_r), np.where(first_is_i, ms_r, ms_i)
+    df_small, df_big = np.where(first_is_i, df_i, df_r), np.where(first_is_i, df_r, df_i)
+    pool1 = small < ms_e
+    e1 = np.where(pool1, (df_small * small + df_e * ms_e) / (df_small + df_e), ms_e)
+    pool2 = pool1 & (big < e1)
+    e2 = np.where(pool2, (df_small * small + df_big * big + df_e * ms_e) / (df_small + df_big + df_e), e1)
+    E_e = e2
+    E_small = np.where(pool1, E_e, small)
+    E_big = np.where(pool2, E_e, big)
+    E_i, E_r = np.where(first_is_i, E_small, E_big), np.where(first_is_i, E_big, E_small)
+    var = (E_i + E_r - E_e) / (I * R)
+    # Satterthwaite with the dropped components out: what is left is (IR) var = the free mean squares
+    free = 2 * (E_i**2 / df_i + E_r**2 / df_r + E_e**2 / df_e)
+    one = 2 * np.where(first_is_i, E_r**2 / df_r, E_i**2 / df_i)  # the smaller one pooled: the other is left
+    everything = 2 * E_e**2 / (df_i + df_r + df_e)
+    terms = np.where(pool2, everything, np.where(pool1, one, free))
+    df = 2 * (var * I * R) ** 2 / terms
+    return var, df, {"item": (E_i - E_e) / R, "rater": (E_r - E_e) / I, "residual": E_e}
+
+
+# ---- differences: pairs of methods, taste pooled ------------------------------------------------
+
+
+@dataclass
+class PairFit:
+    """One difference's unconstrained components (item, rater, residual) before the taste is pooled."""
+
+    y: np.ndarray
+    items: np.ndarray
+    raters: np.ndarray
+    theta: np.ndarray  # unconstrained (item, rater, residual)
+    table: np.ndarray | None = None  # complete table: closed forms
+    fit: reml.Fit | None = None  # otherwise the REML fit
+    ms: tuple[float, float, float] = (math.nan, math.nan, math.nan)
+
+    def cov_at(self, taste: float) -> np.ndarray:
+        """Asymptotic covariance of (item, rater, residual) estimates with the rater component at `taste`."""
+        u, _, e = self.theta
+        if self.table is not None:
+            I, R = self.table.shape
+            E = np.array([e + R * u, e + I * taste, e])
+            dfs = np.array([I - 1.0, R - 1.0, (I - 1.0) * (R - 1.0)])
+            A = np.array([[1 / R, 0, -1 / R], [0, 1 / I, -1 / I], [0, 0, 1]])  # theta = A @ E
+            return A @ np.diag(2 * E**2 / dfs) @ A.T
+        assert self.fit is not None
+        try:  # the information where the components are >= 0 (a negative unconstrained one may break V)
+            return np.linalg.pinv(reml.information(self.fit, np.array([max(u, 0.0), max(taste, 0.0), e])))
+        except np.linalg.LinAlgError:
+            return np.linalg.pinv(self.fit.info)
+
+    def gradient(self) -> np.ndarray:
+        w = item_weights(self.items)
+        if self.table is not None:
+            I, R = self.table.shape
+            return np.array([1 / I, 1 / R, 1 / (I * R)])
+        assert self.fit is not None
+        return reml.linear_gradient(self.fit, w)
+
+
+def _residual_mle(terms: list[tuple[np.ndarray, float, np.ndarray]], start: np.ndarray) -> np.ndarray:
+    """The REML residual variance e of balanced strata whose expected mean squares are e + shift:
+    maximises -1/2 sum df (log(e + shift) + MS / (e + shift)) by Newton steps (vectorised)."""
+    e = np.maximum(start, 1e-12)
+    for _ in range(50):
+        grad = sum(df * (ms - (e + c)) / (e + c) ** 2 for ms, df, c in terms)
+        hess = sum(df * ((e + c) - 2 * ms) / (e + c) ** 3 for ms, df, c in terms)
+        step = np.where(hess < 0, -grad / np.where(hess < 0, hess, -1.0), grad)
+        e = np.maximum(e + step, e / 2)
+        if np.all(np.abs(step) <= 1e-10 * (1 + e)):
+            break
+    return e
+
+
+def balanced_given_taste(
+    ms: np.ndarray, I: int, R: int, taste: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """REML on a complete items x raters table of differences with the rater component held at
+    `taste`: (variance of the mean without the taste part, its Var for Satterthwaite, item, residual).
+    `ms`: (..., 3) mean squares of items, raters, residual. The same numbers as the REML refit."""
+    ms_i, ms_r, ms_e = ms[..., 0], ms[..., 1], ms[..., 2]
+    df_i, df_r, df_e = I - 1.0, R - 1.0, (I - 1.0) * (R - 1.0)
+    shift = I * np.asarray(taste, dtype=float)
+    zero = np.zeros_like(ms_e)
+    pooled = (df_r * ms_r + df_e * ms_e) / (df_r + df_e)
+    e_in = _residual_mle([(ms_r, df_r, shift + zero), (ms_e, df_e, zero)], pooled)
+    interior = ms_i >= e_in
+    start = (df_i * ms_i + df_r * ms_r + df_e * ms_e) / (df_i + df_r + df_e)
+    e_b = _residual_mle([(ms_i, df_i, zero), (ms_r, df_r, shift + zero), (ms_e, df_e, zero)], start)
+    info_b = 0.5 * (df_i / e_b**2 + df_r / (e_b + shift) ** 2 + df_e / e_b**2)
+    var = np.where(interior, ms_i, e_b) / (I * R)
+    var_f = np.where(interior, 2 * ms_i**2 / df_i, 1 / info_b) / (I * R) ** 2
+    return var, var_f, np.where(interior, (ms_i - e_in) / R, 0.0), np.where(interior, e_in, e_b)
+
+
+def pair_fit(values: np.ndarray, items: np.ndarray, raters: np.ndarray) -> PairFit | None:
+    """Unconstrained item, rater and residual components of one difference; None when the rater
+    component cannot be separated (a rater with every cell, one rater, too few cells)."""
+    y, items, raters = np.asarray(values, dtype=float), np.asarray(items), np.asarray(raters)
+    table = complete_table(y, items, raters)
+    if table is not None:
+        I, R = table.shape
+        ms_i, ms_r, ms_e = (float(x) for x in mean_squares(table))
+        theta = np.array([(ms_i - ms_e) / R, (ms_r - ms_e) / I, ms_e])
+        return PairFit(y, items, raters, theta, table=table, ms=(ms_i, ms_r, ms_e))
+    fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": items, "rater": raters}, unconstrained=True)
+    if fit.names != ("item", "rater", "residual"):
+        return None
+    return PairFit(y, items, raters, fit.theta.copy(), fit=fit)
+
+
+@dataclass(frozen=True)
+class Taste:
+    """The pooled rater x method taste: per difference of two methods, its variance (2 x a rater's
+    taste variance per method) and the test that decides whether it enters."""
+
+    variance: float  # the pooled unconstrained estimate (may be < 0)
+    se: float
+    df: float
+    p_value: float  # one-sided, H0: no taste
+    used: bool  # p < TASTE_TEST_LEVEL
+    n_pairs: int
+    pieces: int  # independent pieces of information: sum over dimensions of (methods - 1)
+
+    @property
+    def applied(self) -> float:
+        return max(self.variance, 0.0) if self.used else 0.0
+
+
+def pool_values(
+    theta: np.ndarray,
+    var_at: np.ndarray,
+    var_null: np.ndarray,
+    pieces: int | np.ndarray,
+    level: float = TASTE_TEST_LEVEL,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(pooled variance, its SE, one-sided p, used) from the unconstrained rater components `theta`
+    of the differences (last axis): `var_at` their sampling variances at the pooled value (the SE of
+    what enters), `var_null` at no taste (the test's null distribution)."""
+    est = theta.mean(axis=-1)
+    n = np.asarray(pieces, dtype=float)
+    var, var0 = var_at.mean(axis=-1) / n, var_null.mean(axis=-1) / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.where(var > 0, np.sqrt(np.maximum(var, 0.0)), np.nan)
+        p = stats.norm.sf(est / np.sqrt(var0))
+    return est, se, p, p < level
+
+
+def pool_taste(fits: Sequence[PairFit], pieces: int, level: float = TASTE_TEST_LEVEL) -> Taste:
+    """Average the unconstrained rater components of `fits` and test them against 0 (a Wald test
+    with the SE at no taste)."""
+    if not fits or pieces < 1:
+        return Taste(math.nan, math.nan, math.nan, math.nan, False, 0, 0)
+    theta = np.array([f.theta[1] for f in fits])
+    at = max(float(theta.mean()), 0.0)
+    var_at = np.array([f.cov_at(at)[1, 1] for f in fits])
+    var_null = np.array([f.cov_at(0.0)[1, 1] for f in fits])
+    est, se, p, used = (float(x) for x in pool_values(theta, var_at, var_null, pieces, level))
+    df = 2 * at**2 / se**2 if se > 0 and at > 0 else math.nan
+    return Taste(est, se, df, p, bool(used), len(fits), pieces)
+
+
+def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
+    """The difference's mean with its interval: the rater component at the pooled taste (0 when it
+    did not enter), the pair's own item and residual components fitted given it (REML, >= 0; on a
+    complete table the closed form), Satterthwaite df over both."""
+    base, done = _degenerate(fit.y, fit.items, fit.raters, SCOPE_ALL)
+    if done is not None:
+        return done
+    est = float(item_weights(fit.items) @ fit.y)
+    t_used = taste.applied
+    taste_var = taste.se**2 if taste.used else 0.0
+    if fit.table is None:
+        refit = reml.fit_reml(
+            fit.y, np.ones((len(fit.y), 1)), {"item": fit.items, "rater": fit.raters}, fixed={"rater": t_used}
+        )
+        var, df = reml.linear_variance(refit, item_weights(fit.items), {"rater": taste_var})
+        comps = {"item": float(refit.theta[0]), "rater (pooled taste)": t_used, "residual": float(refit.theta[2])}
+        return _finish(est, var, df, level, base, comps)
+    I, R = fit.table.shape
+    b_var, b_var_f, u, e = balanced_given_taste(np.array(fit.ms), I, R, t_used)
+    var, var_f = float(b_var) + t_used / R, float(b_var_f) + taste_var / R**2
+    df = 2 * var**2 / var_f if var > 0 and var_f > 0 else math.nan
+    comps = {"item": float(u), "rater (pooled taste)": t_used, "residual": float(e)}
+    return _finish(est, var, df, level, base, comps)
+
+
+def differences(
+    cells: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], pieces: int, level: float = 0.95
+) -> tuple[list[Estimate], Taste]:
+    """Every difference of a study (each as (values, item codes, rater codes)), with the taste pooled
+    over those whose raters are a sample (MIN_RANDOM_RATERS or more); `pieces` = sum over
+    dimensions of (methods - 1). Differences with fewer raters hold for these raters only."""
+    fits: list[PairFit | None] = []
+    for y, items, raters in cells:
+        random = len(np.unique(raters)) >= MIN_RANDOM_RATERS and len(np.unique(items)) >= 2 and np.ptp(y) > 0
+        fits.append(pair_fit(y, items, raters) if random else None)
+    taste = pool_taste([f for f in fits if f is not None], pieces)
+    out = []
+    for (y, items, raters), f in zip(cells, fits):
+        if f is None:
+            random = len(np.unique(raters)) >= MIN_RANDOM_RATERS
+            out.append(crossed_mean(y, items, raters, level, conditional=not random))
+        else:
+            out.append(pair_estimate(f, taste, level))
+    return out, taste
