@@ -59,6 +59,7 @@ class VllmEngine(Engine):
         """Partial texts while each method generates on the server (beam search arrives whole).
         Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
         req = validate_request(req)
+        self.refuse_record(req)
         input_ids = self.client.encode(lm, req)
         prepared = [
             self.client.prepare(lm, m, req.settings.get(m), input_ids, req.max_new_tokens, req.seed, req.prompt)
