@@ -18,6 +18,7 @@ from arena.engines.local.inputs import device_ids, encode_ids, plan_for
 from arena.errors import UserError
 from arena.requests import RunRequest
 from decoders.recording import recording
+from ui import token_view as panel
 
 PROMPT = "Write one sentence about the history of the city and the river."
 TOKENS = 12
@@ -125,3 +126,14 @@ def test_an_engine_that_cannot_record_says_so(lm):
 def test_a_run_that_was_not_recorded_is_explained(lm):
     with pytest.raises(UserError, match="Record why each token was chosen"):
         token_view.candidates_frame(None, lm.tokenizer, 0)
+
+
+def test_the_panel_shows_the_step_the_drawn_token_and_the_shift(lm, tilted):
+    state = {"prompt": PROMPT, "raw": False, "results": [tilted]}
+    view = panel.step_view(state, "TS-Tilted", 2, lm.tokenizer)
+    drawn = token_view.token_text(lm.tokenizer, tilted.token_ids[2])
+    assert f"drew **{drawn}**" in view.heading and "TS-Tilted, step 2" in view.heading
+    assert [t.name for t in view.figure.data] == tilted.record["stages"]
+    assert view.shift is not None and list(view.shift["word"]) == ["the", "的"]
+    with pytest.raises(UserError, match="not recorded"):
+        panel.step_view({"results": []}, "TS-Tilted", 0, lm.tokenizer)

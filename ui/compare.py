@@ -39,7 +39,7 @@ from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
-from . import AppContext
+from . import AppContext, token_view
 from .rating import store_for
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
@@ -99,7 +99,13 @@ def param_keys() -> list[tuple[str, Param]]:
 
 
 def make_request(
-    prompt: str, methods: list[str], raw: bool, seed: Any, max_new_tokens: Any, values: list[Any]
+    prompt: str,
+    methods: list[str],
+    raw: bool,
+    seed: Any,
+    max_new_tokens: Any,
+    values: list[Any],
+    record: bool = False,
 ) -> RunRequest:
     """A validated RunRequest from the raw control values (one per `param_keys()` entry)."""
     keys = param_keys()
@@ -111,7 +117,7 @@ def make_request(
             settings.setdefault(method, {})[param.name] = value
     seed_value = None if seed in (None, "") else seed
     req = validate_request(
-        RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw))
+        RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw), bool(record))
     )
     check_token_cap(req)
     return req
@@ -242,6 +248,7 @@ def build(ctx: AppContext) -> None:
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
             raw_box = gr.Checkbox(label="Raw continuation (no chat template)", value=False)
+            record_box = gr.Checkbox(label=token_view.RECORD_LABEL, value=False, info=token_view.RECORD_INFO)
             gr.Examples(
                 examples=[[s.prompt, s.raw] for s in SCENARIOS],
                 inputs=[prompt, raw_box],
@@ -321,9 +328,11 @@ def build(ctx: AppContext) -> None:
         opened = [gr.update(open=True) if m == method else gr.update() for m in method_boxes]
         return [gr.update(value=chosen), gr.update(value=preset_note(name)), gr.update(open=True)] + opened + updates
 
-    def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
+    def on_run(
+        request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, record, *values
+    ) -> Iterator[list]:
         try:
-            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
+            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values), record)
             # A study's prompt run here would show its outputs with method names (arena/studies/reserved.py).
             studies.check_not_reserved(store_for(ctx), req.prompt)
         except UserError as exc:
@@ -419,7 +428,7 @@ def build(ctx: AppContext) -> None:
     )
     run_event = run.click(
         on_run,
-        [prompt, methods, raw_box, seed, max_new, *controls],
+        [prompt, methods, raw_box, seed, max_new, record_box, *controls],
         [status] + list(boxes.values()) + [timing, chart, last],
         api_name="compare",
         concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
@@ -432,6 +441,7 @@ def build(ctx: AppContext) -> None:
         api_visibility="private",
     )
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
+    token_view.build(ctx, last, run_event)
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
     stop.click(on_stop, None, None, cancels=[run_event], api_visibility="private")
     quick = ctx.extras.get("quick_rate")
