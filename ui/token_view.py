@@ -45,9 +45,7 @@ def step_figure(frame: pd.DataFrame, stages: list[str]) -> go.Figure:
     fig = go.Figure()
     labels = [f"{t} ◀" if d else t for t, d in zip(frame["token"], frame[token_view.CHOSEN])]
     for i, stage in enumerate(stages):
-        fig.add_trace(
-            go.Bar(x=labels, y=frame[stage], name=stage, marker_color=STAGE_COLORS[i % len(STAGE_COLORS)])
-        )
+        fig.add_trace(go.Bar(x=labels, y=frame[stage], name=stage, marker_color=STAGE_COLORS[i % len(STAGE_COLORS)]))
     fig.update_layout(
         barmode="group",
         height=340,
@@ -68,7 +66,7 @@ def step_view(state: Any, method: str | None, step: Any, tokenizer: Any) -> Step
     record = records[method]
     if record.get("kind") == "none":
         raise UserError(record["why"])
-    s = token_view.step_of(record, step)
+    token_view.step_of(record, step)  # refuses a step out of range, in words
     i = int(step)
     if record["kind"] == "beams":
         frame = token_view.beams_frame(record, tokenizer, i)
@@ -113,8 +111,11 @@ def build(ctx: AppContext, last: gr.State, run_event: Any) -> None:
         try:
             view = step_view(state, chosen, at, ctx.model().tokenizer)
         except UserError as exc:
-            return gr.update(value=f"*{exc}*"), gr.update(visible=False), gr.update(visible=False), gr.update(
-                visible=False
+            return (
+                gr.update(value=f"*{exc}*"),
+                gr.update(visible=False),
+                gr.update(visible=False),
+                gr.update(visible=False),
             )
         return (
             gr.update(value=view.heading),
