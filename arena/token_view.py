@@ -72,7 +72,7 @@ def beams_frame(record: Mapping[str, Any], tokenizer: Any, step: Any) -> pd.Data
     (identical beams, as at step 0 where every beam is the prompt, are shown once)."""
     s = step_of(record, step)
     seen: set[tuple[int, ...]] = set()
-    rows = []
+    rows: list[list[Any]] = []
     for beam in sorted(s["beams"], key=lambda b: -b["score"]):
         key = tuple(beam["tokens"])
         if key in seen or not math.isfinite(beam["score"]):
