@@ -298,9 +298,10 @@ def build(ctx: AppContext) -> None:
                 boxes[name] = gr.Textbox(label=name, lines=12, interactive=False)
                 # A task prompt's automatic check (evaluation/tasks); quotes model text, so text too.
                 checks[name] = gr.Textbox(label=f"{name}: task check", lines=2, interactive=False, visible=False)
-    timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
+    # Hidden until a method has finished (no empty table or plot; see ui/results.py).
+    timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False, visible=False)
     gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
-    chart = gr.Plot(label="Latency and throughput")
+    chart = gr.Plot(label="Latency and throughput", visible=False)
     last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
 
     keys = param_keys()
@@ -350,7 +351,7 @@ def build(ctx: AppContext) -> None:
         yield (
             [gr.update(value=f"Waiting for the model… {head}")]
             + [gr.update(value="") for _ in all_names]
-            + [None, None, []]
+            + [gr.update(value=None, visible=False), gr.update(value=None, visible=False), []]
         )
         try:
             sent = dict(texts)  # what the page shows now, per box
@@ -386,8 +387,8 @@ def build(ctx: AppContext) -> None:
                     + [gr.update(value=texts[n]) if n == method else gr.update() for n in all_names]
                     + (
                         [
-                            timing_frame(done),
-                            timing_figure(done),
+                            gr.update(value=timing_frame(done), visible=True),
+                            gr.update(value=timing_figure(done), visible=True),
                             {"prompt": req.prompt, "raw": req.raw, "results": list(done)},
                         ]
                         if finished
