@@ -28,6 +28,7 @@ from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from evaluation.perplexity import SCORES
 
 from . import AppContext, organizer_dashboard, organizer_stats
+from .empty import shown
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
@@ -231,7 +232,8 @@ def build(ctx: AppContext) -> None:
             interactive=False,
             wrap=True,
         )
-        invite_file = gr.File(label="Invite codes (CSV)", interactive=False)
+        # Files hidden until written: no "Empty value" placeholder (ui/empty.py).
+        invite_file = gr.File(label="Invite codes (CSV)", interactive=False, visible=False)
         enrolled = gr.Dataframe(label="Enrolled raters (chosen study)", interactive=False)
         with gr.Row():
             balance = gr.Dataframe(label="Positions per method (counts of A, B, …)", interactive=False)
@@ -241,7 +243,7 @@ def build(ctx: AppContext) -> None:
             export_csv = gr.Button("Export ratings (CSV)")
             export_jsonl = gr.Button("Export ratings (JSONL)")
         mapping = gr.Dataframe(label="Blind mapping: which method stood behind each label", interactive=False)
-        download = gr.File(label="Export", interactive=False)
+        download = gr.File(label="Export", interactive=False, visible=False)
         gr.Markdown(
             "The export covers every study; the command line does the same: `python -m arena.export -o ratings.csv`."
         )
@@ -262,7 +264,9 @@ def build(ctx: AppContext) -> None:
         with gr.Row():
             del_study_btn = gr.Button("Delete this study", variant="stop")
             del_rater_btn = gr.Button("Delete this rater's ratings in this study", variant="stop")
-        del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
+        del_files = gr.File(
+            label="Export written before deleting", file_count="multiple", interactive=False, visible=False
+        )
 
     organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
 
@@ -329,7 +333,7 @@ def build(ctx: AppContext) -> None:
         table_value = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
         return (
             table_value,
-            str(path),
+            shown(str(path)),
             *design(sid),
             f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
             "only now: download the CSV or copy the links.",
@@ -397,7 +401,7 @@ def build(ctx: AppContext) -> None:
             folder = Path(tempfile.mkdtemp(prefix="arena-export-"))
             path = folder / f"ratings.{fmt}"
             n = export.export_to_path(store_for(ctx), path, fmt)
-            return str(path), f"Exported {n} ratings."
+            return shown(str(path)), f"Exported {n} ratings."
 
         return run
 
@@ -421,7 +425,15 @@ def build(ctx: AppContext) -> None:
     def after_deletion(deletion: studies.Deletion, selected: Any):
         choice, table_value, raters, _, danger = overview(selected)
         danger = gr.update(choices=danger["choices"], value=None)
-        return [str(p) for p in deletion.files], md_text(deletion.message()), choice, table_value, raters, danger, ""
+        return (
+            shown([str(p) for p in deletion.files]),
+            md_text(deletion.message()),
+            choice,
+            table_value,
+            raters,
+            danger,
+            "",
+        )
 
     def do_delete_study(request: gr.Request, pw, study, typed_name, selected):
         try:
