@@ -41,11 +41,14 @@ class MethodResult:
     token_ids: list[int] = field(default_factory=list, repr=False)
     peak_mem_growth_mb: float | None = None  # peak_mem_mb minus the level just before the run
     dtype: str = ""  # the model's dtype during this run (float32, bfloat16, float16)
+    # Only when the request asked to record: why each token was chosen (decoders/recording.py), plain data.
+    record: dict[str, Any] | None = field(default=None, repr=False)
 
     def public(self) -> dict[str, Any]:
         """The fields the CLI prints and the store keeps."""
         out = asdict(self)
         out.pop("token_ids")
+        out.pop("record")
         return out
 
 
@@ -77,6 +80,8 @@ class RunRequest:
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
     seed: int | None = 0
     raw: bool = False
+    # Record what each processor did at every step (Compare's token view); off, a run is not slowed.
+    record: bool = False
 
 
 def validate_request(req: RunRequest) -> RunRequest:
@@ -92,7 +97,7 @@ def validate_request(req: RunRequest) -> RunRequest:
         raise UserError(f"settings given for methods not being run: {', '.join(sorted(unknown))}")
     for name in methods:
         decoders.get(name).resolve(settings.get(name))
-    return RunRequest(req.prompt, methods, dict(settings), max_new, seed, bool(req.raw))
+    return RunRequest(req.prompt, methods, dict(settings), max_new, seed, bool(req.raw), bool(req.record))
 
 
 def instruction_for(req: RunRequest, method: str) -> str:

@@ -233,8 +233,9 @@ def prompt_is_raw(prompt: str, raw: Any = None) -> bool:
     return prompt in _RAW_PROMPTS
 
 
-def score_outputs(lm: LoadedModel, outputs: Any, batch_size: int = 16) -> dict[Any, ItemScore]:
-    """Per-output scores for a frame with columns output_id, prompt, text (and optionally raw)."""
+def score_outputs(lm: LoadedModel, outputs: Any, batch_size: int = 16, progress: Any = None) -> dict[Any, ItemScore]:
+    """Per-output scores for a frame with columns output_id, prompt, text (and optionally raw);
+    `progress(n)` after each n outputs scored."""
     if len(outputs) == 0:
         return {}
     rows = outputs.drop_duplicates("output_id")
@@ -242,7 +243,9 @@ def score_outputs(lm: LoadedModel, outputs: Any, batch_size: int = 16) -> dict[A
     # Encoding needs only the tokenizer (CPU, this process); scoring runs where the model's device
     # is: in GPU tasks of at most PPL_TASK_ITEMS items on ZeroGPU, in-process elsewhere.
     pairs = [encode_pair(lm, p, c, r) for p, c, r in zip(rows["prompt"], rows["text"].fillna(""), raws)]
-    scores = scores_on_device(lm, pairs, batch_size=batch_size)
+    # With a progress bar to feed, one batch per task, so it moves (a task's overhead is small next to a batch).
+    task_items = batch_size if progress is not None else PPL_TASK_ITEMS
+    scores = scores_on_device(lm, pairs, batch_size=batch_size, task_items=task_items, progress=progress)
     return dict(zip(rows["output_id"], scores))
 
 
@@ -261,15 +264,20 @@ class ScoreCache:
         return (lm.name, str(getattr(lm, "dtype", "")).replace("torch.", ""), int(output_id))
 
     def scores(
-        self, lm: Any, outputs: Any, score: Callable[[Any, Any], dict[Any, ItemScore]] | None = None
+        self,
+        lm: Any,
+        outputs: Any,
+        score: Callable[[Any, Any], dict[Any, ItemScore]] | None = None,
+        progress: Any = None,
     ) -> dict[Any, ItemScore]:
         """Scores for a frame as `score_outputs` takes it (output_id, prompt, text, raw); only the
-        outputs not seen before are scored, by `score` (default `score_outputs`)."""
+        outputs not seen before are scored, by `score` (default `score_outputs`, which calls
+        `progress(n)` as it goes; a cached answer calls it never)."""
         with self._lock:
             todo = outputs[[self.key(lm, o) not in self._scores for o in outputs["output_id"]]]
         if len(todo):
             with lm.lock:
-                fresh = (score or score_outputs)(lm, todo)
+                fresh = score(lm, todo) if score is not None else score_outputs(lm, todo, progress=progress)
             with self._lock:
                 self._scores.update({self.key(lm, k): v for k, v in fresh.items()})
         with self._lock:
@@ -311,12 +319,17 @@ def scores_on_device(
     pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
     batch_size: int = 16,
     task_items: int = PPL_TASK_ITEMS,
+    progress: Any = None,
 ) -> list[ItemScore]:
-    """`continuation_scores` through the GPU path, chunked into tasks of `task_items` pairs."""
+    """`continuation_scores` through the GPU path, chunked into tasks of `task_items` pairs;
+    `progress(n)` after each task of n pairs."""
     plain = [([int(t) for t in p], [int(t) for t in c]) for p, c in pairs]
     out: list[ItemScore] = []
     for k in range(0, len(plain), max(1, task_items)):
-        out.extend(ItemScore(nll, n) for nll, n in gpu_scores(lm.key, plain[k : k + task_items], batch_size))
+        chunk = plain[k : k + task_items]
+        out.extend(ItemScore(nll, n) for nll, n in gpu_scores(lm.key, chunk, batch_size))
+        if progress is not None:
+            progress(len(chunk))
     return out
 
 

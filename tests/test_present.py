@@ -134,7 +134,7 @@ def test_page_of_a_published_study_escapes_and_shows_everything(store):
     assert (
         "latency ms ↓" in page and "coherence ↑" in page and "PPL" not in page.split("<table>")[1].split("</table>")[0]
     )
-    assert "Model: SmolLM2; dtype: float32; generated in batches of 1" in page
+    assert "Model: SmolLM2 (Hugging Face); dtype: float32; generated in batches of 1" in page
     assert page.count('class="chart"') == 2 and present.PLOTLY_PATH in page
     assert "Zelda" not in page and "Yorick" not in page
     assert "<footer" not in page and "gradio" not in page.lower()

@@ -39,7 +39,7 @@ from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
-from . import AppContext, admission
+from . import AppContext, admission, token_view
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -98,7 +98,13 @@ def param_keys() -> list[tuple[str, Param]]:
 
 
 def make_request(
-    prompt: str, methods: list[str], raw: bool, seed: Any, max_new_tokens: Any, values: list[Any]
+    prompt: str,
+    methods: list[str],
+    raw: bool,
+    seed: Any,
+    max_new_tokens: Any,
+    values: list[Any],
+    record: bool = False,
 ) -> RunRequest:
     """A validated RunRequest from the raw control values (one per `param_keys()` entry)."""
     keys = param_keys()
@@ -110,7 +116,7 @@ def make_request(
             settings.setdefault(method, {})[param.name] = value
     seed_value = None if seed in (None, "") else seed
     req = validate_request(
-        RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw))
+        RunRequest(prompt or "", list(methods or []), settings, max_new_tokens, seed_value, bool(raw), bool(record))
     )
     check_token_cap(req)
     return req
@@ -243,6 +249,7 @@ def build(ctx: AppContext) -> None:
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
             raw_box = gr.Checkbox(label="Raw continuation (no chat template)", value=False)
+            record_box = gr.Checkbox(label=token_view.RECORD_LABEL, value=False, info=token_view.RECORD_INFO)
             gr.Examples(
                 examples=[[s.prompt, s.raw] for s in SCENARIOS],
                 inputs=[prompt, raw_box],
@@ -292,9 +299,10 @@ def build(ctx: AppContext) -> None:
                 boxes[name] = gr.Textbox(label=name, lines=12, interactive=False)
                 # A task prompt's automatic check (evaluation/tasks); quotes model text, so text too.
                 checks[name] = gr.Textbox(label=f"{name}: task check", lines=2, interactive=False, visible=False)
-    timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False)
+    # Hidden until a method has finished (no empty table or plot; see ui/results.py).
+    timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False, visible=False)
     gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
-    chart = gr.Plot(label="Latency and throughput")
+    chart = gr.Plot(label="Latency and throughput", visible=False)
     last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
 
     keys = param_keys()
@@ -322,10 +330,12 @@ def build(ctx: AppContext) -> None:
         opened = [gr.update(open=True) if m == method else gr.update() for m in method_boxes]
         return [gr.update(value=chosen), gr.update(value=preset_note(name)), gr.update(open=True)] + opened + updates
 
-    def on_run(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, *values) -> Iterator[list]:
+    def on_run(
+        request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, record, *values
+    ) -> Iterator[list]:
         admission.started(request)
         try:
-            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
+            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values), record)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         session = getattr(request, "session_hash", None) or "anonymous"
@@ -341,7 +351,7 @@ def build(ctx: AppContext) -> None:
         yield (
             [gr.update(value=f"Waiting for the model… {head}")]
             + [gr.update(value="") for _ in all_names]
-            + [None, None, []]
+            + [gr.update(value=None, visible=False), gr.update(value=None, visible=False), []]
         )
         try:
             sent = dict(texts)  # what the page shows now, per box
@@ -377,8 +387,8 @@ def build(ctx: AppContext) -> None:
                     + [gr.update(value=texts[n]) if n == method else gr.update() for n in all_names]
                     + (
                         [
-                            timing_frame(done),
-                            timing_figure(done),
+                            gr.update(value=timing_frame(done), visible=True),
+                            gr.update(value=timing_figure(done), visible=True),
                             {"prompt": req.prompt, "raw": req.raw, "results": list(done)},
                         ]
                         if finished
@@ -417,7 +427,7 @@ def build(ctx: AppContext) -> None:
         [methods, preset_line, settings_box] + list(method_boxes.values()) + controls,
         api_visibility="private",
     )
-    run_inputs = [prompt, methods, raw_box, seed, max_new, *controls]
+    run_inputs = [prompt, methods, raw_box, seed, max_new, record_box, *controls]
     run_event = run.click(
         on_run,
         run_inputs,
@@ -434,6 +444,7 @@ def build(ctx: AppContext) -> None:
         api_visibility="private",
     )
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
+    token_view.build(ctx, last, run_event)
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
     stop.click(on_stop, None, None, cancels=[run_event], api_visibility="private")
     quick = ctx.extras.get("quick_rate")

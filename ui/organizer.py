@@ -29,6 +29,7 @@ from evaluation import form_cues
 from evaluation.perplexity import SCORES
 
 from . import AppContext, organizer_blinding, organizer_dashboard, organizer_stats, web
+from .empty import shown
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
@@ -317,7 +318,9 @@ def build(ctx: AppContext) -> None:
         with gr.Row():
             del_study_btn = gr.Button("Delete this study", variant="stop")
             del_rater_btn = gr.Button("Delete this rater's ratings in this study", variant="stop")
-        del_files = gr.File(label="Export written before deleting", file_count="multiple", interactive=False)
+        del_files = gr.File(
+            label="Export written before deleting", file_count="multiple", interactive=False, visible=False
+        )
 
     # form check before rating, blinding index after close
     organizer_blinding.build(ctx, password, chosen, check_request)
@@ -498,7 +501,7 @@ def build(ctx: AppContext) -> None:
                 f"rating's method) is not offered for download: it is kept on the server in `{where}`."
             )
             files = []
-        return files, message, choice, table_value, raters, danger, ""
+        return shown(files), message, choice, table_value, raters, danger, ""
 
     def do_delete_study(request: gr.Request, pw, study, typed_name, selected):
         try:

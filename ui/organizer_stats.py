@@ -23,6 +23,7 @@ from arena.numbers import study_id as parse_study_id
 from evaluation import human, stats_design, stats_raters
 
 from . import AppContext
+from .empty import shown
 from .rating import store_for
 from .safe import md_text, toast
 
@@ -144,9 +145,10 @@ def build(ctx: AppContext, password: Any = None) -> None:
             load = gr.Button("Load studies", scale=1)
             diagnose = gr.Button("Diagnose", variant="primary", scale=1)
         diag_text = gr.Markdown("")
-        diag_table = gr.Dataframe(label="Per rater", interactive=False, wrap=True)
+        # Tables hidden until they have a value (no empty boxes; see ui/results.py).
+        diag_table = gr.Dataframe(label="Per rater", interactive=False, wrap=True, visible=False)
         pos_table = gr.Dataframe(
-            label="Position effect: shown first − shown last (95% CI over items)", interactive=False
+            label="Position effect: shown first − shown last (95% CI over items)", interactive=False, visible=False
         )
         gr.Markdown(
             "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
@@ -166,7 +168,7 @@ def build(ctx: AppContext, password: Any = None) -> None:
             sims = gr.Number(200, precision=0, minimum=50, maximum=MAX_SIMS, label="Simulated studies per design")
         plan_btn = gr.Button("Plan")
         plan_text = gr.Markdown("")
-        plan_table = gr.Dataframe(label="Power by items (rows) and raters (columns)", interactive=False)
+        plan_table = gr.Dataframe(label="Power by items (rows) and raters (columns)", interactive=False, visible=False)
 
     def guarded(fn):
         def run(request: gr.Request, pw, *args):
@@ -191,11 +193,12 @@ def build(ctx: AppContext, password: Any = None) -> None:
         return gr.update(choices=options), gr.update(choices=options)
 
     def do_diagnose(chosen):
-        return diagnostics(store_for(ctx), chosen)
+        per_rater, position, text = diagnostics(store_for(ctx), chosen)
+        return shown(per_rater), shown(position), text
 
     def do_plan(pilot_study, dim, d, k, item_text, rater_text, n_sims):
         table, text = power_plan(store_for(ctx), pilot_study, dim, d, k, item_text, rater_text, n_sims)
-        return table, text
+        return shown(table), text
 
     private: dict[str, Any] = dict(api_visibility="private")
     load.click(guarded(do_load), [password], [study, pilot], **private)

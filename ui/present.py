@@ -28,6 +28,7 @@ from starlette.routing import Route
 
 from arena.errors import UserError
 from arena.llm import loaded_default
+from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store, get_store
@@ -66,7 +67,8 @@ def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
     settings = [s if isinstance(s, dict) else _loads(s) for s in outputs["settings"]]
     dtypes = Counter(str(s.get("dtype")) for s in settings if s.get("dtype"))
     batches = Counter(int(s["batch_size"]) for s in settings if str(s.get("batch_size", "")).isdigit())
-    models = sorted({str(m) for m in outputs["model"].dropna()})
+    raw_models = sorted({str(m) for m in outputs["model"].dropna()})
+    models = [model_in_words(m) for m in raw_models]
     timed = int(pd.to_numeric(outputs["latency_ms"], errors="coerce").notna().sum())
     named = (", ".join(models) or "not recorded") if model_named() else "not named on a rating deployment"
     parts = [f"Model: {named}", f"dtype: {', '.join(dtypes) or 'not recorded'}"]
@@ -78,8 +80,8 @@ def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
         "tokens/s is new tokens divided by that time. Timing depends on the hardware and on what else ran at the "
         "same time, so compare methods within this study only."
     )
-    if lm is not None and getattr(lm, "name", None) in models and model_named():
-        text += f" This server runs {lm.describe()} (model · device · dtype)."
+    if lm is not None and getattr(lm, "name", None) in raw_models and model_named():
+        text += f" This server runs it on {lm.device.type.upper()} in {lm.dtype_name}."
     return text
 
 
@@ -129,13 +131,16 @@ def _loaded_model():
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fff;line-height:1.5}
-main{max-width:1180px;margin:0 auto;padding:24px 32px}
+main{max-width:1180px;margin:0 auto;padding:24px 32px;overflow-wrap:anywhere}
 h1{font-size:1.6rem;margin:0 0 4px} .sub{color:#444;margin:0 0 16px}
 .takeaway{font-size:1.25rem;font-weight:600;border-left:6px solid #0072B2;padding:8px 16px;background:#f3f7fb;margin:16px 0}
 table{border-collapse:collapse;margin:12px 0;font-size:.95rem} th,td{border-bottom:1px solid #ccc;padding:6px 10px;text-align:left}
 th{word-break:keep-all;white-space:normal;hyphens:none;vertical-align:bottom} td,th[scope=row]{white-space:nowrap}
-.charts{display:flex;flex-wrap:wrap;gap:12px} .chart{flex:1 1 520px;min-height:420px}
+.charts{display:flex;flex-wrap:wrap;gap:12px} .chart{flex:1 1 min(520px,100%);min-width:0;min-height:420px;margin:0}
 .note{color:#333;font-size:.92rem} footer{display:none}
+.table-wrap{max-width:100%;overflow-x:auto}
+@media (max-width:640px){main{padding:16px 12px} h1{font-size:1.3rem} .takeaway{font-size:1.08rem;padding:8px 10px}
+ table{font-size:.85rem} th,td{padding:4px 6px} .chart{min-height:340px}}
 """
 
 
@@ -150,8 +155,8 @@ def _table_html(table: pd.DataFrame) -> str:
         for row in table.itertuples(index=False)
     )
     return (
-        f'<table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
-        f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f'<div class="table-wrap" role="region" aria-label="Per method" tabindex="0"><table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
+        f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
@@ -198,7 +203,8 @@ def _document(title: str, body: str, charts: bool) -> str:
             f'<script src="{PLOTLY_PATH}"></script><script>'
             "document.querySelectorAll('figure.chart').forEach(function(el){"
             "var fig=JSON.parse(document.getElementById(el.id+'-data').textContent);"
-            "Plotly.newPlot(el,fig.data,fig.layout,{displaylogo:false,responsive:true,displayModeBar:false});});"
+            "var l=fig.layout||{};delete l.width;l.autosize=true;"
+            "Plotly.newPlot(el,fig.data,l,{displaylogo:false,responsive:true,displayModeBar:false});});"
             "</script>"
         )
     return (

@@ -19,6 +19,7 @@ import gradio as gr
 import pandas as pd
 
 from arena.errors import UserError
+from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
 from arena.store import Store
 from evaluation import blinding, human, story
@@ -28,6 +29,7 @@ from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
 
 from . import AppContext, store_for
+from .empty import hidden_table, shown
 from .present import model_named, present_url
 
 
@@ -37,11 +39,27 @@ def study_options(store: Store) -> list[tuple[str, int]]:
     return [(f"{s.name} (#{s.id})", int(s.id)) for s in store.list_studies() if s.state == "published"]
 
 
-def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
+def latest_study(store: Store, current: Any = None) -> tuple[list[tuple[str, int]], int | None]:
+    """The Study dropdown's choices and value: the one chosen if it is still listed, else the newest
+    published study (so Results opens on an answer, not on "choose a study")."""
+    options = study_options(store)
+    ids = [sid for _, sid in options]
+    try:
+        chosen = int(current) if current not in (None, "") else None
+    except (TypeError, ValueError):
+        chosen = None
+    return options, chosen if chosen in ids else (ids[0] if ids else None)
+
+
+NO_STUDY = "No published study yet: an organizer publishes a study once its rating has closed."
+
+
+def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> dict[Any, ItemScore]:
     """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
-    On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out)."""
+    On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out).
+    `progress(n)` is called as each batch of n outputs is scored."""
     raw = {int(i.id): bool(i.raw) for i in store.items(study_id)}
-    return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))))
+    return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))), progress=progress)
 
 
 def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
@@ -55,7 +73,13 @@ def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def compute_view(
-    store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None, public: bool = True
+    store: Store,
+    study_id: Any,
+    scenarios: Any = None,
+    raters: Any = None,
+    lm=None,
+    public: bool = True,
+    progress: Any = None,
 ) -> dict[str, Any]:
     """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
     `public` (the Results tab): only a published study; any other id, existing or not, gets the same
@@ -70,7 +94,11 @@ def compute_view(
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
-    scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
+    scores = (
+        output_scores(lm, filtered_outputs, store, study_id, progress)
+        if lm is not None and len(filtered_outputs)
+        else None
+    )
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
@@ -79,7 +107,7 @@ def compute_view(
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
         + (
-            f" · perplexity under {lm.name if model_named() else 'the server’s model'}"
+            f" · perplexity under {model_in_words(lm.name) if model_named() else 'the server’s model'}"
             if lm is not None
             else " · perplexity not computed"
         )
@@ -163,57 +191,74 @@ def build(ctx: AppContext) -> None:
         show = gr.Button("Show results", variant="primary")
     headline = gr.Markdown("Choose a study and press **Show results**.")
     takeaway = gr.Markdown("", elem_id="results-story")
-    table = gr.Dataframe(label="Per method", interactive=False, wrap=True, elem_id="results-table")
+    # Tables, plots and the file stay hidden until they have a value: no empty boxes, and no Gradio
+    # "Empty value" placeholder (a bare aria-label that screen readers and axe-core object to).
+    table = gr.Dataframe(label="Per method", interactive=False, wrap=True, elem_id="results-table", visible=False)
     gr.Markdown(res.METRICS_HELP, elem_id="results-help")
     with gr.Row():
-        bars = gr.Plot(label="Human scores")
-        scatter = gr.Plot(label="Quality against latency")
-    csv_file = gr.File(label="CSV (numbers per method)", interactive=False)
+        bars = gr.Plot(label="Human scores", visible=False)
+        scatter = gr.Plot(label="Quality against latency", visible=False)
+    csv_file = gr.File(label="CSV (numbers per method)", interactive=False, visible=False)
     with gr.Accordion("What the ratings say (items and raters as samples)", open=True):
         verdict = gr.Markdown("")
     with gr.Accordion("Statistics", open=False):
         gr.Markdown(STATS_HELP)
-        pairwise = gr.Dataframe(
-            label="Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family",
-            interactive=False,
+        pairwise = hidden_table(
+            "Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family"
         )
-        friedman = gr.Dataframe(label="Friedman on items (exploratory: raters fixed)", interactive=False)
-        mixed = gr.Dataframe(
-            label="Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater",
-            interactive=False,
+        friedman = hidden_table("Friedman on items (exploratory: raters fixed)")
+        mixed = hidden_table(
+            "Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater"
         )
-        components = gr.Dataframe(label="Mixed model: variance components", interactive=False)
-        position = gr.Dataframe(label="Position effect: shown first − shown last", interactive=False)
-        agreement = gr.Dataframe(label="Inter-rater agreement (Krippendorff's alpha, ordinal)", interactive=False)
-        correlation = gr.Dataframe(label="Spearman: perplexity vs human scores, within each method", interactive=False)
+        components = hidden_table("Mixed model: variance components")
+        position = hidden_table("Position effect: shown first − shown last")
+        agreement = hidden_table("Inter-rater agreement (Krippendorff's alpha, ordinal)")
+        correlation = hidden_table("Spearman: perplexity vs human scores, within each method")
 
     def on_refresh():
-        return gr.update(choices=study_options(store_for(ctx)))
+        options, newest = latest_study(store_for(ctx))
+        return gr.update(choices=options, value=newest)
 
-    def on_show(study_id, scenarios, raters, ppl):
+    def on_tab(current):
+        options, chosen = latest_study(store_for(ctx), current)
+        return gr.update(choices=options, value=chosen)
+
+    def on_show(study_id, scenarios, raters, ppl, progress=gr.Progress()):
+        if study_id in (None, ""):  # nothing chosen (or nothing published): one line, no error badges
+            no_change = [gr.update() for _ in range(len(outputs) - 1)]
+            options, _ = latest_study(store_for(ctx))
+            return [NO_STUDY if not options else "Choose a study above."] + no_change
+        done = [0]
+
+        def scored(n: int) -> None:
+            done[0] += n
+            progress((done[0], None), desc=f"Perplexity: {done[0]} outputs scored", unit="outputs")
+
         try:
-            view = compute_view(store_for(ctx), study_id, scenarios, raters, ctx.model() if ppl else None)
+            view = compute_view(
+                store_for(ctx), study_id, scenarios, raters, ctx.model() if ppl else None, progress=scored
+            )
         except UserError as exc:
             raise gr.Error(str(exc))
         s = view["stats"]
-        return (
+        return [
             view["headline"],
-            view["table"],
-            view["scores_figure"],
-            view["latency_figure"],
-            write_csv(view["summary"], int(study_id)),
-            s["pairwise"],
-            s["friedman"],
-            s["agreement"],
-            s["ppl_correlation"],
+            shown(view["table"]),
+            shown(view["scores_figure"]),
+            shown(view["latency_figure"]),
+            shown(write_csv(view["summary"], int(study_id))),
+            shown(s["pairwise"]),
+            shown(s["friedman"]),
+            shown(s["agreement"]),
+            shown(s["ppl_correlation"]),
             gr.update(choices=view["scenarios"]),
             gr.update(choices=view["raters"]),
             s["lines"],
-            s["mixed"],
-            s["variance_components"],
-            s["position"],
+            shown(s["mixed"]),
+            shown(s["variance_components"]),
+            shown(s["position"]),
             view["story"],
-        )
+        ]
 
     refresh.click(on_refresh, None, study, api_name="results_studies")
     outputs = [
@@ -237,4 +282,4 @@ def build(ctx: AppContext) -> None:
     show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
     study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
     if ctx.tabs is not None:
-        ctx.tabs.select(on_refresh, None, study, api_visibility="private")
+        ctx.tabs.select(on_tab, study, study, api_visibility="private")

@@ -199,9 +199,10 @@ def build(ctx: AppContext) -> None:
             max_new = gr.Slider(1, 256, value=48, step=1, label="max_new_tokens")
             run = gr.Button("Trace", variant="primary")
     answer = gr.Textbox(label="Answer (the arm with the highest mean score)", lines=4, interactive=False)
-    plot = gr.Plot(label="Arms over the loop steps")
-    arms = gr.Dataframe(label="Arms", interactive=False, wrap=True)
-    events = gr.Dataframe(label="Backtracks and prunes", interactive=False, wrap=True)
+    # Hidden until a trace has run (no empty plot or tables).
+    plot = gr.Plot(label="Arms over the loop steps", visible=False)
+    arms = gr.Dataframe(label="Arms", interactive=False, wrap=True, visible=False)
+    events = gr.Dataframe(label="Backtracks and prunes", interactive=False, wrap=True, visible=False)
 
     def on_run(request: gr.Request, prompt_text, raw_value, seed_value, max_new_value):
         admission.started(request)
@@ -219,9 +220,9 @@ def build(ctx: AppContext) -> None:
             raise
         return (
             result.text,
-            trace_figure(result.trace, lm.tokenizer),
-            arms_frame(result.trace, lm.tokenizer),
-            events_frame(result.trace),
+            gr.update(value=trace_figure(result.trace, lm.tokenizer), visible=True),
+            gr.update(value=arms_frame(result.trace, lm.tokenizer), visible=True),
+            gr.update(value=events_frame(result.trace), visible=True),
         )
 
     run.click(

@@ -27,6 +27,17 @@ class Engine(ABC):
     name: ClassVar[str]
     # Whether outputs come from the weights in this process (the model's size, its memory, the trace tab).
     in_process: ClassVar[bool]
+    # Whether a run can record why each token was chosen (Compare's token view watches transformers' generate).
+    records: ClassVar[bool] = False
+
+    def refuse_record(self, req: RunRequest) -> None:
+        """A request that asks to record, on an engine that cannot, is refused before anything runs."""
+        if req.record and not self.records:
+            raise UserError(
+                f"The {self.name} engine cannot record why each token was chosen: the token view watches "
+                'transformers\' generate in this process. Untick "Record why each token was chosen", or run '
+                "the app with ARENA_ENGINE=transformers."
+            )
 
     @abstractmethod
     def describe(self, lm: LoadedModel) -> str:

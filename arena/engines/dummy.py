@@ -94,6 +94,7 @@ class DummyEngine(Engine):
         ticks: bool = False,
     ) -> Iterator[StreamEvent]:
         req = validate_request(req)
+        self.refuse_record(req)
         order = run_order(list(req.methods))
         cancel = cancel if cancel is not None else threading.Event()
         try:

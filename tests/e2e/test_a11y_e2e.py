@@ -34,12 +34,6 @@ BAD = ("serious", "critical")
 # counted. Only for markup inside Gradio's own Svelte components, which no component argument changes.
 EXCLUDE: list[tuple[str, str, str]] = [
     (
-        "aria-prohibited-attr",
-        'div.empty.unpadded_box[aria-label="Empty value"]',
-        "Gradio's empty-value placeholder (gr.Plot / gr.File / gr.Dataframe without a value) is a bare <div> "
-        "with aria-label and no role",
-    ),
-    (
         "scrollable-region-focusable",
         'div.virtual-table-viewport[role="none"]',
         "gr.Dataframe's virtual scroller is a role=none <div> with max-height; its cells are not focusable "

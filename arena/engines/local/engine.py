@@ -44,6 +44,7 @@ class LocalEngine(Engine):
 
     name = "transformers"
     in_process = True
+    records = True
 
     def describe(self, lm: LoadedModel) -> str:
         note = streaming_note()
@@ -70,6 +71,7 @@ class LocalEngine(Engine):
                 req.max_new_tokens,
                 req.prompt,
                 task_cancel(cancel),
+                req.record,
             )
         return [MethodResult(**r) for r in results]
 
@@ -95,6 +97,7 @@ class LocalEngine(Engine):
                 req.max_new_tokens,
                 req.prompt,
                 task_cancel(cancel),
+                req.record,
             )
             try:
                 ids: list[int] = []

@@ -24,6 +24,7 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from decoders import GenerationPlan
+from decoders.recording import recording
 
 from ...llm import LoadedModel, end_ids
 from ...memory import MemoryReading, PeakMemory
@@ -36,6 +37,8 @@ WARMUP_TOKENS = 4
 
 class FirstStepClock(LogitsProcessor):
     """Pass-through processor that notes when the first step's logits exist."""
+
+    passthrough = True  # not a stage of the token view (decoders/recording.py)
 
     def __init__(self, sync: Callable[[], None]):
         self.sync = sync
@@ -60,6 +63,8 @@ class CancelCriteria(StoppingCriteria):
 
 class CancelCheck(LogitsProcessor):
     """The same for decoders with their own step loop (custom_generate): raises at the next step."""
+
+    passthrough = True
 
     def __init__(self, event: threading.Event):
         self.event = event
@@ -126,6 +131,33 @@ def timed_generate(
     return output, (first - start) * 1000, (end - start) * 1000, mem
 
 
+UNRECORDED = "{method} drives the model with its own loop, which the token view cannot watch; see its own tab"
+
+
+def recorded_generate(
+    lm: LoadedModel,
+    plan: GenerationPlan,
+    input_ids: torch.Tensor,
+    seed: int | None,
+    streamer=None,
+    cancel: threading.Event | None = None,
+    record: bool = False,
+) -> tuple[tuple[torch.Tensor, float, float, MemoryReading], dict[str, Any] | None]:
+    """`timed_generate`, and with `record` what each processor did at every step of that same run
+    (decoders/recording.py; its cost is inside the timing, which the token view says)."""
+    if not record:
+        return timed_generate(lm, plan, input_ids, seed, streamer, cancel), None
+    if plan.custom_generate is not None:
+        method = plan.effective.get("method", "this method")
+        return timed_generate(lm, plan, input_ids, seed, streamer, cancel), {
+            "kind": "none",
+            "why": UNRECORDED.format(method=method),
+        }
+    with recording(lm.model) as rec:
+        out = timed_generate(lm, plan, input_ids, seed, streamer, cancel)
+    return out, rec.finish(out[0], int(input_ids.shape[1]))
+
+
 def warm_up(lm: LoadedModel, method: str, input_ids: torch.Tensor, prompt: str = "") -> None:
     """One short untimed run per method and model, on the device that times it (inside the GPU task):
     first calls pay for allocations and kernels."""
@@ -148,6 +180,7 @@ def result_of(
     latency: float,
     mem: MemoryReading,
     seed: int | None,
+    record: dict[str, Any] | None = None,
 ) -> MethodResult:
     """The timed run's `MethodResult`: its new tokens up to the first end-of-sequence, decoded."""
     new_ids = output[0, input_ids.shape[1] :].tolist()
@@ -174,6 +207,7 @@ def result_of(
         token_ids=[int(t) for t in new_ids],
         peak_mem_growth_mb=round(mem.growth_mb, 1) if mem.growth_mb is not None else None,
         dtype=lm.dtype_name,
+        record=record,
     )
 
 
@@ -181,6 +215,8 @@ def plain_result(result: MethodResult) -> dict[str, Any]:
     """A result as plain data, what may leave a GPU task (`MethodResult(**plain)` rebuilds it)."""
     out = asdict(result)
     out["token_ids"] = list(result.token_ids)
+    if result.record is None:
+        out.pop("record")  # older readers of a plain result (ZeroGPU workers) never see the key
     return out
 
 
@@ -193,15 +229,16 @@ def run_planned(
     seed: int | None,
     prompt: str = "",
     cancel: threading.Event | None = None,
+    record: bool = False,
 ) -> tuple[MethodResult, GenerationPlan]:
     """Warm up (once), then one timed generation, in this process; the result and the plan that ran
     (the trace reads what its custom loop recorded). The caller holds `lm.lock`."""
     warm_up(lm, method, input_ids, prompt)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    output, ttft, latency, mem = timed_generate(lm, plan, input_ids, seed, cancel=cancel)
+    (output, ttft, latency, mem), recorded = recorded_generate(lm, plan, input_ids, seed, None, cancel, record)
     if cancel is not None and cancel.is_set():
         raise Cancelled(f"{method} was stopped")
-    return result_of(lm, method, plan, input_ids, output, ttft, latency, mem, seed), plan
+    return result_of(lm, method, plan, input_ids, output, ttft, latency, mem, seed, recorded), plan
 
 
 def run_one(
@@ -213,6 +250,7 @@ def run_one(
     seed: int | None,
     prompt: str = "",
     cancel: threading.Event | None = None,
+    record: bool = False,
 ) -> MethodResult:
     """Warm up (once), then one timed generation, in this process. Caller holds `lm.lock`."""
-    return run_planned(lm, method, input_ids, overrides, max_new_tokens, seed, prompt, cancel)[0]
+    return run_planned(lm, method, input_ids, overrides, max_new_tokens, seed, prompt, cancel, record)[0]

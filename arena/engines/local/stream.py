@@ -20,7 +20,7 @@ import decoders
 from ... import compute
 from ...llm import LoadedModel
 from ...requests import Cancelled
-from .generate import plain_result, result_of, timed_generate, warm_up
+from .generate import plain_result, recorded_generate, result_of, warm_up
 from .inputs import PromptIds, device_ids, ids_for, plan_for
 
 
@@ -51,6 +51,7 @@ def events(
     prompt: str,
     cancel: threading.Event,
     interval_s: float = 0.05,
+    record: bool = False,
 ) -> Iterator[tuple]:
     """Run each method in a generating thread; yield ("start", method, i, n), ("tokens", method,
     [ids]) while it streams, ("tick",) while nothing arrives, ("done", method, result dict). The
@@ -68,7 +69,9 @@ def events(
                 try:
                     warm_up(lm, method, input_ids, prompt)
                     box["plan"] = plan_for(lm, method, settings.get(method), input_ids.shape[1], max_new_tokens, prompt)
-                    box["out"] = timed_generate(lm, box["plan"], input_ids, seed, streamer, cancel)
+                    box["out"], box["record"] = recorded_generate(
+                        lm, box["plan"], input_ids, seed, streamer, cancel, record
+                    )
                 except BaseException as exc:  # surfaced below
                     box["error"] = exc
                 finally:
@@ -111,7 +114,7 @@ def events(
             if "error" in box:
                 raise box["error"]
             output, ttft, latency, mem = box["out"]
-            result = result_of(lm, method, box["plan"], input_ids, output, ttft, latency, mem, seed)
+            result = result_of(lm, method, box["plan"], input_ids, output, ttft, latency, mem, seed, box["record"])
             yield ("done", method, plain_result(result))
     finally:
         cancel.set()  # nothing may go on generating once the consumer has gone

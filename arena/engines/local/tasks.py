@@ -36,6 +36,7 @@ def run_duration(
     max_new_tokens: int,
     prompt: str = "",
     cancel: Any = None,
+    record: bool = False,
 ) -> int:
     return duration_s(max_new_tokens, len(methods), beams(methods))
 
@@ -50,13 +51,16 @@ def gpu_run(
     max_new_tokens: int,
     prompt: str = "",
     cancel: threading.Event | None = None,
+    record: bool = False,
 ) -> list[dict[str, Any]]:
     """Every method on one prompt, one after another, in one GPU task; one result dict each."""
     lm = lookup(key)
     out = []
     for m in methods:
         input_ids = device_ids(lm, ids_for(prompt_ids, m))
-        out.append(plain_result(run_one(lm, m, input_ids, settings.get(m), max_new_tokens, seed, prompt, cancel)))
+        out.append(
+            plain_result(run_one(lm, m, input_ids, settings.get(m), max_new_tokens, seed, prompt, cancel, record))
+        )
     return out
 
 
@@ -70,6 +74,7 @@ def gpu_stream(
     max_new_tokens: int,
     prompt: str = "",
     cancel: threading.Event | None = None,
+    record: bool = False,
 ) -> Iterator[tuple]:
     """The streaming variant: a generator (on ZeroGPU a generator GPU task, whose values `spaces`
     sends out of the worker as they come; closing it stops the worker's generator)."""
@@ -83,6 +88,7 @@ def gpu_stream(
         max_new_tokens,
         prompt,
         cancel if cancel is not None else threading.Event(),
+        record=record,
     )
 
 

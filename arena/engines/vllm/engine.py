@@ -59,6 +59,7 @@ class VllmEngine(Engine):
         """Partial texts while each method generates on the server (beam search arrives whole).
         Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
         req = validate_request(req)
+        self.refuse_record(req)
         order = run_order(list(req.methods))
         method_ids = {m: self.client.encode(lm, req, m) for m in order}  # each with its instruction, if any
         prepared = [
