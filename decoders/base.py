@@ -105,6 +105,7 @@ class GenerationPlan:
     effective: dict[str, Any] = field(default_factory=dict)
     custom_generate: Callable[..., Any] | None = None
     notes: str = ""
+    batchable: bool = True  # False: `generate` takes one sequence at a time (assisted generation)
 
 
 PlanFn = Callable[[dict[str, Any], DecodeContext], GenerationPlan]

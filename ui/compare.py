@@ -151,6 +151,9 @@ def settings_text(settings: dict[str, Any] | None) -> str:
     )
 
 
+RAW_ONLY_NOTE = "This is a base model without a chat template: every prompt is continued as raw text."
+
+
 def model_size_note(lm) -> str:
     """One line when the model is small: what it will do badly (a 135M model and a Chinese prompt)."""
     try:
@@ -241,7 +244,11 @@ def build(ctx: AppContext) -> None:
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
-            raw_box = gr.Checkbox(label="Raw continuation (no chat template)", value=False)
+            raw_box = gr.Checkbox(
+                label="Raw continuation (no chat template)",
+                value=not lm.has_chat_template,
+                info=None if lm.has_chat_template else RAW_ONLY_NOTE,
+            )
             gr.Examples(
                 examples=[[s.prompt, s.raw] for s in SCENARIOS],
                 inputs=[prompt, raw_box],
