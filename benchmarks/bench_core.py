@@ -6,8 +6,11 @@
    Both sides generate exactly N tokens (min_new_tokens = N) so per-token costs compare like for like.
 2. Our runner (`run_methods`: validation, prompt encoding, plan, timing hooks, decoding) / a bare
    `model.generate` call with the same settings, timed around the call. Same seed, same tokens.
+3. Prompt-Lookup time per token / Greedy's (the same tokens; on this prompt, which does not copy
+   from itself, drafts are mostly rejected: the figure is the lookup's cost where it cannot help).
 
     python benchmarks/bench_core.py --trials 7 --max-new-tokens 48
+    python benchmarks/bench_core.py --model gemma-3-270m --trials 3 --max-new-tokens 16
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def main(argv=None) -> dict:
     n = args.max_new_tokens
     req = RunRequest(PROMPT, ["TS-Temp"], {}, n, 0, raw=True)
     ids = encode(lm, req)
-    for m in ("TS-Temp", "TS-Tilted", "BS-4"):
+    for m in ("TS-Temp", "TS-Tilted", "BS-4", "Greedy", "Prompt-Lookup"):
         warm_up(lm, m, ids)
 
     matched = {"temperature": 0.9, "top_p": 0.95, "top_k": 50}
@@ -87,6 +90,8 @@ def main(argv=None) -> dict:
         "run_bs4",
         "bare_bs4",
         "inside_bs4",
+        "greedy",
+        "lookup",
     )
     cols: dict[str, list[float]] = {k: [] for k in keys}
     for trial in range(args.trials):
@@ -99,6 +104,9 @@ def main(argv=None) -> dict:
         ]
         for key, method, overrides in variants[trial % 3 :] + variants[: trial % 3]:
             cols[key].append(per_token_ms(lm, method, overrides, ids, n, seed))
+        pair = [("greedy", "Greedy"), ("lookup", "Prompt-Lookup")]
+        for key, method in pair if trial % 2 == 0 else pair[::-1]:
+            cols[key].append(per_token_ms(lm, method, None, ids, n, seed))
 
         # Runner and bare generate alternate which goes first (ABBA), with the same seed and tokens.
         for method, bare_kwargs in (
@@ -134,6 +142,7 @@ def main(argv=None) -> dict:
         "tilted_over_temp_per_token_matched": paired("tilt_matched", "temp"),
         "runner_over_bare_generate_ts_temp": paired("run_temp", "bare_temp"),
         "runner_over_bare_generate_bs4": paired("run_bs4", "bare_bs4"),
+        "prompt_lookup_over_greedy_per_token": paired("lookup", "greedy"),
         "runner_over_bare_generate_both": (med["run_temp"] + med["run_bs4"]) / (med["bare_temp"] + med["bare_bs4"]),
         # Same-run decomposition, far less noisy: the runner's own work (validation, encoding, plan,
         # decoding) is its wall time minus the generate call it timed around.
@@ -159,6 +168,9 @@ def main(argv=None) -> dict:
     print(
         f"runner's own work outside generate, TS-Temp / BS-4         : {figures['runner_work_outside_generate_ts_temp']:+.2%} / "
         f"{figures['runner_work_outside_generate_bs4']:+.2%}"
+    )
+    print(
+        f"Prompt-Lookup / Greedy time per token (same tokens)        : {figures['prompt_lookup_over_greedy_per_token']:.3f}"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 import decoders
 from arena.errors import UserError
-from arena.llm import EMBEDDED, LoadedModel, get_model
+from arena.llm import EMBEDDED, LoadedModel, get_model, models, needs_conversion
 from arena.prompts import clean_prompt
 from arena.runner import RunRequest, run_methods, validate_request
 
@@ -80,6 +80,17 @@ def model_settings(args: argparse.Namespace) -> list[str | None]:
     return list(names)
 
 
+def announce_loading(setting: str | None) -> None:
+    """A line on stderr before a model loads: loading takes seconds, a first conversion minutes."""
+    if models.peek(setting) is not None:
+        return
+    name = setting or "the model (ARENA_MODEL, default smollm2-135m)"
+    if needs_conversion(setting):
+        print(f"loading {name}: first use, converting its GGUF once (a few minutes)...", file=sys.stderr)
+    else:
+        print(f"loading {name}...", file=sys.stderr)
+
+
 def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     """One result per (model, method), each naming its model; the top-level `model` and `device` of a
     one-model run stay as they were."""
@@ -115,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         runs: list[tuple[LoadedModel, list]] = []
         for setting in model_settings(args):
+            announce_loading(setting)
             lm = get_model(setting)  # one at a time: ARENA_MODELS_IN_MEMORY bounds how many stay loaded
             runs.append((lm, run_methods(lm, req)))
     except UserError as exc:
