@@ -564,14 +564,17 @@ class ModelCache:
         with loading:  # two first uses of one model load it once
             with self._lock:
                 lm = self._models.get(key)
-            if lm is None:
-                lm = self._loader(setting or "")
+            try:
+                if lm is None:
+                    lm = self._loader(setting or "")
+            finally:
+                with self._lock:
+                    self._loading.pop(key, None)
             with self._lock:
                 self._models[key] = lm
                 self._models.move_to_end(key)
                 if pin:
                     self._pinned.add(key)
-                self._loading.pop(key, None)
                 self._evict()
             return lm
 

@@ -101,6 +101,22 @@ def test_two_first_uses_of_one_model_load_it_once():
     assert loads == ["org/a"] and len(got) == 2 and got[0] is got[1]
 
 
+def test_a_failed_load_is_not_cached():
+    attempts: list[str] = []
+
+    def flaky(setting: str) -> LoadedModel:
+        attempts.append(setting)
+        if len(attempts) == 1:
+            raise UserError("disk full")
+        return fake_model(setting)
+
+    cache = ModelCache(flaky)
+    with pytest.raises(UserError, match="disk full"):
+        cache.get("org/a")
+    assert cache.peek("org/a") is None
+    assert cache.get("org/a").name == "org/a" and attempts == ["org/a", "org/a"]
+
+
 def test_a_bad_models_in_memory_setting_is_refused():
     with pytest.raises(settings.SettingError, match="ARENA_MODELS_IN_MEMORY must be at least 1"):
         settings.load(env={"ARENA_MODELS_IN_MEMORY": "0"})
