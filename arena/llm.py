@@ -187,7 +187,14 @@ def decode_context(
         cache_dir=lm.cache_dir,
         model=lm.model if with_model else None,
         prompt=prompt,
+        assistant=drafting_model if with_model else None,
     )
+
+
+def drafting_model(setting: str) -> tuple[Any, Any]:
+    """A model that drafts tokens for another (assisted decoding): (model, tokenizer), from the cache."""
+    lm = get_model(setting)
+    return lm.model, lm.tokenizer
 
 
 def end_ids(tokenizer: Any) -> frozenset[int]:

