@@ -237,6 +237,7 @@ def build(ctx: AppContext) -> None:
 
     engine = current()
     gr.Markdown(engine.describe(lm))
+    raw_only = not getattr(lm, "has_chat_template", True)  # a base model: the prompt is always continued
     if engine.in_process:  # a server's model is described by the server
         small = model_size_note(lm)
         if small:
@@ -246,8 +247,8 @@ def build(ctx: AppContext) -> None:
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
             raw_box = gr.Checkbox(
                 label="Raw continuation (no chat template)",
-                value=not lm.has_chat_template,
-                info=None if lm.has_chat_template else RAW_ONLY_NOTE,
+                value=raw_only,
+                info=RAW_ONLY_NOTE if raw_only else None,
             )
             gr.Examples(
                 examples=[[s.prompt, s.raw] for s in SCENARIOS],
