@@ -52,7 +52,8 @@ register(
         name="Assisted",
         description=(
             "Greedy decoding of this model with a second model drafting tokens that this one checks in one pass. "
-            "Same tokens as Greedy; faster only where the drafter is much cheaper and often right."
+            "Same tokens as Greedy; faster only where the drafter is much cheaper and often right (not on a CPU "
+            "with the two embedded models: docs/models.md)."
         ),
         params=(
             Param(

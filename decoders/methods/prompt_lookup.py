@@ -27,8 +27,8 @@ register(
     Decoder(
         name="Prompt-Lookup",
         description=(
-            "Greedy decoding sped up by drafting tokens copied from the prompt and checking them in one pass. "
-            "Same tokens as Greedy; faster where the output repeats the prompt."
+            "Greedy decoding that drafts tokens copied from the prompt and checks them in one pass. Same tokens "
+            "as Greedy; fewer forward passes where the output repeats the prompt, slower elsewhere (docs/models.md)."
         ),
         params=(
             Param(
