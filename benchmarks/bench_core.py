@@ -6,8 +6,12 @@
    Both sides generate exactly N tokens (min_new_tokens = N) so per-token costs compare like for like.
 2. Our runner (`run_methods`: validation, prompt encoding, plan, timing hooks, decoding) / a bare
    `model.generate` call with the same settings, timed around the call. Same seed, same tokens.
+3. Prompt-Lookup time per token / Greedy's (the same tokens; on this prompt, which does not copy
+   from itself, drafts are mostly rejected: the figure is the lookup's cost where it cannot help), and
+   with --assisted, Assisted's (the other embedded model drafting) / Greedy's.
 
     python benchmarks/bench_core.py --trials 7 --max-new-tokens 48
+    python benchmarks/bench_core.py --model gemma-3-270m --trials 3 --max-new-tokens 16 --assisted
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ def main(argv=None) -> dict:
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--model", default=None)
     p.add_argument("--json", help="also write the figures to this file")
+    p.add_argument("--assisted", action="store_true", help="also time Assisted (loads the other embedded model)")
     p.add_argument("--threads", type=int, help="torch threads (1 gives steadier timings on a shared machine)")
     args = p.parse_args(argv)
     if args.threads:
@@ -73,7 +78,10 @@ def main(argv=None) -> dict:
     n = args.max_new_tokens
     req = RunRequest(PROMPT, ["TS-Temp"], {}, n, 0, raw=True)
     ids = encode(lm, req)
-    for m in ("TS-Temp", "TS-Tilted", "BS-4"):
+    drafted = [("greedy", "Greedy"), ("lookup", "Prompt-Lookup")] + (
+        [("assisted", "Assisted")] if args.assisted else []
+    )
+    for m in ("TS-Temp", "TS-Tilted", "BS-4", *(method for _, method in drafted)):
         warm_up(lm, m, ids)
 
     matched = {"temperature": 0.9, "top_p": 0.95, "top_k": 50}
@@ -87,6 +95,9 @@ def main(argv=None) -> dict:
         "run_bs4",
         "bare_bs4",
         "inside_bs4",
+        "greedy",
+        "lookup",
+        "assisted",
     )
     cols: dict[str, list[float]] = {k: [] for k in keys}
     for trial in range(args.trials):
@@ -99,6 +110,9 @@ def main(argv=None) -> dict:
         ]
         for key, method, overrides in variants[trial % 3 :] + variants[: trial % 3]:
             cols[key].append(per_token_ms(lm, method, overrides, ids, n, seed))
+        turn = trial % len(drafted)
+        for key, method in drafted[turn:] + drafted[:turn]:
+            cols[key].append(per_token_ms(lm, method, None, ids, n, seed))
 
         # Runner and bare generate alternate which goes first (ABBA), with the same seed and tokens.
         for method, bare_kwargs in (
@@ -117,7 +131,7 @@ def main(argv=None) -> dict:
             assert tokens[: len(ours.token_ids)] == ours.token_ids, "runner and bare generate disagree"
         print(f"trial {trial + 1}/{args.trials} done", file=sys.stderr)
 
-    med = {k: statistics.median(v) for k, v in cols.items()}
+    med = {k: statistics.median(v) for k, v in cols.items() if v}
 
     def paired(a: str, b: str) -> float:
         """Median of per-trial ratios: each pair ran back to back, so slow drifts cancel."""
@@ -134,6 +148,8 @@ def main(argv=None) -> dict:
         "tilted_over_temp_per_token_matched": paired("tilt_matched", "temp"),
         "runner_over_bare_generate_ts_temp": paired("run_temp", "bare_temp"),
         "runner_over_bare_generate_bs4": paired("run_bs4", "bare_bs4"),
+        "prompt_lookup_over_greedy_per_token": paired("lookup", "greedy"),
+        "assisted_over_greedy_per_token": paired("assisted", "greedy") if args.assisted else None,
         "runner_over_bare_generate_both": (med["run_temp"] + med["run_bs4"]) / (med["bare_temp"] + med["bare_bs4"]),
         # Same-run decomposition, far less noisy: the runner's own work (validation, encoding, plan,
         # decoding) is its wall time minus the generate call it timed around.
@@ -160,6 +176,13 @@ def main(argv=None) -> dict:
         f"runner's own work outside generate, TS-Temp / BS-4         : {figures['runner_work_outside_generate_ts_temp']:+.2%} / "
         f"{figures['runner_work_outside_generate_bs4']:+.2%}"
     )
+    print(
+        f"Prompt-Lookup / Greedy time per token (same tokens)        : {figures['prompt_lookup_over_greedy_per_token']:.3f}"
+    )
+    if args.assisted:
+        print(
+            f"Assisted / Greedy time per token (same tokens)             : {figures['assisted_over_greedy_per_token']:.3f}"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
     return figures

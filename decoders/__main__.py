@@ -1,6 +1,7 @@
 """Command line: run decoders side by side on one prompt.
 
     python -m decoders "PROMPT" --methods BS-4,TS-Temp,TS-Tilted --max-new-tokens 64 --seed 1 --json
+    python -m decoders "PROMPT" --models smollm2-135m,gemma-3-270m --methods BS-4,TS-Temp --raw --json
     python -m decoders --list
 
 Per-method settings: --set TS-Tilted.alpha=0.3 --set BS-4.num_beams=2 (repeatable).
@@ -16,7 +17,7 @@ from typing import Any, NoReturn
 
 import decoders
 from arena.errors import UserError
-from arena.llm import load_model
+from arena.llm import EMBEDDED, LoadedModel, get_model, models, needs_conversion
 from arena.prompts import clean_prompt
 from arena.runner import RunRequest, run_methods, validate_request
 
@@ -46,7 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", default="0", help="torch.manual_seed right before each method (default 0)")
     p.add_argument("--raw", action="store_true", help="continue the text as is, without the chat template")
     p.add_argument("--set", action="append", default=[], metavar="METHOD.PARAM=VALUE", help="override a setting")
-    p.add_argument("--model", help="hub id, local folder or .gguf path (default: the embedded model)")
+    p.add_argument(
+        "--model",
+        help=f"{' or '.join(EMBEDDED)} (embedded), a hub id, local folder or .gguf path (default: {next(iter(EMBEDDED))})",
+    )
+    p.add_argument("--models", help="comma-separated models, each run with every method (instead of --model)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--list", action="store_true", help="list the registered decoders and their parameters")
     return p
@@ -59,6 +64,45 @@ def list_decoders() -> str:
         for p in d.params:
             lines.append(f"    {p.name} = {p.default!r}  {p.describe_range()}")
     return "\n".join(lines)
+
+
+def model_settings(args: argparse.Namespace) -> list[str | None]:
+    """The models to run, in order: --models A,B, else --model (None: the ARENA_MODEL setting)."""
+    if args.models is None:
+        return [args.model]
+    if args.model is not None:
+        raise UserError("give --model or --models, not both")
+    names = [m.strip() for m in args.models.split(",") if m.strip()]
+    if not names:
+        raise UserError("--models expects comma-separated models, e.g. smollm2-135m,gemma-3-270m")
+    if len(set(names)) != len(names):
+        raise UserError(f"--models names a model twice: {args.models!r}")
+    return list(names)
+
+
+def announce_loading(setting: str | None) -> None:
+    """A line on stderr before a model loads: loading takes seconds, a first conversion minutes."""
+    if models.peek(setting) is not None:
+        return
+    name = setting or "the model (ARENA_MODEL, default smollm2-135m)"
+    if needs_conversion(setting):
+        print(f"loading {name}: first use, converting its GGUF once (a few minutes)...", file=sys.stderr)
+    else:
+        print(f"loading {name}...", file=sys.stderr)
+
+
+def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
+    """One result per (model, method), each naming its model; the top-level `model` and `device` of a
+    one-model run stay as they were."""
+    models = [
+        {"model": lm.label, "name": lm.name, "device": f"{lm.device.type} ({lm.dtype_name})", "notes": lm.notes()}
+        for lm, _ in runs
+    ]
+    results = [{"model": lm.label, **r.public()} for lm, rs in runs for r in rs]
+    out: dict[str, Any] = {}
+    if len(runs) == 1:
+        out = {"model": runs[0][0].name, "device": models[0]["device"]}
+    return {**out, "models": models, "results": results}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,25 +124,27 @@ def main(argv: list[str] | None = None) -> int:
                 raw=args.raw,
             )
         )
-        lm = load_model(args.model)
-        results = run_methods(lm, req)
+        runs: list[tuple[LoadedModel, list]] = []
+        for setting in model_settings(args):
+            announce_loading(setting)
+            lm = get_model(setting)  # one at a time: ARENA_MODELS_IN_MEMORY bounds how many stay loaded
+            runs.append((lm, run_methods(lm, req)))
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        out = {
-            "model": lm.name,
-            "device": f"{lm.device.type} ({str(lm.dtype).replace('torch.', '')})",
-            "results": [r.public() for r in results],
-        }
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(json_report(runs), ensure_ascii=False, indent=2))
     else:
-        for r in results:
-            print(
-                f"=== {r.method}  ({r.new_tokens} tokens, TTFT {r.ttft_ms:.0f} ms, "
-                f"{r.latency_ms:.0f} ms, {r.tokens_per_s:.1f} tok/s, seed {r.seed})"
-            )
-            print(r.text.strip() + "\n")
+        for lm, results in runs:
+            for note in lm.notes():
+                print(f"# {lm.label}: {note}")
+            for r in results:
+                head = f"{lm.label} · {r.method}" if len(runs) > 1 else r.method
+                print(
+                    f"=== {head}  ({r.new_tokens} tokens, TTFT {r.ttft_ms:.0f} ms, "
+                    f"{r.latency_ms:.0f} ms, {r.tokens_per_s:.1f} tok/s, seed {r.seed})"
+                )
+                print(r.text.strip() + "\n")
     return 0
 
 

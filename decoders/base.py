@@ -108,6 +108,9 @@ class DecodeContext:
     cache_dir: str | None = None
     model: Any = None  # for decoders that drive the model themselves (custom_generate)
     prompt: str = ""  # the user's prompt text, before any chat template (for routing)
+    # For assisted decoding: a drafting model by name -> (model, tokenizer), loaded on first use; set
+    # only by an engine that runs models in this process.
+    assistant: Callable[[str], tuple[Any, Any]] | None = None
 
 
 @dataclass
@@ -123,6 +126,7 @@ class GenerationPlan:
     effective: dict[str, Any] = field(default_factory=dict)
     custom_generate: Callable[..., Any] | None = None
     notes: str = ""
+    batchable: bool = True  # False: `generate` takes one sequence at a time (assisted generation)
 
 
 PlanFn = Callable[[dict[str, Any], DecodeContext], GenerationPlan]

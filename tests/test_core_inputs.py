@@ -88,7 +88,7 @@ def test_prompt_longer_than_context_is_refused(lm):
 
 
 def test_model_settings(tmp_path):
-    assert resolve_source("")[0] == "gguf"
+    assert resolve_source("") == ("embedded", "smollm2-135m")
     with pytest.raises(UserError, match="does not exist"):
         resolve_source("/no/such/model.gguf")
     with pytest.raises(UserError, match="does not exist"):

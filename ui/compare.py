@@ -156,6 +156,9 @@ def settings_text(settings: dict[str, Any] | None) -> str:
     )
 
 
+RAW_ONLY_NOTE = "This is a base model without a chat template: every prompt is continued as raw text."
+
+
 def model_size_note(lm) -> str:
     """One line when the model is small: what it will do badly (a 135M model and a Chinese prompt)."""
     try:
@@ -241,6 +244,7 @@ def build(ctx: AppContext) -> None:
 
     engine = current()
     gr.Markdown(engine.describe(lm))
+    raw_only = not getattr(lm, "has_chat_template", True)  # a base model: the prompt is always continued
     if engine.in_process:  # a server's model is described by the server
         small = model_size_note(lm)
         if small:
@@ -248,7 +252,11 @@ def build(ctx: AppContext) -> None:
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
-            raw_box = gr.Checkbox(label="Raw continuation (no chat template)", value=False)
+            raw_box = gr.Checkbox(
+                label="Raw continuation (no chat template)",
+                value=raw_only,
+                info=RAW_ONLY_NOTE if raw_only else None,
+            )
             record_box = gr.Checkbox(label=token_view.RECORD_LABEL, value=False, info=token_view.RECORD_INFO)
             gr.Examples(
                 examples=[[s.prompt, s.raw] for s in SCENARIOS],

@@ -46,9 +46,9 @@ def plan_key(
 ) -> str | None:
     """Prompts with the same key may share a batch: their plans are the same (Routed plans from the
     prompt's text, so only prompts routed alike share one). None: the method has its own step loop
-    (Multi-Arm) and runs one prompt at a time."""
+    (Multi-Arm) or `generate` takes one sequence at a time (Prompt-Lookup): one prompt at a time."""
     plan = plan_for(lm, method, overrides, 1, max_new_tokens, prompt)
-    if plan.custom_generate is not None:
+    if plan.custom_generate is not None or not plan.batchable:
         return None
     return json.dumps(plan.effective, sort_keys=True, default=str)
 

@@ -47,11 +47,13 @@ class LocalEngine(Engine):
     records = True
 
     def describe(self, lm: LoadedModel) -> str:
-        note = streaming_note()
-        return (
+        lines = [
             f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
-            f" · context {lm.context_length:,} tokens" + (f"  \n{note}" if note else "")
-        )
+            f" · context {lm.context_length:,} tokens",
+            *(f"*{note[0].upper()}{note[1:]}*" for note in lm.notes()),
+        ]
+        note = streaming_note()
+        return "  \n".join(lines + ([note] if note else []))
 
     def run_methods(
         self, lm: LoadedModel, req: RunRequest, cancel: threading.Event | None = None
