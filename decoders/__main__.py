@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         out = {
             "model": lm.name,
-            "device": f"{lm.device.type} ({str(lm.dtype).replace('torch.', '')})",
+            "device": f"{lm.device.type} ({lm.precision})",
             "results": [r.public() for r in results],
         }
         print(json.dumps(out, ensure_ascii=False, indent=2))

@@ -48,7 +48,7 @@ class LocalEngine(Engine):
     def describe(self, lm: LoadedModel) -> str:
         note = streaming_note()
         return (
-            f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
+            f"**Model:** {lm.name} · **device:** {lm.device.type} · **precision:** {lm.precision_line}"
             f" · context {lm.context_length:,} tokens" + (f"  \n{note}" if note else "")
         )
 
