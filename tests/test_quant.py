@@ -89,7 +89,7 @@ def test_the_int8_variant_quantizes_with_torchao_and_its_outputs_record_int8(lm_
     assert type(down).__module__.startswith("torchao") and type(down).__name__ == "Int8Tensor"
     assert lm_int8.variant == "int8" and lm_int8.precision == "int8" and lm_int8.dtype == torch.float32
     assert lm_int8.name.endswith("@int8")
-    assert "int8 (torchao weight-only; float32 activations)" in lm_int8.describe()
+    assert "int8 (torchao weight-only, quantized from float32)" in lm_int8.describe()
     (res,) = run_methods(lm_int8, RunRequest("Hello", ["TS-Temp"], max_new_tokens=3, seed=0, raw=True))
     assert res.new_tokens >= 1 and res.text
     assert res.dtype == "int8" and res.public()["dtype"] == "int8"
