@@ -275,6 +275,7 @@ def split_variant(setting: str | None) -> tuple[str, str]:
 def quantize(model: Any, variant: str) -> None:
     """Quantize `model`'s linear layers in place for an int8 variant, with torchao's `quantize_`."""
     try:
+        # here, not at the top: only the int8 variants need torchao, and importing it costs seconds
         from torchao.quantization import (
             Int8DynamicActivationInt8WeightConfig,
             Int8WeightOnlyConfig,
