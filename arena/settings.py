@@ -57,7 +57,8 @@ class Settings:
     model: str = _setting(
         "ARENA_MODEL",
         "",
-        "model: `smollm2-135m` or `gemma-3-270m` (embedded), a hub id, local folder or `.gguf` path",
+        "model: `smollm2-135m` or `gemma-3-270m` (embedded), a hub id, local folder or `.gguf` path; "
+        "`NAME@int8`, `@int8-dynamic`, `@bf16`, `@fp32` for a precision variant (docs/models.md)",
         flag="--model",
         shown_default="embedded SmolLM2-135M-Instruct",
     )

@@ -95,7 +95,7 @@ def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     """One result per (model, method), each naming its model; the top-level `model` and `device` of a
     one-model run stay as they were."""
     models = [
-        {"model": lm.label, "name": lm.name, "device": f"{lm.device.type} ({lm.dtype_name})", "notes": lm.notes()}
+        {"model": lm.label, "name": lm.name, "device": f"{lm.device.type} ({lm.precision})", "notes": lm.notes()}
         for lm, _ in runs
     ]
     results = [{"model": lm.label, **r.public()} for lm, rs in runs for r in rs]

@@ -48,7 +48,7 @@ class LocalEngine(Engine):
 
     def describe(self, lm: LoadedModel) -> str:
         lines = [
-            f"**Model:** {lm.name} · **device:** {lm.device.type} · **dtype:** {lm.dtype_name}"
+            f"**Model:** {lm.name} · **device:** {lm.device.type} · **precision:** {lm.precision_line}"
             f" · context {lm.context_length:,} tokens",
             *(f"*{note[0].upper()}{note[1:]}*" for note in lm.notes()),
         ]

@@ -206,7 +206,7 @@ def result_of(
         finish_reason=finish,
         token_ids=[int(t) for t in new_ids],
         peak_mem_growth_mb=round(mem.growth_mb, 1) if mem.growth_mb is not None else None,
-        dtype=lm.dtype_name,
+        dtype=lm.precision,
         record=record,
     )
 

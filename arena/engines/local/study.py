@@ -60,7 +60,7 @@ def batch_outputs(
                 text=row.text,
                 seed=seed,
                 new_tokens=row.new_tokens,
-                settings={**row.settings, "dtype": lm.dtype_name, "batch_size": len(chunk)},
+                settings={**row.settings, "dtype": lm.precision, "batch_size": len(chunk)},
                 prompt_tokens=len(ids),
                 finish_reason=row.finish_reason,
             ),

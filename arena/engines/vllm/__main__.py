@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ... import settings
 from ...errors import UserError
-from ...llm import materialize
+from ...llm import materialize, refuse_variant, split_variant
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default=None, help="model setting (default: ARENA_MODEL or the embedded model)")
     args = p.parse_args(argv)
     try:
+        refuse_variant(split_variant(args.model if args.model is not None else settings.current().model)[1], "vllm")
         print(materialize(args.model))
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

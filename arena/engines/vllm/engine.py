@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ...llm import LoadedModel
+from ...llm import LoadedModel, refuse_variant
 from ...requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent, run_order, validate_request
 from ..base import Engine, StopFn
 from . import slots
@@ -44,6 +44,7 @@ class VllmEngine(Engine):
         settings: Mapping[str, Any] | None = None,
         max_new_tokens: int = 16,
     ) -> None:
+        refuse_variant(lm.variant, self.name)
         ids = [int(lm.tokenizer.eos_token_id or 0)]
         for m in methods:
             self.client.prepare(lm, m, (settings or {}).get(m), ids, max_new_tokens, 0)
@@ -58,6 +59,7 @@ class VllmEngine(Engine):
     ) -> Iterator[StreamEvent]:
         """Partial texts while each method generates on the server (beam search arrives whole).
         Setting `cancel` (or closing this generator) closes the stream; the server then aborts."""
+        refuse_variant(lm.variant, self.name)
         req = validate_request(req)
         self.refuse_record(req)
         order = run_order(list(req.methods))
@@ -111,4 +113,5 @@ class VllmEngine(Engine):
             cancel.set()
 
     def generate_slots(self, lm: LoadedModel, job: SlotJob, should_stop: StopFn | None = None) -> Iterator[Generated]:
+        refuse_variant(lm.variant, self.name)
         return slots.generate_slots(self.client, lm, job, should_stop)
