@@ -467,6 +467,7 @@ def build(ctx: AppContext) -> None:
             invite_links_html(made),
             invites.invites_csv(made),
             *design(sid),
+            organizer_dashboard.rater_table(store_for(ctx), sid),  # the new raters, "not started"
             f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
             "only now: download the CSV or copy the links.",
             "",
@@ -630,7 +631,7 @@ def build(ctx: AppContext) -> None:
     invite_btn.click(
         guarded(do_invite),
         [password, chosen, invite_names],
-        [invite_table, invite_links, invite_csv, enrolled, balance, blocks, status, invite_names],
+        [invite_table, invite_links, invite_csv, enrolled, balance, blocks, per_rater, status, invite_names],
         **private,
     ).success(None, [invite_csv], None, js=download_js("invite-codes.csv", "text/csv"), **private)
     invite_download.click(None, [invite_csv], None, js=download_js("invite-codes.csv", "text/csv"), **private)
