@@ -1,8 +1,10 @@
 """Page-wide CSS and script, passed to `launch(css=..., head=...)` by app.py.
 
 The script adds what Gradio's components do not: accessible names on the score groups, hotkeys
-(1-5 score the focused group, 0 answers "can't judge", Ctrl+Enter submits), and, after a submit, bringing the next item's
-prompt into view with focus. Nothing is stored in the browser.
+(1-5 score the focused group and move on to the next group, then the next response, then Submit;
+0 answers "can't judge"; Ctrl+Enter submits), the phone's A/B/C pager, and, after a submit,
+bringing the next item's prompt into view with focus and the pager back on A. Nothing is stored in
+the browser.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-ro
                        border-radius: 6px; background: var(--background-fill-secondary); font-weight: 600; }
   #rate-pager button[aria-pressed=true] { background: var(--color-accent); color: white; }
   #rate-pager button[hidden] { display: none; }
-  /* "Can't judge" wraps to its own line rather than out of its box */
-  .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { flex-wrap: wrap !important; }
-  .rate-slot fieldset label { white-space: nowrap; }
+  /* one line per scale; "Can't judge" wraps inside its own button rather than out of it */
+  .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { gap: 4px !important; }
+  .rate-slot fieldset label { min-width: 0 !important; flex: 1 1 auto; padding: 4px 3px !important; }
+  .rate-slot fieldset label span { white-space: normal; line-height: 1.1; text-align: center; }
   /* the pinned bar: one row */
   #rate-submit-row { flex-wrap: nowrap !important; gap: 6px; padding: 6px 8px; }
   #rate-submit-row > * { min-width: 0 !important; flex: 1 1 auto !important; }
@@ -117,7 +120,23 @@ HEAD = """
     if (!fs) return;
     var inputs = fs.querySelectorAll('input[type=radio]');
     var target = inputs[e.key === '0' ? 5 : parseInt(e.key, 10) - 1];  // the sixth button: can't judge
-    if (target) { e.preventDefault(); target.click(); target.focus(); }
+    if (!target) return;
+    e.preventDefault();
+    target.click();
+    // One key per score: on to the next row, then the next response (the pager follows), then Submit.
+    var groups = Array.from(document.querySelectorAll('.rate-slot fieldset')).filter(function (g) {
+      return g.offsetParent !== null;
+    });
+    var next = groups[groups.indexOf(fs) + 1];
+    if (!next) {
+      var submit = document.querySelector('#rate-submit');
+      if (submit) submit.focus();
+      return;
+    }
+    var slot = next.closest('.rate-slot');
+    if (slot !== fs.closest('.rate-slot') && window.arenaPager) window.arenaPager(slots().indexOf(slot));
+    var to = next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]');
+    if (to) { to.focus({preventScroll: true}); next.scrollIntoView({block: 'nearest'}); }
   });
 })();
 </script>

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import gradio as gr
@@ -521,7 +521,7 @@ def build(ctx: AppContext) -> None:
     def on_done():
         return gr.update(value="Run", interactive=True), timing_caveat(ctx.model().device)
 
-    def on_example(examples: list[Any]):
+    def on_example(examples: Sequence[Any]):
         def pick(index: Any):
             try:
                 scenario = examples[int(index)]

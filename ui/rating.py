@@ -185,8 +185,8 @@ def build(ctx: AppContext) -> None:
             slot_components.extend([box, text, *mine, comment])
             slot_values.extend([text, *mine, comment])
     gr.Markdown(
-        "Keys: **1–5** score the focused row of buttons · **0** can't judge · **Tab** moves on · "
-        "**Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
+        "Keys: **1–5** score the focused row and move on to the next (then the next response, then "
+        "Submit) · **0** can't judge · **Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
         "(it counts as answered, not as a score)."
     )
     with gr.Accordion(

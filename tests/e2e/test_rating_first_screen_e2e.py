@@ -2,10 +2,11 @@
 (390×844) the first response starts on the first screen; the code box goes once the code is
 accepted and the guidelines fold after the first item; on the phone an A/B/C pager brings each
 response into view and resets to A for the next item, the pinned bar is one row, and "Can't judge"
-fits its button."""
+fits its button. With the keyboard, one key per score walks the rows, the responses, then Submit."""
 
 from __future__ import annotations
 
+import json
 import secrets
 
 import pytest
@@ -24,9 +25,9 @@ def study(app):
     store = db_store(app.workdir)
     texts = [{m: f"{LONG} item {k} {m[-1]}" for m in ("BS-4", "TS-Temp", "TS-Tilted")} for k in range(2)]
     sid, _ = seed_study(store, f"First screen {token}", [f"First-screen prompt {k} {token}" for k in range(2)], texts)
-    codes = invite_all(store, sid, [f"laptop-{token}", f"phone-{token}"])
+    codes = invite_all(store, sid, [f"laptop-{token}", f"phone-{token}", f"keys-{token}"])
     store.dispose()
-    return token, codes
+    return token, codes, sid
 
 
 def _open(browser, app, size, code):
@@ -53,7 +54,7 @@ def _readable_room(page, size) -> float:
 
 
 def test_answers_first_on_a_laptop(browser, app, study, artifacts_dir):
-    token, codes = study
+    token, codes, _ = study
     context, page = _open(browser, app, LAPTOP, codes[f"laptop-{token}"])
     try:
         first = response_region(page, "A")
@@ -75,7 +76,7 @@ def test_answers_first_on_a_laptop(browser, app, study, artifacts_dir):
 
 
 def test_answers_first_on_a_phone_with_a_pager(browser, app, study, artifacts_dir):
-    token, codes = study
+    token, codes, _ = study
     context, page = _open(browser, app, PHONE, codes[f"phone-{token}"])
     try:
         first = response_region(page, "A")
@@ -102,5 +103,42 @@ def test_answers_first_on_a_phone_with_a_pager(browser, app, study, artifacts_di
         expect(response_region(page, "A")).to_be_in_viewport()  # the pager is back on A
         box = response_region(page, "A").bounding_box()
         assert box is not None and 0 <= box["x"] < PHONE[0] / 2, box
+    finally:
+        context.close()
+
+
+GROUP_OF_FOCUS = """() => {
+  const groups = Array.from(document.querySelectorAll('.rate-slot fieldset')).filter(g => g.offsetParent !== null);
+  const f = document.activeElement && document.activeElement.closest('.rate-slot fieldset');
+  if (document.activeElement && document.activeElement.id === 'rate-submit') return 'submit';
+  return f ? groups.indexOf(f) : -1;
+}"""
+
+
+def test_one_key_per_score_walks_rows_then_responses_then_submit(browser, app, study):
+    token, codes, sid = study
+    context, page = _open(browser, app, LAPTOP, codes[f"keys-{token}"])
+    try:
+        expect(page.locator(".rate-slot fieldset").filter(visible=True)).to_have_count(9)
+        for _ in range(60):  # keyboard only: Tab to the first row of scores
+            page.keyboard.press("Tab")
+            if page.evaluate(GROUP_OF_FOCUS) == 0:
+                break
+        assert page.evaluate(GROUP_OF_FOCUS) == 0, "Tab never reached the first row of scores"
+        keys = ["4", "3", "5", "2", "0", "4", "5", "5", "1"]
+        for k, key in enumerate(keys):
+            page.keyboard.press(key)
+            expect_at = "submit" if k == len(keys) - 1 else k + 1
+            page.wait_for_function(f"() => ({GROUP_OF_FOCUS})() === {json.dumps(expect_at)}")
+        expect(page.get_by_text("9 of 9 scored")).to_be_visible()
+        page.keyboard.press("Enter")  # on Submit
+        expect(page.get_by_text("Item 2 of 2")).to_be_visible()
+        store = db_store(app.workdir)
+        try:
+            frame = store.ratings_frame(sid)
+            mine = frame[frame["rater"] == f"keys-{token}"]
+            assert len(mine) == 3, mine
+        finally:
+            store.dispose()
     finally:
         context.close()
