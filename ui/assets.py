@@ -17,7 +17,7 @@ CSS = """
 .rate-missing fieldset, fieldset.rate-missing { outline: 2px solid #b42318; outline-offset: 2px; border-radius: 6px; }
 /* Submit stays on screen: a bar fixed to the bottom of the window while the Rate tab is open
    (sticky positioning does not hold inside Gradio's containers). */
-#rate-submit-row { position: fixed; left: 0; right: 0; bottom: 0; z-index: 20; margin: 0;
+#rate-submit-row { position: fixed; left: 0; right: 0; bottom: 0; z-index: 1000; margin: 0;
                    background: var(--background-fill-primary); padding: 8px 16px;
                    border-top: 1px solid var(--border-color-primary); box-shadow: 0 -2px 8px rgba(0,0,0,.08); }
 #rate-status { padding-bottom: 72px; }
