@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -173,3 +174,43 @@ def cookie(request: Any, name: str) -> str | None:
 def session_of(request: Any) -> str:
     """The Gradio session (one browser tab's page load) of a gr.Request; "" without one."""
     return str(getattr(request, "__dict__", {}).get("session_hash") or "")
+
+
+_HOST = re.compile(r"^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$")
+
+
+def _last_value(text: str | None) -> str:
+    """The entry a trusted proxy added to a comma-separated forwarding header: the rightmost."""
+    parts = [p.strip() for p in (text or "").split(",") if p.strip()]
+    return parts[-1] if parts else ""
+
+
+def base_url(request: Any) -> str:
+    """The address this request reached the app at ("https://arena.example.org"), for links that
+    must work outside the page (invite links in an e-mail); "" when it cannot be told.
+
+    The Host header and the request's scheme, with `X-Forwarded-Proto` / `X-Forwarded-Host` used
+    only when the peer is a trusted proxy (`ARENA_TRUSTED_PROXIES`): anyone else could name any host.
+    A mount path (`root_path`) is kept."""
+    if request is None:
+        return ""
+    inner = http_request(request)
+    raw_headers = getattr(inner, "headers", None) or {}
+    try:
+        headers = {str(k).lower(): str(v) for k, v in dict(raw_headers).items()}
+    except (TypeError, ValueError):
+        headers = {}
+    url = getattr(inner, "url", None)
+    scheme = str(getattr(url, "scheme", "") or "http")
+    host = headers.get("host", "") or str(getattr(url, "netloc", "") or "")
+    peer = getattr(getattr(inner, "client", None), "host", None)
+    if peer and _trusted(_address(str(peer)), trusted_proxies()):
+        scheme = _last_value(headers.get("x-forwarded-proto")) or scheme
+        host = _last_value(headers.get("x-forwarded-host")) or host
+    if scheme not in ("http", "https") or not _HOST.match(host):
+        return ""
+    scope = getattr(inner, "scope", None)
+    root = str(scope.get("root_path", "") if isinstance(scope, Mapping) else "").rstrip("/")
+    if root and not re.fullmatch(r"(/[A-Za-z0-9._~\-]+)+", root):
+        root = ""
+    return f"{scheme}://{host}{root}"

@@ -39,3 +39,50 @@ def test_small_model_note_only_for_small_models():
     ) and "expect weak Chinese and reasoning" in compare.model_size_note(small)
     big = SimpleNamespace(name="big", model=SimpleNamespace(parameters=lambda: [torch.empty(0)] * 0))
     assert compare.model_size_note(big) == ""
+
+
+# ---- issue 24: a Compare that never shows a wall of red ------------------------------------------
+
+
+def _result(method: str) -> MethodResult:
+    fields = {f: None for f in MethodResult.__dataclass_fields__}
+    fields.update(method=method, text="x", new_tokens=1, ttft_ms=1.0, latency_ms=2.0, tokens_per_s=3.0, seed=0)
+    return MethodResult(**fields)
+
+
+def test_stopped_keeps_what_finished_and_says_what_did_not():
+    line = compare.stopped_line([_result("TS-Temp")], 3)
+    assert line.startswith("**Stopped** after 1 of 3 methods") and "timing of TS-Temp is kept" in line
+    assert "no method had finished" in compare.stopped_line([], 2)
+
+
+def test_beam_search_waits_with_a_note_and_the_timing_has_its_caveat():
+    assert compare.whole_methods(["TS-Temp", "BS-4"]) == ["BS-4"]
+    assert compare.waiting_note(["BS-4", "TS-Temp"]) == " BS-4: beam search runs last and arrives whole."
+    assert compare.waiting_note(["TS-Temp"]) == ""
+    caveat = compare.timing_caveat("cpu")
+    assert "One run on this machine (cpu;" in caveat and "load" in caveat
+
+
+def test_a_reserved_prompt_is_one_line_and_its_example_is_greyed(tmp_path):
+    from arena.prompts import SCENARIOS
+    from arena.store import Store
+    from arena.studies import reserved
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    sid = store.create_study("open one", methods=["TS-Temp", "Greedy"])
+    store.add_items(sid, [{"prompt": SCENARIOS[1].prompt, "raw": SCENARIOS[1].raw}])
+    lm = SimpleNamespace()  # no tokenizer: the check runs on the prompt text alone
+    values = [p.default for _, p in compare.param_keys()]
+    reserved.protect(lambda: store)
+    try:
+        line = compare.refusal(lm, SCENARIOS[1].prompt, ["TS-Temp"], SCENARIOS[1].raw, 0, 8, values)
+        assert line.startswith("⚠ ") and "reserved" in line and "\n" not in line
+        assert compare.refusal(lm, "A prompt of nobody's study.", ["TS-Temp"], False, 0, 8, values) == ""
+        assert compare.refusal(lm, "x", [], False, 0, 8, values).startswith("⚠ ")  # bad settings: inline too
+        samples = compare.example_samples(lm, SCENARIOS)
+        assert len(samples) == len(SCENARIOS) and samples[1][0] == compare.RESERVED_EXAMPLE
+        assert [s[0] for k, s in enumerate(samples) if k != 1] == [s.prompt for k, s in enumerate(SCENARIOS) if k != 1]
+    finally:
+        reserved.protect(None)
+        store.dispose()

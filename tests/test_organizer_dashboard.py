@@ -64,7 +64,7 @@ def test_rater_table_is_compact_with_totals(store):
     assert list(table.columns) == dash.RATER_COLUMNS
     assert table.loc[0, "rater"] == "ann" and table.loc[0, "% done"] == "50%" and table.loc[0, "items done"] == "2 of 4"
     last = table.loc[0, "last activity (UTC)"]
-    assert len(last) == 16 and last[10] == " " and "." not in last  # to the minute, no microseconds
+    assert len(last) == 19 and last[10] == " " and "." not in last  # to the second, no microseconds
     assert table.loc[1, "rater"] == "all 1 raters" and table.loc[1, "% done"] == "50%"
 
 

@@ -1,8 +1,10 @@
 """Page-wide CSS and script, passed to `launch(css=..., head=...)` by app.py.
 
 The script adds what Gradio's components do not: accessible names on the score groups, hotkeys
-(1-5 score the focused group, 0 answers "can't judge", Ctrl+Enter submits), and, after a submit, bringing the next item's
-prompt into view with focus. Nothing is stored in the browser.
+(1-5 score the focused group and move on to the next group, then the next response, then Submit;
+0 answers "can't judge"; Ctrl+Enter submits), the phone's A/B/C pager, and, after a submit,
+bringing the next item's prompt into view with focus and the pager back on A. Nothing is stored in
+the browser.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ CSS = """
 .rate-missing fieldset, fieldset.rate-missing { outline: 2px solid #b42318; outline-offset: 2px; border-radius: 6px; }
 /* Submit stays on screen: a bar fixed to the bottom of the window while the Rate tab is open
    (sticky positioning does not hold inside Gradio's containers). */
-#rate-submit-row { position: fixed; left: 0; right: 0; bottom: 0; z-index: 20; margin: 0;
+#rate-submit-row { position: fixed; left: 0; right: 0; bottom: 0; z-index: 1000; margin: 0;
                    background: var(--background-fill-primary); padding: 8px 16px;
                    border-top: 1px solid var(--border-color-primary); box-shadow: 0 -2px 8px rgba(0,0,0,.08); }
 #rate-status { padding-bottom: 72px; }
@@ -24,12 +26,48 @@ CSS = """
                       overflow-wrap: anywhere; }
 .rate-response-body pre { white-space: pre-wrap; }
 .rate-response-body .md-image { color: var(--body-text-color-subdued); font-style: italic; }
+/* Answers first: once a code is accepted ("Rating as …"), the intro and the code box give way to the
+   responses; the guidelines, open on a rater's first item, scroll inside a short box. */
+body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-row { display: none !important; }
+#rate-guide .prose { max-height: 9.5em; overflow-y: auto; }
+#rate-pager { display: none; }
 @media (max-width: 640px) {
   #rate-responses { display: flex !important; flex-wrap: nowrap !important; overflow-x: auto;
                     scroll-snap-type: x mandatory; gap: 8px; }
   #rate-responses > .rate-slot { flex: 0 0 88% !important; min-width: 88% !important; scroll-snap-align: start; }
+  #rate-guide .prose { max-height: 4.6em; }
+  #rate-pager { display: flex; gap: 6px; margin: 4px 0; }
+  #rate-pager button { min-width: 44px; min-height: 36px; border: 1px solid var(--border-color-primary);
+                       border-radius: 6px; background: var(--background-fill-secondary); font-weight: 600; }
+  #rate-pager button[aria-pressed=true] { background: var(--color-accent); color: white; }
+  #rate-pager button[hidden] { display: none; }
+  /* one line per scale; "Can't judge" wraps inside its own button rather than out of it */
+  .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { gap: 4px !important; }
+  .rate-slot fieldset label { min-width: 0 !important; flex: 1 1 auto; padding: 4px 3px !important; }
+  .rate-slot fieldset label span { white-space: normal; line-height: 1.1; text-align: center; }
+  /* the pinned bar: one row */
+  #rate-submit-row { flex-wrap: nowrap !important; gap: 6px; padding: 6px 8px; }
+  #rate-submit-row > * { min-width: 0 !important; flex: 1 1 auto !important; }
+  #rate-submit-row button { padding: 6px 4px; font-size: 0.85rem; white-space: nowrap; }
+  #rate-submit-row #rate-counter { display: none; }
+  #rate-status { padding-bottom: 56px; }
 }
 """
+
+# The phone's A/B/C pager: a button per response slot brings that response into view (the swipe row
+# scrolls to it); after a submit or a move it is back on A (`RESET_PAGER_JS`).
+PAGER_HTML = "".join(
+    f'<button type="button" data-slot="{k}" aria-pressed="{str(k == 0).lower()}">{label}</button>'
+    for k, label in enumerate("ABCD")
+)
+PAGER_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest('button[data-slot]');
+  if (!b) return;
+  window.arenaPager && window.arenaPager(parseInt(b.getAttribute('data-slot'), 10));
+});
+"""
+RESET_PAGER_JS = "() => { window.arenaPager && window.arenaPager(0); }"
 
 HEAD = """
 <script>
@@ -47,7 +85,30 @@ HEAD = """
       fs.setAttribute('aria-label', (which ? 'Response ' + which + ': ' : '') + name);
     });
   }
-  new MutationObserver(nameGroups).observe(document.documentElement, {childList: true, subtree: true});
+  function slots() {
+    return Array.from(document.querySelectorAll('#rate-responses > .rate-slot')).filter(function (s) {
+      return s.offsetParent !== null;
+    });
+  }
+  function syncPager(current) {
+    var n = slots().length;
+    document.querySelectorAll('#rate-pager button[data-slot]').forEach(function (b) {
+      var k = parseInt(b.getAttribute('data-slot'), 10);
+      if (k >= n) b.setAttribute('hidden', ''); else b.removeAttribute('hidden');
+      if (current !== undefined) b.setAttribute('aria-pressed', String(k === current));
+    });
+  }
+  // Bring response k into view in the phone's swipe row (and mark it in the pager).
+  window.arenaPager = function (k) {
+    var row = document.querySelector('#rate-responses');
+    var list = slots();
+    if (!row || !list.length) return;
+    var slot = list[Math.min(k, list.length - 1)];
+    row.scrollTo({left: slot.offsetLeft - row.offsetLeft, behavior: 'instant'});
+    syncPager(Math.min(k, list.length - 1));
+  };
+  new MutationObserver(function () { nameGroups(); syncPager(); })
+    .observe(document.documentElement, {childList: true, subtree: true});
   document.addEventListener('keydown', function (e) {
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
       var btn = document.querySelector('#rate-submit');
@@ -59,7 +120,23 @@ HEAD = """
     if (!fs) return;
     var inputs = fs.querySelectorAll('input[type=radio]');
     var target = inputs[e.key === '0' ? 5 : parseInt(e.key, 10) - 1];  // the sixth button: can't judge
-    if (target) { e.preventDefault(); target.click(); target.focus(); }
+    if (!target) return;
+    e.preventDefault();
+    target.click();
+    // One key per score: on to the next row, then the next response (the pager follows), then Submit.
+    var groups = Array.from(document.querySelectorAll('.rate-slot fieldset')).filter(function (g) {
+      return g.offsetParent !== null;
+    });
+    var next = groups[groups.indexOf(fs) + 1];
+    if (!next) {
+      var submit = document.querySelector('#rate-submit');
+      if (submit) submit.focus();
+      return;
+    }
+    var slot = next.closest('.rate-slot');
+    if (slot !== fs.closest('.rate-slot') && window.arenaPager) window.arenaPager(slots().indexOf(slot));
+    var to = next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]');
+    if (to) { to.focus({preventScroll: true}); next.scrollIntoView({block: 'nearest'}); }
   });
 })();
 </script>
@@ -71,6 +148,10 @@ FOCUS_PROMPT_JS = """
   if (status && status.textContent.includes('Not saved')) return;  // stay by the marked rows
   const box = document.querySelector('#rate-prompt');  // the read-only textarea itself takes no focus
   if (box) { box.setAttribute('tabindex', '-1'); box.scrollIntoView({block: 'start'}); box.focus({preventScroll: true}); }
+  if (window.arenaPager) window.arenaPager(0);  // the next item opens on response A
+  // the guidelines were open for the first item: folded from the next one on, the answers come first
+  const guide = document.querySelector('#rate-guide-box button.label-wrap.open');
+  if (guide) guide.click();
 }
 """
 

@@ -7,9 +7,10 @@ shows up here with no UI code. The pure helpers (`make_request`, `timing_frame`,
 
 from __future__ import annotations
 
+import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import gradio as gr
@@ -35,11 +36,13 @@ from arena.runner import (
     validate_request,
 )
 from arena.settings import current as current_settings
+from arena.studies import reserved
 from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
 from . import AppContext, admission, token_view
+from .safe import md_text
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -85,6 +88,69 @@ def check_token_cap(req: RunRequest, cap: int | None = None) -> None:
 
 def status_line(method: str, position: int, total: int) -> str:
     return f"Running **{method}**, {position} of {total}…"
+
+
+RESERVED_EXAMPLE = "🔒 in a study being rated: not available here until it is published"
+RESERVED_PICKED = "⚠ That example is in a study being rated, so Compare will not run it until the study is published."
+BUSY_LABEL = "Running…"
+WHOLE_NOTE = "beam search runs last and arrives whole"
+
+
+def timing_caveat(device: Any) -> str:
+    """The line under the timing table: one run, on this machine, under its load of the moment."""
+    try:
+        load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    except (OSError, AttributeError):
+        load = "its load unknown"
+    return (
+        f"*One run on this machine ({device}; {load} just now): timings move from run to run and with "
+        "the load. Compare methods within one run; steady figures come from `python -m evaluation.benchmark`.*"
+    )
+
+
+def whole_methods(methods: list[str]) -> list[str]:
+    """The chosen methods that cannot stream (beam search): they run last and arrive whole."""
+    return [m for m in methods if not decoders.get(m).streams]
+
+
+def waiting_note(methods: list[str]) -> str:
+    """The status line's note while the streaming methods run and a whole-output method waits."""
+    whole = whole_methods(methods)
+    return f" {', '.join(whole)}: {WHOLE_NOTE}." if whole else ""
+
+
+def stopped_line(done: list[MethodResult], total: int) -> str:
+    """The status after Stop: what finished (its timing stays in the table) and what did not."""
+    kept = ", ".join(r.method for r in done)
+    return f"**Stopped** after {len(done)} of {total} methods" + (
+        f"; the timing of {kept} is kept below." if done else "; no method had finished, so there is no timing."
+    )
+
+
+def refusal(lm: Any, prompt: Any, selected: Any, raw: Any, seed: Any, max_new: Any, values: list[Any]) -> str:
+    """Why Run would be refused (bad settings, over the token cap, a prompt reserved for a study), as
+    one line for the page; "" when it would run. The run itself checks again (API callers get an error)."""
+    try:
+        req = make_request(prompt, selected, raw, seed, max_new, values)
+        reserved.admit(lm, req.prompt, req.raw)
+    except UserError as exc:
+        return f"⚠ {md_text(exc)}"
+    return ""
+
+
+def example_samples(lm: Any, scenarios: Any) -> list[list[Any]]:
+    """The example list as Compare shows it now: a prompt of a study being rated is greyed out (its
+    text replaced by a note; it would only be refused), every other one as it is. Same length and
+    order as `scenarios`, so a click's index still names its scenario."""
+    return [[RESERVED_EXAMPLE, sc.raw] if example_reserved(lm, sc) else [sc.prompt, sc.raw] for sc in scenarios]
+
+
+def example_reserved(lm: Any, scenario: Any) -> bool:
+    try:
+        reserved.admit(lm, scenario.prompt, scenario.raw)
+    except UserError:
+        return True
+    return False
 
 
 # Stop: one cancel event per browser session's running Compare (a threading.Event cannot live in gr.State).
@@ -258,15 +324,21 @@ def build(ctx: AppContext) -> None:
                 info=RAW_ONLY_NOTE if raw_only else None,
             )
             record_box = gr.Checkbox(label=token_view.RECORD_LABEL, value=False, info=token_view.RECORD_INFO)
-            gr.Examples(
-                examples=[[s.prompt, s.raw] for s in SCENARIOS],
-                inputs=[prompt, raw_box],
+            # Datasets, not gr.Examples: their samples are refreshed on each page load, greying out the
+            # prompts of a study being rated (a click is mapped by index to the scenario on the server).
+            scenario_list = gr.Dataset(
+                components=[prompt, raw_box],
+                samples=[[s.prompt, s.raw] for s in SCENARIOS],
+                type="index",
                 label="The article's scenarios (zh and en)",
+                elem_id="compare-examples",
             )
-            gr.Examples(
-                examples=[[s.prompt, s.raw] for s in TASK_SCENARIOS],
-                inputs=[prompt, raw_box],
+            task_list = gr.Dataset(
+                components=[prompt, raw_box],
+                samples=[[s.prompt, s.raw] for s in TASK_SCENARIOS],
+                type="index",
                 label="Article 003's tasks: each output gets an automatic check (docs/tasks.md)",
+                elem_id="compare-task-examples",
             )
         with gr.Column(scale=2):
             methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
@@ -278,9 +350,10 @@ def build(ctx: AppContext) -> None:
             )
             preset_line = gr.Markdown("", elem_id="compare-preset-note")
             with gr.Row():
-                run = gr.Button("Run", variant="primary")
-                stop = gr.Button("Stop", variant="stop")
+                run = gr.Button("Run", variant="primary", elem_id="compare-run")
+                stop = gr.Button("Stop", variant="stop", elem_id="compare-stop")
                 rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
+            status = gr.Markdown("", elem_id="compare-status")  # by Run, so a run is seen to start
     method_boxes: dict[str, gr.Accordion] = {}
     with gr.Accordion("Settings", open=False) as settings_box:
         with gr.Row():
@@ -296,7 +369,6 @@ def build(ctx: AppContext) -> None:
                 gr.Markdown(f"{d.description} *(described at its default settings)*")
                 with gr.Row():
                     controls.extend(_control(p) for p in d.params)
-    status = gr.Markdown("")
     boxes: dict[str, gr.Textbox] = {}
     columns: dict[str, gr.Column] = {}
     checks: dict[str, gr.Textbox] = {}
@@ -309,6 +381,7 @@ def build(ctx: AppContext) -> None:
                 checks[name] = gr.Textbox(label=f"{name}: task check", lines=2, interactive=False, visible=False)
     # Hidden until a method has finished (no empty table or plot; see ui/results.py).
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False, visible=False)
+    caveat = gr.Markdown(timing_caveat(lm.device), elem_id="compare-timing-caveat")
     gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
     chart = gr.Plot(label="Latency and throughput", visible=False)
     last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
@@ -354,12 +427,19 @@ def build(ctx: AppContext) -> None:
         texts = {n: "" for n in all_names}
         done: list[MethodResult] = []
         no_change = [gr.update() for _ in range(1 + len(all_names) + 3)]
+        whole = whole_methods(order)
         head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; sampling first, beam search last)"
-        # A new run clears the previous run's texts, timing and chart at once.
+        head += waiting_note(order)
+        # A new run clears the previous run's texts, timing and chart at once; a box that waits for a
+        # whole output says why it is empty.
         yield (
             [gr.update(value=f"Waiting for the model… {head}")]
-            + [gr.update(value="") for _ in all_names]
-            + [gr.update(value=None, visible=False), gr.update(value=None, visible=False), []]
+            + [gr.update(value="", placeholder=f"Waiting: {WHOLE_NOTE}…" if n in whole else None) for n in all_names]
+            + [
+                gr.update(value=None, visible=False),
+                gr.update(value=None, visible=False),
+                {"prompt": req.prompt, "raw": req.raw, "results": [], "total": len(order)},
+            ]
         )
         try:
             sent = dict(texts)  # what the page shows now, per box
@@ -388,6 +468,8 @@ def build(ctx: AppContext) -> None:
                     note = f"Done: {len(done)} methods. {head}"
                 else:
                     note = status_line(method, event.position, event.total) + f" {head}"
+                    if method in whole:  # its turn now: the note about waiting is done
+                        note = status_line(method, event.position, event.total) + f" {WHOLE_NOTE}."
                 # Only what changed: the running method's box; the status when a method starts or ends;
                 # the table, chart and state when one ends (rebuilt on every token they cost more than it).
                 yield (
@@ -397,7 +479,7 @@ def build(ctx: AppContext) -> None:
                         [
                             gr.update(value=timing_frame(done), visible=True),
                             gr.update(value=timing_figure(done), visible=True),
-                            {"prompt": req.prompt, "raw": req.raw, "results": list(done)},
+                            {"prompt": req.prompt, "raw": req.raw, "results": list(done), "total": len(order)},
                         ]
                         if finished
                         else [gr.update(), gr.update(), gr.update()]
@@ -405,7 +487,7 @@ def build(ctx: AppContext) -> None:
                 )
             if cancel.is_set() and len(done) < len(order):
                 yield (
-                    [gr.update(value=f"Stopped after {len(done)} of {len(order)} methods.")]
+                    [gr.update(value=stopped_line(done, len(order)))]
                     + [gr.update() for _ in all_names]
                     + [gr.update(), gr.update(), gr.update()]
                 )
@@ -422,11 +504,63 @@ def build(ctx: AppContext) -> None:
                 if _cancels.get(session) is cancel:
                     del _cancels[session]
 
-    def on_stop(request: gr.Request):
+    def on_stop(request: gr.Request, state: Any, run_label: Any):
+        """Stop ends the run on screen too: "Stopped", the timing of what finished, Run ready again."""
         with _cancels_lock:
             cancel = _cancels.get(getattr(request, "session_hash", None) or "anonymous")
-        if cancel is not None:
-            cancel.set()
+        if cancel is None:  # not generating: still waiting for its turn, or nothing to stop
+            waiting = run_label == BUSY_LABEL
+            return (
+                "**Stopped** before it started." if waiting else gr.update(),
+                gr.update(value="Run", interactive=True),
+                gr.update(),
+                gr.update(),
+            )
+        cancel.set()
+        state = state if isinstance(state, dict) else {}
+        done = list(state.get("results") or [])
+        total = int(state.get("total") or len(done))
+        return (
+            stopped_line(done, total),
+            gr.update(value="Run", interactive=True),
+            gr.update(value=timing_frame(done), visible=True) if done else gr.update(),
+            gr.update(value=timing_figure(done), visible=True) if done else gr.update(),
+        )
+
+    def on_check(prompt_text, selected, raw, seed_value, max_new_value, record, *values):
+        """Before the run: a refusal is one line by Run (not an error over every box), and Run shows
+        it is busy."""
+        message = refusal(ctx.model(), prompt_text, selected, raw, seed_value, max_new_value, list(values))
+        if message:
+            return message, False, gr.update()
+        return "Starting…", True, gr.update(value=BUSY_LABEL, interactive=False)
+
+    def gate(admitted: bool):
+        # No outputs and no toast: it only keeps a refused run from starting (the line is shown).
+        if not admitted:
+            raise gr.Error("refused", visible=False, print_exception=False)
+
+    def on_done():
+        return gr.update(value="Run", interactive=True), timing_caveat(ctx.model().device)
+
+    def on_example(examples: Sequence[Any]):
+        def pick(index: Any):
+            try:
+                scenario = examples[int(index)]
+            except (TypeError, ValueError, IndexError):
+                return gr.update(), gr.update(), gr.update()
+            if example_reserved(ctx.model(), scenario):
+                return gr.update(), gr.update(), RESERVED_PICKED
+            return scenario.prompt, scenario.raw or raw_only, ""
+
+        return pick
+
+    def refresh_examples():
+        lm_now = ctx.model()
+        return (
+            gr.update(samples=example_samples(lm_now, SCENARIOS)),
+            gr.update(samples=example_samples(lm_now, TASK_SCENARIOS)),
+        )
 
     methods.change(on_methods, methods, list(columns.values()), api_visibility="private")
     preset.change(
@@ -436,7 +570,12 @@ def build(ctx: AppContext) -> None:
         api_visibility="private",
     )
     run_inputs = [prompt, methods, raw_box, seed, max_new, record_box, *controls]
-    run_event = run.click(
+    admitted = gr.State(False)
+    private: dict[str, Any] = dict(api_visibility="private")
+    checked = run.click(
+        on_check, run_inputs, [status, admitted, run], show_progress="hidden", queue=False, **private
+    ).then(gate, [admitted], None, show_progress="hidden", queue=False, **private)
+    run_event = checked.success(
         on_run,
         run_inputs,
         [status] + list(boxes.values()) + [timing, chart, last],
@@ -453,8 +592,12 @@ def build(ctx: AppContext) -> None:
     )
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
     token_view.build(ctx, last, run_event)
+    run_event.then(on_done, None, [run, caveat], **private)
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
-    stop.click(on_stop, None, None, cancels=[run_event], api_visibility="private")
+    stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event], **private)
+    scenario_list.click(on_example(SCENARIOS), [scenario_list], [prompt, raw_box, status], **private)
+    task_list.click(on_example(TASK_SCENARIOS), [task_list], [prompt, raw_box, status], **private)
+    ctx.extras.setdefault("loaders", []).append((refresh_examples, [], [scenario_list, task_list]))
     quick = ctx.extras.get("quick_rate")
     if quick is not None:
         quick(rate, prompt, raw_box, last)

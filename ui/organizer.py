@@ -10,6 +10,7 @@ not rely on that.
 from __future__ import annotations
 
 import hmac
+import html
 import inspect
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,25 @@ GUESS_CHOICES: list[tuple[str, str]] = [
     *[(f"Ask which response came from {m}", m) for m in decoders.names()],
     ("Ask about each method in turn", guessing.EACH),
 ]
+BOTH_SOURCES = (
+    "there are pasted prompts and an uploaded file: clear the one you do not want (the pasted box, or the "
+    "file with its ×) and press Create again; nothing was generated"
+)
+# The copy buttons of the invite links: one listener on the block, the link in each button's data-copy.
+COPY_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest('button[data-copy]');
+  if (!b) return;
+  const text = b.getAttribute('data-copy');
+  const done = () => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy link'; }, 1500); };
+  const fallback = () => {
+    const t = document.createElement('textarea'); t.value = text; document.body.appendChild(t);
+    t.select(); document.execCommand('copy'); t.remove(); done();
+  };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback);
+  else fallback();
+});
+"""
 
 
 def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
@@ -89,7 +109,22 @@ def _file_path(upload: Any) -> str | None:
     return getattr(upload, "name", None) or (upload.get("path") if isinstance(upload, dict) else None)
 
 
+def effective_source(source: str, pasted: Any, upload: Any) -> str:
+    """Where the prompts come from: the content decides. A non-empty pasted box or an uploaded file
+    wins over the radio (text put in by a script, or a paste the radio did not notice, is never
+    silently replaced by the built-ins); both at once is a question for the organizer (UserError)."""
+    has_pasted, has_file = bool(str(pasted or "").strip()), bool(_file_path(upload))
+    if has_pasted and has_file:
+        raise UserError(BOTH_SOURCES)
+    if has_pasted:
+        return SOURCES[1]
+    if has_file:
+        return SOURCES[2]
+    return source
+
+
 def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[studies.PromptSpec]:
+    source = effective_source(source, pasted, upload)
     if source == SOURCES[0]:
         return studies.builtin_prompts(None if language == "all" else language)
     if source == SOURCES[1]:
@@ -129,27 +164,50 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
                 "ready items": len(studies.ready_item_ids(store, s.id)),
                 "raters": summary["raters"],
                 "ratings": summary["ratings"],
-                "created": s.created_at.strftime("%Y-%m-%d %H:%M"),
+                "created": organizer_dashboard.second(s.created_at),
             }
         )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "id",
-            "name",
-            "state",
-            "kind",
-            "model",
-            "methods",
-            "samples",
-            "items",
-            "outputs",
-            "ready items",
-            "raters",
-            "ratings",
-            "created",
-        ],
+    if not rows:
+        return organizer_dashboard.empty_table(STUDY_COLUMNS, "no studies yet: create one above")
+    return pd.DataFrame(rows, columns=STUDY_COLUMNS)
+
+
+STUDY_COLUMNS = [
+    "id",
+    "name",
+    "state",
+    "kind",
+    "model",
+    "methods",
+    "samples",
+    "items",
+    "outputs",
+    "ready items",
+    "raters",
+    "ratings",
+    "created",
+]
+
+
+def invite_base(request: Any) -> str | None:
+    """The base of invite links: ARENA_PUBLIC_URL when set, else the address the organizer's own
+    request came to (arena/clients.py: forwarded headers only from trusted proxies); None for the
+    relative link when neither is known."""
+    return current_settings().public_url or clients.base_url(request) or None
+
+
+def invite_links_html(made: list[invites.Invite]) -> str:
+    """The new invite links, each with a Copy button (HTML; every name and link escaped)."""
+    if not made:
+        return ""
+    rows = "".join(
+        f'<li><span class="arena-invite-rater">{html.escape(i.rater)}</span> '
+        f"<code>{html.escape(i.link)}</code> "
+        f'<button type="button" class="arena-copy" data-copy="{html.escape(i.link, quote=True)}" '
+        f'aria-label="Copy the invite link of {html.escape(i.rater, quote=True)}">Copy link</button></li>'
+        for i in made
     )
+    return f'<ul class="arena-invite-links">{rows}</ul>'
 
 
 def study_options(ctx: AppContext) -> list[tuple[str, int]]:
@@ -191,6 +249,10 @@ def delete_rater_ratings(
     """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
     _check(ctx, password, request)
     return studies.delete_rater_ratings(store_for(ctx), study, rater, typed_name)
+
+
+def _locked(columns: list[str]) -> pd.DataFrame:
+    return organizer_dashboard.empty_table(columns, "enter the organizer password above")
 
 
 def build(ctx: AppContext) -> None:
@@ -253,10 +315,17 @@ def build(ctx: AppContext) -> None:
             chosen = gr.Dropdown(choices=[], label="Study", scale=3, allow_custom_value=True)
             refresh = gr.Button("Refresh", scale=0)
             resume = gr.Button("Resume generation", scale=1)
-        table = gr.Dataframe(label="Studies", interactive=False)
-        per_rater = gr.Dataframe(label="Progress per rater (chosen study)", interactive=False)
+        table = gr.Dataframe(value=_locked(["studies"]), label="Studies", interactive=False)
+        per_rater = gr.Dataframe(
+            value=_locked(organizer_dashboard.RATER_COLUMNS),
+            label="Progress per rater (chosen study)",
+            interactive=False,
+        )
         flag_list = gr.Dataframe(
-            label="Flags from raters (chosen study): problems they reported", interactive=False, wrap=True
+            value=_locked(organizer_dashboard.FLAG_COLUMNS),
+            label="Flags from raters (chosen study): problems they reported",
+            interactive=False,
+            wrap=True,
         )
         with gr.Row():
             open_btn = gr.Button("Open for rating")
@@ -275,26 +344,39 @@ def build(ctx: AppContext) -> None:
             revoke_name = gr.Textbox(label="Revoke a rater's code", max_lines=1, scale=2)
             revoke_btn = gr.Button("Revoke", variant="stop", scale=1)
         invite_table = gr.Dataframe(
+            value=organizer_dashboard.empty_table(["rater", "code", "link"], "no new codes yet"),
             label="New invite codes: shown once, only their hashes are kept. Send each rater their link.",
             interactive=False,
             wrap=True,
         )
         # The CSV goes from the handler's answer straight into a download in the browser: no file on the
         # server (a file in Gradio's folder would download for anyone with its address).
+        invite_links = gr.HTML("", elem_id="organizer-invite-links", js_on_load=COPY_JS)
         invite_csv = gr.Textbox(visible=False)
         invite_download = gr.Button("Download the new invite codes (CSV)", size="sm")
-        enrolled = gr.Dataframe(label="Enrolled raters (chosen study)", interactive=False)
+        enrolled = gr.Dataframe(
+            value=_locked(organizer_dashboard.ENROLMENT_COLUMNS),
+            label="Enrolled raters (chosen study)",
+            interactive=False,
+        )
         with gr.Row():
             balance = gr.Dataframe(
+                value=_locked(["position balance"]),
                 label="Position balance (pass/fail while open; counts per method and position after closing)",
                 interactive=False,
             )
-            blocks = gr.Dataframe(label="Balanced blocks per rater", interactive=False)
+            blocks = gr.Dataframe(
+                value=_locked(["balanced blocks"]), label="Balanced blocks per rater", interactive=False
+            )
         with gr.Row():
             reveal_btn = gr.Button("Reveal the blind mapping")
             export_csv = gr.Button("Export ratings (CSV)")
             export_jsonl = gr.Button("Export ratings (JSONL)")
-        mapping = gr.Dataframe(label="Blind mapping: which method stood behind each label", interactive=False)
+        mapping = gr.Dataframe(
+            value=organizer_dashboard.empty_table(["label"], "not revealed: press the button above"),
+            label="Blind mapping: which method stood behind each label",
+            interactive=False,
+        )
         export_data = gr.Textbox(visible=False)
         gr.Markdown(
             "The export covers every study and downloads in the browser (nothing is kept on the server). "
@@ -330,14 +412,17 @@ def build(ctx: AppContext) -> None:
         """Check the password first (throttled per client); the wrapper's signature gives Gradio the
         request and keeps `fn`'s gr.Progress parameter visible."""
 
+        params = list(inspect.signature(fn).parameters.values())
+        wants_request = any(p.name == "request" for p in params)  # e.g. invite links from its URL
+        params = [p for p in params if p.name != "request"]
+
         def run(request: gr.Request, pw, *args, **kwargs):
             try:
                 check_request(ctx, pw, request)
-                return fn(*args, **kwargs)
+                return fn(*args, **kwargs, **({"request": request} if wants_request else {}))
             except UserError as exc:
                 raise gr.Error(toast(exc), print_exception=False) from None
 
-        params = list(inspect.signature(fn).parameters.values())
         req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
         pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
         run.__signature__ = inspect.Signature([req_param, pw_param, *params])
@@ -346,7 +431,11 @@ def build(ctx: AppContext) -> None:
     def overview(selected: Any = None):
         options = study_options(ctx)
         value = selected if selected in [v for _, v in options] else (options[0][1] if options else None)
-        rater_table = organizer_dashboard.rater_table(store_for(ctx), value) if value is not None else None
+        rater_table = (
+            organizer_dashboard.rater_table(store_for(ctx), value)
+            if value is not None
+            else organizer_dashboard.empty_table(organizer_dashboard.RATER_COLUMNS, "no study yet: create one above")
+        )
         return (
             gr.update(choices=options, value=value),
             studies_table(ctx),
@@ -360,17 +449,21 @@ def build(ctx: AppContext) -> None:
         return (*overview(selected), sessions.organizer.ticket())
 
     def design(selected: Any):
+        if selected in (None, ""):  # unlocked with no study yet: say so, no "choose a study" toast
+            return (
+                organizer_dashboard.empty_table(organizer_dashboard.ENROLMENT_COLUMNS, "choose a study above"),
+                organizer_dashboard.empty_table(["position balance"], "choose a study above"),
+                organizer_dashboard.empty_table(["balanced blocks"], "choose a study above"),
+            )
         sid = _study_id(selected)
         store = store_for(ctx)
-        people = pd.DataFrame(
-            store.enrolments(sid), columns=["rater", "rater_index", "has_code", "revoked_at", "created_at"]
-        )
+        people = organizer_dashboard.enrolment_table(store, sid)
         by_method, per_rater = blind.position_balance(store, sid)
         return people, by_method, per_rater
 
     def flags_of(selected: Any):
         if selected in (None, ""):  # no study chosen yet: an empty table, not an error
-            return pd.DataFrame(columns=organizer_dashboard.FLAG_COLUMNS)
+            return organizer_dashboard.empty_table(organizer_dashboard.FLAG_COLUMNS, "choose a study above")
         return organizer_dashboard.flag_table(store_for(ctx), _study_id(selected))
 
     def do_state(action):
@@ -383,15 +476,17 @@ def build(ctx: AppContext) -> None:
 
         return run
 
-    def do_invite(selected, names):
+    def do_invite(selected, names, request=None):
         sid = _study_id(selected)
         wanted = [n for n in str(names or "").replace("\n", ",").split(",") if n.strip()]
-        made = invites.invite(store_for(ctx), sid, wanted)
+        made = invites.invite(store_for(ctx), sid, wanted, base_url=invite_base(request))
         table_value = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
         return (
             table_value,
+            invite_links_html(made),
             invites.invites_csv(made),
             *design(sid),
+            organizer_dashboard.rater_table(store_for(ctx), sid),  # the new raters, "not started"
             f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
             "only now: download the CSV or copy the links.",
             "",
@@ -560,7 +655,7 @@ def build(ctx: AppContext) -> None:
     invite_btn.click(
         guarded(do_invite),
         [password, chosen, invite_names],
-        [invite_table, invite_csv, enrolled, balance, blocks, status, invite_names],
+        [invite_table, invite_links, invite_csv, enrolled, balance, blocks, per_rater, status, invite_names],
         **private,
     ).success(None, [invite_csv], None, js=download_js("invite-codes.csv", "text/csv"), **private)
     invite_download.click(None, [invite_csv], None, js=download_js("invite-codes.csv", "text/csv"), **private)
@@ -571,13 +666,14 @@ def build(ctx: AppContext) -> None:
     chosen.change(guarded(flags_of), [password, chosen], [flag_list], **private)
     refresh.click(guarded(flags_of), [password, chosen], [flag_list], **private)
     # Pasting prompts means "use these": switch the source so they are not silently ignored.
-    pasted.input(
+    # (.change, not .input: text set by a script counts too; Create decides by content anyway.)
+    pasted.change(
         lambda text: gr.update(value=SOURCES[1]) if str(text or "").strip() else gr.update(),
         [pasted],
         [source],
         **private,
     )
-    upload.upload(lambda _f: gr.update(value=SOURCES[2]), [upload], [source], **private)
+    upload.change(lambda f: gr.update(value=SOURCES[2]) if f else gr.update(), [upload], [source], **private)
     export_csv.click(guarded(do_export("csv")), [password], [export_data, status], **private).success(
         None, [export_data], None, js=download_js("ratings.csv", "text/csv"), **private
     )

@@ -27,30 +27,58 @@ from .rating import store_for
 from .safe import md_text
 
 RATER_COLUMNS = ["rater", "% done", "items done", "skipped", "median s / item", "last activity (UTC)"]
+ENROLMENT_COLUMNS = ["rater", "rater_index", "has_code", "revoked_at", "created_at"]
 FLAG_COLUMNS = ["item", "what", "reason", "note", "rater", "when (UTC)"]
 _throughput_cache: dict[str, tuple[float, dict[str, float]]] = {}
 CACHE_S = 60.0
 
 
-def _minute(value: Any) -> str:
+NOT_STARTED = "not started"
+PREVIEW_PROMPTS = 3  # how many of the first prompts the preview quotes
+PREVIEW_CHARS = 80
+
+
+def second(value: Any) -> str:
+    """A timestamp to the second, in UTC ("2026-12-01 17:38:21"); "–" for none."""
     t = pd.to_datetime(value, errors="coerce", utc=True)
-    return "–" if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M")
+    return "–" if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def empty_table(columns: list[str], message: str) -> pd.DataFrame:
+    """An empty table that says so in words: one row, the message in the first column (Gradio shows
+    "1 2 3" headers for a table with no columns and a blank grid for one with no rows)."""
+    return pd.DataFrame([{columns[0]: message, **{c: "" for c in columns[1:]}}], columns=columns)
 
 
 def rater_table(store: Store, study_id: int) -> pd.DataFrame:
     """Per rater: % done, items done (of N; a skipped item counts as done), how many of them were
-    skipped, median seconds per item, last activity; then a total row."""
+    skipped, median seconds per item, last activity; then a total row. Every enrolled rater has a
+    row, one who has not begun with "not started"."""
     progress = store.progress(study_id)
     skips = pd.DataFrame([(s.rater, s.created_at) for s in store.skips(study_id)], columns=["rater", "created_at"])
+    invited = [e.rater for e in store.enrolments(study_id)]
     n_items = len(store.items(study_id))
-    if progress.empty and skips.empty:
-        return pd.DataFrame(columns=RATER_COLUMNS)
+    if progress.empty and skips.empty and not invited:
+        return empty_table(RATER_COLUMNS, "no raters yet: invite some below")
     speed = seconds_per_item(store.ratings_frame(study_id))
     rated = progress.set_index("rater")
     skipped = skips.groupby("rater")["created_at"].agg(["size", "max"])
-    names = sorted(set(rated.index) | set(skipped.index))
+    active = set(rated.index) | set(skipped.index)
+    names = sorted(active | set(invited))
     rows, total_done, total_skipped, last_seen = [], 0, 0, []
     for name in names:
+        if name not in active:
+            rows.append(
+                {
+                    "rater": name,
+                    "% done": "0%" if n_items else "–",
+                    "items done": f"0 of {n_items}",
+                    "skipped": "0",
+                    "median s / item": "–",
+                    "last activity (UTC)": NOT_STARTED,
+                }
+            )
+            continue
         n_skipped = int(skipped.loc[name, "size"]) if name in skipped.index else 0
         done = (int(rated.loc[name, "items_done"]) if name in rated.index else 0) + n_skipped
         last = max(
@@ -74,7 +102,7 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
                 "items done": f"{done} of {n_items}",
                 "skipped": str(n_skipped),
                 "median s / item": "–" if pace is None or not math.isfinite(pace) else f"{pace:.0f}",
-                "last activity (UTC)": _minute(last),
+                "last activity (UTC)": second(last),
             }
         )
     finite = [v for v in speed.values if math.isfinite(v)]
@@ -85,10 +113,27 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
             "items done": f"{total_done} of {n_items * len(names)}",
             "skipped": str(total_skipped),
             "median s / item": f"{pd.Series(finite).median():.0f}" if finite else "–",
-            "last activity (UTC)": _minute(max(last_seen)),
+            "last activity (UTC)": second(max(last_seen)) if last_seen else NOT_STARTED,
         }
     )
     return pd.DataFrame(rows, columns=RATER_COLUMNS)
+
+
+def enrolment_table(store: Store, study_id: int) -> pd.DataFrame:
+    """The enrolled raters of a study, times to the second; in words when there are none."""
+    rows = [
+        {
+            "rater": e.rater,
+            "rater_index": e.rater_index,
+            "has_code": e.has_code,
+            "revoked_at": second(e.revoked_at) if e.revoked_at else "",
+            "created_at": second(e.created_at),
+        }
+        for e in store.enrolments(study_id)
+    ]
+    if not rows:
+        return empty_table(ENROLMENT_COLUMNS, "no raters invited yet")
+    return pd.DataFrame(rows, columns=ENROLMENT_COLUMNS)
 
 
 def flag_table(store: Store, study_id: int) -> pd.DataFrame:
@@ -107,10 +152,12 @@ def flag_table(store: Store, study_id: int) -> pd.DataFrame:
             "reason": FLAG_REASONS.get(f.reason, f.reason),
             "note": f.note or "",
             "rater": f.rater,
-            "when (UTC)": _minute(f.created_at),
+            "when (UTC)": second(f.created_at),
         }
         for f in store.flags(study_id)
     ]
+    if not rows:
+        return empty_table(FLAG_COLUMNS, "no flags from raters")
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
@@ -138,7 +185,16 @@ def preview(
     if not prompts:
         return "No prompts yet."
     slots = studies.expected_slots(methods, n_samples)
-    return "**Preview:** " + estimate.describe(len(prompts), slots, max_new, rates)
+    return "**Preview:** " + estimate.describe(len(prompts), slots, max_new, rates) + first_prompts(prompts)
+
+
+def first_prompts(prompts: list) -> str:
+    """The preview's quote of the first prompts, so the organizer sees which list will be used."""
+    texts = [str(getattr(p, "prompt", p)) for p in prompts[:PREVIEW_PROMPTS]]
+    quoted = [t if len(t) <= PREVIEW_CHARS else t[: PREVIEW_CHARS - 1] + "…" for t in texts]
+    lines = "".join(f"\n{k}. {md_text(' '.join(t.split()))}" for k, t in enumerate(quoted, 1))
+    more = f"\n\n…and {len(prompts) - len(texts)} more" if len(prompts) > len(texts) else ""
+    return f"\n\nFirst prompts:\n{lines}{more}"
 
 
 def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:

@@ -133,7 +133,8 @@ def build(ctx: AppContext) -> None:
         "Rate each response from 1 (poor) to 5 (excellent). The responses come from different decoding "
         "methods; which is which stays hidden, and their order differs between items and raters. "
         "Your ratings are saved when you press **Submit**; you can go back and change them. "
-        "To take part you need an invite code (or link) from the study's organizer."
+        "To take part you need an invite code (or link) from the study's organizer.",
+        elem_id="rate-intro",  # hidden once a code is accepted (assets.CSS): the answers come first
     )
     loaded = loaded_default()  # the model's device, if it is loaded (a rating-only app may not load it)
     for banner in (storage_banner(), hardware_banner(loaded.device if loaded is not None else None)):
@@ -146,7 +147,7 @@ def build(ctx: AppContext) -> None:
     # page. That keeps Submit cheap: every `gr.update` makes Gradio build a fresh component and its
     # config on the server (about 2 ms each, ~50 per view), while a plain value does not.
     layout = gr.State(0)
-    with gr.Row():
+    with gr.Row(elem_id="rate-code-row"):
         code = gr.Textbox(
             label="Invite code or link",
             type="password",
@@ -155,7 +156,7 @@ def build(ctx: AppContext) -> None:
             placeholder="opened from your invite link: leave empty",
         )
         start = gr.Button("Start / continue", variant="primary", scale=1)
-    who = gr.Markdown("")
+    who = gr.Markdown("", elem_id="rate-who")
     progress = gr.Markdown("")
     prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, visible=False, elem_id="rate-prompt")
     slot_components: list[gr.components.Component] = []
@@ -164,8 +165,9 @@ def build(ctx: AppContext) -> None:
     texts: list[gr.HTML] = []
     radios: list[gr.Radio] = []
     comments: list[gr.Textbox] = []
-    with gr.Accordion("How to rate (guidelines)", open=False, visible=False) as guide_box:
-        guide = gr.Markdown(DEFAULT_GUIDELINES)
+    with gr.Accordion("How to rate (guidelines)", open=False, visible=False, elem_id="rate-guide-box") as guide_box:
+        guide = gr.Markdown(DEFAULT_GUIDELINES, elem_id="rate-guide")
+    gr.HTML(assets.PAGER_HTML, elem_id="rate-pager", js_on_load=assets.PAGER_JS)
     # Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS).
     with gr.Row(elem_id="rate-responses"):
         for k in range(SLOTS):
@@ -183,8 +185,8 @@ def build(ctx: AppContext) -> None:
             slot_components.extend([box, text, *mine, comment])
             slot_values.extend([text, *mine, comment])
     gr.Markdown(
-        "Keys: **1–5** score the focused row of buttons · **0** can't judge · **Tab** moves on · "
-        "**Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
+        "Keys: **1–5** score the focused row and move on to the next (then the next response, then "
+        "Submit) · **0** can't judge · **Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
         "(it counts as answered, not as a score)."
     )
     with gr.Accordion(
@@ -225,7 +227,7 @@ def build(ctx: AppContext) -> None:
         prev_btn = gr.Button("← Previous")
         submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
         next_btn = gr.Button("Next →")
-        counter = gr.Markdown("")
+        counter = gr.Markdown("", elem_id="rate-counter")
     status = gr.Markdown("", elem_id="rate-status")
 
     # Start, Previous, Next: values and visibility. Submit: values only (see `layout`).
@@ -539,8 +541,12 @@ def build(ctx: AppContext) -> None:
     for radio in radios:
         radio.change(None, None, counter, js=assets.COUNT_JS)
     layout.change(on_layout, [layout, session], layout_outputs, api_visibility="private", show_progress="hidden")
-    prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="rate_previous")
-    next_btn.click(on_move(+1), [code, session], view_outputs, api_name="rate_next")
+    prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="rate_previous").then(
+        None, None, None, js=assets.RESET_PAGER_JS
+    )
+    next_btn.click(on_move(+1), [code, session], view_outputs, api_name="rate_next").then(
+        None, None, None, js=assets.RESET_PAGER_JS
+    )
     handoff_state(ctx).change(
         on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs, api_visibility="private"
     )
