@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 import decoders
 from arena.errors import UserError
-from arena.llm import EMBEDDED, LoadedModel, get_model, models, needs_conversion
+from arena.llm import EMBEDDED, LoadedModel, get_model, models, needs_conversion, split_variant
 from arena.prompts import clean_prompt
 from arena.runner import RunRequest, run_methods, validate_request
 
@@ -67,8 +67,11 @@ def list_decoders() -> str:
 
 
 def model_settings(args: argparse.Namespace) -> list[str | None]:
-    """The models to run, in order: --models A,B, else --model (None: the ARENA_MODEL setting)."""
+    """The models to run, in order: --models A,B, else --model (None: the ARENA_MODEL setting). Each
+    one's `@variant` is checked here, so a bad one is refused before any model loads."""
     if args.models is None:
+        if args.model is not None:
+            split_variant(args.model)
         return [args.model]
     if args.model is not None:
         raise UserError("give --model or --models, not both")
@@ -77,6 +80,8 @@ def model_settings(args: argparse.Namespace) -> list[str | None]:
         raise UserError("--models expects comma-separated models, e.g. smollm2-135m,gemma-3-270m")
     if len(set(names)) != len(names):
         raise UserError(f"--models names a model twice: {args.models!r}")
+    for name in names:
+        split_variant(name)
     return list(names)
 
 
