@@ -12,7 +12,7 @@ row is used up). See tests/test_blind_attacks.py. The order a rater saw is recor
 first time the item is shown and reused ever after.
 
 Who may rate: a rater opens a study with their invite code (arena/invites.py). The name-based entry
-points below (`open_item`, `submit`, `submit_slots`) are the trusted library API for scripts and
+points below (`open_item`, `submit`) are the trusted library API for scripts and
 tests; the app's handlers use the `*_with_code` ones.
 
 What reaches the browser is `RaterView`: labels (A, B, ...), the prompt and the texts, plus the
@@ -371,11 +371,6 @@ def _by_code(store: Store, code: object, item_public_id: object, client: str | N
     return _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
 
 
-def labels_shown(store: Store, rater: object, item_public_id: object) -> list[str]:
-    """The labels this rater was shown for this item ([] if never shown)."""
-    return [LABELS[p] for p in sorted(_by_name(store, rater, item_public_id)[2])]
-
-
 def submit(
     store: Store,
     rater: object,
@@ -391,17 +386,6 @@ def submit(
     if item is None:
         raise UserError("unknown item; reload the study and try again")
     _save(store, rater_id, item.id, mapping, scores, comments)
-
-
-def submit_slots(
-    store: Store,
-    rater: object,
-    item_public_id: object,
-    slot_scores: Sequence[Sequence[Any]],
-    slot_comments: Sequence[Any],
-) -> None:
-    """Trusted API: `submit` for the rating tab's fixed rows of inputs (see `_submit_slots`)."""
-    _submit_slots(_by_name(store, rater, item_public_id), store, slot_scores, slot_comments)
 
 
 def submit_slots_for(

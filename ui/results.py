@@ -9,7 +9,6 @@ store and shows.
 from __future__ import annotations
 
 import html
-import math
 import re
 import tempfile
 from pathlib import Path
@@ -125,14 +124,6 @@ def _literal(text: str) -> str:
     """`text` for a Markdown component, shown as typed: HTML escaped, Markdown syntax backslashed
     (a study name is user input and must not become markup in a stakeholder's browser)."""
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~<])", r"\\\1", html.escape(text, quote=False))
-
-
-def _fmt(df: pd.DataFrame) -> pd.DataFrame:
-    return df.apply(
-        lambda col: col.map(
-            lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.4g}" if isinstance(v, float) else v)
-        )
-    )
 
 
 def stats_tables(r: res.Results) -> dict[str, Any]:
