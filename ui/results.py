@@ -2,134 +2,35 @@
 throughput per method; the statistics; charts; CSV download; a presentation view.
 
 Only aggregates per method are shown, never which output a method wrote, so the tab does not
-unblind a running study. The work is in `evaluation.results`; this module fetches from the
-store and shows.
+unblind a running study. The report is `evaluation.report.compute_view` (shared with /present);
+this module shows it.
 """
 
 from __future__ import annotations
 
-import html
-import re
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import gradio as gr
 import pandas as pd
 
 from arena.errors import UserError
-from arena.numbers import study_id as parse_study_id
 from arena.store import Store
-from evaluation import blinding, human, story
 from evaluation import results as res
-from evaluation.human import pseudonymize_raters
-from evaluation.perplexity import SCORES, ItemScore
-from evaluation.tasks.views import with_task_success
+
+# The report moved to evaluation/report.py (issue 23); these names stay importable from here.
+from evaluation.report import compute_view as compute_view
+from evaluation.report import label_scenarios as label_scenarios
+from evaluation.report import output_scores as output_scores
+from evaluation.report import stats_tables as stats_tables
 
 from . import AppContext, store_for
-from .present import model_named, present_url
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
     """Published studies, newest first: nothing per method about a study leaves the server through
     this public tab before its organizer publishes it (after rating has closed)."""
     return [(f"{s.name} (#{s.id})", int(s.id)) for s in store.list_studies() if s.state == "published"]
-
-
-def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int) -> dict[Any, ItemScore]:
-    """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
-    On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out)."""
-    raw = {int(i.id): bool(i.raw) for i in store.items(study_id)}
-    return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))))
-
-
-def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
-    """Scenario names with their language, "story (en)": the built-in scenarios share keys across
-    languages, and an English and a Chinese prompt must not be filtered or counted as one."""
-    if frame.empty or "language" not in frame:
-        return frame
-    lang = frame["language"].fillna("").astype(str)
-    scen = frame["scenario"].fillna("").astype(str)
-    return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
-
-
-def compute_view(
-    store: Store, study_id: Any, scenarios: Any = None, raters: Any = None, lm=None, public: bool = True
-) -> dict[str, Any]:
-    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
-    `public` (the Results tab): only a published study; any other id, existing or not, gets the same
-    answer, so the reply does not even tell whether a study exists."""
-    if study_id in (None, ""):
-        raise UserError("choose a study")
-    study_id = parse_study_id(study_id, "there is no published study with that id")
-    study = store.get_study(study_id)
-    if study is None or (public and study.state != "published"):
-        raise UserError("there is no published study with that id")
-    ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
-    outputs = label_scenarios(store.outputs_frame(study_id))
-    scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
-    filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
-    scores = output_scores(lm, filtered_outputs, store, study_id) if lm is not None and len(filtered_outputs) else None
-    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
-    # "Can't judge" answers are left out of every statistic; the headline says how many there were.
-    unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
-    headline = (
-        f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
-        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
-        f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-        + (
-            f" · perplexity under {lm.name if model_named() else 'the server’s model'}"
-            if lm is not None
-            else " · perplexity not computed"
-        )
-    )
-    # Raters' guesses, if the study asked: shown with the results, which are public only once published.
-    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
-    return {
-        "headline": headline,
-        "story": (
-            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
-            f"{story.agreement_words(r.agreement)}\n\n"
-            + "".join(f"**Was the blind kept?** {_literal(line)}\n\n" for line in blind_lines)
-            + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
-            "(a page of its own: no tabs, no controls)"
-        ),
-        # Outputs of article 003's task prompts also get their automatic checker's success rate.
-        "table": with_task_success(res.display_table(r.summary), filtered_outputs)
-        if len(r.summary)
-        else pd.DataFrame(),
-        "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
-        "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
-        "stats": stats_tables(r),
-        "summary": r.summary,
-        "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
-        "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
-        "results": r,
-        "blinding": blind_lines,
-    }
-
-
-def _names(value: Any, what: str) -> list[str] | None:
-    """A filter from the UI (or a forged API call): None/empty = all, else a list of strings."""
-    if value in (None, "", []):
-        return None
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) for v in value):
-        raise UserError(f"{what} must be a list of names")
-    return [str(v) for v in value]
-
-
-def _literal(text: str) -> str:
-    """`text` for a Markdown component, shown as typed: HTML escaped, Markdown syntax backslashed
-    (a study name is user input and must not become markup in a stakeholder's browser)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~<])", r"\\\1", html.escape(text, quote=False))
-
-
-def stats_tables(r: res.Results) -> dict[str, Any]:
-    """The primary analysis for display (evaluation.results): tables, and "lines", one plain-language
-    line per result (Markdown)."""
-    return {**res.statistics_tables(r), "lines": res.statistics_markdown(r)}
 
 
 def write_csv(summary: pd.DataFrame, study_id: int) -> str:
