@@ -129,11 +129,7 @@ SCANNED = ("decoders", "arena", "evaluation", "ui", "serving")
 
 # Known circles still to break, each with why it is there. An entry that no longer matches a circle
 # fails the test too, so the list only shrinks.
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"ui.organizer", "ui.organizer_dashboard", "ui.organizer_stats"}): (
-        "the dashboard and stats panels call back into ui.organizer for the password check (issue 23: auth in one place)"
-    ),
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 # Known uses of another module's private names, as "importer uses module._name", with why.
 KNOWN_PRIVATE_USES: dict[str, str] = {}
 
