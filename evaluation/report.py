@@ -7,8 +7,6 @@ The statistics are in `evaluation.results`; this module reads the store and asse
 
 from __future__ import annotations
 
-import html
-import re
 from typing import Any
 
 import pandas as pd
@@ -17,6 +15,7 @@ from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store
+from arena.text import markdown_literal
 from evaluation import blinding, human, story
 from evaluation import results as res
 from evaluation.human import pseudonymize_raters
@@ -75,7 +74,7 @@ def compute_view(
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
     headline = (
-        f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+        f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
         + (
@@ -91,7 +90,7 @@ def compute_view(
         "story": (
             f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
             f"{story.agreement_words(r.agreement)}\n\n"
-            + "".join(f"**Was the blind kept?** {_literal(line)}\n\n" for line in blind_lines)
+            + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in blind_lines)
             + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
             "(a page of its own: no tabs, no controls)"
         ),
@@ -119,12 +118,6 @@ def _names(value: Any, what: str) -> list[str] | None:
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) for v in value):
         raise UserError(f"{what} must be a list of names")
     return [str(v) for v in value]
-
-
-def _literal(text: str) -> str:
-    """`text` for a Markdown component, shown as typed: HTML escaped, Markdown syntax backslashed
-    (a study name is user input and must not become markup in a stakeholder's browser)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~<])", r"\\\1", html.escape(text, quote=False))
 
 
 def stats_tables(r: res.Results) -> dict[str, Any]:

@@ -4,11 +4,11 @@ canonical JSON of settings. Every write path checks with these."""
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
 from ..errors import UserError
 from ..numbers import parse_whole
+from ..text import printable
 
 MAX_RATER_NAME = 100
 MAX_COMMENT = 5000
@@ -19,19 +19,11 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def printable(text: str, keep: str = "") -> str:
-    """`text` without control characters (NUL is refused by PostgreSQL) and lone surrogates (a
-    forged API call can send them; no database can encode them)."""
-    return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in ("Cc", "Cs"))
-
-
 def clean_name(text: object, what: str = "name", limit: int = 200) -> str:
     """A display name as people read it: NFKC (so a full-width "ａｌｉｃｅ" is "alice"), without control,
     format (zero-width, bidi overrides such as U+202E) or surrogate characters, spaces collapsed."""
     if isinstance(text, str):
-        text = "".join(
-            ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
-        )
+        text = printable(text, nfkc=True, drop_format=True)
     if not isinstance(text, str) or not text.strip():
         raise UserError(f"enter a {what} first")
     text = " ".join(text.split())
