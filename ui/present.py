@@ -140,7 +140,7 @@ def _table_html(table: pd.DataFrame) -> str:
     )
     return (
         f'<table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
-        f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"{res.DIRECTIONS}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
 
 

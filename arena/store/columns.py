@@ -36,6 +36,49 @@ RATING_COLUMNS: tuple[str, ...] = OUTPUT_COLUMNS + (
 # the prompt's language (scenario keys repeat across languages).
 EXTRA_COLUMNS: tuple[str, ...] = ("sample_index", "language")
 
+# The study's, item's and output's details, after the documented columns in an export's record.
+DETAIL_COLUMNS: tuple[str, ...] = (
+    "study_kind",
+    "study_model",
+    "study_methods",
+    "study_settings",
+    "samples_per_method",
+    "max_new_tokens",
+    "base_seed",
+    "blind_seed",
+    "study_created_at",
+    "item_ordinal",
+    "item_public_id",
+    "raw",
+    "item_created_at",
+    "prompt_tokens",
+    "finish_reason",
+    "output_created_at",
+)
+# Column types where a frame or a file needs them: whole numbers, fractions, times.
+INT_COLUMNS: frozenset[str] = frozenset(
+    {
+        "study_id",
+        "item_id",
+        "output_id",
+        "seed",
+        "new_tokens",
+        "position",
+        "sample_index",
+        "samples_per_method",
+        "max_new_tokens",
+        "base_seed",
+        "blind_seed",
+        "item_ordinal",
+        "prompt_tokens",
+        *SCORE_COLUMNS,
+    }
+)
+FLOAT_COLUMNS: frozenset[str] = frozenset({"latency_ms", "ttft_ms", "tokens_per_s"})
+TIME_COLUMNS: frozenset[str] = frozenset(
+    {"created_at", "updated_at", "study_created_at", "item_created_at", "output_created_at"}
+)
+
 # Every column a rating record can have (frames, export files), by name: where its value comes from.
 JOIN_COLUMNS: dict[str, Column] = {
     "study_id": studies.c.id,

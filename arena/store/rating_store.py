@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import case, func, select
 
-from .columns import EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
+from .columns import EXTRA_COLUMNS, FLOAT_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
 from .feedback import cant_judge_dims, cant_judge_values
 from .rows import Rating, from_row
 from .schema import (
@@ -261,7 +261,7 @@ def _frame(rows: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
     for col in ("seed", "position"):
         if col in frame:
             frame[col] = frame[col].astype("Int64")
-    for col in ("latency_ms", "ttft_ms", "tokens_per_s"):
+    for col in sorted(FLOAT_COLUMNS):
         if col in frame:
             frame[col] = frame[col].astype("float64")
     for col in ("created_at", "updated_at"):
