@@ -81,7 +81,7 @@ class FeedbackStore:
     """Skips, flags and can't-judge counts. Mixed into `Store`, whose `write`, `read` and
     `transaction` it uses."""
 
-    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Any]) -> None:
         """A rater's ratings of one item and the end of their skip of it, in one transaction: an item
         rated after a skip counts as rated, never as both."""
         with self.transaction() as conn:  # type: ignore[attr-defined]

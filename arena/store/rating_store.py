@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -25,32 +26,60 @@ from .transactions import StoreBase
 from .values import check_score, clean_comment
 
 
+@dataclass(frozen=True)
+class CheckedRating:
+    """One rating already checked (`checked_rating`, or arena/blind.py on a rater's submit):
+    `Store.save_ratings` writes it as it is, so a submit is validated once."""
+
+    output_id: int
+    scores: Mapping[str, int | None]  # every SCORE_COLUMNS name: 1..5, or None when it could not be judged
+    cant_judge: frozenset[str] = frozenset()
+    comment: str | None = None
+    position: int | None = None
+    created_at: Any = None
+    updated_at: Any = None
+
+
+def checked_rating(row: Mapping[str, Any]) -> CheckedRating:
+    """A rating row as `save_ratings` takes it (see there), checked: scores 1..5 unless can't judge,
+    the comment cleaned."""
+    cant = cant_judge_dims(row)
+    return CheckedRating(
+        output_id=int(row["output_id"]),
+        scores={name: None if name in cant else check_score(name, row.get(name)) for name in SCORE_COLUMNS},
+        cant_judge=frozenset(cant),
+        comment=clean_comment(row.get("comment")),
+        position=None if row.get("position") is None else int(row["position"]),
+        created_at=row.get("created_at"),
+        updated_at=row.get("updated_at"),
+    )
+
+
 class RatingStore(StoreBase):
     """Ratings: saving them, counting them, the frames the evaluation reads and a study's progress. Mixed into `Store`."""
 
     # ---- ratings --------------------------------------------------------------------------------
 
-    def save_ratings(self, rater_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+    def save_ratings(self, rater_id: int, rows: Sequence[Mapping[str, Any] | CheckedRating]) -> None:
         """Insert or update several ratings in one transaction: all are stored or none.
 
         Each row: output_id, coherence, informativeness, naturalness, optional comment, position,
         created_at / updated_at (import only), and optional `cant_judge`: the dimensions the rater
-        could not judge, stored as NULL with their flag (feedback.py)."""
+        could not judge, stored as NULL with their flag (feedback.py). A `CheckedRating` is written
+        as it is (it was checked when it was made)."""
         now = utcnow()
         clean = []
         for row in rows:
-            cant = cant_judge_dims(row)
-            values: dict[str, Any] = {
-                name: None if name in cant else check_score(name, row.get(name)) for name in SCORE_COLUMNS
-            }
-            values.update(cant_judge_values(cant))
+            checked = row if isinstance(row, CheckedRating) else checked_rating(row)
+            values: dict[str, Any] = dict(checked.scores)
+            values.update(cant_judge_values(checked.cant_judge))
             values.update(
                 rater_id=int(rater_id),
-                output_id=int(row["output_id"]),
-                comment=clean_comment(row.get("comment")),
-                position=None if row.get("position") is None else int(row["position"]),
-                created_at=row.get("created_at") or now,
-                updated_at=row.get("updated_at") or now,
+                output_id=checked.output_id,
+                comment=checked.comment,
+                position=checked.position,
+                created_at=checked.created_at or now,
+                updated_at=checked.updated_at or now,
             )
             clean.append(values)
         if not clean:
