@@ -26,7 +26,7 @@ from .errors import UserError
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
-from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS
+from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS
 from .store.columns import FLOAT_COLUMNS as STORE_FLOAT_COLUMNS
 from .store.columns import INT_COLUMNS as STORE_INT_COLUMNS
 from .store.columns import TIME_COLUMNS as STORE_TIME_COLUMNS
@@ -65,17 +65,8 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 # 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge; 4: guesses
 FORMAT_VERSION = 4
 ROW_KINDS = ("rating", "skip", "flag", "guess")
-OUTPUT_FIELDS = (
-    "output_id",
-    "method",
-    "settings",
-    "seed",
-    "model",
-    "text",
-    "new_tokens",
-    "latency_ms",
-    "ttft_ms",
-    "tokens_per_s",
+# An output's own columns (from output_id on), for the rows that carry one.
+OUTPUT_FIELDS: tuple[str, ...] = OUTPUT_COLUMNS[OUTPUT_COLUMNS.index("output_id") :] + (
     "sample_index",
     "prompt_tokens",
     "finish_reason",
