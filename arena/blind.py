@@ -12,7 +12,7 @@ row is used up). See tests/test_blind_attacks.py. The order a rater saw is recor
 first time the item is shown and reused ever after.
 
 Who may rate: a rater opens a study with their invite code (arena/invites.py). The name-based entry
-points below (`open_item`, `submit`, `submit_slots`) are the trusted library API for scripts and
+points below (`open_item`, `submit`) are the trusted library API for scripts and
 tests; the app's handlers use the `*_with_code` ones.
 
 What reaches the browser is `RaterView`: labels (A, B, ...), the prompt and the texts, plus the
@@ -44,7 +44,8 @@ from .errors import UserError
 from .numbers import study_id as parse_study_id
 from .numbers import whole_number
 from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name
-from .store.feedback import CANT_JUDGE_KEY
+from .store.rating_store import CheckedRating
+from .store.values import clean_comment
 from .studies import ready_item_ids, ready_items
 
 LABELS = guessing.LABELS  # "ABC…": position 0 is shown as A
@@ -52,6 +53,7 @@ DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS
 # The answer "I can't judge this dimension for this response": not missing (the item can be
 # submitted) and not a score (stored as NULL with a flag; every statistic leaves it out).
 CANT_JUDGE = "Can't judge"
+FORM_SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)  # the rating form's choices, besides CANT_JUDGE
 
 
 def williams_rows(n: int) -> list[list[int]]:
@@ -371,11 +373,6 @@ def _by_code(store: Store, code: object, item_public_id: object, client: str | N
     return _opened(store, enrolment.rater_id, item_public_id, enrolment.study_id)
 
 
-def labels_shown(store: Store, rater: object, item_public_id: object) -> list[str]:
-    """The labels this rater was shown for this item ([] if never shown)."""
-    return [LABELS[p] for p in sorted(_by_name(store, rater, item_public_id)[2])]
-
-
 def submit(
     store: Store,
     rater: object,
@@ -391,17 +388,6 @@ def submit(
     if item is None:
         raise UserError("unknown item; reload the study and try again")
     _save(store, rater_id, item.id, mapping, scores, comments)
-
-
-def submit_slots(
-    store: Store,
-    rater: object,
-    item_public_id: object,
-    slot_scores: Sequence[Sequence[Any]],
-    slot_comments: Sequence[Any],
-) -> None:
-    """Trusted API: `submit` for the rating tab's fixed rows of inputs (see `_submit_slots`)."""
-    _submit_slots(_by_name(store, rater, item_public_id), store, slot_scores, slot_comments)
 
 
 def submit_slots_for(
@@ -445,6 +431,28 @@ def submit_slots_with_code(
     _submit_slots(_by_code(store, code, item_public_id, client), store, slot_scores, slot_comments)
 
 
+def check_form(values: Sequence[Any], slots: int) -> tuple[list[list[Any]], list[Any]]:
+    """The rating tab's inputs as the client sent them (the tab's Submit skips Gradio's processing
+    for speed), checked as Gradio would: `slots` rows of DIMENSIONS scores, each empty, one of
+    FORM_SCORES or CANT_JUDGE, then `slots` comments, each empty or text. Returns (rows, comments);
+    whether every row shown is complete is checked on submit (`submit_slots_then_next`)."""
+    n_scores = slots * len(DIMENSIONS)
+    if len(values) != n_scores + slots:
+        raise UserError("malformed request")
+    for v in values[:n_scores]:
+        if (
+            v is not None
+            and v != CANT_JUDGE
+            and (isinstance(v, bool) or not isinstance(v, (int, float)) or v not in FORM_SCORES)
+        ):
+            raise UserError(f"a score must be one of {list(FORM_SCORES)} or {CANT_JUDGE!r}, got {v!r}")
+    notes = list(values[n_scores:])
+    if any(v is not None and not isinstance(v, str) for v in notes):
+        raise UserError("a comment must be text")
+    width = len(DIMENSIONS)
+    return [list(values[k * width : (k + 1) * width]) for k in range(slots)], notes
+
+
 def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> int:
     """Slot k holds response LABELS[k]; slots beyond the responses shown must be empty."""
     item, rater_id, mapping = opened
@@ -478,29 +486,36 @@ def _save(
     if comments is not None and not isinstance(comments, Mapping):
         raise UserError("comments must map response labels to text")
     comments = comments or {}
-    rows = []
+    checked: list[tuple[str, int, dict[str, int | None], set[str]]] = []
     for label, position in sorted(labels.items()):
         given = scores.get(label)
         if not isinstance(given, Mapping):
             raise UserError(f"score every response: response {label} has no scores")
-        row: dict[str, Any] = {
-            "output_id": mapping[position],
-            "position": position,
-            "comment": comments.get(label),
-            CANT_JUDGE_KEY: [],
-        }
+        values: dict[str, int | None] = {}
+        cant: set[str] = set()
         for dim in DIMENSIONS:
             if given.get(dim) in (None, ""):
                 raise UserError(f"score every response: {dim} of response {label} is missing")
             if given.get(dim) == CANT_JUDGE:
-                row[dim] = None
-                row[CANT_JUDGE_KEY].append(dim)
+                values[dim] = None
+                cant.add(dim)
                 continue
             try:
-                row[dim] = check_score(dim, given.get(dim))
+                values[dim] = check_score(dim, given.get(dim))
             except UserError as exc:
                 raise UserError(f"response {label}: {exc}") from None
-        rows.append(row)
+        checked.append((label, position, values, cant))
+    # Checked here, once: the store writes a CheckedRating as it is.
+    rows = [
+        CheckedRating(
+            output_id=int(mapping[position]),
+            scores=values,
+            cant_judge=frozenset(cant),
+            comment=clean_comment(comments.get(label)),
+            position=position,
+        )
+        for label, position, values, cant in checked
+    ]
     store.save_item_ratings(rater_id, item_id, rows)  # one transaction: the ratings, and the end of a skip
 
 

@@ -26,33 +26,16 @@ from .errors import UserError
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
+from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS
+from .store.columns import FLOAT_COLUMNS as STORE_FLOAT_COLUMNS
+from .store.columns import INT_COLUMNS as STORE_INT_COLUMNS
+from .store.columns import TIME_COLUMNS as STORE_TIME_COLUMNS
 from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
 from .store.schema import STUDY_STATES
-from .store.store import EXTRA_COLUMNS, JOIN_COLUMNS, check_score, clean_comment, clean_rater_name, dumps
+from .store.values import check_score, clean_comment, clean_rater_name, dumps
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
-EXPORT_COLUMNS: tuple[str, ...] = (
-    RATING_COLUMNS
-    + EXTRA_COLUMNS
-    + (
-        "study_kind",
-        "study_model",
-        "study_methods",
-        "study_settings",
-        "samples_per_method",
-        "max_new_tokens",
-        "base_seed",
-        "blind_seed",
-        "study_created_at",
-        "item_ordinal",
-        "item_public_id",
-        "raw",
-        "item_created_at",
-        "prompt_tokens",
-        "finish_reason",
-        "output_created_at",
-    )
-)
+EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + DETAIL_COLUMNS
 # Added later; files written before them still import (a study without a state is imported as
 # "open": not published, so nothing of it becomes public by importing).
 #
@@ -82,17 +65,8 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 # 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge; 4: guesses
 FORMAT_VERSION = 4
 ROW_KINDS = ("rating", "skip", "flag", "guess")
-OUTPUT_FIELDS = (
-    "output_id",
-    "method",
-    "settings",
-    "seed",
-    "model",
-    "text",
-    "new_tokens",
-    "latency_ms",
-    "ttft_ms",
-    "tokens_per_s",
+# An output's own columns (from output_id on), for the rows that carry one.
+OUTPUT_FIELDS: tuple[str, ...] = OUTPUT_COLUMNS[OUTPUT_COLUMNS.index("output_id") :] + (
     "sample_index",
     "prompt_tokens",
     "finish_reason",
@@ -105,26 +79,9 @@ SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
 ANSWER_KEY_COLUMNS = ("true_label",)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
-INT_COLUMNS = {
-    "format_version",
-    "study_id",
-    "item_id",
-    "output_id",
-    "seed",
-    "new_tokens",
-    "position",
-    "sample_index",
-    "samples_per_method",
-    "max_new_tokens",
-    "base_seed",
-    "blind_seed",
-    "item_ordinal",
-    "prompt_tokens",
-    "n_responses",
-    *SCORE_COLUMNS,
-}
-FLOAT_COLUMNS = {"latency_ms", "ttft_ms", "tokens_per_s"}
-TIME_COLUMNS = {"created_at", "updated_at", "study_created_at", "item_created_at", "output_created_at"}
+INT_COLUMNS = STORE_INT_COLUMNS | {"format_version", "n_responses"}
+FLOAT_COLUMNS = STORE_FLOAT_COLUMNS
+TIME_COLUMNS = STORE_TIME_COLUMNS
 BOOL_COLUMNS = {"raw"}
 FORMATS = ("csv", "jsonl")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ import torch
 
 from .errors import UserError
 from .paper import PAPER_EN, PAPER_ZH
+from .text import printable
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def clean_prompt(prompt: object) -> str:
     if len(prompt) > MAX_PROMPT_CHARS:
         raise UserError(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
     # Control characters are invisible to the user and confuse tokenizers; drop them, keep layout.
-    cleaned = "".join(ch for ch in prompt if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs"))
+    cleaned = printable(prompt, keep="\t\n")
     if not cleaned.strip():
         raise UserError("the prompt is empty; type a question or a text to continue")
     return cleaned

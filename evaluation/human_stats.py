@@ -223,11 +223,6 @@ def item_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
     return table.dropna(how="all")
 
 
-def paired_table(ratings: pd.DataFrame, dimension: str) -> pd.DataFrame:
-    """The paired units of the item-level tests: items x methods (see `item_table`)."""
-    return item_table(ratings, dimension)
-
-
 # ---- per method ----------------------------------------------------------------------------------
 
 MEANS_COLUMNS = [

@@ -242,18 +242,22 @@ def _num(v: Any, digits: int = 2) -> str:
 
 # Column names for people: plain words, the unit once, and which way is better (↑ higher, ↓ lower).
 # Hyphens inside a name are U+2011 (non-breaking), so a narrow header never splits "distinct-2".
+# The one catalogue of the Results tab's and /present's column names (ui/present.py reads it too).
+HIGHER, LOWER = "↑", "↓"
+DIRECTIONS = f"{HIGHER} higher is better, {LOWER} lower is better."
 COLUMNS = {
-    "ppl": "PPL ↓",
-    "distinct_2": "distinct\u20112 ↑",
-    "repetition_pct": "repetition % ↓",
-    "self_bleu4": "Self\u2011BLEU4 ↓",
+    **{dim: f"{dim} {HIGHER}" for dim in DIMENSIONS},
+    "ppl": f"PPL {LOWER}",
+    "distinct_2": f"distinct\u20112 {HIGHER}",
+    "repetition_pct": f"repetition % {LOWER}",
+    "self_bleu4": f"Self\u2011BLEU4 {LOWER}",
     "zipf": "Zipf",
-    "latency_ms": "latency ms ↓",
-    "tokens_per_s": "tokens/s ↑",
+    "latency_ms": f"latency ms {LOWER}",
+    "tokens_per_s": f"tokens/s {HIGHER}",
 }
 
 METRICS_HELP = (
-    "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a "
+    f"**Reading the table.** {DIRECTIONS} Human scores: mean over prompts on a "
     "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
     "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
     "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
@@ -271,7 +275,7 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
         for dim in DIMENSIONS:
             lo, hi = s[f"{dim}_ci_low"], s[f"{dim}_ci_high"]
             ci = f"[{_num(lo, 1)}–{_num(hi, 1)}]" if pd.notna(lo) and pd.notna(hi) else "(no CI)"
-            row[f"{dim} ↑"] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
+            row[COLUMNS[dim]] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
         row.update(
             {
                 COLUMNS["ppl"]: _num(s["ppl"]),

@@ -129,14 +129,7 @@ SCANNED = ("decoders", "arena", "evaluation", "ui", "serving")
 
 # Known circles still to break, each with why it is there. An entry that no longer matches a circle
 # fails the test too, so the list only shrinks.
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"ui.organizer", "ui.organizer_dashboard", "ui.organizer_stats"}): (
-        "the dashboard and stats panels call back into ui.organizer for the password check (issue 23: auth in one place)"
-    ),
-    frozenset({"ui.present", "ui.results"}): (
-        "the study report (compute_view) lives in ui/results.py and /present imports it (issue 23: evaluation/report.py)"
-    ),
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 # Known uses of another module's private names, as "importer uses module._name", with why.
 KNOWN_PRIVATE_USES: dict[str, str] = {}
 

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 import app
+from evaluation import report
 from tests.support.seeding import publish, rate_every_output, seed_study
-from ui import AppContext, present, results
+from ui import AppContext, present
 from ui.results import compute_view
 
 MODEL = "SecretModel-135M (embedded)"
@@ -43,7 +44,7 @@ def test_results_and_the_stakeholder_page_name_the_model_only_outside_a_rating_d
     monkeypatch, store, mode, named
 ):
     monkeypatch.setenv("ARENA_MODE", mode)
-    monkeypatch.setattr(results, "output_scores", lambda *args: {})  # no model to score with here
+    monkeypatch.setattr(report, "output_scores", lambda *args: {})  # no model to score with here
     sid, [iid] = seed_study(store, "Published study", ["A prompt"], [{"BS-4": "one", "TS-Temp": "two"}])
     rate_every_output(store, {o.method: o.id for o in store.outputs_for_item(iid)}, [("ann", 3), ("bo", 4)])
     publish(store, sid)

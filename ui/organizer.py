@@ -9,7 +9,6 @@ not rely on that.
 
 from __future__ import annotations
 
-import hmac
 import html
 import inspect
 from pathlib import Path
@@ -19,7 +18,7 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-from arena import blind, clients, export, guessing, invites, sessions, studies, throttle
+from arena import blind, clients, export, guessing, invites, sessions, studies
 from arena.errors import UserError
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
@@ -31,6 +30,9 @@ from evaluation.perplexity import SCORES
 
 from . import AppContext, organizer_blinding, organizer_dashboard, organizer_stats, web
 from .empty import shown
+from .organizer_auth import check as _check
+from .organizer_auth import check_password as check_password
+from .organizer_auth import check_request as check_request
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
@@ -70,35 +72,6 @@ element.addEventListener('click', (e) => {
   else fallback();
 });
 """
-
-
-def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
-    """The organizer password, compared in constant time; with `client`, wrong guesses from one
-    client wait longer and longer (arena/throttle.py), except in a browser that proved the password
-    before (`exempt`: its organizer session)."""
-    expected = ctx.organizer_password
-    if not expected:
-        raise UserError("the organizer view is disabled: set ARENA_ORGANIZER_PASSWORD on the server")
-    if client is not None:
-        throttle.organizer_password.check(client, exempt)
-    if not isinstance(password, str) or not hmac.compare_digest(password.encode(), expected.encode()):
-        if client is not None:
-            throttle.organizer_password.failed(client)
-        raise UserError("wrong organizer password")
-
-
-def check_request(ctx: AppContext, password: Any, request: Any) -> None:
-    """`check_password` for a handler's request: its client, and whether it carries an organizer session."""
-    exempt = sessions.organizer.valid(clients.cookie(request, sessions.ORGANIZER_COOKIE))
-    check_password(ctx, password, throttle.client_of(request), exempt)
-
-
-def _check(ctx: AppContext, password: Any, request: Any) -> None:
-    # A request (a handler's) or a client name (a test's), or nothing: an in-process call.
-    if request is None or isinstance(request, str):
-        check_password(ctx, password, request)
-    else:
-        check_request(ctx, password, request)
 
 
 def _file_path(upload: Any) -> str | None:

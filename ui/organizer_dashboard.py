@@ -23,6 +23,7 @@ from arena.store import Store
 from arena.store.feedback import FLAG_REASONS
 from evaluation.stats_raters import seconds_per_item
 
+from .organizer_auth import check_request
 from .rating import store_for
 from .safe import md_text
 
@@ -209,13 +210,12 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     upload, methods, samples, max_new]. Behind the organizer password like every organizer handler:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
     and the handler reads the prompt source, uploads too."""
-    from . import organizer  # late: organizer imports this module
 
     def update(request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens):
         if not pw:
             return "**Preview:** enter the organizer password above to see counts and time."
         try:
-            organizer.check_request(ctx, pw, request)
+            check_request(ctx, pw, request)
         except UserError as exc:
             return f"**Preview:** {md_text(exc)}"
         prompts, error = safe_prompts(prompts_from, src, lang, pasted_text, upload_value)

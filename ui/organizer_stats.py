@@ -24,18 +24,13 @@ from evaluation import human, stats_design, stats_raters
 
 from . import AppContext
 from .empty import shown
+from .organizer_auth import check_request as _check
 from .rating import store_for
 from .safe import md_text, toast
 
 MAX_GRID_CELLS = 40
 MAX_SIMS = 1000
 MAX_WORK = 4e8  # simulated studies x items x raters x methods over the whole grid
-
-
-def _check(ctx: AppContext, pw: Any, request: Any) -> None:
-    from .organizer import check_request  # late: organizer.py imports this module
-
-    check_request(ctx, pw, request)
 
 
 def _study_id(value: Any) -> int:

@@ -30,24 +30,15 @@ from arena.errors import UserError
 from arena.llm import loaded_default
 from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
-from arena.settings import current as current_settings
 from arena.store import Store, get_store
 from evaluation import results as res
 from evaluation import story
+from evaluation.report import PRESENT_PATH, compute_view, model_named
+from evaluation.report import present_url as present_url  # moved to evaluation/report.py, importable here
 
-PATH = "/present"
+PATH = PRESENT_PATH
 PLOTLY_PATH = "/present/plotly.js"
 NOT_FOUND = "There is no published study with that id."
-
-
-def present_url(study_id: int) -> str:
-    return f"{PATH}?study={int(study_id)}"
-
-
-def model_named() -> bool:
-    """Whether pages may name the model: not on a rating-only deployment (ARENA_MODE=rating), whose
-    raters should not be told which public model to replay a running study with (docs/blinding.md)."""
-    return current_settings().mode.strip().lower() != "rating"
 
 
 def _e(text: Any) -> str:
@@ -95,8 +86,6 @@ def _loads(s: Any) -> dict:
 
 def study_view(store: Store, study_id: Any) -> dict[str, Any]:
     """What the page shows, as data (tests call this): raises UserError(NOT_FOUND) unless published."""
-    from .results import compute_view  # the same published-only rule and pseudonyms as the Results tab
-
     try:
         view = compute_view(store, study_id, public=True)
     except UserError:
@@ -156,7 +145,7 @@ def _table_html(table: pd.DataFrame) -> str:
     )
     return (
         f'<div class="table-wrap" role="region" aria-label="Per method" tabindex="0"><table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
-        f"↑ higher is better, ↓ lower is better.</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        f"{res.DIRECTIONS}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 

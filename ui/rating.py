@@ -28,7 +28,7 @@ from . import AppContext, assets, store_for
 from .safe import md_text, response_html
 
 SLOTS = studies.MAX_RESPONSES
-SCORES = [1, 2, 3, 4, 5]
+SCORES = list(blind.FORM_SCORES)
 # Each dimension's row of buttons: 1-5, then "Can't judge" (an answer, not a score: see arena/blind.py).
 CHOICES: list[int | str] = [*SCORES, blind.CANT_JUDGE]
 WHOLE_ITEM = "The whole item"
@@ -360,26 +360,12 @@ def build(ctx: AppContext) -> None:
     def on_submit(request: gr.Request, code_text: Any, sess: Any, *values: Any):
         # Wired with preprocess=False and postprocess=False (the hot path under load: each input
         # and output would otherwise take its own hop through a worker thread), so the inputs
-        # arrive as the client sent them and are checked here as Gradio would: the comments are
-        # text, a score is one of SCORES (the store checks 1..5 again).
+        # arrive as the client sent them; blind.check_form checks them as Gradio would.
         try:
             enrolment, sess = _session_for(code_text, sess, request)
             if "item" not in sess:
                 raise UserError("there is no item on screen to rate")
-            n_scores = SLOTS * len(blind.DIMENSIONS)
-            if len(values) != n_scores + SLOTS:
-                raise UserError("malformed request")
-            for v in values[:n_scores]:
-                if (
-                    v is not None
-                    and v != blind.CANT_JUDGE
-                    and (isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCORES)
-                ):
-                    raise UserError(f"a score must be one of {SCORES} or {blind.CANT_JUDGE!r}, got {v!r}")
-            notes = values[n_scores:]
-            if any(v is not None and not isinstance(v, str) for v in notes):
-                raise UserError("a comment must be text")
-            triples = [values[k * 3 : (k + 1) * 3] for k in range(SLOTS)]
+            triples, notes = blind.check_form(values, SLOTS)
             shown = int(sess.get("shown") or 0)
             empty = [(k, d) for k in range(shown) for d in range(len(blind.DIMENSIONS)) if triples[k][d] is None]
             if shown and empty:

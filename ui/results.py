@@ -2,15 +2,12 @@
 throughput per method; the statistics; charts; CSV download; a presentation view.
 
 Only aggregates per method are shown, never which output a method wrote, so the tab does not
-unblind a running study. The work is in `evaluation.results`; this module fetches from the
-store and shows.
+unblind a running study. The report is `evaluation.report.compute_view` (shared with /present);
+this module shows it.
 """
 
 from __future__ import annotations
 
-import html
-import math
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,18 +16,17 @@ import gradio as gr
 import pandas as pd
 
 from arena.errors import UserError
-from arena.model_names import model_in_words
-from arena.numbers import study_id as parse_study_id
 from arena.store import Store
-from evaluation import blinding, human, story
 from evaluation import results as res
-from evaluation.human import pseudonymize_raters
-from evaluation.perplexity import SCORES, ItemScore
-from evaluation.tasks.views import with_task_success
+
+# The report moved to evaluation/report.py (issue 23); these names stay importable from here.
+from evaluation.report import compute_view as compute_view
+from evaluation.report import label_scenarios as label_scenarios
+from evaluation.report import output_scores as output_scores
+from evaluation.report import stats_tables as stats_tables
 
 from . import AppContext, store_for
 from .empty import hidden_table, shown
-from .present import model_named, present_url
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
@@ -52,121 +48,6 @@ def latest_study(store: Store, current: Any = None) -> tuple[list[tuple[str, int
 
 
 NO_STUDY = "No published study yet: an organizer publishes a study once its rating has closed."
-
-
-def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> dict[Any, ItemScore]:
-    """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
-    On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out).
-    `progress(n)` is called as each batch of n outputs is scored."""
-    raw = {int(i.id): bool(i.raw) for i in store.items(study_id)}
-    return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))), progress=progress)
-
-
-def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
-    """Scenario names with their language, "story (en)": the built-in scenarios share keys across
-    languages, and an English and a Chinese prompt must not be filtered or counted as one."""
-    if frame.empty or "language" not in frame:
-        return frame
-    lang = frame["language"].fillna("").astype(str)
-    scen = frame["scenario"].fillna("").astype(str)
-    return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
-
-
-def compute_view(
-    store: Store,
-    study_id: Any,
-    scenarios: Any = None,
-    raters: Any = None,
-    lm=None,
-    public: bool = True,
-    progress: Any = None,
-) -> dict[str, Any]:
-    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
-    `public` (the Results tab): only a published study; any other id, existing or not, gets the same
-    answer, so the reply does not even tell whether a study exists."""
-    if study_id in (None, ""):
-        raise UserError("choose a study")
-    study_id = parse_study_id(study_id, "there is no published study with that id")
-    study = store.get_study(study_id)
-    if study is None or (public and study.state != "published"):
-        raise UserError("there is no published study with that id")
-    ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
-    outputs = label_scenarios(store.outputs_frame(study_id))
-    scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
-    filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
-    scores = (
-        output_scores(lm, filtered_outputs, store, study_id, progress)
-        if lm is not None and len(filtered_outputs)
-        else None
-    )
-    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
-    # "Can't judge" answers are left out of every statistic; the headline says how many there were.
-    unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
-    headline = (
-        f"### {_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
-        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
-        f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-        + (
-            f" · perplexity under {model_in_words(lm.name) if model_named() else 'the server’s model'}"
-            if lm is not None
-            else " · perplexity not computed"
-        )
-    )
-    # Raters' guesses, if the study asked: shown with the results, which are public only once published.
-    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
-    return {
-        "headline": headline,
-        "story": (
-            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
-            f"{story.agreement_words(r.agreement)}\n\n"
-            + "".join(f"**Was the blind kept?** {_literal(line)}\n\n" for line in blind_lines)
-            + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
-            "(a page of its own: no tabs, no controls)"
-        ),
-        # Outputs of article 003's task prompts also get their automatic checker's success rate.
-        "table": with_task_success(res.display_table(r.summary), filtered_outputs)
-        if len(r.summary)
-        else pd.DataFrame(),
-        "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
-        "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
-        "stats": stats_tables(r),
-        "summary": r.summary,
-        "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
-        "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
-        "results": r,
-        "blinding": blind_lines,
-    }
-
-
-def _names(value: Any, what: str) -> list[str] | None:
-    """A filter from the UI (or a forged API call): None/empty = all, else a list of strings."""
-    if value in (None, "", []):
-        return None
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) for v in value):
-        raise UserError(f"{what} must be a list of names")
-    return [str(v) for v in value]
-
-
-def _literal(text: str) -> str:
-    """`text` for a Markdown component, shown as typed: HTML escaped, Markdown syntax backslashed
-    (a study name is user input and must not become markup in a stakeholder's browser)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|>~<])", r"\\\1", html.escape(text, quote=False))
-
-
-def _fmt(df: pd.DataFrame) -> pd.DataFrame:
-    return df.apply(
-        lambda col: col.map(
-            lambda v: "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.4g}" if isinstance(v, float) else v)
-        )
-    )
-
-
-def stats_tables(r: res.Results) -> dict[str, Any]:
-    """The primary analysis for display (evaluation.results): tables, and "lines", one plain-language
-    line per result (Markdown)."""
-    return {**res.statistics_tables(r), "lines": res.statistics_markdown(r)}
 
 
 def write_csv(summary: pd.DataFrame, study_id: int) -> str:

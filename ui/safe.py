@@ -7,16 +7,15 @@ Gradio renders Markdown and error toasts as HTML, so a name such as `<img src=x 
 from __future__ import annotations
 
 import html
-import re
 
 from markdown_it import MarkdownIt
 
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+from arena.text import markdown_literal
 
 
 def md_text(text: object) -> str:
     """`text` as literal characters in Markdown or HTML: HTML-escaped, Markdown punctuation escaped."""
-    return _MARKDOWN.sub(r"\\\1", html.escape(str(text), quote=False))
+    return markdown_literal(text)
 
 
 def toast(message: object) -> str:

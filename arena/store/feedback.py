@@ -9,13 +9,13 @@ output id on the server (arena/blind.py), and nothing here goes back to a rater'
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Table, and_, delete, func, select
 
 from ..errors import UserError
+from ..text import printable
 from .rows import Flag, Skip, T, from_row
 from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow
 
@@ -42,7 +42,7 @@ def clean_note(note: object, what: str = "note") -> str | None:
         return None
     if not isinstance(note, str):
         raise UserError(f"the {what} must be text")
-    note = "".join(ch for ch in note if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs")).strip()
+    note = printable(note, keep="\t\n").strip()
     if len(note) > MAX_NOTE:
         raise UserError(f"the {what} is longer than {MAX_NOTE} characters")
     return note or None
@@ -81,7 +81,7 @@ class FeedbackStore:
     """Skips, flags and can't-judge counts. Mixed into `Store`, whose `write`, `read` and
     `transaction` it uses."""
 
-    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Any]) -> None:
         """A rater's ratings of one item and the end of their skip of it, in one transaction: an item
         rated after a skip counts as rated, never as both."""
         with self.transaction() as conn:  # type: ignore[attr-defined]

@@ -3,10 +3,11 @@ item gets, and a name that gives no method away."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 import decoders
+
+from ..text import folded
 
 MAX_ITEMS = 1000
 MAX_SAMPLES = 10
@@ -20,7 +21,7 @@ def expected_slots(methods: Sequence[str], samples_per_method: int) -> list[tupl
 
 def _letters(text: str) -> str:
     """Lower-case letters and digits only: "BS-4", "bs 4" and "Bs_4" all read "bs4"."""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+    return "".join(ch for ch in folded(text) if ch.isalnum())
 
 
 def method_names_in(name: str) -> list[str]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 import threading
-import unicodedata
 import weakref
 from collections import Counter
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from typing import Any
 from ..errors import UserError
 from ..prompts import clean_prompt
 from ..store import Store
+from ..text import folded
 
 RESERVED = "this prompt is reserved for a blind rating study that is still running; try another prompt"
 MIN_CONTAINED = 8  # letters: a shorter study prompt is refused only when it is the whole prompt
@@ -61,8 +61,7 @@ def fold(text: str) -> str:
     >>> fold("Ｅxplain  the\u200b basic\u0001 principles, please!")
     'explainthebasicprinciplesplease'
     """
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(LOOK_ALIKES)
-    return NOT_LETTERS.sub("", folded)
+    return NOT_LETTERS.sub("", folded(text, LOOK_ALIKES))
 
 
 def trigrams(key: str) -> frozenset[str]:

@@ -1,0 +1,55 @@
+"""Text that people type, cleaned one way everywhere: prompts, names, comments, notes, and the
+folded form that compares prompts and study names however they are disguised.
+
+Unicode categories: Cc are control characters (NUL is refused by PostgreSQL; they are invisible and
+confuse tokenizers), Cs lone surrogates (a forged API call can send them; no database can encode
+them), Cf format characters (zero-width spaces, bidi overrides such as U+202E). NFKC turns full-width
+and compatibility forms into their plain letters ("ａｌｉｃｅ" is "alice").
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+_INVISIBLE = ("Cc", "Cs")
+_INVISIBLE_OR_FORMAT = ("Cc", "Cf", "Cs")
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def printable(text: str, *, keep: str = "", nfkc: bool = False, drop_format: bool = False) -> str:
+    """`text` without control and lone-surrogate characters, except those in `keep`.
+
+    Args:
+        keep: characters kept although they are controls (layout: "\\t\\n").
+        nfkc: NFKC-normalise first (names, which people read and compare).
+        drop_format: drop format characters too (zero-width, bidi overrides).
+
+    >>> printable("a\\x00b\\tc", keep="\\t")
+    'ab\\tc'
+    >>> printable("ａｌｉｃｅ\\u202e", nfkc=True, drop_format=True)
+    'alice'
+    """
+    if nfkc:
+        text = unicodedata.normalize("NFKC", text)
+    dropped = _INVISIBLE_OR_FORMAT if drop_format else _INVISIBLE
+    return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in dropped)
+
+
+def folded(text: str, look_alikes: Mapping[int, Any] | None = None) -> str:
+    """`text` as compared, not as shown: NFKC, case folded, and look-alike letters mapped if given.
+
+    >>> folded("ＢＳ-4")
+    'bs-4'
+    """
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return text.translate(look_alikes) if look_alikes is not None else text
+
+
+def markdown_literal(text: object) -> str:
+    """`text` as literal characters in Markdown or HTML: HTML-escaped, Markdown punctuation escaped
+    (a name is user input and must not become markup in someone's browser)."""
+    return _MARKDOWN.sub(r"\\\1", html.escape(str(text), quote=False))

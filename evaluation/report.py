@@ -1,0 +1,149 @@
+"""The study report: what Results and the stakeholder page (/present) show for one study, as data.
+
+One rule for both pages: only a published study is shown publicly (any other id, existing or not,
+gets the same answer), raters appear as pseudonyms, and the headline counts "can't judge" answers.
+The statistics are in `evaluation.results`; this module reads the store and assembles them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from arena.errors import UserError
+from arena.model_names import model_in_words
+from arena.numbers import study_id as parse_study_id
+from arena.settings import current as current_settings
+from arena.store import Store
+from arena.text import markdown_literal
+from evaluation import blinding, human, story
+from evaluation import results as res
+from evaluation.human import pseudonymize_raters
+from evaluation.perplexity import SCORES, ItemScore
+from evaluation.tasks.views import with_task_success
+
+PRESENT_PATH = "/present"
+
+
+def present_url(study_id: int) -> str:
+    """The stakeholder page of a study (ui/present.py serves it)."""
+    return f"{PRESENT_PATH}?study={int(study_id)}"
+
+
+def model_named() -> bool:
+    """Whether pages may name the model: not on a rating-only deployment (ARENA_MODE=rating), whose
+    raters should not be told which public model to replay a running study with (docs/blinding.md)."""
+    return current_settings().mode.strip().lower() != "rating"
+
+
+def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> dict[Any, ItemScore]:
+    """Per-output perplexity under `lm`, through the process's cache (evaluation.perplexity.SCORES).
+    On ZeroGPU `score_outputs` encodes here and scores in `gpu_scores` tasks (plain data in and out).
+    `progress(n)` is called as each batch of n outputs is scored."""
+    raw = {int(i.id): bool(i.raw) for i in store.items(study_id)}
+    return SCORES.scores(lm, outputs.assign(raw=outputs["item_id"].map(lambda i: raw.get(int(i)))), progress=progress)
+
+
+def label_scenarios(frame: pd.DataFrame) -> pd.DataFrame:
+    """Scenario names with their language, "story (en)": the built-in scenarios share keys across
+    languages, and an English and a Chinese prompt must not be filtered or counted as one."""
+    if frame.empty or "language" not in frame:
+        return frame
+    lang = frame["language"].fillna("").astype(str)
+    scen = frame["scenario"].fillna("").astype(str)
+    return frame.assign(scenario=[f"{s} ({l})" if l else s for s, l in zip(scen, lang)])
+
+
+def compute_view(
+    store: Store,
+    study_id: Any,
+    scenarios: Any = None,
+    raters: Any = None,
+    lm=None,
+    public: bool = True,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
+    `public` (the Results tab): only a published study; any other id, existing or not, gets the same
+    answer, so the reply does not even tell whether a study exists."""
+    if study_id in (None, ""):
+        raise UserError("choose a study")
+    study_id = parse_study_id(study_id, "there is no published study with that id")
+    study = store.get_study(study_id)
+    if study is None or (public and study.state != "published"):
+        raise UserError("there is no published study with that id")
+    ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
+    outputs = label_scenarios(store.outputs_frame(study_id))
+    scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
+    filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
+    scores = (
+        output_scores(lm, filtered_outputs, store, study_id, progress)
+        if lm is not None and len(filtered_outputs)
+        else None
+    )
+    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
+    # "Can't judge" answers are left out of every statistic; the headline says how many there were.
+    unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
+    headline = (
+        f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
+        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
+        f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
+        + (
+            f" · perplexity under {model_in_words(lm.name) if model_named() else 'the server’s model'}"
+            if lm is not None
+            else " · perplexity not computed"
+        )
+    )
+    # Raters' guesses, if the study asked: shown with the results, which are public only once published.
+    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
+    return {
+        "headline": headline,
+        "story": (
+            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
+            f"{story.agreement_words(r.agreement)}\n\n"
+            + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in blind_lines)
+            + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
+            "(a page of its own: no tabs, no controls)"
+        ),
+        # Outputs of article 003's task prompts also get their automatic checker's success rate.
+        "table": with_task_success(res.display_table(r.summary), filtered_outputs)
+        if len(r.summary)
+        else pd.DataFrame(),
+        "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
+        "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
+        "stats": stats_tables(r),
+        "summary": r.summary,
+        "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
+        "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
+        "results": r,
+        "blinding": blind_lines,
+    }
+
+
+def _names(value: Any, what: str) -> list[str] | None:
+    """A filter from the UI (or a forged API call): None/empty = all, else a list of strings."""
+    if value in (None, "", []):
+        return None
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) for v in value):
+        raise UserError(f"{what} must be a list of names")
+    return [str(v) for v in value]
+
+
+def stats_tables(r: res.Results) -> dict[str, Any]:
+    """The primary analysis for display (evaluation.results): tables, and "lines", one plain-language
+    line per result (Markdown)."""
+    return {**res.statistics_tables(r), "lines": res.statistics_markdown(r)}
+
+
+__all__ = [
+    "PRESENT_PATH",
+    "compute_view",
+    "label_scenarios",
+    "model_named",
+    "output_scores",
+    "present_url",
+    "stats_tables",
+]
