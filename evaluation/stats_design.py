@@ -16,7 +16,6 @@ the p-values of `human_stats.pairwise`.
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -224,7 +223,7 @@ def calibrate(
         )
     ]
     if workers > 1:
-        with ProcessPoolExecutor(workers, initializer=_one_thread) as pool:
+        with ProcessPoolExecutor(workers) as pool:
             parts = list(pool.map(_run, *zip(*jobs)))
     else:
         parts = [_run(*job) for job in jobs]
@@ -253,10 +252,6 @@ def calibrate(
         coverage_mixed=c.cover_mixed / c.mixed if c.mixed else math.nan,
         seconds=time.perf_counter() - start,
     )
-
-
-def _one_thread() -> None:
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def calibration_table(
