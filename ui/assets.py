@@ -73,6 +73,13 @@ HEAD = """
 <script>
 (function () {
   function nameGroups() {
+    // The guidelines scroll inside a short box: a keyboard user must be able to focus it to scroll.
+    document.querySelectorAll('#rate-guide .prose').forEach(function (g) {
+      if (g.hasAttribute('tabindex')) return;
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('role', 'region');
+      g.setAttribute('aria-label', 'Guidelines');
+    });
     document.querySelectorAll('.rate-slot fieldset').forEach(function (fs) {
       if (fs.getAttribute('aria-label')) return;
       var title = fs.querySelector('[data-testid=block-info], .block-info, span');
