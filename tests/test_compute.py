@@ -126,13 +126,13 @@ def test_compare_streams_while_the_compute_thread_generates(lm, server, monkeypa
     """The streaming worker, its warm-up and its plan run on the compute thread; tokens still stream
     to the handler's thread, and the result is the one run_methods gives for the same seed."""
     seen: list[str] = []
-    timed = stream.timed_generate
+    timed = stream.recorded_generate
 
     def recording(*args, **kwargs):
         seen.append(threading.current_thread().name)
         return timed(*args, **kwargs)
 
-    monkeypatch.setattr(stream, "timed_generate", recording)
+    monkeypatch.setattr(stream, "recorded_generate", recording)
     req = RunRequest("Name a colour.", ["TS-Temp"], max_new_tokens=6, seed=5)
     events = in_other_thread(lambda: list(stream_methods(lm, req)))
     assert seen == ["compute"]
