@@ -21,7 +21,12 @@ MODEL = "SecretModel-135M (embedded)"
 
 
 def fake_model() -> SimpleNamespace:
-    return SimpleNamespace(name=MODEL, describe=lambda: f"{MODEL} · cpu · float32")
+    return SimpleNamespace(
+        name=MODEL,
+        describe=lambda: f"{MODEL} · cpu · float32",
+        device=SimpleNamespace(type="cpu"),
+        dtype_name="float32",
+    )
 
 
 def outputs_of(model: str) -> pd.DataFrame:
@@ -49,8 +54,9 @@ def test_results_and_the_stakeholder_page_name_the_model_only_outside_a_rating_d
     rate_every_output(store, {o.method: o.id for o in store.outputs_for_item(iid)}, [("ann", 3), ("bo", 4)])
     publish(store, sid)
     view = compute_view(store, sid, lm=SimpleNamespace(name=MODEL, tokenizer=None))
-    assert (MODEL in view["headline"]) is named
+    # Named in words ("SecretModel-135M (135 M parameters)"): look for the model's own name.
+    assert ("SecretModel-135M" in view["headline"]) is named
     assert "perplexity under" in view["headline"]
     note = present.timing_note(outputs_of(MODEL), fake_model())
-    assert (MODEL in note) is named
+    assert ("SecretModel-135M" in note) is named
     assert note.startswith("Model: ") and "dtype: float32" in note
