@@ -288,10 +288,6 @@ def test_route2_the_organizer_keeps_working_through_a_guessers_wait(world):
 
 
 def test_route3_with_256_compare_runs_queued_raters_start_and_submit(world):
-    if world["db"] != "sqlite":
-        # The flood is Gradio's queue against the rating routes' concurrency: no database in it. Once is
-        # enough (it costs minutes on two cores).
-        pytest.skip("the queue flood runs once, against the SQLite app")
     app, codes = world["app"], world["codes"]
     probe = GradioHTTP(app.url)
     # A raw count keeps the model writing: the first run holds the generation slot for a while.
