@@ -426,23 +426,41 @@ def build(ctx: AppContext) -> None:
         order = run_order(list(req.methods))
         texts = {n: "" for n in all_names}
         done: list[MethodResult] = []
-        no_change = [gr.update() for _ in range(1 + len(all_names) + 3)]
         whole = whole_methods(order)
         head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; sampling first, beam search last)"
         head += waiting_note(order)
-        # A new run clears the previous run's texts, timing and chart at once; a box that waits for a
-        # whole output says why it is empty.
-        yield (
-            [gr.update(value=f"Waiting for the model… {head}")]
-            + [gr.update(value="", placeholder=f"Waiting: {WHOLE_NOTE}…" if n in whole else None) for n in all_names]
-            + [
-                gr.update(value=None, visible=False),
-                gr.update(value=None, visible=False),
-                {"prompt": req.prompt, "raw": req.raw, "results": [], "total": len(order)},
+        # A box that waits for a whole output says why it is empty.
+        placeholders = {n: f"Waiting: {WHOLE_NOTE}…" if n in whole else None for n in all_names}
+        sent = dict(texts)  # what the page shows now, per box
+        note = f"Waiting for the model… {head}"
+
+        def page(*timing: Any) -> list:
+            """Every message repeats the status and every box's text (Gradio sends only the change):
+            a bare update after a value lets a busy browser lose that value (seen under load:
+            finished methods with a timing row and an empty box, a status stuck on "Waiting")."""
+            boxes_now = [gr.update(value=sent[n], placeholder=placeholders[n]) for n in all_names]
+            # after Stop, never a "Running…" that would overwrite the Stop handler's line
+            stopped = cancel.is_set() and len(done) < len(order)
+            return (
+                [gr.update(value=stopped_line(done, len(order)) if stopped else note)]
+                + boxes_now
+                + list(timing or (gr.update(), gr.update(), gr.update()))
+            )
+
+        def results_now() -> list:
+            return [
+                gr.update(value=timing_frame(done), visible=True),
+                gr.update(value=timing_figure(done), visible=True),
+                {"prompt": req.prompt, "raw": req.raw, "results": list(done), "total": len(order)},
             ]
+
+        # A new run clears the previous run's texts, timing and chart at once.
+        yield page(
+            gr.update(value=None, visible=False),
+            gr.update(value=None, visible=False),
+            {"prompt": req.prompt, "raw": req.raw, "results": [], "total": len(order)},
         )
         try:
-            sent = dict(texts)  # what the page shows now, per box
             shown = 0.0  # when a running method's text was last sent
             current = ""
             for event in stream_methods(ctx.model(), req, cancel=cancel, ticks=True):
@@ -451,7 +469,7 @@ def build(ctx: AppContext) -> None:
                 texts[method] = event.text
                 if not (finished or starting):
                     if texts[method] == sent[method]:
-                        yield no_change  # a tick: Gradio notices a client that left only when we yield
+                        yield page()  # a tick: Gradio notices a client that left only when we yield
                         continue
                     # Text at most every STREAM_INTERVAL_S (a method's first text at once): each update
                     # is server and browser CPU that the generating thread, on the same cores, lacks.
@@ -466,31 +484,15 @@ def build(ctx: AppContext) -> None:
                     estimate.record(ctx.model().name, event.result.method, event.result.tokens_per_s)
                 if len(done) == len(order):
                     note = f"Done: {len(done)} methods. {head}"
-                else:
+                elif finished or starting:
                     note = status_line(method, event.position, event.total) + f" {head}"
                     if method in whole:  # its turn now: the note about waiting is done
                         note = status_line(method, event.position, event.total) + f" {WHOLE_NOTE}."
-                # Only what changed: the running method's box; the status when a method starts or ends;
-                # the table, chart and state when one ends (rebuilt on every token they cost more than it).
-                yield (
-                    [gr.update(value=note) if finished or starting else gr.update()]
-                    + [gr.update(value=texts[n]) if n == method else gr.update() for n in all_names]
-                    + (
-                        [
-                            gr.update(value=timing_frame(done), visible=True),
-                            gr.update(value=timing_figure(done), visible=True),
-                            {"prompt": req.prompt, "raw": req.raw, "results": list(done), "total": len(order)},
-                        ]
-                        if finished
-                        else [gr.update(), gr.update(), gr.update()]
-                    )
-                )
-            if cancel.is_set() and len(done) < len(order):
-                yield (
-                    [gr.update(value=stopped_line(done, len(order)))]
-                    + [gr.update() for _ in all_names]
-                    + [gr.update(), gr.update(), gr.update()]
-                )
+                # The table, chart and state only when a method ends (rebuilt on every token they
+                # cost more than the token).
+                yield page(*results_now()) if finished else page()
+            # The last message carries the timing again too.
+            yield page(*results_now()) if done else page()
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         except gr.Error as exc:

@@ -26,6 +26,7 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 TIMEOUT_MS = 90_000  # two busy cores: a first page load can take tens of seconds
+EXPECT_TIMEOUT_MS = 60_000  # `expect` waits for a state; its default 5 s is too short on a busy machine
 
 
 def chromium_executable() -> str | None:
@@ -55,6 +56,9 @@ def chromium_path() -> str:
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         yield browser
