@@ -135,8 +135,11 @@ def test_the_compare_tab_runs_on_the_dummy_engine(monkeypatch, store):
     run = next(f for f in demo.fns.values() if f.api_name == "compare")
     values = [p.default for _, p in compare.param_keys()]
     record = False  # "Record why each token was chosen"
-    updates = list(run.fn(SimpleNamespace(session_hash="s"), PROMPT, ["TS-Temp", "BS-4"], False, 5, 6, record, *values))
-    *_, timing, _figure, state = updates[-1]
+    models = [lm.name]  # the app's model alone (tests/test_compare_grid.py runs the grid)
+    updates = list(
+        run.fn(SimpleNamespace(session_hash="s"), PROMPT, ["TS-Temp", "BS-4"], False, 5, 6, record, *values, models)
+    )
+    *_, timing, _figure, state, _grid = updates[-1]
     table = timing["value"]  # shown once a method has finished (hidden while empty)
     assert timing["visible"] is True
     expected = DummyEngine().run_methods(no_model(), RunRequest(PROMPT, ["TS-Temp", "BS-4"], max_new_tokens=6, seed=5))
