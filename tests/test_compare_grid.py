@@ -61,7 +61,12 @@ def test_stream_models_runs_every_method_on_each_model_in_turn(dummy):
     events = list(runner.stream_models(["m-a", "m-b"], req, load=dummy.load))
     assert dummy.loads == ["m-a", "m-b"]
     finished = [(e.model, e.event.result) for e in events if e.event is not None and e.event.result is not None]
-    assert [(m, r.method) for m, r in finished] == [("m-a", "TS-Temp"), ("m-a", "BS-4"), ("m-b", "TS-Temp"), ("m-b", "BS-4")]
+    assert [(m, r.method) for m, r in finished] == [
+        ("m-a", "TS-Temp"),
+        ("m-a", "BS-4"),
+        ("m-b", "TS-Temp"),
+        ("m-b", "BS-4"),
+    ]
     # each model's cells are its own run: what run_methods gives on that model alone
     for name in ("m-a", "m-b"):
         alone = DummyEngine().run_methods(stand_in(name), req)
@@ -78,16 +83,23 @@ def test_a_model_not_in_memory_is_announced_before_it_loads(dummy, monkeypatch):
     monkeypatch.setattr(runner.models, "peek", lambda setting: None)
     monkeypatch.setattr(runner, "needs_conversion", lambda setting: setting == "m-b")
     said: list[str] = []
-    events = list(runner.stream_models(["m-a", "m-b"], RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=3), load=dummy.load))
+    events = list(
+        runner.stream_models(["m-a", "m-b"], RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=3), load=dummy.load)
+    )
     loading = [(e.model, e.loading) for e in events if e.event is None]
-    assert loading == [("m-a", "loading m-a..."), ("m-b", "loading m-b: first use, converting its GGUF once (a few minutes)...")]
+    assert loading == [
+        ("m-a", "loading m-a..."),
+        ("m-b", "loading m-b: first use, converting its GGUF once (a few minutes)..."),
+    ]
     runner.run_models(["m-a"], RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=3), announce=said.append, load=dummy.load)
     assert said == ["loading m-a..."]
 
 
 def test_stop_ends_the_running_model_and_the_next_one_never_starts(dummy):
     cancel = threading.Event()
-    events = runner.stream_models(["m-a", "m-b"], RunRequest(PROMPT, METHODS, max_new_tokens=8), cancel=cancel, load=dummy.load)
+    events = runner.stream_models(
+        ["m-a", "m-b"], RunRequest(PROMPT, METHODS, max_new_tokens=8), cancel=cancel, load=dummy.load
+    )
     first = next(e for e in events if e.event is not None and e.event.text)
     assert first.model == "m-a"
     cancel.set()
@@ -146,9 +158,12 @@ def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_pat
     assert list(frame.columns) == ["method", "smollm2-135m", "gemma-3-270m"]
     table = timing["value"]
     assert list(table["model"]) == ["smollm2-135m"] * 2 + ["gemma-3-270m"] * 2
-    expected = DummyEngine().run_methods(stand_in("gemma-3-270m"), RunRequest(PROMPT, METHODS, max_new_tokens=6, seed=5))
+    expected = DummyEngine().run_methods(
+        stand_in("gemma-3-270m"), RunRequest(PROMPT, METHODS, max_new_tokens=6, seed=5)
+    )
     for r in expected:
         assert frame.loc[frame["method"] == r.method, "gemma-3-270m"].item().startswith(r.text)
     assert state["results"] == [] and state["grid"] == {"done": 4, "total": 4}
+    assert list(_chart["value"].data[0].x) == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
     with pytest.raises(gr.Error, match="choose at least one model"):
         list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, []))

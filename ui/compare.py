@@ -269,9 +269,10 @@ def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)
 
 
-def timing_figure(results: list[MethodResult]) -> go.Figure:
+def timing_figure(results: list[MethodResult], names: list[str] | None = None) -> go.Figure:
+    """Latency and throughput bars, one per result, named by `names` (default: the methods)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=("latency (ms)", "throughput (generated tokens/s)"))
-    names = [r.method for r in results]
+    names = [r.method for r in results] if names is None else names
     fig.add_trace(go.Bar(x=names, y=[r.latency_ms for r in results], name="latency", marker_color="#4c78a8"), 1, 1)
     fig.add_trace(go.Bar(x=names, y=[r.tokens_per_s for r in results], name="tokens/s", marker_color="#f58518"), 1, 2)
     fig.update_layout(height=320, showlegend=False, margin=dict(l=30, r=10, t=40, b=30))
@@ -578,7 +579,7 @@ def build(ctx: AppContext) -> None:
                     + (
                         [
                             gr.update(value=compare_grid.with_models(timing_frame(results), view.done), visible=True),
-                            gr.update(value=timing_figure(results), visible=True),
+                            gr.update(value=timing_figure(results, compare_grid.bar_names(view.done)), visible=True),
                             compare_grid.grid_state(req.prompt, req.raw, view.done, view.total),
                         ]
                         if view.finished

@@ -66,6 +66,11 @@ def with_models(frame: pd.DataFrame, done: list[tuple[str, MethodResult]]) -> pd
     return out
 
 
+def bar_names(done: list[tuple[str, MethodResult]]) -> list[str]:
+    """The timing chart's bars: "model · method"."""
+    return [f"{model} · {result.method}" for model, result in done]
+
+
 def stopped_line(done: int, total: int) -> str:
     return (
         f"**Stopped** after {done} of {total} cells; the timing of those is kept below."
