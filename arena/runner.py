@@ -1,8 +1,9 @@
 """Running one prompt's methods on the app's engine: what Compare, `python -m decoders` and the
 benchmark call.
 
-`run_methods` and `stream_methods` hand the request to `arena.engines.current()` (in-process
-transformers by default, arena/engines/local/; a vLLM server; the dummy for tests), which
+`run_methods` and `stream_methods` hand the request to `arena.engines.engine_for(lm)` (in-process
+transformers by default, arena/engines/local/; on vLLM the server that serves `lm`'s model,
+`ARENA_VLLM_SERVERS`; the dummy for tests), which
 validates it once and runs the methods one after another with honest timing. The runs that serve
 the app (Compare's `stream_methods`, the trace tab's `run_trace`) are admitted first, whatever the
 engine (`arena.studies.reserved.admit`): a prompt of a study still being rated is refused. The
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import compute
-from .engines import LOCAL, current
+from .engines import LOCAL, engine_for
 from .engines.local.device import compile_enabled, device_generate_kwargs
 from .engines.local.inputs import encode, encode_ids, plan_for
 from .engines.local.tasks import gpu_run, gpu_stream, gpu_trace
@@ -65,7 +66,7 @@ __all__ = [
 
 def run_methods(lm: LoadedModel, req: RunRequest, cancel: threading.Event | None = None) -> list[MethodResult]:
     """Run every requested method on the same prompt, one after another (results in the order given)."""
-    return current().run_methods(lm, req, cancel)
+    return engine_for(lm).run_methods(lm, req, cancel)
 
 
 def stream_methods(
@@ -80,7 +81,7 @@ def stream_methods(
     leaves or presses Stop), ends generation at the next token (see `arena.engines.base.Engine`).
     Compare's run: a study's prompt is refused here, before any engine sees it."""
     reserved.admit(lm, req.prompt, req.raw)
-    yield from current().stream_methods(lm, req, interval_s, cancel, ticks)
+    yield from engine_for(lm).stream_methods(lm, req, interval_s, cancel, ticks)
 
 
 def run_trace(lm: LoadedModel, req: RunRequest) -> dict[str, Any]:

@@ -20,10 +20,9 @@ from plotly.subplots import make_subplots
 
 import decoders
 from arena import estimate
-from arena.engines import current
+from arena.engines import current, model_choices
 from arena.errors import UserError
 from arena.hardware import hardware_banner
-from arena.llm import model_choices
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS, TASK_SCENARIOS
@@ -348,9 +347,8 @@ def build(ctx: AppContext) -> None:
             )
         with gr.Column(scale=2):
             methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
-            # The grid (ui/compare_grid.py): models served in process only; a server serves its own model.
-            own = getattr(lm, "label", lm.name)
-            model_names = model_choices(own) if engine.in_process else [own]
+            # The grid (ui/compare_grid.py): the embedded models here, or those with a vLLM server.
+            model_names = model_choices(getattr(lm, "label", lm.name))
             models_box = gr.CheckboxGroup(
                 choices=model_names,
                 value=[model_names[0]],
