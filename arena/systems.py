@@ -50,7 +50,9 @@ def cross(models: Sequence[str], methods: Sequence[str]) -> list[str]:
     out = [system_name(model, method) for model in names for method in methods]
     long = [s for s in out if len(s) > MAX_SYSTEM_CHARS]
     if long:
-        raise UserError(f"system name too long (over {MAX_SYSTEM_CHARS} characters): {long[0]!r}; use a shorter model name")
+        raise UserError(
+            f"system name too long (over {MAX_SYSTEM_CHARS} characters): {long[0]!r}; use a shorter model name"
+        )
     return out
 
 

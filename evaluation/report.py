@@ -95,11 +95,7 @@ def compute_view(
         f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-        + (
-            f" · perplexity under {scorer_words(study, lm)}"
-            if lm is not None
-            else " · perplexity not computed"
-        )
+        + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
     )
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
     blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []

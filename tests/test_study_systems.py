@@ -8,16 +8,19 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from sqlalchemy import create_engine, text
 
 from arena import blind, settings, studies, systems
 from arena.engines.dummy import DummyEngine
 from arena.errors import UserError
 from arena.export import export_rows, export_to_path, import_file
 from arena.runner import RunRequest
+from arena.store import Store
+from arena.store.schema import SCHEMA_VERSION
 from evaluation.perplexity import ItemScore
 from evaluation.report import compute_view
 from tests.support.seeding import publish
-from tests.support.stores import open_store
+from tests.support.stores import BACKENDS, open_store
 
 PROMPTS = ["Name a colour.", "Name a fruit."]
 METHODS = ["TS-Temp", "BS-4"]
@@ -72,7 +75,9 @@ def test_a_study_over_two_models_from_creation_to_published_results(store, tmp_p
         for row in outputs.itertuples():
             model, method = systems.split_system(row.method)
             seed = int(row.seed)
-            [alone] = DummyEngine().run_methods(stand_in(model), RunRequest(row.prompt, [method], max_new_tokens=5, seed=seed))
+            [alone] = DummyEngine().run_methods(
+                stand_in(model), RunRequest(row.prompt, [method], max_new_tokens=5, seed=seed)
+            )
             assert row.text == alone.text, (row.method, row.item_id)
         assert studies.generate_study(store, stand_in("app model"), sid, load=load).generated == 0
         assert loads == MODELS  # nothing missing: no model loaded again
@@ -103,7 +108,10 @@ def test_a_study_over_two_models_from_creation_to_published_results(store, tmp_p
             mp.setattr("evaluation.report.output_scores", lambda lm, *a, **k: (seen.append(lm.name), fake)[1])
             view = compute_view(store, sid, lm=stand_in("serving model"), load=scorer_load)
         assert scored == ["m-a"] and seen == ["scorer m-a"]
-        assert r"perplexity under m\-a (scorer m-a)" in view["headline"] and "one scorer for every system" in view["headline"]
+        assert (
+            r"perplexity under m\-a (scorer m-a)" in view["headline"]
+            and "one scorer for every system" in view["headline"]
+        )
         assert sorted(view["summary"]["method"]) == sorted(study.methods)
 
         # export and import keep the systems and the scorer
@@ -130,3 +138,26 @@ def test_a_one_model_study_has_no_scorer_of_its_own_and_is_unchanged(store):
         make(store, settings={"TS-Temp": {"temperature": 0.5}})  # a study over models names systems
     sid = make(store, settings={"m-b · TS-Temp": {"temperature": 0.5}})
     assert store.get_study(sid).settings["m-b · TS-Temp"]["temperature"] == 0.5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_schema_4_database_gets_the_scorer_column_and_its_studies_keep_the_apps_model(backend, tmp_path):
+    first, close = open_store(backend, tmp_path)
+    sid = first.create_study("before systems", methods=METHODS)
+    url = first.engine.url.render_as_string(hide_password=False)
+    first.dispose()
+    raw = create_engine(url)
+    with raw.begin() as conn:  # back to schema 4: no studies.scorer_model
+        conn.execute(text("ALTER TABLE studies DROP COLUMN scorer_model"))
+        conn.execute(text("UPDATE arena_schema SET version = 4"))
+    raw.dispose()
+    try:
+        upgraded = Store(url)
+        assert "add column studies.scorer_model" in upgraded.changes
+        old = upgraded.get_study(sid)
+        assert old.methods == tuple(METHODS) and old.scorer_model is None
+        with upgraded.read() as conn:
+            assert conn.execute(text("SELECT version FROM arena_schema")).scalar_one() == SCHEMA_VERSION == 5
+        upgraded.dispose()
+    finally:
+        close()
