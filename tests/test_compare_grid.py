@@ -167,3 +167,28 @@ def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_pat
     assert list(_chart["value"].data[0].x) == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
     with pytest.raises(gr.Error, match="choose at least one model"):
         list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, []))
+
+
+def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatch, tmp_path):
+    from arena.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    monkeypatch.setattr(compare, "model_choices", lambda default: [default, "gemma-3-270m"])
+    monkeypatch.setattr(compare, "load_on_compute", dummy.load)
+    with gr.Blocks() as demo:
+        compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
+    run = next(f for f in demo.fns.values() if f.api_name == "compare")
+    stop = next(f for f in demo.fns.values() if f.fn.__name__ == "on_stop")
+    values = [p.default for _, p in compare.param_keys()]
+    request = SimpleNamespace(session_hash="stop-grid")
+    updates = run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m", "gemma-3-270m"])
+    state = None
+    for update in updates:
+        if isinstance(update[-2], dict) and update[-2].get("grid", {}).get("done") == 1:  # [.., last, grid]
+            state = update[-2]
+            break
+    assert state is not None
+    line, run_button, *_ = stop.fn(request, state, compare.BUSY_LABEL)
+    assert line.startswith("**Stopped** after 1 of 4 cells") and run_button["interactive"] is True
+    rest = list(updates)
+    assert rest[-1][0]["value"].startswith("**Stopped** after 1 of 4 cells") and dummy.loads == []

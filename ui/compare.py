@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import gradio as gr
@@ -160,6 +161,30 @@ def example_reserved(lm: Any, scenario: Any) -> bool:
 # Stop: one cancel event per browser session's running Compare (a threading.Event cannot live in gr.State).
 _cancels: dict[str, threading.Event] = {}
 _cancels_lock = threading.Lock()
+
+
+@contextmanager
+def stoppable(request: Any) -> Iterator[threading.Event]:
+    """A Compare run's cancel event, registered for this browser session (Stop sets it, as does the
+    run's end or a client that left: generation ends at the next token), with errors as one toast."""
+    session = getattr(request, "session_hash", None) or "anonymous"
+    cancel = threading.Event()
+    with _cancels_lock:
+        _cancels[session] = cancel
+    try:
+        yield cancel
+    except UserError as exc:
+        raise gr.Error(str(exc), print_exception=False) from None
+    except gr.Error as exc:
+        message = friendly_error(exc)
+        if message:
+            raise gr.Error(message, print_exception=False) from None
+        raise
+    finally:
+        cancel.set()
+        with _cancels_lock:
+            if _cancels.get(session) is cancel:
+                del _cancels[session]
 
 
 def param_keys() -> list[tuple[str, Param]]:
@@ -542,10 +567,6 @@ def build(ctx: AppContext) -> None:
             check_token_cap(req, models=len(chosen))
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
-        session = getattr(request, "session_hash", None) or "anonymous"
-        cancel = threading.Event()
-        with _cancels_lock:
-            _cancels[session] = cancel
         order = run_order(list(req.methods))
         head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; one model at a time)"
         keep = [gr.update() for _ in all_names]
@@ -554,14 +575,14 @@ def build(ctx: AppContext) -> None:
         def load(setting: str | None):
             return ctx.model() if setting == model_names[0] else load_on_compute(setting)
 
-        yield (
-            [gr.update(value=f"Waiting for the model… {head}")]
-            + [gr.update(value="", placeholder=f"See {compare_grid.GRID_LABEL} below") for _ in all_names]
-            + [gr.update(value=None, visible=False), gr.update(value=None, visible=False)]
-            + [compare_grid.grid_state(req.prompt, req.raw, [], len(chosen) * len(order))]
-            + [gr.update(value=compare_grid.grid_frame(chosen, order, {}), visible=True)]
-        )
-        try:
+        with stoppable(request) as cancel:
+            yield (
+                [gr.update(value=f"Waiting for the model… {head}")]
+                + [gr.update(value="", placeholder=f"See {compare_grid.GRID_LABEL} below") for _ in all_names]
+                + [gr.update(value=None, visible=False), gr.update(value=None, visible=False)]
+                + [compare_grid.grid_state(req.prompt, req.raw, [], len(chosen) * len(order))]
+                + [gr.update(value=compare_grid.grid_frame(chosen, order, {}), visible=True)]
+            )
             events = stream_models(chosen, req, cancel=cancel, ticks=True, load=load)
             for view in compare_grid.grid_views(events, chosen, order, head):
                 if not view.changed:
@@ -590,18 +611,6 @@ def build(ctx: AppContext) -> None:
                 yield [gr.update(value=compare_grid.stopped_line(done, len(chosen) * len(order)))] + [gr.update()] * (
                     len(all_names) + 4
                 )
-        except UserError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
-        except gr.Error as exc:
-            message = friendly_error(exc)
-            if message:
-                raise gr.Error(message, print_exception=False) from None
-            raise
-        finally:
-            cancel.set()
-            with _cancels_lock:
-                if _cancels.get(session) is cancel:
-                    del _cancels[session]
 
     def on_stop(request: gr.Request, state: Any, run_label: Any):
         """Stop ends the run on screen too: "Stopped", the timing of what finished, Run ready again."""
