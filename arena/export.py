@@ -57,6 +57,7 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "reason",
     "note",
     "study_guess_methods",
+    "study_scorer_model",
     "target_method",
     "n_responses",
     "guessed_label",
@@ -129,6 +130,7 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
     back; the CLI's export, for the database's owner, and the copy taken before a deletion are whole)."""
     rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
     guess_methods: dict[int, str | None] = {}
+    scorers: dict[int, str | None] = {}
     for row in rows:
         row["row_kind"] = "rating"
         # A NULL score is a can't-judge answer (the schema allows NULL only with its flag).
@@ -140,7 +142,9 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
         if sid not in guess_methods:
             study = store.get_study(sid)
             guess_methods[sid] = dumps(list(study.guess_methods)) if study is not None and study.guess_methods else None
+            scorers[sid] = study.scorer_model if study is not None else None
         row["study_guess_methods"] = guess_methods[sid]
+        row["study_scorer_model"] = scorers[sid]
         if row["study_state"] not in ("closed", "published"):
             row.update({c: None for c in (BLINDED_COLUMNS if blind else SECRET_COLUMNS) + ANSWER_KEY_COLUMNS})
     return rows
@@ -509,6 +513,7 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
                     created_at=row["study_created_at"],
                     state=row["study_state"] or "open",
                     guess_methods=json.loads(row["study_guess_methods"] or "[]"),
+                    scorer_model=row.get("study_scorer_model") or None,
                 )
                 counts["studies"] += 1
             study_ids[skey] = found

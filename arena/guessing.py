@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import decoders
-
+from . import systems
 from .errors import UserError
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # the blind letters, position 0 = A (arena/blind.py shows them)
@@ -52,7 +51,7 @@ def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int)
             f"raters can only be asked about methods in the study; {', '.join(unknown)} "
             f"{'is' if len(unknown) == 1 else 'are'} not among {', '.join(methods)}"
         )
-    several = [m for m in wanted if decoders.get(m).stochastic and int(samples_per_method) > 1]
+    several = [m for m in wanted if systems.decoder(m).stochastic and int(samples_per_method) > 1]
     if several:
         raise UserError(
             f"{', '.join(several)} has {int(samples_per_method)} responses per item, so 'which one came from it' "

@@ -704,6 +704,25 @@ def loaded_default() -> LoadedModel | None:
     return models.peek(_default_setting[0]) if _default_setting else None
 
 
+def model_choices(default: str | None = None) -> list[str]:
+    """The models a user may pick (Compare's grid): the configured one (`default`, else ARENA_MODEL,
+    as its alias when it is an embedded model) first, then every other embedded model installed here;
+    each model once, however it is named."""
+    configured = (settings.current().model if default is None else default) or DEFAULT_ALIAS
+    embedded = embedded_model(configured)
+    out = [embedded.alias if embedded is not None else configured]
+    try:
+        seen = {ModelCache.key(configured)}
+    except UserError:
+        seen = set()
+    for alias, model in EMBEDDED.items():
+        if package_folder(model.package) is None or ModelCache.key(alias) in seen:
+            continue
+        seen.add(ModelCache.key(alias))
+        out.append(alias)
+    return out
+
+
 def tokenizer_only_model(setting: str | None = None, cache_dir: str | os.PathLike | None = None) -> LoadedModel:
     """A `LoadedModel` with the tokenizer and the model's shape but no weights (model=None): what the
     app needs of a model a server runs (prompts go as token ids; priors are built from the tokenizer).

@@ -96,6 +96,13 @@ class Settings:
         "or `dummy` (fake text and timing, for tests)",
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
+    vllm_servers: str = _setting(
+        "ARENA_VLLM_SERVERS",
+        "",
+        "one vLLM server per model: `MODEL=URL,MODEL=URL` (MODEL as in `ARENA_MODEL`); unset: `ARENA_VLLM_URL` "
+        "serves `ARENA_MODEL` alone (docs/engines.md)",
+        shown_default="unset",
+    )
     vllm_timeout_s: float = _setting(
         "ARENA_VLLM_TIMEOUT", 600.0, "seconds for one request to the vLLM server", minimum=0
     )

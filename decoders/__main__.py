@@ -17,9 +17,9 @@ from typing import Any, NoReturn
 
 import decoders
 from arena.errors import UserError
-from arena.llm import EMBEDDED, LoadedModel, get_model, models, needs_conversion, split_variant
+from arena.llm import EMBEDDED, LoadedModel, split_variant
 from arena.prompts import clean_prompt
-from arena.runner import RunRequest, run_methods, validate_request
+from arena.runner import RunRequest, run_models, validate_request
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,15 +85,9 @@ def model_settings(args: argparse.Namespace) -> list[str | None]:
     return list(names)
 
 
-def announce_loading(setting: str | None) -> None:
+def announce_loading(line: str) -> None:
     """A line on stderr before a model loads: loading takes seconds, a first conversion minutes."""
-    if models.peek(setting) is not None:
-        return
-    name = setting or "the model (ARENA_MODEL, default smollm2-135m)"
-    if needs_conversion(setting):
-        print(f"loading {name}: first use, converting its GGUF once (a few minutes)...", file=sys.stderr)
-    else:
-        print(f"loading {name}...", file=sys.stderr)
+    print(line, file=sys.stderr)
 
 
 def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
@@ -129,11 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                 raw=args.raw,
             )
         )
-        runs: list[tuple[LoadedModel, list]] = []
-        for setting in model_settings(args):
-            announce_loading(setting)
-            lm = get_model(setting)  # one at a time: ARENA_MODELS_IN_MEMORY bounds how many stay loaded
-            runs.append((lm, run_methods(lm, req)))
+        # one model at a time: ARENA_MODELS_IN_MEMORY bounds how many stay loaded
+        runs = run_models(model_settings(args), req, announce=announce_loading)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

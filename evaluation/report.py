@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from arena.errors import UserError
+from arena.llm import get_model
 from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
@@ -63,8 +64,11 @@ def compute_view(
     lm=None,
     public: bool = True,
     progress: Any = None,
+    load: Any = None,
 ) -> dict[str, Any]:
-    """Everything the tab shows for one study and filters; `lm` given = compute perplexity with it.
+    """Everything the tab shows for one study and filters; `lm` given = compute perplexity, with the
+    study's own scorer when it names one (`study.scorer_model`, loaded by `load`, default
+    `arena.llm.get_model`; a study over several models always does), else with `lm` (old studies).
     `public` (the Results tab): only a published study; any other id, existing or not, gets the same
     answer, so the reply does not even tell whether a study exists."""
     if study_id in (None, ""):
@@ -77,6 +81,8 @@ def compute_view(
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
+    if lm is not None and study.scorer_model:  # one scorer for every system, never the serving model by accident
+        lm = (load or get_model)(study.scorer_model)
     scores = (
         output_scores(lm, filtered_outputs, store, study_id, progress)
         if lm is not None and len(filtered_outputs)
@@ -89,11 +95,7 @@ def compute_view(
         f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-        + (
-            f" · perplexity under {model_in_words(lm.name) if model_named() else 'the server’s model'}"
-            if lm is not None
-            else " · perplexity not computed"
-        )
+        + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
     )
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
     blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
@@ -119,6 +121,15 @@ def compute_view(
         "results": r,
         "blinding": blind_lines,
     }
+
+
+def scorer_words(study: Any, lm: Any) -> str:
+    """The scorer as the headline names it: the study's scorer model for every system (perplexities
+    under different models are not comparable, so a study has one), else the app's model."""
+    if study.scorer_model:
+        named = f"{markdown_literal(study.scorer_model)} ({model_in_words(lm.name)})" if model_named() else "one model"
+        return f"{named}, the study's one scorer for every system"
+    return model_in_words(lm.name) if model_named() else "the server’s model"
 
 
 def _names(value: Any, what: str) -> list[str] | None:

@@ -135,8 +135,11 @@ def test_the_compare_tab_runs_on_the_dummy_engine(monkeypatch, store):
     run = next(f for f in demo.fns.values() if f.api_name == "compare")
     values = [p.default for _, p in compare.param_keys()]
     record = False  # "Record why each token was chosen"
-    updates = list(run.fn(SimpleNamespace(session_hash="s"), PROMPT, ["TS-Temp", "BS-4"], False, 5, 6, record, *values))
-    *_, timing, _figure, state = updates[-1]
+    models = [lm.name]  # the app's model alone (tests/test_compare_grid.py runs the grid)
+    updates = list(
+        run.fn(SimpleNamespace(session_hash="s"), PROMPT, ["TS-Temp", "BS-4"], False, 5, 6, record, *values, models)
+    )
+    *_, timing, _figure, state, _grid = updates[-1]
     table = timing["value"]  # shown once a method has finished (hidden while empty)
     assert timing["visible"] is True
     expected = DummyEngine().run_methods(no_model(), RunRequest(PROMPT, ["TS-Temp", "BS-4"], max_new_tokens=6, seed=5))
@@ -194,7 +197,8 @@ def test_the_study_generator_asks_the_engine_for_the_missing_slots_and_stores_th
     assert seen[0] == (0, 9, "starting") and seen[-1] == (9, 9, "done")
     assert seen[1][2] == "item 1, TS-Temp sample 1"
     again = studies.generate_study(store, no_model(), sid, engine=engine)
-    assert (again.existing, again.generated) == (9, 0) and len(engine.jobs[1].slots) == 0
+    # nothing missing: the engine is not asked again (and no model is loaded for it)
+    assert (again.existing, again.generated) == (9, 0) and len(engine.jobs) == 1
 
 
 def test_a_stop_keeps_what_was_stored_and_the_next_run_resumes(store):

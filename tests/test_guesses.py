@@ -15,7 +15,7 @@ from arena import blind, export, guessing, invites, studies
 from arena.errors import UserError
 from arena.prompts import PromptSpec
 from arena.store import Store
-from arena.store.schema import guesses
+from arena.store.schema import SCHEMA_VERSION, guesses
 from evaluation import blinding
 from tests.support.stores import BACKENDS, open_store
 
@@ -285,7 +285,7 @@ def test_a_schema_3_database_is_upgraded_to_hold_guesses(backend, tmp_path):
         assert "add column studies.guess_methods" in upgraded.changes
         assert upgraded.get_study(sid).guess_methods == ()
         with upgraded.read() as conn:
-            assert conn.execute(text("SELECT version FROM arena_schema")).scalar_one() == 4
+            assert conn.execute(text("SELECT version FROM arena_schema")).scalar_one() == SCHEMA_VERSION
         new, _ = guess_study(upgraded)
         assert upgraded.get_study(new).guess_methods == ("BS-4",)
         assert Store(url).changes == []  # a second start changes nothing

@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import gradio as gr
@@ -20,7 +21,7 @@ from plotly.subplots import make_subplots
 
 import decoders
 from arena import estimate
-from arena.engines import current
+from arena.engines import current, model_choices
 from arena.errors import UserError
 from arena.hardware import hardware_banner
 from arena.memory import DESCRIPTION as MEMORY_HELP
@@ -31,8 +32,10 @@ from arena.runner import (
     MAX_NEW_TOKENS_RANGE,
     MethodResult,
     RunRequest,
+    load_on_compute,
     run_order,
     stream_methods,
+    stream_models,
     validate_request,
 )
 from arena.settings import current as current_settings
@@ -41,7 +44,7 @@ from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
-from . import AppContext, admission, token_view
+from . import AppContext, admission, compare_grid, token_view
 from .safe import md_text
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
@@ -75,14 +78,16 @@ def compare_token_cap() -> int:
     return current_settings().compare_max_tokens
 
 
-def check_token_cap(req: RunRequest, cap: int | None = None) -> None:
+def check_token_cap(req: RunRequest, cap: int | None = None, models: int = 1) -> None:
     cap = compare_token_cap() if cap is None else cap
-    total = req.max_new_tokens * len(req.methods)
+    total = req.max_new_tokens * len(req.methods) * models
     if total > cap:
+        times = f"{len(req.methods)} methods × {models} models" if models > 1 else f"{len(req.methods)} methods"
         raise UserError(
-            f"{len(req.methods)} methods × {req.max_new_tokens} max_new_tokens = {total:,} tokens, over this "
-            f"app's limit of {cap:,} per Compare run (ARENA_COMPARE_MAX_TOKENS); choose fewer methods or "
-            "fewer tokens"
+            f"{times} × {req.max_new_tokens} max_new_tokens = {total:,} tokens, over this "
+            f"app's limit of {cap:,} per Compare run (ARENA_COMPARE_MAX_TOKENS); choose fewer methods"
+            + (", fewer models" if models > 1 else "")
+            + " or fewer tokens"
         )
 
 
@@ -156,6 +161,30 @@ def example_reserved(lm: Any, scenario: Any) -> bool:
 # Stop: one cancel event per browser session's running Compare (a threading.Event cannot live in gr.State).
 _cancels: dict[str, threading.Event] = {}
 _cancels_lock = threading.Lock()
+
+
+@contextmanager
+def stoppable(request: Any) -> Iterator[threading.Event]:
+    """A Compare run's cancel event, registered for this browser session (Stop sets it, as does the
+    run's end or a client that left: generation ends at the next token), with errors as one toast."""
+    session = getattr(request, "session_hash", None) or "anonymous"
+    cancel = threading.Event()
+    with _cancels_lock:
+        _cancels[session] = cancel
+    try:
+        yield cancel
+    except UserError as exc:
+        raise gr.Error(str(exc), print_exception=False) from None
+    except gr.Error as exc:
+        message = friendly_error(exc)
+        if message:
+            raise gr.Error(message, print_exception=False) from None
+        raise
+    finally:
+        cancel.set()
+        with _cancels_lock:
+            if _cancels.get(session) is cancel:
+                del _cancels[session]
 
 
 def param_keys() -> list[tuple[str, Param]]:
@@ -264,9 +293,10 @@ def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=TIMING_COLUMNS)
 
 
-def timing_figure(results: list[MethodResult]) -> go.Figure:
+def timing_figure(results: list[MethodResult], names: list[str] | None = None) -> go.Figure:
+    """Latency and throughput bars, one per result, named by `names` (default: the methods)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=("latency (ms)", "throughput (generated tokens/s)"))
-    names = [r.method for r in results]
+    names = [r.method for r in results] if names is None else names
     fig.add_trace(go.Bar(x=names, y=[r.latency_ms for r in results], name="latency", marker_color="#4c78a8"), 1, 1)
     fig.add_trace(go.Bar(x=names, y=[r.tokens_per_s for r in results], name="tokens/s", marker_color="#f58518"), 1, 2)
     fig.update_layout(height=320, showlegend=False, margin=dict(l=30, r=10, t=40, b=30))
@@ -342,6 +372,16 @@ def build(ctx: AppContext) -> None:
             )
         with gr.Column(scale=2):
             methods = gr.CheckboxGroup(choices=all_names, value=list(decoders.DEFAULT_METHODS), label="Methods")
+            # The grid (ui/compare_grid.py): the embedded models here, or those with a vLLM server.
+            model_names = model_choices(getattr(lm, "label", lm.name))
+            models_box = gr.CheckboxGroup(
+                choices=model_names,
+                value=[model_names[0]],
+                label=compare_grid.MODELS_LABEL,
+                info=compare_grid.MODELS_INFO,
+                visible=len(model_names) > 1,
+                elem_id="compare-models",
+            )
             preset = gr.Radio(
                 choices=list(PRESETS),
                 value=None,
@@ -379,6 +419,8 @@ def build(ctx: AppContext) -> None:
                 boxes[name] = gr.Textbox(label=name, lines=12, interactive=False)
                 # A task prompt's automatic check (evaluation/tasks); quotes model text, so text too.
                 checks[name] = gr.Textbox(label=f"{name}: task check", lines=2, interactive=False, visible=False)
+    # Textboxes' values, not markup: a Dataframe cell is shown as text.
+    grid = gr.Dataframe(label=compare_grid.GRID_LABEL, interactive=False, wrap=True, visible=False)
     # Hidden until a method has finished (no empty table or plot; see ui/results.py).
     timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False, visible=False)
     caveat = gr.Markdown(timing_caveat(lm.device), elem_id="compare-timing-caveat")
@@ -506,6 +548,73 @@ def build(ctx: AppContext) -> None:
                 if _cancels.get(session) is cancel:
                     del _cancels[session]
 
+    def on_run_models(
+        request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, record, *values_and_models
+    ) -> Iterator[list]:
+        """Run on the app's model alone (as above), or the grid: every method on each chosen model.
+        The models box is the last input, so API callers' inputs keep their places."""
+        *values, chosen = values_and_models
+        chosen = [m for m in model_names if m in (chosen or [])]
+        if chosen == model_names[:1] or not models_box.visible:
+            for out in on_run(request, prompt_text, selected, raw, seed_value, max_new_value, record, *values):
+                yield [*out, gr.update(value=None, visible=False)]
+            return
+        admission.started(request)
+        try:
+            if not chosen:
+                raise UserError("choose at least one model")
+            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
+            check_token_cap(req, models=len(chosen))
+        except UserError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+        order = run_order(list(req.methods))
+        head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; one model at a time)"
+        keep = [gr.update(value="", placeholder=f"See {compare_grid.GRID_LABEL} below") for _ in all_names]
+        view = None
+
+        def load(setting: str | None):
+            return ctx.model() if setting == model_names[0] else load_on_compute(setting)
+
+        with stoppable(request) as cancel:
+            yield (
+                [gr.update(value=f"Waiting for the model… {head}")]
+                + keep
+                + [gr.update(value=None, visible=False), gr.update(value=None, visible=False)]
+                + [compare_grid.grid_state(req.prompt, req.raw, [], len(chosen) * len(order))]
+                + [gr.update(value=compare_grid.grid_frame(chosen, order, {}), visible=True)]
+            )
+            events = stream_models(chosen, req, cancel=cancel, ticks=True, load=load)
+            total = len(chosen) * len(order)
+            status, frame = f"Waiting for the model… {head}", compare_grid.grid_frame(chosen, order, {})
+
+            def grid_page(*timing: Any) -> list:
+                # status and grid in every message, as on_run's page() does, for the same reason
+                done = len(view.done) if view is not None else 0
+                stopped = cancel.is_set() and (view is None or not view.complete)
+                line = compare_grid.stopped_line(done, total) if stopped else status
+                timing = timing or (gr.update(), gr.update(), gr.update())
+                return [gr.update(value=line)] + keep + list(timing) + [gr.update(value=frame, visible=True)]
+
+            def timing_now() -> list:
+                assert view is not None
+                results = [r for _, r in view.done]
+                return [
+                    gr.update(value=compare_grid.with_models(timing_frame(results), view.done), visible=True),
+                    gr.update(value=timing_figure(results, compare_grid.bar_names(view.done)), visible=True),
+                    compare_grid.grid_state(req.prompt, req.raw, view.done, view.total),
+                ]
+
+            for view in compare_grid.grid_views(events, chosen, order, head):
+                if not view.changed:
+                    yield grid_page()
+                    continue
+                status, frame = view.status, view.frame
+                if view.finished:
+                    model, result = view.done[-1]
+                    estimate.record(model, result.method, result.tokens_per_s)
+                yield grid_page(*timing_now()) if view.finished else grid_page()
+            yield grid_page(*timing_now()) if view is not None and view.done else grid_page()
+
     def on_stop(request: gr.Request, state: Any, run_label: Any):
         """Stop ends the run on screen too: "Stopped", the timing of what finished, Run ready again."""
         with _cancels_lock:
@@ -520,6 +629,9 @@ def build(ctx: AppContext) -> None:
             )
         cancel.set()
         state = state if isinstance(state, dict) else {}
+        if state.get("grid"):  # the grid keeps its cells and timing on the page
+            line = compare_grid.stopped_line(state["grid"]["done"], state["grid"]["total"])
+            return line, gr.update(value="Run", interactive=True), gr.update(), gr.update()
         done = list(state.get("results") or [])
         total = int(state.get("total") or len(done))
         return (
@@ -578,13 +690,13 @@ def build(ctx: AppContext) -> None:
         on_check, run_inputs, [status, admitted, run], show_progress="hidden", queue=False, **private
     ).then(gate, [admitted], None, show_progress="hidden", queue=False, **private)
     run_event = checked.success(
-        on_run,
-        run_inputs,
-        [status] + list(boxes.values()) + [timing, chart, last],
+        on_run_models,
+        [*run_inputs, models_box],
+        [status] + list(boxes.values()) + [timing, chart, last, grid],
         api_name="compare",
         concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
         concurrency_id=admission.GENERATION,
-        validator=admission.validator(len(run_inputs)),  # one run per tab, a bounded wait (ui/admission.py)
+        validator=admission.validator(len(run_inputs) + 1),  # one run per tab, a bounded wait (ui/admission.py)
     )
     run.click(
         lambda: [gr.update(value="", visible=False)] * len(all_names),

@@ -16,10 +16,11 @@ import threading
 from .. import settings
 from ..errors import UserError
 from ..llm import LoadedModel, tokenizer_only_model
+from ..llm import model_choices as llm_model_choices
 from .base import Engine
 from .dummy import DummyEngine
 from .local import LocalEngine
-from .vllm import VllmEngine
+from .vllm import VllmEngine, servers
 
 ENGINE_ENV = settings.env_of("engine")
 ENGINES = ("transformers", "vllm", "dummy")
@@ -29,7 +30,18 @@ DUMMY = DummyEngine()
 _servers: dict[str, VllmEngine] = {}
 _lock = threading.Lock()
 
-__all__ = ["DUMMY", "ENGINES", "LOCAL", "DummyEngine", "Engine", "LocalEngine", "VllmEngine", "current"]
+__all__ = [
+    "DUMMY",
+    "ENGINES",
+    "LOCAL",
+    "DummyEngine",
+    "Engine",
+    "LocalEngine",
+    "VllmEngine",
+    "current",
+    "engine_for",
+    "model_choices",
+]
 
 
 def engine_name() -> str:
@@ -51,11 +63,45 @@ def current() -> Engine:
         return LOCAL
     if name == "dummy":
         return DUMMY
-    url = vllm_url()
+    config = settings.current()
+    if config.vllm_servers:  # the configured model's own server
+        mapped = servers.parse_servers(config.vllm_servers)
+        return _vllm_engine(servers.server_for(config.model, mapped, config.model, vllm_url()))
+    return _vllm_engine(vllm_url())
+
+
+def _vllm_engine(url: str) -> VllmEngine:
     with _lock:
         if url not in _servers:
             _servers[url] = VllmEngine(url)
         return _servers[url]
+
+
+def model_setting(lm: LoadedModel) -> str:
+    """The setting that names `lm` again (its alias, hub id or path): what the server map is keyed by."""
+    kind, _, where = lm.source.partition(":")
+    return where if kind in ("embedded", "hub", "gguf", "folder") else ""
+
+
+def engine_for(lm: LoadedModel) -> Engine:
+    """The engine that runs `lm`: the configured one; on vLLM, the server that serves that model
+    (`ARENA_VLLM_SERVERS`, arena/engines/vllm/servers.py); a model no server serves is refused."""
+    if engine_name() != "vllm":
+        return current()
+    config = settings.current()
+    mapped = servers.parse_servers(config.vllm_servers)
+    setting = model_setting(lm)
+    if not mapped and not setting:  # a tokenizer-only stand-in of the served model (benchmarks, tests)
+        return current()
+    return _vllm_engine(servers.server_for(setting, mapped, config.model, vllm_url()))
+
+
+def model_choices(default: str) -> list[str]:
+    """The models a user may pick for Compare's grid, `default` (the app's own) first: in process,
+    every embedded model installed here; on vLLM, the models `ARENA_VLLM_SERVERS` maps to a server."""
+    if engine_name() != "vllm":
+        return llm_model_choices(default)
+    return servers.served_models(servers.parse_servers(settings.current().vllm_servers), default)
 
 
 def client_model(setting: str | None = None, cache_dir=None) -> LoadedModel:

@@ -55,9 +55,11 @@ class DummyEngine(Engine):
     def model_label(self, lm: LoadedModel) -> str:
         return "dummy engine (fake text)"
 
-    def words(self, req: RunRequest, method: str) -> list[int]:
-        """The fake token ids (indexes into WORDS) `method` writes for the request: the same every time."""
-        rng = random.Random(f"{req.prompt}|{req.raw}|{method}|{req.seed}|{req.max_new_tokens}")
+    def words(self, req: RunRequest, method: str, model: str = "") -> list[int]:
+        """The fake token ids (indexes into WORDS) `method` writes for the request: the same every time
+        (and, given the model's name, different per model: Compare's grid)."""
+        key = f"{req.prompt}|{req.raw}|{method}|{req.seed}|{req.max_new_tokens}"
+        rng = random.Random(f"{model}|{key}" if model else key)
         n = rng.randint(max(1, req.max_new_tokens // 2), req.max_new_tokens)
         return [rng.randrange(len(WORDS)) for _ in range(n)]
 
@@ -102,7 +104,7 @@ class DummyEngine(Engine):
                 if cancel.is_set():
                     return
                 yield StreamEvent(method, "", None, position, len(order))
-                ids = self.words(req, method)
+                ids = self.words(req, method, str(getattr(lm, "name", "")))
                 if decoders.get(method).streams:
                     for k in range(1, len(ids) + 1):
                         if self.token_delay_s:

@@ -38,6 +38,8 @@ class Study:
     guidelines: str | None  # for raters, Markdown; None = the app's default
     # Methods raters are asked to pick out after scoring an item, in order; () = no question.
     guess_methods: tuple[str, ...] = ()
+    # The perplexity scorer named for the study (a model setting); None: the app's model (old studies).
+    scorer_model: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
@@ -47,6 +49,7 @@ class Study:
             methods=tuple(json.loads(row["methods"] or "[]")),
             settings=json.loads(row["settings"] or "{}"),
             guess_methods=tuple(json.loads(row.get("guess_methods") or "[]")),
+            scorer_model=row.get("scorer_model") or None,
         )
 
 

@@ -93,6 +93,9 @@ studies = Table(
     # JSON list of the methods raters are asked to pick out after scoring an item ("Which response
     # do you think came from METHOD?"), in the order asked; NULL or [] = no question (arena/guessing.py).
     Column("guess_methods", Text, nullable=True),
+    # The model whose perplexity Results shows for every system of the study (a study over several
+    # models has one scorer); NULL = the app's model, as for studies from before schema 5.
+    Column("scorer_model", String(500), nullable=True),
 )
 
 items = Table(
@@ -258,4 +261,5 @@ schema_info = Table(
     Column("upgraded_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
-SCHEMA_VERSION = 4  # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods
+SCHEMA_VERSION = 5  # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods
+# 5: studies.scorer_model

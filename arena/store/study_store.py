@@ -43,6 +43,7 @@ class StudyStore(StoreBase):
         items_: Iterable[Mapping[str, Any]] = (),
         guidelines: str | None = None,
         guess_methods: Sequence[str] = (),
+        scorer_model: str | None = None,
     ) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
@@ -64,6 +65,7 @@ class StudyStore(StoreBase):
             state=state,
             guidelines=clean_comment(guidelines) if guidelines else None,
             guess_methods=dumps(list(guess_methods)) if guess_methods else None,
+            scorer_model=scorer_model or None,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())

@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> dict:
                 model=lm.name,
                 lm=lm,
                 guess_methods=args.guess,
+                models=[m for m in (args.models or "").split(",") if m.strip()] or None,
+                scorer_model=args.scorer,
             )
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
@@ -130,6 +132,12 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--methods", help="comma-separated, as in python -m decoders (default: the three)")
     create.add_argument("--max-new-tokens", default=128)
     create.add_argument("--samples", default=1, help="samples per stochastic method")
+    create.add_argument(
+        "--models",
+        help="comma-separated models (aliases, hub ids, paths): the study compares every method on each "
+        "(systems = model · method); default: --model's methods alone",
+    )
+    create.add_argument("--scorer", help="with --models: the one model Results' perplexity uses (default: the first)")
     create.add_argument(
         "--guess",
         nargs="?",

@@ -8,7 +8,7 @@ from typing import Any
 
 import decoders
 
-from .. import guessing
+from .. import guessing, systems
 from ..errors import UserError
 from ..numbers import whole_number
 from ..prompts import PromptSpec, encode_prompt
@@ -32,13 +32,20 @@ def create_study(
     lm: Any = None,
     guidelines: str | None = None,
     guess_methods: Any = None,
+    models: Sequence[str] | None = None,
+    scorer_model: str | None = None,
 ) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
     The study starts as a draft; `generate_study` opens it once every output is stored. With no
     `base_seed` the study gets a secret random one. With `lm`, every prompt is checked against the
     model's context (prompt + max_new_tokens) before anything is written. `guess_methods` (None: no
-    question) names the methods raters are asked to pick out after each item (arena/guessing.py)."""
+    question) names the methods raters are asked to pick out after each item (arena/guessing.py).
+
+    `models` (two or more, or one other than the app's): the study compares systems = (model, method),
+    every method on each model (arena/systems.py); `settings` and `guess_methods` then name systems.
+    `scorer_model` is the one model whose perplexity Results shows for every system (default: the
+    first of `models`; for a one-model study, None: the app's model, as before)."""
     name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
     if not name:
         raise UserError("give the study a name")
@@ -46,11 +53,14 @@ def create_study(
     if named:
         raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
     chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
+    if models:
+        chosen = systems.cross(models, chosen)
+        scorer_model = (scorer_model or "").strip() or systems.model_of(chosen[0])
     settings = dict(settings or {})
     unknown = set(settings) - set(chosen)
     if unknown:
         raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
-    resolved = {m: decoders.get(m).resolve(settings.get(m)) for m in chosen}
+    resolved = {m: systems.decoder(m).resolve(settings.get(m)) for m in chosen}
     samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
     max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
     seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
@@ -69,7 +79,7 @@ def create_study(
     if lm is not None:
         for k, p in enumerate(prompts, start=1):
             try:  # as each method will read it (an instruction makes it longer)
-                for instruction in {decoders.get(m).instruction(resolved[m], p.prompt) for m in chosen}:
+                for instruction in {systems.decoder(m).instruction(resolved[m], p.prompt) for m in chosen}:
                     encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
             except UserError as exc:
                 raise UserError(f"prompt {k}: {exc}; nothing was created") from None
@@ -85,4 +95,5 @@ def create_study(
         items_=[p.as_item() for p in prompts],
         guidelines=guidelines,
         guess_methods=targets,
+        scorer_model=scorer_model,
     )

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .. import engines
+from .. import engines, systems
 from ..engines import Engine
 from ..errors import UserError
-from ..llm import LoadedModel
+from ..llm import LoadedModel, get_model
 from ..numbers import whole_number
 from ..requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
 from ..store import Store
@@ -73,6 +73,7 @@ def generate_study(
     should_stop: Callable[[], bool] | None = None,
     batch_size: Any = None,
     engine: Engine | None = None,
+    load: Callable[[str], LoadedModel] = get_model,
 ) -> GenerationReport:
     """Generate every missing output of a study on `engine` (default: the app's, `engines.current()`);
     a stop loses at most what is in progress. A draft whose outputs are all stored becomes open.
@@ -82,8 +83,11 @@ def generate_study(
     `DEFAULT_BATCH_SIZE`) the in-process engine still generates and times each method's first
     output alone (the study's speed figures) and batches the rest, one seed per batch (see
     arena/engines/local/study.py); a vLLM server gets every output as its own timed request, all at
-    once, and batches them itself."""
-    engine = engine if engine is not None else engines.current()
+    once, and batches them itself.
+
+    A study over (model, method) systems (arena/systems.py) is generated model by model: each
+    model's systems on that model (`load(model)`, through the model cache; on vLLM, its server),
+    stored under the system's name with that model's label; `lm` serves the plain methods."""
     size = (
         DEFAULT_BATCH_SIZE
         if batch_size in (None, "", "auto")
@@ -98,27 +102,40 @@ def generate_study(
         stored = 0
         if progress:
             progress(existing, total, "starting")
-        engine.check(lm, study.methods, study.settings, study.max_new_tokens)
         timed = (
             frozenset(store.outputs_frame(study_id).dropna(subset=["latency_ms"])["method"])
             if size > 1
             else frozenset()
         )
-        job = SlotJob(
-            slots=[Slot(item.id, item.ordinal, item.public_id, item.prompt, item.raw, m, s) for item, m, s in missing],
-            settings=study.settings,
-            max_new_tokens=study.max_new_tokens,
-            seed=partial(slots_seed, study.base_seed),
-            batch_size=size,
-            timed=timed,
-        )
-        label = engine.model_label(lm)
-        for piece in engine.generate_slots(lm, job, should_stop):
-            for out in piece.outputs:
-                _, new = store.add_output(out.slot.item_id, out.slot.method, out.slot.sample, model=label, **out.fields)
-                stored += int(new)
-            if progress:
-                progress(existing + stored, total, piece.what)
+        for model in systems.models_in(study.methods) or [""]:
+            # this model's systems, by the plain method names the engine knows
+            plain = {s: systems.method_of(s) for s in study.methods if systems.model_of(s) == model}
+            system_of = {m: s for s, m in plain.items()}
+            settings = {plain[s]: v for s, v in study.settings.items() if s in plain}
+            mine = [(item, plain[m], s) for item, m, s in missing if m in plain]
+            if model and not mine:
+                continue  # a model whose outputs are all stored is not loaded
+            run_lm = load(model) if model else lm
+            run_engine = engine if engine is not None else engines.engine_for(run_lm)
+            run_engine.check(run_lm, list(plain.values()), settings, study.max_new_tokens)
+            if not mine:
+                continue
+            job = SlotJob(
+                slots=[Slot(item.id, item.ordinal, item.public_id, item.prompt, item.raw, m, s) for item, m, s in mine],
+                settings=settings,
+                max_new_tokens=study.max_new_tokens,
+                seed=partial(slots_seed, study.base_seed),
+                batch_size=size,
+                timed=frozenset(plain[s] for s in timed if s in plain),
+            )
+            label = run_engine.model_label(run_lm)
+            for piece in run_engine.generate_slots(run_lm, job, should_stop):
+                for out in piece.outputs:
+                    system = system_of[out.slot.method]
+                    _, new = store.add_output(out.slot.item_id, system, out.slot.sample, model=label, **out.fields)
+                    stored += int(new)
+                if progress:
+                    progress(existing + stored, total, f"{model}: {piece.what}" if model else piece.what)
         report = GenerationReport(total, existing, stored, identical_texts(store, study_id))
         if progress:
             progress(existing + stored, total, "done")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import decoders
 
+from .. import systems
 from ..text import folded
 
 MAX_ITEMS = 1000
@@ -16,7 +17,7 @@ MAX_RESPONSES = 8  # responses per item a rater sees at once (A..H)
 
 def expected_slots(methods: Sequence[str], samples_per_method: int) -> list[tuple[str, int]]:
     """(method, sample_index) every item gets: one output of a deterministic method, n of a stochastic one."""
-    return [(m, s) for m in methods for s in range(samples_per_method if decoders.get(m).stochastic else 1)]
+    return [(m, s) for m in methods for s in range(samples_per_method if systems.decoder(m).stochastic else 1)]
 
 
 def _letters(text: str) -> str:

@@ -1,0 +1,194 @@
+"""Compare's grid (issue 25): every chosen method on each chosen model, through the runner's
+multi-model path that `python -m decoders --models` takes. The dummy engine and stand-in models: no
+model loads here (the browser test in tests/e2e/test_compare_grid_e2e.py runs the real ones)."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import gradio as gr
+import pytest
+import torch
+
+from arena import llm, runner
+from arena.engines.dummy import DummyEngine
+from arena.errors import UserError
+from arena.runner import RunRequest
+from ui import AppContext, compare, compare_grid
+
+PROMPT = "Name one colour of the sky."
+METHODS = ["TS-Temp", "BS-4"]
+
+
+def stand_in(name: str) -> SimpleNamespace:
+    """What the dummy engine gets as a model (it reads only the name), with a parameter for Compare's notes."""
+    return SimpleNamespace(
+        name=name,
+        label=name,
+        device=torch.device("cpu"),
+        dtype_name="float32",
+        context_length=2048,
+        model=torch.nn.Linear(2, 2),
+        has_chat_template=True,
+        tokenizer=None,
+    )
+
+
+@pytest.fixture
+def dummy(monkeypatch):
+    monkeypatch.setenv("ARENA_ENGINE", "dummy")
+    loads: list[str] = []
+
+    def load(setting):
+        loads.append(setting)
+        return stand_in(setting)
+
+    return SimpleNamespace(loads=loads, load=load)
+
+
+def test_the_choices_are_the_configured_model_then_the_other_installed_embedded_ones(monkeypatch):
+    monkeypatch.setattr(llm, "package_folder", lambda package: "/installed")
+    assert llm.model_choices("") == llm.model_choices("smollm2-135m") == ["smollm2-135m", "gemma-3-270m"]
+    assert llm.model_choices("gemma-3-270m") == ["gemma-3-270m", "smollm2-135m"]
+    assert llm.model_choices("org/other") == ["org/other", "smollm2-135m", "gemma-3-270m"]
+    monkeypatch.setattr(llm, "package_folder", lambda package: None if "gemma" in package else "/installed")
+    assert llm.model_choices("") == ["smollm2-135m"]  # Gemma not installed: not offered
+
+
+def test_stream_models_runs_every_method_on_each_model_in_turn(dummy):
+    req = RunRequest(PROMPT, METHODS, max_new_tokens=5, seed=3)
+    events = list(runner.stream_models(["m-a", "m-b"], req, load=dummy.load))
+    assert dummy.loads == ["m-a", "m-b"]
+    finished = [(e.model, e.event.result) for e in events if e.event is not None and e.event.result is not None]
+    assert [(m, r.method) for m, r in finished] == [
+        ("m-a", "TS-Temp"),
+        ("m-a", "BS-4"),
+        ("m-b", "TS-Temp"),
+        ("m-b", "BS-4"),
+    ]
+    # each model's cells are its own run: what run_methods gives on that model alone
+    for name in ("m-a", "m-b"):
+        alone = DummyEngine().run_methods(stand_in(name), req)
+        assert [r.text for m, r in finished if m == name] == [r.text for r in alone]
+    assert finished[0][1].text != finished[2][1].text  # the dummy writes differently per model
+    # the CLI's path gives the same results
+    runs = runner.run_models(["m-a", "m-b"], req, load=dummy.load)
+    assert [(lm.name, [r.text for r in rs]) for lm, rs in runs] == [
+        (name, [r.text for m, r in finished if m == name]) for name in ("m-a", "m-b")
+    ]
+
+
+def test_a_model_not_in_memory_is_announced_before_it_loads(dummy, monkeypatch):
+    monkeypatch.setattr(runner.models, "peek", lambda setting: None)
+    monkeypatch.setattr(runner, "needs_conversion", lambda setting: setting == "m-b")
+    said: list[str] = []
+    events = list(
+        runner.stream_models(["m-a", "m-b"], RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=3), load=dummy.load)
+    )
+    loading = [(e.model, e.loading) for e in events if e.event is None]
+    assert loading == [
+        ("m-a", "loading m-a..."),
+        ("m-b", "loading m-b: first use, converting its GGUF once (a few minutes)..."),
+    ]
+    runner.run_models(["m-a"], RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=3), announce=said.append, load=dummy.load)
+    assert said == ["loading m-a..."]
+
+
+def test_stop_ends_the_running_model_and_the_next_one_never_starts(dummy):
+    cancel = threading.Event()
+    events = runner.stream_models(
+        ["m-a", "m-b"], RunRequest(PROMPT, METHODS, max_new_tokens=8), cancel=cancel, load=dummy.load
+    )
+    first = next(e for e in events if e.event is not None and e.event.text)
+    assert first.model == "m-a"
+    cancel.set()
+    assert list(events) == [] and dummy.loads == ["m-a"]
+
+
+def test_grid_views_put_methods_in_rows_and_models_in_columns(dummy):
+    req = RunRequest(PROMPT, METHODS, max_new_tokens=4, seed=0)
+    order = runner.run_order(METHODS)
+    views = list(
+        compare_grid.grid_views(runner.stream_models(["m-a", "m-b"], req, load=dummy.load), ["m-a", "m-b"], order)
+    )
+    last = views[-1]
+    assert last.complete and last.status.startswith("Done: 2 methods × 2 models")
+    frame = last.frame
+    assert list(frame.columns) == ["method", "m-a", "m-b"] and list(frame["method"]) == order
+    for model, result in last.done:
+        cell = frame.loc[frame["method"] == result.method, model].item()
+        assert cell.startswith(result.text.strip()) and f"{result.new_tokens} tokens" in cell
+    assert [v.finished for v in views].count(True) == 4
+    # a cell not run yet waits; the running one names its model and method
+    early = next(v for v in views if v.changed and "Running" in v.status)
+    assert "on **m-a**" in early.status and (early.frame["m-b"] == compare_grid.WAITING).all()
+
+
+def test_the_token_cap_counts_every_model():
+    req = RunRequest(PROMPT, METHODS, max_new_tokens=100)
+    compare.check_token_cap(req, cap=400, models=2)
+    with pytest.raises(UserError, match=r"2 methods × 3 models × 100 max_new_tokens = 600 tokens.*fewer models"):
+        compare.check_token_cap(req, cap=400, models=3)
+
+
+def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_path):
+    """The whole Compare handler as Gradio calls it: one model keeps the old run, two give the grid."""
+    from arena.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    app_model = stand_in("smollm2-135m")
+    monkeypatch.setattr(compare, "model_choices", lambda default: [default, "gemma-3-270m"])
+    monkeypatch.setattr(compare, "load_on_compute", dummy.load)
+    with gr.Blocks() as demo:
+        compare.build(AppContext(model=lambda: app_model, extras={"store": store}))
+    run = next(f for f in demo.fns.values() if f.api_name == "compare")
+    values = [p.default for _, p in compare.param_keys()]
+    request = SimpleNamespace(session_hash="g")
+
+    one = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
+    assert one[0][-1]["visible"] is False  # a grid left from an earlier run goes
+    *_, state, _grid = one[-1]
+    assert [r.method for r in state["results"]] == METHODS and dummy.loads == []  # the old one-model run
+
+    updates = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m", "gemma-3-270m"]))
+    status, *_boxes, timing, _chart, state, grid = updates[-1]
+    assert "Done: 2 methods × 2 models" in status["value"] and dummy.loads == ["gemma-3-270m"]
+    frame = grid["value"]
+    assert list(frame.columns) == ["method", "smollm2-135m", "gemma-3-270m"]
+    table = timing["value"]
+    assert list(table["model"]) == ["smollm2-135m"] * 2 + ["gemma-3-270m"] * 2
+    expected = DummyEngine().run_methods(
+        stand_in("gemma-3-270m"), RunRequest(PROMPT, METHODS, max_new_tokens=6, seed=5)
+    )
+    for r in expected:
+        assert frame.loc[frame["method"] == r.method, "gemma-3-270m"].item().startswith(r.text)
+    assert state["results"] == [] and state["grid"] == {"done": 4, "total": 4}
+    assert list(_chart["value"].data[0].x) == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
+    with pytest.raises(gr.Error, match="choose at least one model"):
+        list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, []))
+
+
+def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatch, tmp_path):
+    from arena.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    monkeypatch.setattr(compare, "model_choices", lambda default: [default, "gemma-3-270m"])
+    monkeypatch.setattr(compare, "load_on_compute", dummy.load)
+    with gr.Blocks() as demo:
+        compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
+    run = next(f for f in demo.fns.values() if f.api_name == "compare")
+    stop = next(f for f in demo.fns.values() if f.fn.__name__ == "on_stop")
+    values = [p.default for _, p in compare.param_keys()]
+    request = SimpleNamespace(session_hash="stop-grid")
+    updates = run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m", "gemma-3-270m"])
+    state = None
+    for update in updates:
+        if isinstance(update[-2], dict) and update[-2].get("grid", {}).get("done") == 1:  # [.., last, grid]
+            state = update[-2]
+            break
+    assert state is not None
+    line, run_button, *_ = stop.fn(request, state, compare.BUSY_LABEL)
+    assert line.startswith("**Stopped** after 1 of 4 cells") and run_button["interactive"] is True
+    rest = list(updates)
+    assert rest[-1][0]["value"].startswith("**Stopped** after 1 of 4 cells") and dummy.loads == []
