@@ -53,6 +53,7 @@ from tests.support.live_app import (
     dep_by_trigger,
     organizer_session,
     start_app,
+    unmarked,
 )
 from tests.support.seeding import seed_study
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
@@ -597,7 +598,7 @@ def test_route8_the_invite_link_opens_a_page_with_rating_only(world):
     page = http.get(f"{app.url}/?invite={code}")
     assert page.status_code == 200 and str(page.url).endswith("/rate")
     config = json.loads(re.search(r"window\.gradio_config = (\{.*?\});\s*</script>", page.text, re.S).group(1))
-    labels = {str(c["props"].get("label")) for c in config["components"]}
+    labels = {str(c["props"].get("label")) for c in unmarked(config)["components"]}
     names = {str(d.get("api_name")) for d in config["dependencies"]}
     assert "Invite code or link" in labels
     assert not [x for x in labels if x.startswith(("Methods", "Organizer password", "Prompt file", "Study"))], labels
