@@ -334,7 +334,7 @@ def build(ctx: AppContext) -> None:
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
-            lang_note = gr.Markdown("", elem_id="compare-language-note")
+            lang_note = gr.Markdown("", visible=False, elem_id="compare-language-note")
             raw_box = gr.Checkbox(
                 label="Raw continuation (no chat template)",
                 value=raw_only,
@@ -616,9 +616,13 @@ def build(ctx: AppContext) -> None:
     picked = [prompt, raw_box, status, max_new]
     scenario_list.click(on_example(SCENARIOS), [scenario_list, methods], picked, **private)
     task_list.click(on_example(TASK_SCENARIOS), [task_list, methods], picked, **private)
-    prompt.change(
-        lambda text: language_note(ctx.model(), text), prompt, lang_note, queue=False, show_progress="hidden", **private
-    )
+
+    def on_prompt(text: Any):
+        # Hidden, not emptied: Gradio puts a translated text back when the language is switched.
+        note = language_note(ctx.model(), text)
+        return gr.update(value=note, visible=bool(note))
+
+    prompt.change(on_prompt, prompt, lang_note, queue=False, show_progress="hidden", **private)
     ctx.extras.setdefault("loaders", []).append((refresh_examples, [], [scenario_list, task_list]))
     quick = ctx.extras.get("quick_rate")
     if quick is not None:

@@ -193,11 +193,9 @@ def reads(value: Any, english: str) -> bool:
 def translate(demo: gr.Blocks) -> int:
     """Mark every static text of `demo` that has a Chinese entry; returns how many were marked.
 
-    Tabs and choices are left as they are: Gradio looks their plain text up in the table itself."""
+    Choices are left as they are: Gradio looks a choice's plain text up in the table itself."""
     marked = 0
     for block in demo.blocks.values():
-        if isinstance(block, gr.Tab):
-            continue
         attrs = TEXT_ATTRS + (("value",) if isinstance(block, VALUE_TYPES) else ())
         for attr in attrs:
             value = getattr(block, attr, None)
