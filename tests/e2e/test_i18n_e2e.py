@@ -41,6 +41,10 @@ def test_the_rating_page_speaks_chinese(zh_page, app, artifacts_dir):
     expect(submit).to_be_visible()
     no_raw_keys(page)
     page.screenshot(path=str(artifacts_dir / "e2e-rating-zh.png"))
+    page.get_by_text(i18n.ZH["Skip this item, or flag a problem"]).click()  # the skip reasons, in Chinese
+    page.get_by_label(i18n.ZH["Reason to skip this item"], exact=True).click()
+    expect(page.get_by_role("option", name=i18n.ZH["I can't read the language"])).to_be_visible()
+    page.keyboard.press("Escape")
     for g in range(9):
         groups.nth(g).get_by_label("4", exact=True).check()
     submit.click()
