@@ -16,7 +16,7 @@ from starlette.middleware import Middleware
 
 from arena import clients, compute, llm, settings
 from arena.errors import UserError
-from ui import AppContext, assets, store_for, web
+from ui import AppContext, assets, i18n, store_for, web
 
 # (tab label, module under ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
@@ -91,6 +91,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
             elem_id="rate-signout",
         )
         _add_loaders(demo, rater_ctx)
+    i18n.translate(demo)  # English and Chinese, by the browser's language (ui/i18n.py)
     return demo
 
 
@@ -155,6 +156,7 @@ def main(argv: list[str] | None = None) -> None:
         max_file_size=MAX_FILE_SIZE,
         css=assets.CSS + a11y.CSS,
         head=assets.HEAD,
+        i18n=i18n.I18N,
         app_kwargs={"routes": present_routes() + web.routes(), "middleware": [Middleware(web.ArenaMiddleware)]},
         prevent_thread_lock=True,
     )

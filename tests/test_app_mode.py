@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import app
+from ui.i18n import plain
 
 
 def tab_ids(demo) -> set[str]:
@@ -28,7 +29,7 @@ def test_every_mode_has_a_rating_only_page_for_invite_links(monkeypatch):
         page = config["page"]["rate"]
         on_page = [c for c in config["components"] if c["id"] in set(page["components"])]
         assert not [c for c in on_page if c.get("type") == "tabitem"]
-        labels = {str(c["props"].get("label")) for c in on_page}
+        labels = {str(plain(c["props"].get("label"))) for c in on_page}
         assert "Invite code or link" in labels and "Organizer password" not in labels and "Methods" not in labels
         names = {d.get("api_name") for d in config["dependencies"] if d["id"] in set(page["dependencies"])}
         assert "rate_submit_1" in names and not [n for n in names if str(n).startswith(("compare", "multiarm"))]

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import decoders
-from arena import estimate
+from arena import estimate, language
 from arena.engines import current, model_choices
 from arena.errors import UserError
 from arena.hardware import hardware_banner
@@ -45,6 +45,7 @@ from decoders import Param
 from evaluation.tasks.views import verdict_line
 
 from . import AppContext, admission, compare_grid, token_view
+from .i18n import reads, t
 from .safe import md_text
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
@@ -148,6 +149,21 @@ def example_samples(lm: Any, scenarios: Any) -> list[list[Any]]:
     text replaced by a note; it would only be refused), every other one as it is. Same length and
     order as `scenarios`, so a click's index still names its scenario."""
     return [[RESERVED_EXAMPLE, sc.raw] if example_reserved(lm, sc) else [sc.prompt, sc.raw] for sc in scenarios]
+
+
+def language_note(lm: Any, prompt: Any) -> str:
+    """The line under the prompt for a mostly-Chinese prompt on an English-only model (arena/language.py), else ""."""
+    if not language.model_warning(str(prompt or ""), lm):
+        return ""
+    return f"⚠ {language.short_name(lm)} {t(language.MODEL_WARNING)}"
+
+
+def scenario_max_new(lm: Any, scenario: Any, selected: Any) -> int:
+    """max_new_tokens for a picked scenario: its language's default on this model's tokenizer
+    (a Chinese one needs more tokens for the same text), within the Compare cap for the chosen methods."""
+    wanted = language.max_new_tokens_for(scenario.language, getattr(lm, "tokenizer", None))
+    count = len(selected) if isinstance(selected, (list, tuple)) and selected else 1
+    return max(1, min(wanted, compare_token_cap() // count))
 
 
 def example_reserved(lm: Any, scenario: Any) -> bool:
@@ -348,6 +364,7 @@ def build(ctx: AppContext) -> None:
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
+            lang_note = gr.Markdown("", visible=False, elem_id="compare-language-note")
             raw_box = gr.Checkbox(
                 label="Raw continuation (no chat template)",
                 value=raw_only,
@@ -620,10 +637,10 @@ def build(ctx: AppContext) -> None:
         with _cancels_lock:
             cancel = _cancels.get(getattr(request, "session_hash", None) or "anonymous")
         if cancel is None:  # not generating: still waiting for its turn, or nothing to stop
-            waiting = run_label == BUSY_LABEL
+            waiting = reads(run_label, BUSY_LABEL)
             return (
-                "**Stopped** before it started." if waiting else gr.update(),
-                gr.update(value="Run", interactive=True),
+                t("**Stopped** before it started.") if waiting else gr.update(),
+                gr.update(value=t("Run"), interactive=True),
                 gr.update(),
                 gr.update(),
             )
@@ -636,7 +653,7 @@ def build(ctx: AppContext) -> None:
         total = int(state.get("total") or len(done))
         return (
             stopped_line(done, total),
-            gr.update(value="Run", interactive=True),
+            gr.update(value=t("Run"), interactive=True),
             gr.update(value=timing_frame(done), visible=True) if done else gr.update(),
             gr.update(value=timing_figure(done), visible=True) if done else gr.update(),
         )
@@ -647,7 +664,7 @@ def build(ctx: AppContext) -> None:
         message = refusal(ctx.model(), prompt_text, selected, raw, seed_value, max_new_value, list(values))
         if message:
             return message, False, gr.update()
-        return "Starting…", True, gr.update(value=BUSY_LABEL, interactive=False)
+        return t("Starting…"), True, gr.update(value=t(BUSY_LABEL), interactive=False)
 
     def gate(admitted: bool):
         # No outputs and no toast: it only keeps a refused run from starting (the line is shown).
@@ -655,17 +672,18 @@ def build(ctx: AppContext) -> None:
             raise gr.Error("refused", visible=False, print_exception=False)
 
     def on_done():
-        return gr.update(value="Run", interactive=True), timing_caveat(ctx.model().device)
+        return gr.update(value=t("Run"), interactive=True), timing_caveat(ctx.model().device)
 
     def on_example(examples: Sequence[Any]):
-        def pick(index: Any):
+        def pick(index: Any, selected: Any):
             try:
                 scenario = examples[int(index)]
             except (TypeError, ValueError, IndexError):
-                return gr.update(), gr.update(), gr.update()
-            if example_reserved(ctx.model(), scenario):
-                return gr.update(), gr.update(), RESERVED_PICKED
-            return scenario.prompt, scenario.raw or raw_only, ""
+                return gr.update(), gr.update(), gr.update(), gr.update()
+            lm_now = ctx.model()
+            if example_reserved(lm_now, scenario):
+                return gr.update(), gr.update(), t(RESERVED_PICKED), gr.update()
+            return scenario.prompt, scenario.raw or raw_only, "", scenario_max_new(lm_now, scenario, selected)
 
         return pick
 
@@ -709,8 +727,16 @@ def build(ctx: AppContext) -> None:
     run_event.then(on_done, None, [run, caveat], **private)
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
     stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event], **private)
-    scenario_list.click(on_example(SCENARIOS), [scenario_list], [prompt, raw_box, status], **private)
-    task_list.click(on_example(TASK_SCENARIOS), [task_list], [prompt, raw_box, status], **private)
+    picked = [prompt, raw_box, status, max_new]
+    scenario_list.click(on_example(SCENARIOS), [scenario_list, methods], picked, **private)
+    task_list.click(on_example(TASK_SCENARIOS), [task_list, methods], picked, **private)
+
+    def on_prompt(text: Any):
+        # Hidden, not emptied: Gradio puts a translated text back when the language is switched.
+        note = language_note(ctx.model(), text)
+        return gr.update(value=note, visible=bool(note))
+
+    prompt.change(on_prompt, prompt, lang_note, queue=False, show_progress="hidden", **private)
     ctx.extras.setdefault("loaders", []).append((refresh_examples, [], [scenario_list, task_list]))
     quick = ctx.extras.get("quick_rate")
     if quick is not None:

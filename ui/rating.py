@@ -25,6 +25,7 @@ from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.studies import quick
 
 from . import AppContext, assets, store_for
+from .i18n import t
 from .safe import md_text, response_html
 
 SLOTS = studies.MAX_RESPONSES
@@ -299,6 +300,7 @@ def build(ctx: AppContext) -> None:
         sess = _clean_session(sess)
         first = sess.get("index") == 1 and shown > 0
         text = guidelines_for(store, sess["study_id"]) if sess.get("study_id") else DEFAULT_GUIDELINES
+        text = t(text)  # the default guidelines in the browser's language; a study's own as written
         targets = [WHOLE_ITEM] + [f"Response {blind.LABELS[k]}" for k in range(shown)]
         return [
             gr.update(visible=shown > 0),

@@ -54,9 +54,7 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    from playwright.sync_api import sync_playwright
-
-    from playwright.sync_api import expect
+    from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as pw:

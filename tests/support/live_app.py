@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from ui.i18n import plain
+
 ROOT = Path(__file__).resolve().parents[2]
 ORGANIZER_PASSWORD = "organizer-test-pw-7f3a"
 API = "/gradio_api"
@@ -142,6 +144,17 @@ def shared_app(base_dir: Path) -> LiveApp:
         return app
 
 
+def unmarked(config: dict) -> dict:
+    """`config` with the texts ui/i18n.py marked for the browser's translation back in English, so
+    that tests find a component by the label or button text a user reads in English."""
+    for comp in config.get("components", []):
+        props = comp.get("props") or {}
+        for attr in ("label", "value", "info", "placeholder"):
+            if isinstance(props.get(attr), str):
+                props[attr] = plain(props[attr])
+    return config
+
+
 @dataclass
 class CallResult:
     """What one queued call sent back. `raw` is every SSE message of the event, as text, i.e.
@@ -172,7 +185,7 @@ class GradioHTTP:
         if self._config is None or refresh:
             r = self.http.get(f"{self.url}/config")
             r.raise_for_status()
-            self._config = r.json()
+            self._config = unmarked(r.json())
         return self._config
 
     def api_info(self) -> dict:

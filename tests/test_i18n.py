@@ -1,0 +1,158 @@
+"""ui/i18n.py: every text a rater or a Compare audience reads has a Chinese entry, and the entries are
+safe for Gradio's ICU message format. The browser side is tests/e2e/test_i18n_e2e.py."""
+
+from __future__ import annotations
+
+import re
+
+import gradio as gr
+import pytest
+
+import app
+from arena import language
+from ui import i18n
+
+# Text on those pages that is not prose: names of methods and settings, numbers, letters, the model line.
+NOT_PROSE = re.compile(r"^(?:[A-Z]|\d+|max_new_tokens|)$")
+
+
+def _tab_of(demo: gr.Blocks) -> dict[int, str]:
+    where: dict[int, str] = {}
+
+    def walk(block, tab):
+        tab = block.id if isinstance(block, gr.Tab) else tab
+        where[block._id] = tab
+        for child in getattr(block, "children", None) or []:
+            walk(child, tab)
+
+    walk(demo, "main")
+    return where
+
+
+@pytest.fixture(scope="module")
+def config():
+    demo = app.build_app()
+    return demo, demo.get_config_file()
+
+
+def texts_on(config, pages: set[str]) -> list[tuple[str, str, str]]:
+    """(page, attribute, text) of every component on those pages (the rate page is "rate")."""
+    demo, cfg = config
+    where = _tab_of(demo)
+    rate = set(cfg["page"]["rate"]["components"])
+    found = []
+    for c in cfg["components"]:
+        page = "rate" if c["id"] in rate else where.get(c["id"], "?")
+        if page not in pages:
+            continue
+        props = c["props"]
+        attrs = ["label", "info", "placeholder"] + (["value"] if c["type"] in ("markdown", "button") else [])
+        found += [(page, a, props[a]) for a in attrs if isinstance(props.get(a), str) and props[a].strip()]
+        if c["type"] in ("radio", "dropdown") and page in ("rating", "rate"):
+            found += [(page, "choice", str(ch[0])) for ch in props.get("choices") or []]
+    return found
+
+
+# Compare's settings accordions (one per decoder, with the parameters' own names) stay English: they
+# are for people tuning decoders; so are the model line, the banner and the per-method boxes.
+COMPARE_MAIN = {
+    "Prompt",
+    "Methods",
+    "Article presets",
+    "Run",
+    "Stop",
+    "Rate these blind",
+    "Settings",
+    "Timing",
+    "Raw continuation (no chat template)",
+    "The article's scenarios (zh and en)",
+    "Ask a question, or paste a text to continue",
+    "Record why each token was chosen",
+    "Seed (torch.manual_seed before each method; empty = random)",
+    "Latency and throughput",
+}
+
+
+def test_every_text_on_the_rating_pages_is_marked_for_chinese(config):
+    found = texts_on(config, {"rating", "rate", "main"})
+    assert len(found) > 50
+    # Labels and texts are marked; choices stay plain (Gradio looks a choice up in the table itself).
+    marked = [text for _, attr, text in found if attr != "choice" and text.startswith(i18n.MARK)]
+    assert all(i18n.key_of(i18n.plain(text)) for text in marked)
+    missing = [
+        (page, attr, text)
+        for page, attr, text in found
+        if not text.startswith(i18n.MARK) and i18n.key_of(text) is None and not NOT_PROSE.match(text)
+    ]
+    assert missing == []  # the pager is HTML (letters only); a guess question names a method: not listed
+
+
+def test_compares_main_labels_are_marked(config):
+    found = {i18n.plain(text): text for _, _, text in texts_on(config, {"compare"})}
+    for english in COMPARE_MAIN:
+        assert english in found, english
+        assert found[english].startswith(i18n.MARK), english
+
+
+def test_tab_names_and_fixed_status_lines_have_entries():
+    for label, _ in app.TABS:
+        assert label in i18n.ZH
+    from ui import compare
+
+    for line in (compare.BUSY_LABEL, compare.RESERVED_PICKED, "Starting…", "**Stopped** before it started."):
+        assert line in i18n.ZH
+    assert language.MODEL_WARNING in i18n.ZH
+
+
+def test_entries_are_plain_text_for_icu_and_really_chinese():
+    for english, chinese in i18n.ZH.items():
+        assert not set("{}") & set(chinese + english), english
+        assert language.chinese_share(chinese) > 0.5 or not language.chinese_share(english), english
+
+
+def test_marks_round_trip_and_unknown_text_is_left_alone():
+    marked = i18n.t("Run")
+    assert marked.startswith(i18n.MARK) and i18n.plain(marked) == "Run"
+    assert i18n.t("a study's own guidelines") == "a study's own guidelines"
+    assert i18n.plain("plain") == "plain"
+
+
+def test_compare_shows_the_language_warning_marked_for_translation():
+    from types import SimpleNamespace
+
+    from ui import compare
+
+    smol = SimpleNamespace(alias="smollm2-135m", name="SmolLM2-135M-Instruct (embedded GGUF Q4_1, de-quantised)")
+    gemma = SimpleNamespace(alias="gemma-3-270m", name="Gemma 3 270M, base (embedded GGUF Q4_K_M, de-quantised)")
+    line = compare.language_note(smol, "光合作用是什么？")
+    assert line.startswith("⚠ SmolLM2-135M-Instruct ") and i18n.MARK in line
+    assert i18n.plain(line[line.index(i18n.MARK) :]) == language.MODEL_WARNING
+    assert compare.language_note(gemma, "光合作用是什么？") == ""
+    assert compare.language_note(smol, "What is photosynthesis?") == ""
+    assert compare.language_note(smol, None) == ""
+
+
+def test_a_picked_chinese_scenario_gets_more_tokens_within_the_compare_cap(monkeypatch):
+    from types import SimpleNamespace
+
+    from arena.prompts import SCENARIOS
+    from arena.requests import DEFAULT_MAX_NEW_TOKENS
+    from ui import compare
+
+    zh = next(s for s in SCENARIOS if s.language == "zh")
+    en = next(s for s in SCENARIOS if s.language == "en")
+    lm = SimpleNamespace(tokenizer=None)  # no tokenizer: twice the default for Chinese
+    monkeypatch.setattr(compare, "compare_token_cap", lambda: 2048)
+    assert compare.scenario_max_new(lm, en, ["BS-4", "TS-Temp", "TS-Tilted"]) == DEFAULT_MAX_NEW_TOKENS
+    assert compare.scenario_max_new(lm, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 2 * DEFAULT_MAX_NEW_TOKENS
+    monkeypatch.setattr(compare, "compare_token_cap", lambda: 300)
+    assert compare.scenario_max_new(lm, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 100  # 3 x 100 <= 300
+    assert compare.scenario_max_new(lm, zh, []) == 256
+
+
+def test_a_busy_run_button_is_read_in_either_language():
+    from ui import compare
+
+    for seen in (compare.BUSY_LABEL, i18n.ZH[compare.BUSY_LABEL], i18n.t(compare.BUSY_LABEL)):
+        assert i18n.reads(seen, compare.BUSY_LABEL)
+    assert not i18n.reads("Run", compare.BUSY_LABEL) and not i18n.reads(None, compare.BUSY_LABEL)
