@@ -41,7 +41,7 @@ from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
-from . import AppContext, admission, token_view
+from . import AppContext, admission, quick_blind, token_view
 from .safe import md_text
 
 # The article's presets: (method, settings). Choosing one selects that method and sets its controls.
@@ -352,8 +352,10 @@ def build(ctx: AppContext) -> None:
             with gr.Row():
                 run = gr.Button("Run", variant="primary", elem_id="compare-run")
                 stop = gr.Button("Stop", variant="stop", elem_id="compare-stop")
+                blind_run = gr.Button(quick_blind.BUTTON, elem_id="compare-run-blind")
                 rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
             status = gr.Markdown("", elem_id="compare-status")  # by Run, so a run is seen to start
+    blind_panel = quick_blind.Panel.build()  # hidden until a blind run's outputs are all ready
     method_boxes: dict[str, gr.Accordion] = {}
     with gr.Accordion("Settings", open=False) as settings_box:
         with gr.Row():
@@ -593,8 +595,32 @@ def build(ctx: AppContext) -> None:
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
     token_view.build(ctx, last, run_event)
     run_event.then(on_done, None, [run, caveat], **private)
+    # "Run blind": the same run, checked and admitted the same way, with nothing naming a method sent.
+    blind_event = (
+        blind_run.click(on_check, run_inputs, [status, admitted, run], show_progress="hidden", queue=False, **private)
+        .then(gate, [admitted], None, show_progress="hidden", queue=False, **private)
+        .success(
+            quick_blind.masked(on_run, len(all_names)),
+            run_inputs,
+            [status] + list(boxes.values()) + [timing, chart, last, blind_panel.sealed],
+            concurrency_limit=1,
+            concurrency_id=admission.GENERATION,
+            validator=admission.validator(len(run_inputs)),
+            **private,
+        )
+    )
+    blind_event.then(on_done, None, [run, caveat], **private)
+
+    def shown(results: list[MethodResult]) -> list[Any]:
+        texts = {r.method: r.text for r in results}
+        return [gr.update(value=texts.get(n, ""), placeholder=None) for n in all_names] + [
+            gr.update(value=timing_frame(results), visible=bool(results)),
+            gr.update(value=timing_figure(results), visible=bool(results)),
+        ]
+
+    quick_blind.wire(ctx, blind_panel, blind_event, status, last, shown, [*boxes.values(), timing, chart])
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
-    stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event], **private)
+    stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event, blind_event], **private)
     scenario_list.click(on_example(SCENARIOS), [scenario_list], [prompt, raw_box, status], **private)
     task_list.click(on_example(TASK_SCENARIOS), [task_list], [prompt, raw_box, status], **private)
     ctx.extras.setdefault("loaders", []).append((refresh_examples, [], [scenario_list, task_list]))
