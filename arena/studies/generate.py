@@ -9,6 +9,7 @@ runs (arena/engines), the seeds are the study's (seeds.py) and the outputs are s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -17,6 +18,7 @@ from typing import Any
 from .. import engines
 from ..engines import Engine
 from ..errors import UserError
+from ..eta import GenerationEta
 from ..llm import LoadedModel
 from ..numbers import whole_number
 from ..requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
@@ -73,6 +75,7 @@ def generate_study(
     should_stop: Callable[[], bool] | None = None,
     batch_size: Any = None,
     engine: Engine | None = None,
+    eta: GenerationEta | None = None,
 ) -> GenerationReport:
     """Generate every missing output of a study on `engine` (default: the app's, `engines.current()`);
     a stop loses at most what is in progress. A draft whose outputs are all stored becomes open.
@@ -82,7 +85,10 @@ def generate_study(
     `DEFAULT_BATCH_SIZE`) the in-process engine still generates and times each method's first
     output alone (the study's speed figures) and batches the rest, one seed per batch (see
     arena/engines/local/study.py); a vLLM server gets every output as its own timed request, all at
-    once, and batches them itself."""
+    once, and batches them itself.
+
+    `eta`, when given, is started before the first output and told of every piece as it is stored,
+    so that `eta.snapshot()` (in `progress`) has the outputs done and the time left."""
     engine = engine if engine is not None else engines.current()
     size = (
         DEFAULT_BATCH_SIZE
@@ -96,6 +102,8 @@ def generate_study(
         missing, total = pending_slots(store, study_id)
         existing = total - len(missing)
         stored = 0
+        if eta is not None:
+            eta.start(existing, total, Counter(m for _, m, _ in missing), study.max_new_tokens)
         if progress:
             progress(existing, total, "starting")
         engine.check(lm, study.methods, study.settings, study.max_new_tokens)
@@ -117,6 +125,8 @@ def generate_study(
             for out in piece.outputs:
                 _, new = store.add_output(out.slot.item_id, out.slot.method, out.slot.sample, model=label, **out.fields)
                 stored += int(new)
+            if eta is not None and piece.outputs:
+                eta.finished(piece.outputs[0].slot.method, [o.fields.get("new_tokens") or 0 for o in piece.outputs])
             if progress:
                 progress(existing + stored, total, piece.what)
         report = GenerationReport(total, existing, stored, identical_texts(store, study_id))
