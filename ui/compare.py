@@ -586,12 +586,13 @@ def build(ctx: AppContext) -> None:
         concurrency_id=admission.GENERATION,
         validator=admission.validator(len(run_inputs)),  # one run per tab, a bounded wait (ui/admission.py)
     )
-    run.click(
-        lambda: [gr.update(value="", visible=False)] * len(all_names),
-        None,
-        list(checks.values()),
-        api_visibility="private",
-    )
+    for button in (run, blind_run):  # a new run's task checks replace the last one's
+        button.click(
+            lambda: [gr.update(value="", visible=False)] * len(all_names),
+            None,
+            list(checks.values()),
+            api_visibility="private",
+        )
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
     token_view.build(ctx, last, run_event)
     run_event.then(on_done, None, [run, caveat], **private)

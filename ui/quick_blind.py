@@ -31,7 +31,6 @@ from .safe import md_text, response_html
 CHOICES: list[int | str] = [*blind.FORM_SCORES, blind.CANT_JUDGE]
 HIDDEN = "Hidden until you have rated the outputs blind (Run blind)"
 BUTTON = "Run blind"
-BUTTON_INFO = "Rate the outputs as A, B, C first; the methods are shown after your scores are saved."
 DIMENSION_NAMES = dict(zip(SCORE_COLUMNS, ("Coherence", "Informativeness", "Naturalness"), strict=True))
 
 
