@@ -520,6 +520,8 @@ def build(ctx: AppContext) -> None:
             )
         cancel.set()
         state = state if isinstance(state, dict) else {}
+        if state.get("blind"):  # its outputs stay sealed: no timing that would name them
+            return (quick_blind.STOPPED, gr.update(value="Run", interactive=True), gr.update(), gr.update())
         done = list(state.get("results") or [])
         total = int(state.get("total") or len(done))
         return (
@@ -619,7 +621,9 @@ def build(ctx: AppContext) -> None:
             gr.update(value=timing_figure(results), visible=bool(results)),
         ]
 
-    quick_blind.wire(ctx, blind_panel, blind_event, status, last, shown, [*boxes.values(), timing, chart])
+    quick_blind.wire(
+        ctx, blind_panel, blind_event, status, last, shown, [*boxes.values(), timing, chart], run, blind_run
+    )
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
     stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event, blind_event], **private)
     scenario_list.click(on_example(SCENARIOS), [scenario_list], [prompt, raw_box, status], **private)

@@ -29,6 +29,7 @@ from . import AppContext, store_for
 from .safe import md_text, response_html
 
 CHOICES: list[int | str] = [*blind.FORM_SCORES, blind.CANT_JUDGE]
+STOPPED = "**Stopped**: the blind run ended before every output was ready; nothing to rate. Run blind again."
 HIDDEN = "Hidden until you have rated the outputs blind (Run blind)"
 BUTTON = "Run blind"
 DIMENSION_NAMES = dict(zip(SCORE_COLUMNS, ("Coherence", "Informativeness", "Naturalness"), strict=True))
@@ -48,7 +49,7 @@ def masked(run: Callable[..., Iterator[list[Any]]], n_boxes: int) -> Callable[..
                 total, ready = int(state.get("total") or 0), len(state.get("results") or [])
             if first:
                 first = False
-                cleared = {**state, "results": []} if isinstance(state, dict) else gr.update()
+                cleared = {**state, "results": [], "blind": True} if isinstance(state, dict) else gr.update()
                 yield (
                     [gr.update(value=f"Generating {total} outputs blind: they are shown once all are ready.")]
                     + [gr.update(value="", placeholder=HIDDEN) for _ in range(n_boxes)]
@@ -147,6 +148,8 @@ def wire(
     last: gr.State,
     shown: Callable[[list[Any]], list[Any]],
     shown_outputs: Sequence[gr.components.Component],
+    run_button: gr.Button,
+    blind_button: gr.Button,
 ) -> None:
     """Open the panel when a blind run ends; Submit saves the scores and then reveals. `shown(results)`
     gives the updates that fill Compare's named boxes, timing table and chart (`shown_outputs`)."""
@@ -216,6 +219,9 @@ def wire(
     def done() -> list[Any]:  # the form is spent: its answers can no longer change what was saved
         return [gr.update(visible=False), gr.update(visible=False)] + [gr.update(interactive=False)] * len(panel.radios)
 
+    # A new run of either kind ends the blind rating on screen; a normal Run also drops what it held.
+    run_button.click(lambda: [gr.update(visible=False), None], None, [panel.box, panel.sealed], queue=False, **private)
+    blind_button.click(lambda: gr.update(visible=False), None, panel.box, queue=False, **private)
     form = panel.form()
     run_event.success(on_ready, [panel.sealed], [*form, status, panel.sealed, last, *shown_outputs], **private)
     after = [*revealing, panel.submit, panel.give_up, *panel.radios, panel.message]
