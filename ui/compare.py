@@ -44,7 +44,7 @@ from arena.zerogpu import friendly_error
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
-from . import AppContext, admission, compare_grid, token_view
+from . import AppContext, admission, compare_grid, quick_blind, token_view
 from .i18n import reads, t
 from .safe import md_text
 
@@ -409,8 +409,10 @@ def build(ctx: AppContext) -> None:
             with gr.Row():
                 run = gr.Button("Run", variant="primary", elem_id="compare-run")
                 stop = gr.Button("Stop", variant="stop", elem_id="compare-stop")
+                blind_run = gr.Button(quick_blind.BUTTON, elem_id="compare-run-blind")
                 rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
             status = gr.Markdown("", elem_id="compare-status")  # by Run, so a run is seen to start
+    blind_panel = quick_blind.Panel.build()  # hidden until a blind run's outputs are all ready
     method_boxes: dict[str, gr.Accordion] = {}
     with gr.Accordion("Settings", open=False) as settings_box:
         with gr.Row():
@@ -649,6 +651,8 @@ def build(ctx: AppContext) -> None:
         if state.get("grid"):  # the grid keeps its cells and timing on the page
             line = compare_grid.stopped_line(state["grid"]["done"], state["grid"]["total"])
             return line, gr.update(value="Run", interactive=True), gr.update(), gr.update()
+        if state.get("blind"):  # its outputs stay sealed: no timing that would name them
+            return (quick_blind.STOPPED, gr.update(value="Run", interactive=True), gr.update(), gr.update())
         done = list(state.get("results") or [])
         total = int(state.get("total") or len(done))
         return (
@@ -716,17 +720,44 @@ def build(ctx: AppContext) -> None:
         concurrency_id=admission.GENERATION,
         validator=admission.validator(len(run_inputs) + 1),  # one run per tab, a bounded wait (ui/admission.py)
     )
-    run.click(
-        lambda: [gr.update(value="", visible=False)] * len(all_names),
-        None,
-        list(checks.values()),
-        api_visibility="private",
-    )
+    for button in (run, blind_run):  # a new run's task checks replace the last one's
+        button.click(
+            lambda: [gr.update(value="", visible=False)] * len(all_names),
+            None,
+            list(checks.values()),
+            api_visibility="private",
+        )
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
     token_view.build(ctx, last, run_event)
     run_event.then(on_done, None, [run, caveat], **private)
+    # "Run blind": the same run, checked and admitted the same way, with nothing naming a method sent.
+    blind_event = (
+        blind_run.click(on_check, run_inputs, [status, admitted, run], show_progress="hidden", queue=False, **private)
+        .then(gate, [admitted], None, show_progress="hidden", queue=False, **private)
+        .success(
+            quick_blind.masked(on_run, len(all_names)),
+            run_inputs,
+            [status] + list(boxes.values()) + [timing, chart, last, blind_panel.sealed],
+            concurrency_limit=1,
+            concurrency_id=admission.GENERATION,
+            validator=admission.validator(len(run_inputs)),
+            **private,
+        )
+    )
+    blind_event.then(on_done, None, [run, caveat], **private)
+
+    def shown(results: list[MethodResult]) -> list[Any]:
+        texts = {r.method: r.text for r in results}
+        return [gr.update(value=texts.get(n, ""), placeholder=None) for n in all_names] + [
+            gr.update(value=timing_frame(results), visible=bool(results)),
+            gr.update(value=timing_figure(results), visible=bool(results)),
+        ]
+
+    quick_blind.wire(
+        ctx, blind_panel, blind_event, status, last, shown, [*boxes.values(), timing, chart], run, blind_run
+    )
     # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
-    stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event], **private)
+    stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event, blind_event], **private)
     picked = [prompt, raw_box, status, max_new]
     scenario_list.click(on_example(SCENARIOS), [scenario_list, methods], picked, **private)
     task_list.click(on_example(TASK_SCENARIOS), [task_list, methods], picked, **private)

@@ -20,6 +20,7 @@ import pandas as pd
 import decoders
 from arena import blind, clients, export, guessing, invites, sessions, studies
 from arena.errors import UserError
+from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
@@ -509,10 +510,14 @@ def build(ctx: AppContext) -> None:
         return choice, table_value, raters, message, danger
 
     def _generate(store, lm, sid, progress) -> str:
-        def tick(done: int, total: int, what: str) -> None:
-            progress((done, total), desc=f"Generating: {what}", unit="outputs")
+        # Done / total and the time left from this run's finished outputs (arena/eta.py), from the first one.
+        clock = GenerationEta(prior=organizer_dashboard.throughput(store, lm))
 
-        return str(studies.generate_study(store, lm, sid, progress=tick))
+        def tick(done: int, total: int, what: str) -> None:
+            progress((done, total), desc=f"Generating: {what} · {clock.snapshot().line()}", unit="outputs")
+
+        report = studies.generate_study(store, lm, sid, progress=tick, eta=clock)
+        return f"{report} {clock.snapshot().line()}."
 
     def do_resume(selected, progress=gr.Progress()):
         sid = _study_id(selected)

@@ -20,15 +20,17 @@ import argparse
 import json
 import math
 import sys
+from typing import Any
 
 from arena import guessing, invites
 from arena.errors import UserError
+from arena.eta import GenerationEta
 from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
 from arena.prompts import PromptSpec, read_prompt_file
 from arena.store import Store
 from arena.studies.create import create_study
-from arena.studies.generate import generate_study
+from arena.studies.generate import GenerationReport, generate_study
 from arena.studies.lifecycle import close_study, open_study, publish_study
 from evaluation import form_cues
 
@@ -37,8 +39,14 @@ def _prompts(path: str) -> list[PromptSpec]:
     return read_prompt_file(path)
 
 
-def _progress(done: int, total: int, what: str) -> None:
-    print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
+def _generate(store: Store, lm: LoadedModel, sid: int, batch_size: Any) -> GenerationReport:
+    """`generate_study`, with "[done/total] what · time left" on stderr as each piece is stored."""
+    eta = GenerationEta()
+
+    def progress(done: int, total: int, what: str) -> None:
+        print(f"[{done}/{total}] {what} · {eta.snapshot().line()}", file=sys.stderr, flush=True)
+
+    return generate_study(store, lm, sid, progress=progress, batch_size=batch_size, eta=eta)
 
 
 def _model(setting: str | None) -> LoadedModel:
@@ -78,14 +86,14 @@ def run(args: argparse.Namespace) -> dict:
             )
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
-        report = generate_study(store, lm, sid, progress=_progress, batch_size=args.batch_size)
+        report = _generate(store, lm, sid, args.batch_size)
         print(str(report), file=sys.stderr)
         for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
             print(f"form check: {line}", file=sys.stderr)
         return {"study_id": sid}
     sid = _study(store, args.study)
     if args.command == "generate":
-        report = generate_study(store, _model(args.model), sid, progress=_progress, batch_size=args.batch_size)
+        report = _generate(store, _model(args.model), sid, args.batch_size)
         print(str(report), file=sys.stderr)
         return {"study_id": sid, "complete": report.complete}
     if args.command == "form-check":

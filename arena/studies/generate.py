@@ -9,6 +9,7 @@ runs (arena/engines), the seeds are the study's (seeds.py) and the outputs are s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -17,6 +18,7 @@ from typing import Any
 from .. import engines, systems
 from ..engines import Engine
 from ..errors import UserError
+from ..eta import GenerationEta
 from ..llm import LoadedModel, get_model
 from ..numbers import whole_number
 from ..requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
@@ -74,6 +76,7 @@ def generate_study(
     batch_size: Any = None,
     engine: Engine | None = None,
     load: Callable[[str], LoadedModel] = get_model,
+    eta: GenerationEta | None = None,
 ) -> GenerationReport:
     """Generate every missing output of a study on `engine` (default: the app's, `engines.current()`);
     a stop loses at most what is in progress. A draft whose outputs are all stored becomes open.
@@ -87,7 +90,10 @@ def generate_study(
 
     A study over (model, method) systems (arena/systems.py) is generated model by model: each
     model's systems on that model (`load(model)`, through the model cache; on vLLM, its server),
-    stored under the system's name with that model's label; `lm` serves the plain methods."""
+    stored under the system's name with that model's label; `lm` serves the plain methods.
+
+    `eta`, when given, is started before the first output and told of every piece as it is stored,
+    so that `eta.snapshot()` (in `progress`) has the outputs done and the time left."""
     size = (
         DEFAULT_BATCH_SIZE
         if batch_size in (None, "", "auto")
@@ -100,6 +106,8 @@ def generate_study(
         missing, total = pending_slots(store, study_id)
         existing = total - len(missing)
         stored = 0
+        if eta is not None:
+            eta.start(existing, total, Counter(m for _, m, _ in missing), study.max_new_tokens)
         if progress:
             progress(existing, total, "starting")
         timed = (
@@ -134,6 +142,11 @@ def generate_study(
                     system = system_of[out.slot.method]
                     _, new = store.add_output(out.slot.item_id, system, out.slot.sample, model=label, **out.fields)
                     stored += int(new)
+                if eta is not None and piece.outputs:
+                    eta.finished(
+                        system_of[piece.outputs[0].slot.method],
+                        [o.fields.get("new_tokens") or 0 for o in piece.outputs],
+                    )
                 if progress:
                     progress(existing + stored, total, f"{model}: {piece.what}" if model else piece.what)
         report = GenerationReport(total, existing, stored, identical_texts(store, study_id))

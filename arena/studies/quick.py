@@ -19,15 +19,17 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .. import invites
 from ..errors import UserError
+from ..guessing import LABELS
 from ..prompts import clean_prompt
 from ..requests import MethodResult, output_fields
 from ..settings import current as current_settings
-from ..store import Store
+from ..store import SCORE_COLUMNS, Store
 from .limits import MAX_RESPONSES
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ log = logging.getLogger(__name__)
 QUICK_SCENARIO = "quick"
 QUICK_RATER = "you (quick rating)"
 WINDOW_S = 3600.0
+NOT_RATED_YET = "score every response first: the methods are shown once your scores are saved"
 
 Results = Iterable[MethodResult | Mapping[str, Any]]
 
@@ -140,3 +143,38 @@ def expire(store: Store, now: datetime | None = None) -> int:
         except UserError as exc:  # rated right now, or gone already: the next call tries again
             log.info("quick study #%d not deleted yet: %s", study.id, exc)
     return gone
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """One response of a quick study after its rater scored it: which method wrote it, and the scores."""
+
+    label: str
+    method: str
+    scores: dict[str, int | None]  # None: "can't judge"
+
+
+def reveal_own(store: Store, code: object, client: str | None = None) -> list[Revealed]:
+    """The reveal of a blind quick rating: for the code's rater, which method stood behind each label.
+
+    Only for a quick study, and only once every response this rater was shown has a stored rating
+    (a submit is all or nothing): before that the mapping stays on the server, whoever asks.
+    """
+    enrolment = invites.resolve(store, code, client)
+    study = store.get_study(enrolment.study_id)
+    if study is None or study.kind != "adhoc":
+        raise UserError("only a quick rating is revealed to its rater; a study's mapping is the organizer's")
+    items = store.items(study.id)
+    shown = store.assignment(enrolment.rater_id, items[0].id) if items else {}
+    ratings = store.ratings_for(enrolment.rater_id, shown.values())
+    if not shown or any(oid not in ratings for oid in shown.values()):
+        raise UserError(NOT_RATED_YET)
+    methods = {o.id: o.method for o in store.outputs_for_item(items[0].id)}
+    return [
+        Revealed(
+            LABELS[position],
+            methods[oid],
+            {d: getattr(ratings[oid], d) for d in SCORE_COLUMNS},
+        )
+        for position, oid in sorted(shown.items())
+    ]

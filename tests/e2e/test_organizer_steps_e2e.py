@@ -1,6 +1,7 @@
 """The organizer, step by step, in a browser (issue 24): no error toast on unlocking, the pasted box
 wins over "Built-in scenarios" (the preview quotes it), full invite links with a working Copy
-button, the invited rater in "Progress per rater" as "not started", and times to the second."""
+button, the invited rater in "Progress per rater" as "not started", times to the second, and progress
+with the time left from the first output."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ WATCH_TOASTS = """() => {
       if (!t.__seen) { t.__seen = true; window.__toasts.push(t.innerText); }
     });
   }).observe(document.body, {childList: true, subtree: true});
+}"""
+# Every text the page shows while generating that gives outputs done and the time left (arena/eta.py).
+WATCH_ETA = """() => {
+  window.__eta = [];
+  new MutationObserver(() => {
+    const found = document.body.innerText.match(/\\d+ of \\d+ outputs · [^\\n]*/g) || [];
+    found.forEach((t) => { if (!window.__eta.includes(t)) window.__eta.push(t); });
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
 }"""
 
 
@@ -44,10 +53,15 @@ def test_organizer_step_by_step(page, app):
     preview = page.locator("#organizer-preview")
     expect(preview).to_contain_text("1 prompt × 3 methods = 3 outputs", timeout=60_000)
     expect(preview).to_contain_text(f"Say hello to a neighbour {token}.")
+    page.evaluate(WATCH_ETA)
     org.get_by_role("button", name="Create study and generate its outputs").click()
     expect(org.get_by_text(re.compile(r"Study #\d+ created: 3 of 3 outputs stored"))).to_be_visible(
         timeout=GENERATION_TIMEOUT_MS
     )
+    expect(org.get_by_text(re.compile(r"3 of 3 outputs · took \d+ (s|min)"))).to_be_visible()
+    seen = page.evaluate("window.__eta")
+    # From the first output on, the progress bar gives the time left as measured on this run.
+    assert any(re.match(r"[12] of 3 outputs · about \d+ (s|min) left \(\d+ tokens/s measured", t) for t in seen), seen
     studies = org.get_by_role("grid", name=re.compile(r"^Studies"))
     expect(studies).to_contain_text(re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"))  # created, to the second
 

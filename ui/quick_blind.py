@@ -1,0 +1,233 @@
+"""Compare's "Run blind": rate the run's outputs as A, B, C before learning which method wrote which.
+
+Arena style (FastChat's anonymous battle): the outputs are generated as in a normal run, but none of
+them reaches the browser under a method's name. The run's results go to a server-side state only
+(`sealed`); the named boxes, the timing table and the chart stay empty, the status counts outputs
+without naming a method, and Compare's `last` state (which the token view, the task checks and
+Stop read) holds no result. When every output is ready a quick study is made of them
+(arena/studies/quick.py), and this panel shows them in its secret, balanced order as A, B, C
+(`blind.open_with_code`, as a rater sees them). Submit writes the scores; only then is the mapping
+read back (`quick.reveal_own`, which refuses while any response lacks a stored rating) and the named
+boxes, timing and chart filled. "Show without rating" gives up the blind rating and fills them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from arena import blind, throttle
+from arena.errors import UserError
+from arena.store import SCORE_COLUMNS
+from arena.studies import quick
+from arena.studies.limits import MAX_RESPONSES
+
+from . import AppContext, store_for
+from .safe import md_text, response_html
+
+CHOICES: list[int | str] = [*blind.FORM_SCORES, blind.CANT_JUDGE]
+STOPPED = "**Stopped**: the blind run ended before every output was ready; nothing to rate. Run blind again."
+HIDDEN = "Hidden until you have rated the outputs blind (Run blind)"
+BUTTON = "Run blind"
+DIMENSION_NAMES = dict(zip(SCORE_COLUMNS, ("Coherence", "Informativeness", "Naturalness"), strict=True))
+
+
+def masked(run: Callable[..., Iterator[list[Any]]], n_boxes: int) -> Callable[..., Iterator[list[Any]]]:
+    """Compare's run handler with nothing that names a method: yields [status, *boxes, timing, chart,
+    last, sealed], where `run` yields [status, *boxes, timing, chart, last]. The run's state goes to
+    `sealed` (server-side), `last` gets the run without its results."""
+
+    def blind_run(request: gr.Request, *args: Any) -> Iterator[list[Any]]:
+        first = True
+        total, ready, line = 0, 0, ""
+        for update in run(request, *args):
+            state = update[1 + n_boxes + 2]
+            if isinstance(state, dict):
+                total, ready = int(state.get("total") or 0), len(state.get("results") or [])
+            if first:
+                first = False
+                cleared = {**state, "results": [], "blind": True} if isinstance(state, dict) else gr.update()
+                line = f"Generating {total} outputs blind: they are shown once all are ready."
+                yield (
+                    [gr.update(value=line)]
+                    + [gr.update(value="", placeholder=HIDDEN) for _ in range(n_boxes)]
+                    + [gr.update(value=None, visible=False), gr.update(value=None, visible=False), cleared, state]
+                )
+                continue
+            changed = isinstance(state, dict)
+            if changed:
+                line = f"Generating blind: {ready} of {total} outputs ready…"
+            # the line in every message: a bare update after a value can be lost by a busy browser
+            yield (
+                [gr.update(value=line)]
+                + [gr.update(value="", placeholder=HIDDEN) for _ in range(n_boxes)]
+                + [gr.update(value=None, visible=False), gr.update(value=None, visible=False)]
+                + [gr.update(), state if changed else gr.update()]
+            )
+
+    return blind_run
+
+
+@dataclass
+class Panel:
+    """The blind rating form under Compare's Run row, hidden until a blind run is ready."""
+
+    box: gr.Column
+    intro: gr.Markdown
+    slots: list[gr.Column]
+    texts: list[gr.HTML]
+    radios: list[gr.Radio]  # per slot, one per dimension
+    submit: gr.Button
+    give_up: gr.Button
+    message: gr.Markdown
+    sealed: gr.State
+
+    @classmethod
+    def build(cls) -> Panel:
+        slots: list[gr.Column] = []
+        texts: list[gr.HTML] = []
+        radios: list[gr.Radio] = []
+        with gr.Column(visible=False, elem_id="compare-blind") as box:
+            intro = gr.Markdown("")
+            with gr.Row(elem_id="compare-blind-responses"):
+                for k in range(MAX_RESPONSES):
+                    label = blind.LABELS[k]
+                    with gr.Column(visible=False, min_width=260) as slot:
+                        texts.append(gr.HTML(""))
+                        radios.extend(
+                            gr.Radio(CHOICES, label=f"{DIMENSION_NAMES[d]} ({label})", value=None)
+                            for d in blind.DIMENSIONS
+                        )
+                    slots.append(slot)
+            with gr.Row():
+                submit = gr.Button("Submit and reveal", variant="primary", elem_id="compare-blind-submit")
+                give_up = gr.Button("Show the methods without rating", elem_id="compare-blind-give-up")
+            message = gr.Markdown("", elem_id="compare-blind-message")
+        return cls(box, intro, slots, texts, radios, submit, give_up, message, gr.State(None))
+
+    def form(self) -> list[Any]:
+        return [self.box, self.intro, *self.slots, *self.texts, *self.radios, self.submit, self.give_up, self.message]
+
+
+def form_updates(view: blind.RaterView | None, intro: str, message: str = "") -> list[Any]:
+    """The panel's form for `view` (its responses as A, B, C…), or hidden when there is none."""
+    responses = view.responses if view is not None else []
+    n = len(responses)
+    width = len(blind.DIMENSIONS)
+    return (
+        [gr.update(visible=view is not None or bool(message)), gr.update(value=intro)]
+        + [gr.update(visible=k < n) for k in range(MAX_RESPONSES)]
+        + [gr.update(value=response_html(r.label, r.text) if k < n else "") for k, r in _padded(responses)]
+        + [gr.update(value=None, interactive=True) for _ in range(MAX_RESPONSES * width)]
+        + [gr.update(visible=view is not None, interactive=True), gr.update(visible=view is not None)]
+        + [gr.update(value=message)]
+    )
+
+
+def _padded(responses: Sequence[blind.Response]) -> list[tuple[int, Any]]:
+    return [(k, responses[k] if k < len(responses) else None) for k in range(MAX_RESPONSES)]
+
+
+def reveal_table(revealed: Sequence[quick.Revealed]) -> str:
+    """The reveal: which method wrote each response, next to the scores just saved."""
+    head = "| Response | Method | " + " | ".join(DIMENSION_NAMES[d] for d in SCORE_COLUMNS) + " |"
+    rule = "|" + "---|" * (2 + len(SCORE_COLUMNS))
+    rows = [
+        f"| {r.label} | **{md_text(r.method)}** | "
+        + " | ".join("can't judge" if r.scores[d] is None else str(r.scores[d]) for d in SCORE_COLUMNS)
+        + " |"
+        for r in revealed
+    ]
+    return "\n".join(["**Revealed** (your scores are saved):", "", head, rule, *rows])
+
+
+def wire(
+    ctx: AppContext,
+    panel: Panel,
+    run_event: Any,
+    status: gr.Markdown,
+    last: gr.State,
+    shown: Callable[[list[Any]], list[Any]],
+    shown_outputs: Sequence[gr.components.Component],
+    run_button: gr.Button,
+    blind_button: gr.Button,
+) -> None:
+    """Open the panel when a blind run ends; Submit saves the scores and then reveals. `shown(results)`
+    gives the updates that fill Compare's named boxes, timing table and chart (`shown_outputs`)."""
+    store = store_for(ctx)
+    width = len(blind.DIMENSIONS)
+    private: dict[str, Any] = dict(api_visibility="private")
+    revealing = [panel.sealed, last, *shown_outputs]
+
+    def reveal_run(sealed: dict[str, Any]) -> list[Any]:
+        run = {k: v for k, v in sealed.items() if k not in ("code", "item")}
+        return [None, run, *shown(run.get("results") or [])]
+
+    def on_ready(request: gr.Request, sealed: Any) -> list[Any]:
+        if not isinstance(sealed, dict) or not sealed.get("results"):
+            return form_updates(None, "") + [gr.update(), gr.update(), gr.update()] + [gr.update()] * len(shown_outputs)
+        results = list(sealed["results"])
+        if len(results) < int(sealed.get("total") or 0):  # stopped: nothing complete to rate
+            line = "Stopped before every output was ready: nothing to rate blind. Run blind again to rate."
+            return (
+                form_updates(None, "")
+                + [gr.update(value=line), gr.update(), gr.update()]
+                + [gr.update()] * len(shown_outputs)
+            )
+        try:
+            _, code = quick.create(
+                store,
+                ctx.model().name,
+                sealed.get("prompt") or "",
+                results,
+                bool(sealed.get("raw", False)),
+                throttle.client_of(request),
+            )
+            view, why = blind.open_with_code(store, code, client=throttle.client_of(request))
+            if view is None:
+                raise UserError(why)
+        except UserError as exc:  # e.g. one method only, or the hour's share of quick ratings used
+            line = f"No blind rating: {exc}. The outputs are shown under their methods."
+            return form_updates(None, "") + [gr.update(value=line), *reveal_run(sealed)]
+        intro = (
+            f"**Rate blind.** {len(view.responses)} outputs in a random order. Score each from 1 to 5; "
+            "which method wrote which is shown once your scores are saved."
+        )
+        state = {**sealed, "code": code, "item": view.item}
+        line = f"All {len(results)} outputs are ready: rate them below."
+        return (
+            form_updates(view, intro) + [gr.update(value=line), state, gr.update()] + [gr.update()] * len(shown_outputs)
+        )
+
+    def on_submit(request: gr.Request, sealed: Any, *values: Any) -> list[Any]:
+        keep = [gr.update()] * (len(revealing) + 3 + len(panel.radios))
+        if not isinstance(sealed, dict) or not sealed.get("code"):
+            return keep[:-1] + [gr.update(value="Nothing to rate: press Run blind first.")]
+        client = throttle.client_of(request)
+        try:
+            rows = [list(values[k * width : (k + 1) * width]) for k in range(MAX_RESPONSES)]
+            blind.submit_slots_with_code(store, sealed["code"], sealed["item"], rows, [None] * MAX_RESPONSES, client)
+            revealed = quick.reveal_own(store, sealed["code"], client)
+        except UserError as exc:  # a score missing, say: nothing saved, nothing revealed
+            return keep[:-1] + [gr.update(value=f"⚠ {md_text(str(exc))}")]
+        return [*reveal_run(sealed), *done(), gr.update(value=reveal_table(revealed))]
+
+    def on_give_up(sealed: Any) -> list[Any]:
+        if not isinstance(sealed, dict) or not sealed.get("results"):
+            return [gr.update()] * (len(revealing) + 3 + len(panel.radios))
+        return [*reveal_run(sealed), *done(), gr.update(value="Not rated: the outputs are shown under their methods.")]
+
+    def done() -> list[Any]:  # the form is spent: its answers can no longer change what was saved
+        return [gr.update(visible=False), gr.update(visible=False)] + [gr.update(interactive=False)] * len(panel.radios)
+
+    # A new run of either kind ends the blind rating on screen; a normal Run also drops what it held.
+    run_button.click(lambda: [gr.update(visible=False), None], None, [panel.box, panel.sealed], queue=False, **private)
+    blind_button.click(lambda: gr.update(visible=False), None, panel.box, queue=False, **private)
+    form = panel.form()
+    run_event.success(on_ready, [panel.sealed], [*form, status, panel.sealed, last, *shown_outputs], **private)
+    after = [*revealing, panel.submit, panel.give_up, *panel.radios, panel.message]
+    panel.submit.click(on_submit, [panel.sealed, *panel.radios], after, **private)
+    panel.give_up.click(on_give_up, [panel.sealed], after, **private)
