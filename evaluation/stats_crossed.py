@@ -181,7 +181,8 @@ def _df_at(
     if source is None or est.status != "ok":
         return est
     if isinstance(source, np.ndarray):
-        df = balanced_df_at(*source.shape, components)
+        n_items, n_raters = source.shape
+        df = balanced_df_at(n_items, n_raters, components)
     else:
         df = reml.df_at(*source, components)
     base = dict(scope=est.scope, n_items=est.n_items, n_raters=est.n_raters, n_cells=est.n_cells)
