@@ -6,10 +6,12 @@ after the family adjustment: step-down max-T, and Holm on the same p-values; and
 analysis used before issue 22); studies with the last method shifted by --effect give the coverage
 of the 95% CIs (the shifted difference, and every method's mean) and the power to find the shifted
 pair (max-T against Holm). --mixed N adds N null and N shifted studies for the mixed model. The
-app's own functions analyse every simulated study; designs run one after the other, each over
---workers processes.
+app's own functions analyse every simulated study; one pool of --workers processes works through
+every design in chunks of 25 studies. --closed N adds, for the complete designs, N null and N
+shifted studies analysed by the closed forms vectorised over studies (`stats_design.study_tests`,
+the app's numbers on complete tables): enough studies to pin a rate to about +-0.005.
 
-    python benchmarks/bench_calibration.py --null 1000 --known 1000 --mixed 300 --workers 2 --markdown
+    python benchmarks/bench_calibration.py --null 1000 --known 1000 --mixed 300 --closed 20000 --workers 2 --markdown
     python benchmarks/bench_calibration.py --designs taste,missing --null 300 --known 300
     python benchmarks/bench_calibration.py --null 200 --known 200 --mixed 150 --mixed-designs base,taste
     python benchmarks/bench_calibration.py --items 8 --raters 3 --null 500 --known 500   # a custom design
@@ -39,16 +41,19 @@ def _f(x: float) -> str:
 def markdown(results: list[sd.Calibration]) -> str:
     head = (
         "| design | false positives, max-T | Holm | item-level (before) | CI coverage, difference | "
-        "CI coverage, per method | power max-T / Holm | mixed model: false positives / coverage |\n"
-        "|---|---|---|---|---|---|---|---|\n"
+        "CI coverage, per method | power max-T / Holm | mixed model: false positives / coverage | "
+        "closed form: false positives / coverage |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
     )
     rows = []
     for c in results:
         scope = " (these raters only)" if c.scope == "these raters only" else ""
+        cf = c.extra.get("closed")
+        closed = f"{_f(cf['fwer'])} / {_f(cf['coverage'])}" if cf else "– / –"
         rows.append(
             f"| {c.label}{scope} | **{_f(c.fwer)}** | {_f(c.fwer_holm)} | {_f(c.fwer_item)} | **{_f(c.coverage)}** | "
             f"**{_f(c.coverage_means)}** | {_f(c.power)} / {_f(c.power_holm)} | "
-            f"{_f(c.fwer_mixed)} / {_f(c.coverage_mixed)} |"
+            f"{_f(c.fwer_mixed)} / {_f(c.coverage_mixed)} | {closed} |"
         )
     return head + "\n".join(rows)
 
@@ -66,7 +71,13 @@ def main() -> int:
     ap.add_argument("--raters", type=int, default=3, help="... raters (with --items)")
     ap.add_argument("--methods", type=int, default=3, help="... methods (with --items)")
     ap.add_argument("--effect", type=float, default=0.5, help="latent shift of the last method (default 0.5)")
-    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument(
+        "--closed",
+        type=int,
+        default=0,
+        help="also N null + N shifted studies per complete design by the closed forms (seconds per 1000)",
+    )
+    ap.add_argument("--workers", "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     ap.add_argument("--json", help="also write the figures to this file")
@@ -74,9 +85,9 @@ def main() -> int:
     names = [n.strip() for n in args.designs.split(",") if n.strip()]
     mixed_names = [n.strip() for n in (args.mixed_designs or ",".join(names)).split(",") if n.strip()]
     unknown = [n for n in names + mixed_names if n not in sd.DESIGNS]
-    if min(args.null, args.known) < 1 or args.mixed < 0 or args.workers < 1 or unknown:
+    if min(args.null, args.known) < 1 or min(args.mixed, args.closed) < 0 or args.workers < 1 or unknown:
         print(
-            "error: need --null/--known >= 1, --mixed >= 0, --workers >= 1"
+            "error: need --null/--known >= 1, --mixed/--closed >= 0, --workers >= 1"
             + (f"; unknown design(s) {', '.join(unknown)} (known: {', '.join(sd.DESIGNS)})" if unknown else ""),
             file=sys.stderr,
         )
@@ -92,10 +103,11 @@ def main() -> int:
         if args.items is not None
         else [(n, None) for n in names]
     )
-    for k, (name, custom) in enumerate(jobs):
-        design: sd.Design | str = custom if custom is not None else name
-        mixed = args.mixed if custom is not None or name in mixed_names else 0
-        c = sd.calibrate(design, args.null, args.known, args.effect, args.seed + k, mixed, args.workers)
+    designs: list[sd.Design | str] = [custom if custom is not None else name for name, custom in jobs]
+    mixed = [args.mixed if custom is not None or name in mixed_names else 0 for name, custom in jobs]
+    for k, c in enumerate(sd.calibrations(designs, args.null, args.known, args.effect, args.seed, mixed, args.workers)):
+        closed = sd.closed_form_calibration(c.design, args.closed, args.effect, args.seed + k) if args.closed else None
+        c.extra["closed"] = closed
         met = c.targets_met()
         print(
             f"{c.label}: false positives on the family {c.fwer:.3f} (max-T), {c.fwer_holm:.3f} (Holm), "
@@ -107,7 +119,13 @@ def main() -> int:
                 if c.mixed_reps
                 else ""
             )
-            + f"; scope: {c.scope}; targets met: {'yes' if met else 'NO'} ({c.seconds:.0f} s)",
+            + (
+                f"; closed form over {closed['n']}: false positives {closed['fwer']:.3f} (max-T), "
+                f"{closed['fwer_holm']:.3f} (Holm), coverage {closed['coverage']:.3f}"
+                if closed
+                else ""
+            )
+            + f"; scope: {c.scope}; targets met: {'yes' if met else 'NO'} ({c.seconds:.0f} CPU s)",
             flush=True,
         )
         results.append(c)
@@ -130,7 +148,7 @@ def main() -> int:
                     "load_average": [load, load_end],
                     "results": [
                         {k: v for k, v in asdict(c).items() if k not in ("design", "extra")}
-                        | {"design": asdict(c.design)}
+                        | {"design": asdict(c.design), "closed_form": c.extra.get("closed")}
                         for c in results
                     ],
                 },

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from arena.store.schema import SCORE_COLUMNS
 
@@ -732,9 +732,9 @@ def mixed_model(
             est_c, v, df = reml.contrast(fit, c, held_var)
             se_c = math.sqrt(max(v, 0.0))
             ok = se_c > 0 and df > 0
-            q = float(stats.t.ppf(0.5 + level / 2, df)) if ok else math.nan
+            q = float(special.stdtrit(df, 0.5 + level / 2)) if ok else math.nan
             lo, hi = (est_c - q * se_c, est_c + q * se_c) if ok else (math.nan, math.nan)
-            p = float(2 * stats.t.sf(abs(est_c) / se_c, df)) if ok else math.nan
+            p = float(2 * special.stdtr(df, -abs(est_c) / se_c)) if ok else math.nan
             rows.append(
                 {
                     "dimension": dim,

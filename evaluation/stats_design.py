@@ -6,7 +6,7 @@ on the headline family (any pair x dimension significant after the family adjust
 where the last method is shifted give how often the 95% CIs cover the known values (a difference,
 and every method's mean) and how often the shifted pair is found (power, max-T against Holm on the
 same p-values). `DESIGNS` are the designs of the calibration table in docs/statistics.md;
-`calibration_table` runs several in parallel processes.
+`calibrations` runs several over one pool of processes.
 
 `simulated_power` is the planner's engine: the primary analysis in closed form on complete
 (every rater rates every item) simulated studies, vectorised over studies; a test checks it gives
@@ -18,14 +18,15 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from . import human_stats as hs
 from . import stats_crossed as crossed
@@ -51,6 +52,8 @@ __all__ = [
     "Design",
     "calibrate",
     "calibration_table",
+    "calibrations",
+    "closed_form_calibration",
     "conditional_scores",
     "expected_scores",
     "latent",
@@ -106,7 +109,7 @@ class Calibration:
     mixed_reps: int = 0
     fwer_mixed: float = math.nan  # mixed model, Holm over its pairs x dimensions
     coverage_mixed: float = math.nan
-    seconds: float = 0.0
+    seconds: float = 0.0  # CPU time of its studies (over every worker)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
@@ -198,43 +201,65 @@ def _run(design: Design, n_null: int, n_known: int, mixed_reps: int, effect: flo
     return c
 
 
-def _split(n: int, parts: int) -> list[int]:
-    return [n // parts + (1 if k < n % parts else 0) for k in range(parts)]
+CHUNK = 25  # studies of each kind per worker job: small enough to keep every worker busy to the end
 
 
-def calibrate(
-    design: Design | str = "base",
+def _chunks(n: int, size: int = CHUNK) -> list[int]:
+    return [min(size, n - k) for k in range(0, n, size)]
+
+
+def _resolve(design: Design | str) -> tuple[str, str, Design]:
+    if isinstance(design, str):
+        label, d = DESIGNS[design]
+        return design, label, d
+    return "custom", "custom design", design
+
+
+def _timed_run(*args: Any) -> tuple[_Counts, float]:
+    start = time.process_time()
+    return _run(*args), time.process_time() - start
+
+
+def calibrations(
+    designs: Sequence[Design | str],
     n_null: int = 500,
     n_known: int = 500,
     effect: float = 0.5,
     seed: int = 0,
-    mixed_reps: int = 0,
+    mixed_reps: int | Sequence[int] = 0,
     workers: int = 1,
-) -> Calibration:
-    """Calibration of one design (a Design or a name in DESIGNS), `workers` processes."""
-    name, label = ("custom", "custom design")
-    if isinstance(design, str):
-        name, (label, design) = design, DESIGNS[design]
-    start = time.perf_counter()
-    jobs = [
-        (design, a, b, m, effect, seed * 1000 + k)
-        for k, (a, b, m) in enumerate(
-            zip(_split(n_null, workers), _split(n_known, workers), _split(mixed_reps, workers))
-        )
-    ]
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_run, *zip(*jobs)))
-    else:
-        parts = [_run(*job) for job in jobs]
-    c = _Counts()
-    for part in parts:
-        c.add(part)
-    truth = population_scores(design.with_effect(effect))
+) -> Iterator[Calibration]:
+    """`calibrate` for several designs (the k-th seeded `seed + k`) over one pool of `workers`
+    processes that works through every design's chunks, yielding each design's Calibration in order
+    as soon as it is complete. `seconds`: the CPU time its chunks took."""
+    mixed = [mixed_reps] * len(designs) if isinstance(mixed_reps, int) else list(mixed_reps)
+    plans = []
+    for k, design in enumerate(designs):
+        d = _resolve(design)[2]
+        sizes = list(zip_longest(_chunks(n_null), _chunks(n_known), _chunks(mixed[k]), fillvalue=0))
+        plans.append([(d, a, b, m, effect, (seed + k) * 1000 + j) for j, (a, b, m) in enumerate(sizes)])
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        futures = [[pool.submit(_timed_run, *job) if pool else None for job in jobs] for jobs in plans]
+        for design, jobs, futs in zip(designs, plans, futures):
+            c, cpu = _Counts(), 0.0
+            for job, fut in zip(jobs, futs):
+                part, t = fut.result() if fut is not None else _timed_run(*job)
+                c.add(part)
+                cpu += t
+            yield _summary(design, c, effect, cpu)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _summary(design: Design | str, c: _Counts, effect: float, seconds: float) -> Calibration:
+    name, label, d = _resolve(design)
+    truth = population_scores(d.with_effect(effect))
     return Calibration(
         name=name,
         label=label,
-        design=design,
+        design=d,
         n_null=c.null,
         n_known=c.known,
         effect=effect,
@@ -250,8 +275,21 @@ def calibrate(
         mixed_reps=c.mixed,
         fwer_mixed=c.fwer_mixed / c.mixed if c.mixed else math.nan,
         coverage_mixed=c.cover_mixed / c.mixed if c.mixed else math.nan,
-        seconds=time.perf_counter() - start,
+        seconds=seconds,
     )
+
+
+def calibrate(
+    design: Design | str = "base",
+    n_null: int = 500,
+    n_known: int = 500,
+    effect: float = 0.5,
+    seed: int = 0,
+    mixed_reps: int = 0,
+    workers: int = 1,
+) -> Calibration:
+    """Calibration of one design (a Design or a name in DESIGNS), `workers` processes."""
+    return next(iter(calibrations([design], n_null, n_known, effect, seed, mixed_reps, workers)))
 
 
 def calibration_table(
@@ -263,8 +301,8 @@ def calibration_table(
     seed: int = 0,
     workers: int = 2,
 ) -> list[Calibration]:
-    """`calibrate` for several designs, one after the other, each over `workers` processes."""
-    return [calibrate(name, n_null, n_known, effect, seed + k, mixed_reps, workers) for k, name in enumerate(names)]
+    """`calibrate` for several designs over one pool of `workers` processes."""
+    return list(calibrations(names, n_null, n_known, effect, seed, mixed_reps, workers))
 
 
 # ---- the primary analysis in closed form, vectorised over simulated studies -------------------------
@@ -308,7 +346,7 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
         var, df, _ = crossed.balanced_mean_variance(d, conditional=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         se_c = np.sqrt(var)
-        p = np.where(ok, 2 * stats.t.sf(np.abs(est / se_c), df), np.nan)
+        p = np.where(ok, 2 * special.stdtr(df, -np.abs(est / se_c)), np.nan)
     family = np.full_like(p, np.nan)
     psi = (d - est[..., None, None]) / (I * R)
     for s in range(S):
@@ -327,6 +365,42 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
             adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
         family[s, good] = adj
     return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family}
+
+
+def closed_form_calibration(
+    design: Design, n_studies: int, effect: float = 0.5, seed: int = 0, chunk: int = 1000
+) -> dict[str, float] | None:
+    """The family false-positive rate (max-T and Holm) and the coverage of the shifted difference
+    (last - first method, first dimension) over `n_studies` null and `n_studies` shifted complete
+    studies, by `study_tests` (the app's p-values, df and decisions on complete tables: a test checks
+    it): thousands of studies in seconds, which pins the rates that the app's own run estimates to
+    about +-0.03. None for designs with missing cells (the app's REML path has no closed form)."""
+    if design.raters_per_item or design.skipped or design.cant_judge:
+        return None
+    rng = np.random.default_rng(seed)
+    dims, k = len(hs.DIMENSIONS), design.methods - 2  # pair (first, last) of the first dimension
+    known = design.with_effect(effect)
+    population = population_scores(known)
+    fwer = fwer_holm = cover = 0
+    for start in range(0, n_studies, chunk):
+        m = min(chunk, n_studies - start)
+        null = study_tests(observed(latent(design, rng, m, dims)["latent"]).mean(axis=-1))
+        fwer += int((np.nan_to_num(null["p_family"], nan=1.0) < ALPHA).any(axis=1).sum())
+        fwer_holm += sum(bool((np.array(hs.holm(np.nan_to_num(p, nan=1.0))) < ALPHA).any()) for p in null["p"])
+        draw = latent(known, rng, m, dims)
+        out = study_tests(observed(draw["latent"]).mean(axis=-1))
+        if design.raters < crossed.MIN_RANDOM_RATERS:  # these raters only: their own expected scores
+            truth = np.array([conditional_scores(known, draw["rater"][s, 0], draw["taste"][s, 0]) for s in range(m)])
+        else:
+            truth = np.broadcast_to(population, (m, design.methods))
+        half = special.stdtrit(out["df"][:, k], 0.975) * out["se"][:, k]
+        cover += int((np.abs(out["estimate"][:, k] - (truth[:, 0] - truth[:, -1])) <= half).sum())
+    return {
+        "n": n_studies,
+        "fwer": fwer / n_studies,
+        "fwer_holm": fwer_holm / n_studies,
+        "coverage": cover / n_studies,
+    }
 
 
 def simulated_power(

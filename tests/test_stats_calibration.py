@@ -1,7 +1,7 @@
 """Calibration of the primary analysis by simulation: a fast, seeded subset of
 benchmarks/bench_calibration.py (the full table, with the mixed model, is there and in
 docs/statistics.md). Seeded, so the figures are the same on every run; a design that misses the
-targets fails here. About 6 s (the two taste tests)."""
+targets fails here. About 10 s (the closed forms on two designs, the app on one)."""
 
 import math
 
@@ -13,27 +13,28 @@ from scipy import stats
 from evaluation import human
 from evaluation import stats_design as sd
 
-TASTE = sd.DESIGNS["taste"][1]  # severity SD 0.4 and a rater x method taste SD 0.3: the design that broke
-
 
 def _any_significant(p: np.ndarray) -> np.ndarray:
     return (np.nan_to_num(p, nan=1.0) < human.ALPHA).any(axis=1)
 
 
-def test_fast_calibration_of_the_closed_forms_on_the_raters_taste_design():
+@pytest.mark.parametrize("name", ["taste", "variance"])
+def test_fast_calibration_of_the_closed_forms(name):
     # the primary analysis of complete studies in closed form (the same p-values, df and decisions as the
-    # app's: test_the_planner_makes_the_apps_decisions), 600 seeded null and 600 shifted studies
+    # app's: test_the_planner_makes_the_apps_decisions), 600 seeded null and 600 shifted studies of the
+    # raters' taste design and of methods that differ only in how much they vary
+    design = sd.DESIGNS[name][1]
     rng = np.random.default_rng(2026)
-    null = sd.study_tests(sd.observed(sd.latent(TASTE, rng, 600, 3)["latent"]).mean(axis=-1), draws=sd.PLANNER_DRAWS)
+    null = sd.study_tests(sd.observed(sd.latent(design, rng, 600, 3)["latent"]).mean(axis=-1), draws=sd.PLANNER_DRAWS)
     fwer = _any_significant(null["p_family"]).mean()  # any pair x dimension after max-T over the family
     holm = np.array([human.holm(p) for p in null["p"]])
     print(
-        f"\ntaste, closed forms: family false positives {fwer:.3f} (max-T), {_any_significant(holm).mean():.3f} (Holm)"
+        f"\n{name}, closed forms: family false positives {fwer:.3f} (max-T), {_any_significant(holm).mean():.3f} (Holm)"
     )
     assert 0.03 <= fwer <= 0.07
-    known = TASTE.with_effect(0.5)
+    known = design.with_effect(0.5)
     shifted = sd.study_tests(sd.observed(sd.latent(known, rng, 600, 3)["latent"]).mean(axis=-1), draws=sd.PLANNER_DRAWS)
-    k = TASTE.methods - 2  # pair (first, last) of the first dimension
+    k = design.methods - 2  # pair (first, last) of the first dimension
     truth = sd.population_scores(known)
     half = stats.t.ppf(0.975, shifted["df"][:, k]) * shifted["se"][:, k]
     coverage = (np.abs(shifted["estimate"][:, k] - (truth[0] - truth[-1])) <= half).mean()
@@ -52,6 +53,13 @@ def test_fast_calibration_of_the_app_on_the_raters_taste_design():
     assert cal.fwer <= 0.2 and cal.fwer_item >= 0.25
     assert cal.coverage >= 0.85 and 0.88 <= cal.coverage_means <= 0.995
     assert cal.scope == human.SCOPE_ALL
+
+
+def test_closed_form_calibration_covers_complete_designs_only():
+    assert sd.closed_form_calibration(sd.DESIGNS["missing"][1], 10) is None  # REML path: the app's run only
+    cal = sd.closed_form_calibration(sd.DESIGNS["few raters"][1], 40, seed=3)  # conditional truth, 2 raters
+    assert cal is not None and cal["n"] == 40
+    assert cal["fwer_holm"] <= cal["fwer"] <= 0.2 and cal["coverage"] >= 0.85
 
 
 def test_population_scores_match_a_large_simulation():
