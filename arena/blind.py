@@ -243,6 +243,9 @@ def _check_open(study: Study | None) -> Study:
                 "published": "this study is closed: rating has ended. Thank you!",
             }.get(study.state, "this study is not open for rating")
         )
+    if study.design != "scores":
+        # Its orders are pairs (arena/pair_rating.py): a 1-5 view or submit would record another order.
+        raise UserError("this study is rated in pairs (A vs B), not with 1-5 scores")
     return study
 
 

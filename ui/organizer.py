@@ -46,6 +46,8 @@ def download_js(filename: str, mime: str) -> str:
     )
 
 
+# The study's design, as the creation form names it -> arena's name (STUDY_DESIGNS).
+DESIGNS: dict[str, str] = {"1–5 scores": "scores", "Pairwise A vs B": "pairwise"}
 SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
 # "Measure the blind": which method raters are asked to pick out after each item (arena/guessing.py).
 GUESS_CHOICES: list[tuple[str, str]] = [
@@ -277,6 +279,13 @@ def build(ctx: AppContext) -> None:
             f"a method (default {guessing.DEFAULT_TARGET}); never told if they were right. The blinding index "
             "is shown once the study is closed.",
         )
+        design_choice = gr.Radio(
+            list(DESIGNS),
+            value=next(iter(DESIGNS)),
+            label="How raters judge: each response 1–5, or two responses side by side and one vote "
+            "(A better, B better, tie, both bad; one sample per method, no blind question)",
+            elem_id="organizer-design",
+        )
         with gr.Accordion("The default guidelines", open=False):
             gr.Markdown(DEFAULT_GUIDELINES)
         preview_line = gr.Markdown("", elem_id="organizer-preview")  # "N prompts × M methods = K outputs, about T min"
@@ -483,6 +492,7 @@ def build(ctx: AppContext) -> None:
         base_seed,
         guideline_text,
         guess_choice=None,
+        design_label=None,
         progress=gr.Progress(),
     ):
         store = store_for(ctx)
@@ -500,6 +510,7 @@ def build(ctx: AppContext) -> None:
             lm=lm,
             guidelines=guideline_text,
             guess_methods=guess_choice,
+            design=DESIGNS.get(design_label or "", "scores"),
         )
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
@@ -607,7 +618,8 @@ def build(ctx: AppContext) -> None:
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
     create.click(
         guarded(do_create),
-        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines, guess],
+        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines, guess]
+        + [design_choice],
         overview_outputs,
         concurrency_limit=1,
         concurrency_id="generation",

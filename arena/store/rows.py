@@ -38,12 +38,14 @@ class Study:
     guidelines: str | None  # for raters, Markdown; None = the app's default
     # Methods raters are asked to pick out after scoring an item, in order; () = no question.
     guess_methods: tuple[str, ...] = ()
+    design: str = "scores"  # "scores" (1-5) or "pairwise" (A vs B votes)
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
         return from_row(
             cls,
             row,
+            design=row.get("design") or "scores",
             methods=tuple(json.loads(row["methods"] or "[]")),
             settings=json.loads(row["settings"] or "{}"),
             guess_methods=tuple(json.loads(row.get("guess_methods") or "[]")),

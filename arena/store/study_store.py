@@ -11,6 +11,7 @@ from sqlalchemy import Connection, and_, func, select, update
 from ..errors import UserError
 from .rows import Item, Output, Study, from_row
 from .schema import (
+    STUDY_DESIGNS,
     STUDY_STATES,
     items,
     outputs,
@@ -43,6 +44,7 @@ class StudyStore(StoreBase):
         items_: Iterable[Mapping[str, Any]] = (),
         guidelines: str | None = None,
         guess_methods: Sequence[str] = (),
+        design: str = "scores",
     ) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
@@ -50,6 +52,8 @@ class StudyStore(StoreBase):
             raise UserError("give the study a name")
         if state not in STUDY_STATES:
             raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
+        if design not in STUDY_DESIGNS:
+            raise UserError(f"a study's design is one of {', '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
         values = dict(
             name=name,
             kind=kind,
@@ -64,6 +68,7 @@ class StudyStore(StoreBase):
             state=state,
             guidelines=clean_comment(guidelines) if guidelines else None,
             guess_methods=dumps(list(guess_methods)) if guess_methods else None,
+            design=design,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())
