@@ -21,8 +21,8 @@ from .rating_store import RatingStore
 from .study_store import StudyStore
 from .transactions import StoreUnavailable
 from .upgrade import upgrade
-from .vote_store import VoteStore
 from .values import MAX_COMMENT, MAX_RATER_NAME, check_score, clean_comment, clean_name, clean_rater_name, dumps
+from .vote_store import VoteStore
 
 
 class Store(StudyStore, RaterStore, RatingStore, DeletionStore, FeedbackStore, GuessStore, VoteStore):
