@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from . import invites
 from .errors import UserError
@@ -23,18 +22,12 @@ from .numbers import whole_number
 from .pair_schedule import pair_order
 from .store import Item, Store, Study
 from .store.schema import VOTE_WINNERS
+from .store.vote_store import REASONS as REASONS  # the tab's reason list, re-exported
+from .store.vote_store import check_reasons
 from .studies import ready_items
 
 WINNER_LABELS: dict[str, str] = {"a": "A is better", "b": "B is better", "tie": "Tie", "bothbad": "Both bad"}
 assert tuple(WINNER_LABELS) == VOTE_WINNERS
-# The optional "why", a short list (stored as keys) beside a free text.
-REASONS: dict[str, str] = {
-    "accurate": "More accurate or on topic",
-    "clearer": "Clearer, reads better",
-    "complete": "More complete or useful",
-    "concise": "More concise",
-    "safer": "Safer, less harmful",
-}
 LABELS = ("A", "B")
 
 
@@ -150,23 +143,6 @@ def _shown(store: Store, enrolment: invites.Enrolment, item_public_id: object) -
     if sorted(pair) != [0, 1]:
         raise UserError("this item was not opened by this rater; press Start to load it")
     return item, pair
-
-
-def check_reasons(reasons: Any) -> list[str]:
-    """The ticked reasons: REASONS keys or their labels (what a checkbox group sends)."""
-    if reasons in (None, ""):
-        return []
-    if not isinstance(reasons, (list, tuple)):
-        raise UserError("malformed request")
-    by_label = {v: k for k, v in REASONS.items()}
-    keys = []
-    for r in reasons:
-        key = r if r in REASONS else by_label.get(r) if isinstance(r, str) else None
-        if key is None:
-            raise UserError(f"unknown reason {str(r)[:40]!r}")
-        if key not in keys:
-            keys.append(key)
-    return keys
 
 
 def vote(

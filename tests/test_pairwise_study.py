@@ -191,3 +191,56 @@ def test_an_existing_database_gets_the_design_column_and_the_votes_table(store):
     again = Store(engine=store.engine)
     assert "add column studies.design" in again.changes and "create table votes" in again.changes
     assert again.get_study(sid).design == "scores"
+
+
+def vote_everything(store: Store, sid: int, raters=("ana", "ben"), winners=("a", "b", "tie", "bothbad")) -> None:
+    for r, name in enumerate(raters):
+        who = enrol(store, sid, name)
+        view, _ = pair_rating.open_for(store, who)
+        k = 0
+        while view is not None:
+            view, _ = pair_rating.vote_then_next(store, who, view.item, winners[(k + r) % len(winners)], ["clearer"])
+            k += 1
+
+
+def test_votes_csv_is_what_evaluation_pairwise_reads_after_close_and_the_export_round_trips(store, tmp_path):
+    import io
+
+    from arena import export, pair_export, studies
+    from evaluation import pairwise as pw
+
+    sid, iids = make_pairwise(store, n_items=6)
+    vote_everything(store, sid)
+    with pytest.raises(UserError, match="once it is closed"):
+        pair_export.vote_rows(store, sid)
+    blind_text, _ = export.export_text(store, "csv", sid, blind=True)  # the organizer's export while open
+    import csv
+
+    vote_lines = [r for r in csv.DictReader(io.StringIO(blind_text)) if r["row_kind"] == "vote"]
+    assert len(vote_lines) == 24  # two rows per vote, neither says whose response it was
+    assert all(r["method"] == r["output_id"] == r["settings"] == r["new_tokens"] == "" for r in vote_lines)
+    studies.close_study(store, sid)
+    out = io.StringIO()
+    assert pair_export.write_votes_csv(pair_export.vote_rows(store, sid), out) == 12
+    path = tmp_path / "votes.csv"
+    path.write_text(out.getvalue())
+    votes = pw.read_votes(path)
+    assert list(votes.columns[:8]) == list(pair_export.VOTE_COLUMNS) and len(votes) == 12
+    result = pw.rate(votes, n_resamples=50)
+    assert len(result.systems) == 3 and "rating_length_controlled" in result.systems
+    # The whole export carries the votes (two rows each) and imports into an empty database unchanged.
+    whole = tmp_path / "all.jsonl"
+    export.export_to_path(store, whole, study_id=sid)
+    other = Store(f"sqlite:///{tmp_path / 'other.db'}")
+    counts = export.import_file(other, whole)
+    assert counts["votes"] == 12 and counts["studies"] == 1
+    [copy] = other.list_studies()
+    assert copy.design == "pairwise" and copy.state == "closed"
+    again = pair_export.vote_rows(other, copy.id)
+    strip = [
+        {k: v for k, v in r.items() if k not in ("study_id", "item_id")} for r in pair_export.vote_rows(store, sid)
+    ]
+    assert [{k: v for k, v in r.items() if k not in ("study_id", "item_id")} for r in again] == strip
+    assert [v.reasons for v in other.votes(copy.id)] == [("clearer",)] * 12
+    assert export.import_file(other, whole)["votes"] == 12  # importing again changes nothing
+    assert len(other.votes(copy.id)) == 12

@@ -11,12 +11,39 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import and_, delete, select
 
 from ..errors import UserError
 from .schema import VOTE_WINNERS, items, outputs, raters, skips, utcnow, votes
 from .values import clean_comment, dumps
+
+# The optional "why" of a vote, a short list (stored as keys) beside a free text.
+REASONS: dict[str, str] = {
+    "accurate": "More accurate or on topic",
+    "clearer": "Clearer, reads better",
+    "complete": "More complete or useful",
+    "concise": "More concise",
+    "safer": "Safer, less harmful",
+}
+
+
+def check_reasons(reasons: Any) -> list[str]:
+    """The ticked reasons: REASONS keys or their labels (what a checkbox group sends)."""
+    if reasons in (None, ""):
+        return []
+    if not isinstance(reasons, (list, tuple)):
+        raise UserError("malformed request")
+    by_label = {v: k for k, v in REASONS.items()}
+    keys: list[str] = []
+    for r in reasons:
+        key = r if r in REASONS else by_label.get(r) if isinstance(r, str) else None
+        if key is None:
+            raise UserError(f"unknown reason {str(r)[:40]!r}")
+        if key not in keys:
+            keys.append(key)
+    return keys
 
 
 @dataclass(frozen=True)
@@ -150,4 +177,4 @@ class VoteStore:
             ]
 
 
-__all__ = ["Vote", "VoteStore", "check_winner"]
+__all__ = ["REASONS", "Vote", "VoteStore", "check_reasons", "check_winner"]
