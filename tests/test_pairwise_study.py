@@ -244,3 +244,27 @@ def test_votes_csv_is_what_evaluation_pairwise_reads_after_close_and_the_export_
     assert [v.reasons for v in other.votes(copy.id)] == [("clearer",)] * 12
     assert export.import_file(other, whole)["votes"] == 12  # importing again changes nothing
     assert len(other.votes(copy.id)) == 12
+
+
+def test_results_and_present_show_the_leaderboard_once_published(tmp_path):
+    from arena import studies
+    from evaluation.pairwise_view import pairwise_view
+    from ui import present
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    sid, _ = make_pairwise(store, n_items=6)
+    vote_everything(store, sid, winners=("a", "a", "b", "tie"))
+    assert present.render(store, sid)[0] == 404  # open: the same page as for no study
+    studies.close_study(store, sid)
+    with pytest.raises(UserError, match="no published study"):
+        pairwise_view(store, sid)
+    assert len(pairwise_view(store, sid, public=False, n_resamples=50)["table"]) == 3  # the organizer, after close
+    studies.publish_study(store, sid)
+    view = pairwise_view(store, sid, n_resamples=50)
+    table = view["table"]
+    assert set(table["method"]) == set(METHODS) and table["votes"].sum() == 24
+    assert table["provisional"].str.startswith("yes").all()  # 8 votes each: under 30
+    assert "at equal length [95% CI]" in table and view["takeaway"] == view["lines"][0]
+    status, page = present.render(store, sid)
+    assert status == 200 and "Leaderboard" in page and "A-vs-B votes" in page
+    assert all(m in page for m in METHODS) and "provisional" in page
