@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from .errors import UserError
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
+from .pair_export import vote_rows, write_votes_csv
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS
 from .store.columns import FLOAT_COLUMNS as STORE_FLOAT_COLUMNS
@@ -35,6 +36,8 @@ from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
 from .store.schema import STUDY_DESIGNS, STUDY_STATES, VOTE_WINNERS
 from .store.values import check_score, clean_comment, clean_rater_name, dumps
 from .store.vote_store import check_reasons
+from .text import FORMULA_START as FORMULA_START  # moved to arena/text.py; importable here
+from .text import escape_cell, unescape_cell
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
 EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + DETAIL_COLUMNS
@@ -86,26 +89,12 @@ SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
 # Which letter a guessed method really had: while raters rate, it would tell the organizer (and anyone
 # holding the file) each rater's mapping.
 ANSWER_KEY_COLUMNS = ("true_label",)
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
 INT_COLUMNS = STORE_INT_COLUMNS | {"format_version", "n_responses"}
 FLOAT_COLUMNS = STORE_FLOAT_COLUMNS
 TIME_COLUMNS = STORE_TIME_COLUMNS
 BOOL_COLUMNS = {"raw"}
 FORMATS = ("csv", "jsonl")
-
-
-def escape_cell(text: str) -> str:
-    """A CSV cell that a spreadsheet will not run as a formula (OWASP): one leading apostrophe before
-    text that starts with = + - @ tab or CR, and before text that starts with an apostrophe itself,
-    so that `unescape_cell` takes exactly one away and gets the text back."""
-    if text and (text.startswith(FORMULA_START) or text.startswith("'")):
-        return "'" + text
-    return text
-
-
-def unescape_cell(text: str) -> str:
-    return text[1:] if text.startswith("'") else text
 
 
 # What the organizer's export leaves out of each row of a study that is not closed yet: the organizer
@@ -691,16 +680,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         store = Store(args.database)
         if args.votes:
-            from . import pair_export  # late: it imports this module's escape_cell
-
             if args.study is None:
                 raise UserError("--votes needs --study N")
-            rows = pair_export.vote_rows(store, args.study)
+            rows = vote_rows(store, args.study)
             if args.out:
                 with open(args.out, "w", encoding="utf-8", newline="") as fh:
-                    n = pair_export.write_votes_csv(rows, fh)
+                    n = write_votes_csv(rows, fh)
             else:
-                n = pair_export.write_votes_csv(rows, sys.stdout)
+                n = write_votes_csv(rows, sys.stdout)
             print(f"wrote {n} votes", file=sys.stderr)
         elif args.import_path:
             counts = import_file(store, args.import_path, args.format)

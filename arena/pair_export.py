@@ -16,8 +16,8 @@ import csv
 from typing import Any, TextIO
 
 from .errors import UserError
-from .export import escape_cell
 from .store import Store
+from .text import escape_cell
 
 VOTE_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "rater", "system_a", "system_b", "winner", "len_a", "len_b")
 
