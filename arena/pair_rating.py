@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from . import invites
 from .errors import UserError
 from .numbers import whole_number
-from .pair_schedule import pair_order
+from .pair_schedule import pair_block_size, pair_order
 from .store import Item, Store, Study
 from .store.schema import VOTE_WINNERS
 from .store.vote_store import REASONS as REASONS  # the tab's reason list, re-exported
@@ -205,3 +207,72 @@ def flag(
         raise UserError(f"there is no response {str(label)[:3]} in this item")
     position = LABELS.index(str(label))
     return store.add_flag(enrolment.rater_id, item.id, reason, note, output_id=pair[position], position=position)
+
+
+def pair_balance(store: Store, study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Organizer's design check for a pairwise study, shaped as `blind.position_balance`'s:
+    (balance, per rater). While open, one pass/fail line: over every rater's complete blocks, each
+    ordered pair of methods (left, right) came up exactly once per block. Once closed, the counts per
+    method and side (counts that move as a rater opens an item would give that rater's pairs away)."""
+    n = len(study.methods)
+    size = pair_block_size(n) if n >= 2 else 1
+    shown: dict[int, dict[int, tuple[str, str]]] = {}  # rater -> ordinal -> (left method, right method)
+    sides: dict[str, list[int]] = {m: [0, 0] for m in study.methods}
+    for item in store.items(study.id):
+        method_of = {o.id: o.method for o in store.outputs_for_item(item.id)}
+        for _, rater_id in store.raters_for_item(item.id):
+            pair = store.assignment(rater_id, item.id)
+            if sorted(pair) != [0, 1]:
+                continue
+            left, right = method_of[pair[0]], method_of[pair[1]]
+            shown.setdefault(rater_id, {})[item.ordinal] = (left, right)
+            sides.setdefault(left, [0, 0])[0] += 1
+            sides.setdefault(right, [0, 0])[1] += 1
+    per_rater, balanced, checked = [], True, 0
+    for k, (_, by_ordinal) in enumerate(sorted(shown.items()), start=1):
+        blocks: dict[int, list[tuple[str, str]]] = {}
+        for ordinal, methods in by_ordinal.items():
+            blocks.setdefault(ordinal // size, []).append(methods)
+        full = [b for b in blocks.values() if len(b) == size]
+        for block in full:
+            checked += 1
+            balanced &= len(set(block)) == size
+        per_rater.append(
+            {
+                "rater": f"rater {k}",
+                "items shown": len(by_ordinal),
+                "block size": size,
+                "complete blocks": len(full),
+                "items in complete blocks": len(full) * size,
+            }
+        )
+    per_rater_frame = pd.DataFrame(per_rater, columns=PER_RATER_COLUMNS)
+    if study.state in ("closed", "published"):
+        frame = pd.DataFrame(
+            [{"method": m, "A": a, "B": b} for m, (a, b) in sorted(sides.items())], columns=["method", "A", "B"]
+        )
+        return frame, per_rater_frame
+    if not checked:
+        result, detail = "–", "no rater has completed a balanced block yet"
+    else:
+        result = "pass" if balanced else "FAIL"
+        detail = (
+            f"every pair of methods met once each way round in each of {checked} complete block"
+            f"{'s' if checked != 1 else ''}"
+            if balanced
+            else "the recorded pairs are not balanced: report this as a bug"
+        )
+    summary = pd.DataFrame(
+        [
+            {
+                "check": "pairs and sides balanced (counts per method shown after closing)",
+                "result": result,
+                "detail": detail,
+            }
+        ],
+        columns=["check", "result", "detail"],
+    )
+    return summary, per_rater_frame
+
+
+PER_RATER_COLUMNS = ["rater", "items shown", "block size", "complete blocks", "items in complete blocks"]

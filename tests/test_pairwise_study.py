@@ -130,6 +130,14 @@ def test_each_rater_sees_balanced_pairs_and_nothing_names_a_method(store):
             stored = store.assignment(who.rater_id, store.item_by_public_id(view.item).id)
             assert sorted(stored) == [0, 1] and method_of[stored[0]] == text_of[view.text_a]
         assert set(lefts.values()) == {2} and set(pairs.values()) == {2}
+    summary, per_rater = blind.position_balance(store, sid)  # the Organizer's check, while open
+    assert list(summary["result"]) == ["pass"] and list(per_rater["complete blocks"]) == [1, 1]
+    assert not any(m in summary.to_string() + per_rater.to_string() for m in METHODS)
+    from arena import studies
+
+    studies.close_study(store, sid)
+    sides, _ = blind.position_balance(store, sid)
+    assert list(sides["A"]) == [4, 4, 4] and list(sides["B"]) == [4, 4, 4]
 
 
 def test_the_other_kinds_handlers_refuse(store):
