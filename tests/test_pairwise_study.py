@@ -276,3 +276,14 @@ def test_results_and_present_show_the_leaderboard_once_published(tmp_path):
     status, page = present.render(store, sid)
     assert status == 200 and "Leaderboard" in page and "A-vs-B votes" in page
     assert all(m in page for m in METHODS) and "provisional" in page
+
+
+def test_the_organizer_sees_votes_as_progress(tmp_path):
+    from ui import organizer_dashboard
+
+    store = Store(f"sqlite:///{tmp_path / 'o.db'}")
+    sid, _ = make_pairwise(store, n_items=6)
+    vote_everything(store, sid, raters=("ana",))
+    enrol(store, sid, "ben")
+    table = organizer_dashboard.rater_table(store, sid).set_index("rater")
+    assert table.loc["ana", "items done"] == "6 of 6" and table.loc["ben", "items done"] == "0 of 6"

@@ -130,7 +130,7 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
                 "id": s.id,
                 "name": s.name,
                 "state": s.state,
-                "kind": s.kind,
+                "kind": "pairwise" if s.design == "pairwise" else s.kind,
                 "model": s.model,
                 "methods": ", ".join(s.methods),
                 "samples": s.samples_per_method,
@@ -138,7 +138,7 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
                 "outputs": f"{summary['outputs']} / {expected}",
                 "ready items": len(studies.ready_item_ids(store, s.id)),
                 "raters": summary["raters"],
-                "ratings": summary["ratings"],
+                "ratings": len(store.votes(s.id)) if s.design == "pairwise" else summary["ratings"],
                 "created": organizer_dashboard.second(s.created_at),
             }
         )

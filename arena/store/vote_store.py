@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import pandas as pd
 from sqlalchemy import and_, delete, select
 
 from ..errors import UserError
@@ -125,6 +126,22 @@ class VoteStore:
                 .where(items.c.study_id == int(study_id), votes.c.rater_id == int(rater_id))
             )
             return {int(r.item_id): r.winner for r in rows}
+
+    def vote_progress(self, study_id: int) -> pd.DataFrame:
+        """`progress` for a pairwise study: per rater, items voted on (each vote is one item), first
+        and last vote time (columns as `RatingStore.progress`, `ratings` = votes)."""
+        rows: dict[str, list[Any]] = {}
+        for v in self.votes(study_id):
+            row = rows.setdefault(v.rater, [v.rater, 0, 0, v.created_at, v.updated_at])
+            row[1] += 1
+            row[2] += 1
+            row[3], row[4] = min(row[3], v.created_at), max(row[4], v.updated_at)
+        frame = pd.DataFrame(
+            sorted(rows.values()), columns=["rater", "items_done", "ratings", "first_rating", "last_rating"]
+        )
+        for col in ("items_done", "ratings"):
+            frame[col] = frame[col].astype("int64")
+        return frame
 
     def vote_of(self, rater_id: int, item_id: int) -> Vote | None:
         """This rater's vote on this item, if any."""
