@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import io
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-from arena import blind, clients, export, guessing, invites, sessions, studies
+from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies
 from arena.errors import UserError
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
@@ -354,6 +355,7 @@ def build(ctx: AppContext) -> None:
             reveal_btn = gr.Button("Reveal the blind mapping")
             export_csv = gr.Button("Export ratings (CSV)")
             export_jsonl = gr.Button("Export ratings (JSONL)")
+            export_votes = gr.Button("Export votes (pairwise, closed)")
         mapping = gr.Dataframe(
             value=organizer_dashboard.empty_table(["label"], "not revealed: press the button above"),
             label="Blind mapping: which method stood behind each label",
@@ -544,6 +546,13 @@ def build(ctx: AppContext) -> None:
 
         return run
 
+    def do_export_votes(selected):
+        """The chosen pairwise study's votes as `python -m evaluation.pairwise` reads them (closed only)."""
+        sid = _study_id(selected)
+        out = io.StringIO()
+        n = pair_export.write_votes_csv(pair_export.vote_rows(store_for(ctx), sid), out)
+        return out.getvalue(), f"Exported {n} votes of study #{sid} (downloaded as votes-study-{sid}.csv)."
+
     def do_import(upload_value):
         path = _file_path(upload_value)
         if not path:
@@ -664,6 +673,9 @@ def build(ctx: AppContext) -> None:
     )
     export_jsonl.click(guarded(do_export("jsonl")), [password], [export_data, status], **private).success(
         None, [export_data], None, js=download_js("ratings.jsonl", "application/x-ndjson"), **private
+    )
+    export_votes.click(guarded(do_export_votes), [password, chosen], [export_data, status], **private).success(
+        None, [export_data], None, js=download_js("votes.csv", "text/csv"), **private
     )
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
     # The password is the first input, checked in delete_study / delete_rater_ratings before anything else.
