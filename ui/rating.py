@@ -485,13 +485,13 @@ def build(ctx: AppContext) -> None:
 
     def on_handoff(handoff: Any, sess: Any, request: gr.Request):
         if not isinstance(handoff, dict) or "code" not in handoff:
-            return [gr.update()] * 2 + [gr.update()] * len(view_outputs)
+            return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs))
         try:
             enrolment = invites.resolve(store, handoff["code"])
-            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+            shown = opened(enrolment)  # a quick rating is always 1-5: this also hides a pairwise panel
         except UserError as exc:
-            return [gr.update(), ""] + render(None, str(exc), {})
-        return [handoff["code"], rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
+            return [gr.update(), ""] + render(None, str(exc), {}) + hidden_pair()
+        return [handoff["code"], rater_line(enrolment, store)] + shown
 
     tab = [ctx.tabs] if ctx.tabs is not None else []
 
@@ -547,6 +547,6 @@ def build(ctx: AppContext) -> None:
         None, None, None, js=assets.RESET_PAGER_JS
     )
     handoff_state(ctx).change(
-        on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs, api_visibility="private"
+        on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs + pair_outputs, api_visibility="private"
     )
     ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs + pair_outputs + tab))
