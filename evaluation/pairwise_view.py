@@ -42,13 +42,20 @@ def _interval(value: Any, low: Any, high: Any) -> str:
 def leaderboard_table(result: pw.StudyRatings) -> pd.DataFrame:
     """One row per system, best first: rank (a range where intervals overlap; "–" when provisional),
     raw and length-controlled ratings with their intervals, votes, items, the tally, provisional."""
+    eff = result.length_effect
+    # All answers as long as their rivals: no length effect can be fitted, so no "at equal length" column values.
+    controlled_ok = (
+        "rating_length_controlled" in result.systems
+        and eff is not None
+        and math.isfinite(float(eff["elo_if_twice_as_long"]))
+    )
     rows = []
     for r in result.systems.itertuples():
         best, worst = getattr(r, "rank_best"), getattr(r, "rank_worst")
         rank = "–" if pd.isna(best) else pw.rank_label(int(best), int(worst))
         controlled = (
             _interval(r.rating_length_controlled, r.ci_low_length_controlled, r.ci_high_length_controlled)
-            if "rating_length_controlled" in result.systems
+            if controlled_ok
             else "–"
         )
         rows.append(
