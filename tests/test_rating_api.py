@@ -104,7 +104,8 @@ def parse_view(result) -> dict:
     values = list(result)
     progress, prompt = values[0], values[1]
     # gradio_client leaves layout blocks (the gr.Group per slot) out of the returned values
-    per_slot = 6 if len(values) >= 3 + 6 * studies.MAX_RESPONSES else 5
+    # (a slot's box, when it is there, is an update with a visibility and no value)
+    per_slot = 6 if isinstance(values[2], dict) and "value" not in values[2] else 5
     extra = len(values) - (3 + per_slot * studies.MAX_RESPONSES)
     assert 0 <= extra <= 12, len(values)
     values = values[: len(values) - extra]
