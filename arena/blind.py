@@ -39,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import guessing, invites
+from . import guessing, invites, pair_rating
 from .errors import UserError
 from .numbers import study_id as parse_study_id
 from .numbers import whole_number
@@ -243,6 +243,9 @@ def _check_open(study: Study | None) -> Study:
                 "published": "this study is closed: rating has ended. Thank you!",
             }.get(study.state, "this study is not open for rating")
         )
+    if study.design != "scores":
+        # Its orders are pairs (arena/pair_rating.py): a 1-5 view or submit would record another order.
+        raise UserError("this study is rated in pairs (A vs B), not with 1-5 scores")
     return study
 
 
@@ -623,6 +626,8 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
     study = store.get_study(sid)
     if study is None:
         raise UserError("that study does not exist")
+    if study.design == "pairwise":
+        return pair_rating.pair_balance(store, study)
     counts: dict[str, dict[int, int]] = {}
     shown: dict[int, set[int]] = {}
     per_system: dict[int, dict[int, dict[tuple[str, int], dict[int, int]]]] = {}  # rater -> ordinal -> ...

@@ -4,6 +4,7 @@ and import such a file back without losing anything.
     python -m arena.export -o ratings.csv                # all studies; .jsonl for JSON lines
     python -m arena.export --study 3 --format jsonl      # to stdout
     python -m arena.export --import ratings.jsonl        # into the store (idempotent)
+    python -m arena.export --votes --study 7 -o votes.csv  # a closed pairwise study's votes, for evaluation.pairwise
 
 The store is the one the app uses (DATABASE_URL / ARENA_DB_PATH), or `--database URL`.
 Rows are matched on natural keys when imported (study name + creation time, item public id,
@@ -25,14 +26,18 @@ from typing import Any, TextIO
 from .errors import UserError
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
+from .pair_export import vote_rows, write_votes_csv
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS
 from .store.columns import FLOAT_COLUMNS as STORE_FLOAT_COLUMNS
 from .store.columns import INT_COLUMNS as STORE_INT_COLUMNS
 from .store.columns import TIME_COLUMNS as STORE_TIME_COLUMNS
 from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
-from .store.schema import STUDY_STATES
+from .store.schema import STUDY_DESIGNS, STUDY_STATES, VOTE_WINNERS
 from .store.values import check_score, clean_comment, clean_rater_name, dumps
+from .store.vote_store import check_reasons
+from .text import FORMULA_START as FORMULA_START  # moved to arena/text.py; importable here
+from .text import escape_cell, unescape_cell
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
 EXPORT_COLUMNS: tuple[str, ...] = RATING_COLUMNS + EXTRA_COLUMNS + DETAIL_COLUMNS
@@ -62,10 +67,17 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "n_responses",
     "guessed_label",
     "true_label",
+    "study_design",
+    "winner",
 )
-# 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge; 4: guesses
-FORMAT_VERSION = 4
-ROW_KINDS = ("rating", "skip", "flag", "guess")
+# Format 5 adds pairwise studies: `study_design` ("scores", also when absent, or "pairwise") and
+# `row_kind` "vote", two rows per vote (position 0 = the response shown as A, 1 = B), each with its
+# output's columns, `winner` (a, b, tie, bothbad), `reason` (the ticked reasons, comma-separated)
+# and `note`. `python -m arena.export --votes` writes the votes as `python -m evaluation.pairwise` reads them.
+# 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge; 4: guesses;
+# 5: pairwise votes
+FORMAT_VERSION = 5
+ROW_KINDS = ("rating", "skip", "flag", "guess", "vote")
 # An output's own columns (from output_id on), for the rows that carry one.
 OUTPUT_FIELDS: tuple[str, ...] = OUTPUT_COLUMNS[OUTPUT_COLUMNS.index("output_id") :] + (
     "sample_index",
@@ -78,26 +90,12 @@ SECRET_COLUMNS = ("seed", "base_seed", "blind_seed")
 # Which letter a guessed method really had: while raters rate, it would tell the organizer (and anyone
 # holding the file) each rater's mapping.
 ANSWER_KEY_COLUMNS = ("true_label",)
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
 INT_COLUMNS = STORE_INT_COLUMNS | {"format_version", "n_responses"}
 FLOAT_COLUMNS = STORE_FLOAT_COLUMNS
 TIME_COLUMNS = STORE_TIME_COLUMNS
 BOOL_COLUMNS = {"raw"}
 FORMATS = ("csv", "jsonl")
-
-
-def escape_cell(text: str) -> str:
-    """A CSV cell that a spreadsheet will not run as a formula (OWASP): one leading apostrophe before
-    text that starts with = + - @ tab or CR, and before text that starts with an apostrophe itself,
-    so that `unescape_cell` takes exactly one away and gets the text back."""
-    if text and (text.startswith(FORMULA_START) or text.startswith("'")):
-        return "'" + text
-    return text
-
-
-def unescape_cell(text: str) -> str:
-    return text[1:] if text.startswith("'") else text
 
 
 # What the organizer's export leaves out of each row of a study that is not closed yet: the organizer
@@ -131,6 +129,7 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
     rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
     guess_methods: dict[int, str | None] = {}
     scorers: dict[int, str | None] = {}
+    designs: dict[int, str] = {}
     for row in rows:
         row["row_kind"] = "rating"
         # A NULL score is a can't-judge answer (the schema allows NULL only with its flag).
@@ -143,8 +142,10 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
             study = store.get_study(sid)
             guess_methods[sid] = dumps(list(study.guess_methods)) if study is not None and study.guess_methods else None
             scorers[sid] = study.scorer_model if study is not None else None
+            designs[sid] = study.design if study is not None else "scores"
         row["study_guess_methods"] = guess_methods[sid]
         row["study_scorer_model"] = scorers[sid]
+        row["study_design"] = designs[sid]
         if row["study_state"] not in ("closed", "published"):
             row.update({c: None for c in (BLINDED_COLUMNS if blind else SECRET_COLUMNS) + ANSWER_KEY_COLUMNS})
     return rows
@@ -207,6 +208,20 @@ def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, A
             true_label=None if g.true_position is None else LABELS[g.true_position],
         )
         rows.append(row)
+    for v in store.votes(study_id):
+        for position, oid in ((0, v.output_a), (1, v.output_b)):
+            row = context(v.study_id, v.item_id, oid)
+            row.update(
+                row_kind="vote",
+                rater=v.rater,
+                winner=v.winner,
+                reason=",".join(v.reasons) or None,
+                note=v.note,
+                created_at=v.created_at,
+                updated_at=v.updated_at,
+                position=position,
+            )
+            rows.append(row)
     for kind, records in (("skip", store.skips(study_id)), ("flag", store.flags(study_id))):
         for r in records:
             row = context(r.study_id, r.item_id, getattr(r, "output_id", None))
@@ -357,8 +372,14 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
         if kind not in ROW_KINDS:
             raise UserError(f"{where}: row_kind must be one of {', '.join(ROW_KINDS)}, got {kind!r}")
         # A skip has no output; a flag has one only when it is about one response.
-        with_output = kind == "rating" or (kind == "flag" and parsed["method"] not in (None, ""))
-        if kind == "rating" and parsed["method"] in (None, "") and parsed["study_state"] not in ("closed", "published"):
+        with_output = kind in ("rating", "vote") or (kind == "flag" and parsed["method"] not in (None, ""))
+        if parsed["study_design"] not in (None, *STUDY_DESIGNS):
+            raise UserError(f"{where}: study_design must be one of {', '.join(STUDY_DESIGNS)}")
+        if (
+            kind in ("rating", "vote")
+            and parsed["method"] in (None, "")
+            and parsed["study_state"] not in ("closed", "published")
+        ):
             raise UserError(f"{where}: this file was {BLIND_NOTE}")
         for c in ("study_name", "prompt", "rater", "item_public_id", "study_created_at", *(("method",) * with_output)):
             if parsed[c] in (None, ""):
@@ -367,6 +388,8 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
             _check_scores(parsed, where)
         elif kind == "guess":
             _check_guess(parsed, where)
+        elif kind == "vote":
+            _check_vote(parsed, where)
         else:
             _check_feedback(parsed, where)
         _check_row(parsed, where)
@@ -404,6 +427,20 @@ def _check_guess(row: dict[str, Any], where: str) -> None:
         row[column] = LABELS.index(label) if label not in (None, "") else None
     if any(row[d] is not None for d in SCORE_COLUMNS):
         raise UserError(f"{where}: a guess row carries no scores")
+
+
+def _check_vote(row: dict[str, Any], where: str) -> None:
+    if row["winner"] not in VOTE_WINNERS:
+        raise UserError(f"{where}: a vote's winner is one of {', '.join(VOTE_WINNERS)}, got {row['winner']!r}")
+    if row["position"] not in (0, 1):
+        raise UserError(f"{where}: a vote row's position is 0 (A) or 1 (B), got {row['position']!r}")
+    if any(row[d] is not None for d in SCORE_COLUMNS):
+        raise UserError(f"{where}: a vote row carries no scores")
+    try:
+        row["reason"] = check_reasons([r for r in (row["reason"] or "").split(",") if r])
+        row["note"] = clean_note(row["note"])
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
 
 
 def _check_feedback(row: dict[str, Any], where: str) -> None:
@@ -485,7 +522,8 @@ def import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0, "skips": 0, "flags": 0, "guesses": 0}
+    counts = {"studies": 0, "items": 0, "outputs": 0, "ratings": 0, "skips": 0, "flags": 0, "guesses": 0, "votes": 0}
+    sides: dict[tuple[int, int], dict[int, int]] = {}  # a vote's two rows: (rater, item) -> {position: output}
     study_ids: dict[tuple[str, Any], int] = {}
     item_ids: dict[str, int] = {}
     for row in rows:
@@ -514,6 +552,7 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
                     state=row["study_state"] or "open",
                     guess_methods=json.loads(row["study_guess_methods"] or "[]"),
                     scorer_model=row.get("study_scorer_model") or None,
+                    design=row["study_design"] or "scores",
                 )
                 counts["studies"] += 1
             study_ids[skey] = found
@@ -577,6 +616,23 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
             created_at=row["output_created_at"],
         )
         counts["outputs"] += int(new)
+        if row["row_kind"] == "vote":
+            side = sides.setdefault((rid, item_ids[pid]), {})
+            side[row["position"]] = oid
+            if len(side) == 2:
+                store.save_vote(
+                    rid,
+                    item_ids[pid],
+                    side[0],
+                    side[1],
+                    row["winner"],
+                    row["reason"],
+                    row["note"],
+                    created_at=row["created_at"],
+                    updated_at=row["updated_at"],
+                )
+                counts["votes"] += 1
+            continue
         if row["row_kind"] == "flag":
             counts["flags"] += int(
                 store.add_flag(
@@ -620,10 +676,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--study", type=cli_whole, help="only this study id")
     p.add_argument("--import", dest="import_path", metavar="FILE", help="import an export file instead")
     p.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
+    p.add_argument(
+        "--votes",
+        action="store_true",
+        help="with --study: the votes of a closed pairwise study, as python -m evaluation.pairwise reads them",
+    )
     args = p.parse_args(argv)
     try:
         store = Store(args.database)
-        if args.import_path:
+        if args.votes:
+            if args.study is None:
+                raise UserError("--votes needs --study N")
+            rows = vote_rows(store, args.study)
+            if args.out:
+                with open(args.out, "w", encoding="utf-8", newline="") as fh:
+                    n = write_votes_csv(rows, fh)
+            else:
+                n = write_votes_csv(rows, sys.stdout)
+            print(f"wrote {n} votes", file=sys.stderr)
+        elif args.import_path:
             counts = import_file(store, args.import_path, args.format)
             print(
                 f"imported {counts['ratings']} ratings (new: {counts['studies']} studies, {counts['items']} items, "

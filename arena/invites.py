@@ -21,8 +21,8 @@ from urllib.parse import quote
 
 from . import settings, throttle
 from .errors import UserError
-from .export import escape_cell
 from .store import Enrolment, Store, clean_rater_name
+from .text import escape_cell
 
 CODE_BYTES = 24  # 192 bits
 INVALID = "that invite code is not valid; check the link or ask the organizer for a new one"

@@ -53,3 +53,20 @@ def markdown_literal(text: object) -> str:
     """`text` as literal characters in Markdown or HTML: HTML-escaped, Markdown punctuation escaped
     (a name is user input and must not become markup in someone's browser)."""
     return _MARKDOWN.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
+# Spreadsheets run a cell that starts with one of these as a formula (OWASP's CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_cell(text: str) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula (OWASP): one leading apostrophe before
+    text that starts with = + - @ tab or CR, and before text that starts with an apostrophe itself,
+    so that `unescape_cell` takes exactly one away and gets the text back."""
+    if text and (text.startswith(FORMULA_START) or text.startswith("'")):
+        return "'" + text
+    return text
+
+
+def unescape_cell(text: str) -> str:
+    return text[1:] if text.startswith("'") else text

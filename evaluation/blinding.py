@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from arena.errors import UserError
-from arena.export import unescape_cell
+from arena.text import unescape_cell
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 Z = 1.959963984540054  # the normal 0.975 quantile

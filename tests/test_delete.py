@@ -118,6 +118,7 @@ def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
         "skips": 0,
         "flags": 0,
         "guesses": 0,
+        "votes": 0,
         "assignments": 12,
         "outputs": 6,
         "items": 2,
@@ -274,7 +275,16 @@ def test_the_copy_written_before_deleting_reimports_to_the_same_study(store, tmp
     assert store.get_study(a) is None
 
     imported = export.import_file(store, ratings_file)
-    assert imported == {"studies": 1, "items": 2, "outputs": 6, "ratings": 12, "skips": 0, "flags": 0, "guesses": 0}
+    assert imported == {
+        "studies": 1,
+        "items": 2,
+        "outputs": 6,
+        "ratings": 12,
+        "skips": 0,
+        "flags": 0,
+        "guesses": 0,
+        "votes": 0,
+    }
     [new] = [s for s in store.list_studies() if s.name == "Pilot A"]
     assert replace(new, id=0) == replace(study, id=0)
     pd.testing.assert_frame_equal(strip(store.ratings_frame(new.id)), strip(frames[0]))

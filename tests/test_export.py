@@ -100,7 +100,16 @@ def test_round_trip_loses_nothing(tmp_path, backend, fmt):
         first = tmp_path / f"first.{fmt}"
         assert export_to_path(source, first) == 2 * 3 * 3
         counts = import_file(target, first)
-        assert counts == {"studies": 1, "items": 3, "outputs": 9, "ratings": 18, "skips": 0, "flags": 0, "guesses": 0}
+        assert counts == {
+            "studies": 1,
+            "items": 3,
+            "outputs": 9,
+            "ratings": 18,
+            "skips": 0,
+            "flags": 0,
+            "guesses": 0,
+            "votes": 0,
+        }
         assert strip_ids(export_rows(target)) == strip_ids(export_rows(source))
         second = tmp_path / f"second.{fmt}"
         export_to_path(target, second)

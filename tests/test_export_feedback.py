@@ -86,7 +86,16 @@ def test_skips_flags_and_cant_judge_survive_a_round_trip(tmp_path, backend, fmt)
         path = tmp_path / f"out.{fmt}"
         assert export_to_path(source, path) == 5
         counts = import_file(target, path)
-        assert counts == {"studies": 1, "items": 2, "outputs": 2, "ratings": 2, "skips": 1, "flags": 2, "guesses": 0}
+        assert counts == {
+            "studies": 1,
+            "items": 2,
+            "outputs": 2,
+            "ratings": 2,
+            "skips": 1,
+            "flags": 2,
+            "guesses": 0,
+            "votes": 0,
+        }
         assert key(export_rows(target)) == key(rows)
         again = import_file(target, path)  # idempotent
         assert again["flags"] == 0 and again["outputs"] == 0 and len(target.flags()) == 2 and len(target.skips()) == 1

@@ -99,12 +99,16 @@ def parse_start(result) -> tuple[str, dict]:
 
 def parse_view(result) -> dict:
     """Pull the rater's view out of rate_* outputs: progress, prompt, then per slot
-    (box, text, 3 radios, comment), then status."""
+    (box, text, 3 radios, comment), then status; Start's reply then has the pairwise panel's values
+    (ui/rating_pairwise.py, emptied and hidden in a 1-5 study)."""
     values = list(result)
     progress, prompt = values[0], values[1]
     # gradio_client leaves layout blocks (the gr.Group per slot) out of the returned values
-    per_slot = (len(values) - 3) // studies.MAX_RESPONSES
-    assert per_slot in (5, 6) and len(values) == 3 + per_slot * studies.MAX_RESPONSES
+    # (a slot's box, when it is there, is an update with a visibility and no value)
+    per_slot = 6 if isinstance(values[2], dict) and "value" not in values[2] else 5
+    extra = len(values) - (3 + per_slot * studies.MAX_RESPONSES)
+    assert 0 <= extra <= 12, len(values)
+    values = values[: len(values) - extra]
     slots = []
     for k in range(studies.MAX_RESPONSES):
         start = 2 + per_slot * k + (per_slot - 5)  # skip the slot's box when it is there
@@ -290,9 +294,9 @@ def _organizer_inputs(http: GradioHTTP, dep: dict, password: str, sid: int) -> l
             # a study picker (filled once unlocked) takes the study id; a fixed list takes a choice
             values.append(sid if not choices else "en" if "en" in choices else choices[0])
         elif kind == "radio":
-            values.append(
-                next(c[1] if isinstance(c, (list, tuple)) else c for c in props["choices"] if "Pasted" in str(c))
-            )
+            options = [c[1] if isinstance(c, (list, tuple)) else c for c in props["choices"]]
+            # the prompt source takes the pasted list; the study's design its first choice (1-5 scores)
+            values.append(next((c for c in options if "Pasted" in str(c)), options[0]))
         elif kind == "checkboxgroup":
             values.append(["TS-Temp", "TS-Tilted"])
         elif kind == "number":

@@ -157,7 +157,7 @@ def test_a_schema_4_database_gets_the_scorer_column_and_its_studies_keep_the_app
         old = upgraded.get_study(sid)
         assert old.methods == tuple(METHODS) and old.scorer_model is None
         with upgraded.read() as conn:
-            assert conn.execute(text("SELECT version FROM arena_schema")).scalar_one() == SCHEMA_VERSION == 5
+            assert conn.execute(text("SELECT version FROM arena_schema")).scalar_one() == SCHEMA_VERSION
         upgraded.dispose()
     finally:
         close()

@@ -31,6 +31,15 @@ CSS = """
 body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-row { display: none !important; }
 #rate-guide .prose { max-height: 9.5em; overflow-y: auto; }
 #rate-pager { display: none; }
+/* Pairwise: A and B side by side, stacked on a phone; the four vote buttons in one row. */
+#pair-responses { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+#pair-responses > * { min-width: 0; }
+#pair-votes button { min-height: 44px; }
+@media (max-width: 640px) {
+  #pair-responses { grid-template-columns: 1fr; }
+  #pair-votes { flex-wrap: wrap !important; }
+  #pair-votes > * { flex: 1 1 45% !important; min-width: 0 !important; }
+}
 @media (max-width: 640px) {
   #rate-responses { display: flex !important; flex-wrap: nowrap !important; overflow-x: auto;
                     scroll-snap-type: x mandatory; gap: 8px; }
@@ -146,6 +155,20 @@ HEAD = """
     if (to) { to.focus({preventScroll: true}); next.scrollIntoView({block: 'nearest'}); }
   });
 })();
+</script>
+<script>
+// Pairwise studies: keys 1-4 press "A is better", "B is better", "Tie", "Both bad" while the pair is
+// on screen, except while typing in a text box (the note, the skip and flag boxes).
+document.addEventListener('keydown', function (e) {
+  if (!/^[1-4]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+  var el = document.activeElement;
+  if (el && (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && /^(text|search|password|number)$/.test(el.type)))) return;
+  var ids = ['pair-vote-a', 'pair-vote-b', 'pair-vote-tie', 'pair-vote-bothbad'];
+  var btn = document.getElementById(ids[parseInt(e.key, 10) - 1]);
+  if (!btn || btn.offsetParent === null || btn.disabled) return;
+  e.preventDefault();
+  btn.click();
+});
 </script>
 """
 

@@ -24,6 +24,30 @@ DIMENSIONS_ZH = {
 }
 
 ZH: dict[str, str] = {
+    # The pairwise rating panel (ui/rating_pairwise.py)
+    "How to vote (guidelines)": "如何投票（评分指南）",
+    "**Read both responses to the prompt, then vote once:**\n\n- **A is better** (key 1) or **B is better** "
+    "(key 2): the one you would rather get, as a whole.\n- **Tie** (key 3): about equally good. **Both bad** "
+    "(key 4): neither is acceptable.\n\nOptionally tick why, or write a word, before you vote: the vote saves "
+    "and the next item comes.\nResponses are **cut off after a fixed number of tokens on purpose**: don't mark "
+    "one down because it\nstops mid-sentence. Which method wrote which stays hidden, and the sides differ "
+    "between items and\nraters. You can go back and change a vote.": (
+        "**请读完针对提示词的两个回答，然后投一票：**\n\n- **A 更好**（按键 1）或 **B 更好**（按键 2）：整体上你更想要的那个。\n"
+        "- **平局**（按键 3）：差不多一样好。**都不好**（按键 4）：两个都不可接受。\n\n"
+        "投票前可以勾选理由或写几个字：投票即保存，并进入下一项。\n回答**按固定的词元数截断是有意为之**：不要因为某个回答在句中停止而扣分。"
+        "哪个方法写了哪个回答是隐藏的，左右位置在不同条目和评分者之间也不同。你可以返回修改投票。"
+    ),
+    "A is better (1)": "A 更好 (1)",
+    "B is better (2)": "B 更好 (2)",
+    "Tie (3)": "平局 (3)",
+    "Both bad (4)": "都不好 (4)",
+    "Why (optional)": "理由（可选）",
+    "Anything else about your choice (optional)": "关于你的选择，还有什么想说的（可选）",
+    "More accurate or on topic": "更准确或更切题",
+    "Clearer, reads better": "更清楚，读起来更好",
+    "More complete or useful": "更完整或更有用",
+    "More concise": "更简洁",
+    "Safer, less harmful": "更安全，危害更小",
     # app.py: the header and the tabs
     "# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.": (
         "# 解码竞技场\n同一个提示词，多种解码方法，如实计时，盲评打分。"

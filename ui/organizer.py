@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import io
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-from arena import blind, clients, export, guessing, invites, sessions, studies
+from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies
 from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
@@ -47,6 +48,8 @@ def download_js(filename: str, mime: str) -> str:
     )
 
 
+# The study's design, as the creation form names it -> arena's name (STUDY_DESIGNS).
+DESIGNS: dict[str, str] = {"1–5 scores": "scores", "Pairwise A vs B": "pairwise"}
 SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
 # "Measure the blind": which method raters are asked to pick out after each item (arena/guessing.py).
 GUESS_CHOICES: list[tuple[str, str]] = [
@@ -129,7 +132,7 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
                 "id": s.id,
                 "name": s.name,
                 "state": s.state,
-                "kind": s.kind,
+                "kind": "pairwise" if s.design == "pairwise" else s.kind,
                 "model": s.model,
                 "methods": ", ".join(s.methods),
                 "samples": s.samples_per_method,
@@ -137,7 +140,7 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
                 "outputs": f"{summary['outputs']} / {expected}",
                 "ready items": len(studies.ready_item_ids(store, s.id)),
                 "raters": summary["raters"],
-                "ratings": summary["ratings"],
+                "ratings": len(store.votes(s.id)) if s.design == "pairwise" else summary["ratings"],
                 "created": organizer_dashboard.second(s.created_at),
             }
         )
@@ -278,6 +281,13 @@ def build(ctx: AppContext) -> None:
             f"a method (default {guessing.DEFAULT_TARGET}); never told if they were right. The blinding index "
             "is shown once the study is closed.",
         )
+        design_choice = gr.Radio(
+            list(DESIGNS),
+            value=next(iter(DESIGNS)),
+            label="How raters judge: each response 1–5, or two responses side by side and one vote "
+            "(A better, B better, tie, both bad; one sample per method, no blind question)",
+            elem_id="organizer-design",
+        )
         with gr.Accordion("The default guidelines", open=False):
             gr.Markdown(DEFAULT_GUIDELINES)
         preview_line = gr.Markdown("", elem_id="organizer-preview")  # "N prompts × M methods = K outputs, about T min"
@@ -346,6 +356,7 @@ def build(ctx: AppContext) -> None:
             reveal_btn = gr.Button("Reveal the blind mapping")
             export_csv = gr.Button("Export ratings (CSV)")
             export_jsonl = gr.Button("Export ratings (JSONL)")
+            export_votes = gr.Button("Export votes (pairwise, closed)")
         mapping = gr.Dataframe(
             value=organizer_dashboard.empty_table(["label"], "not revealed: press the button above"),
             label="Blind mapping: which method stood behind each label",
@@ -484,6 +495,7 @@ def build(ctx: AppContext) -> None:
         base_seed,
         guideline_text,
         guess_choice=None,
+        design_label=None,
         progress=gr.Progress(),
     ):
         store = store_for(ctx)
@@ -501,6 +513,7 @@ def build(ctx: AppContext) -> None:
             lm=lm,
             guidelines=guideline_text,
             guess_methods=guess_choice,
+            design=DESIGNS.get(design_label or "", "scores"),
         )
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
@@ -537,6 +550,13 @@ def build(ctx: AppContext) -> None:
             return text, f"Exported {n} rows (downloaded as ratings.{fmt})."
 
         return run
+
+    def do_export_votes(selected):
+        """The chosen pairwise study's votes as `python -m evaluation.pairwise` reads them (closed only)."""
+        sid = _study_id(selected)
+        out = io.StringIO()
+        n = pair_export.write_votes_csv(pair_export.vote_rows(store_for(ctx), sid), out)
+        return out.getvalue(), f"Exported {n} votes of study #{sid} (downloaded as votes-study-{sid}.csv)."
 
     def do_import(upload_value):
         path = _file_path(upload_value)
@@ -612,7 +632,8 @@ def build(ctx: AppContext) -> None:
     chosen.input(guarded(overview), [password, chosen], overview_outputs, **private)
     create.click(
         guarded(do_create),
-        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines, guess],
+        [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines, guess]
+        + [design_choice],
         overview_outputs,
         concurrency_limit=1,
         concurrency_id="generation",
@@ -657,6 +678,9 @@ def build(ctx: AppContext) -> None:
     )
     export_jsonl.click(guarded(do_export("jsonl")), [password], [export_data, status], **private).success(
         None, [export_data], None, js=download_js("ratings.jsonl", "application/x-ndjson"), **private
+    )
+    export_votes.click(guarded(do_export_votes), [password, chosen], [export_data, status], **private).success(
+        None, [export_data], None, js=download_js("votes.csv", "text/csv"), **private
     )
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
     # The password is the first input, checked in delete_study / delete_rater_ratings before anything else.

@@ -55,7 +55,10 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
     """Per rater: % done, items done (of N; a skipped item counts as done), how many of them were
     skipped, median seconds per item, last activity; then a total row. Every enrolled rater has a
     row, one who has not begun with "not started"."""
-    progress = store.progress(study_id)
+    study = store.get_study(study_id)
+    progress = (
+        store.vote_progress(study_id) if study is not None and study.design == "pairwise" else store.progress(study_id)
+    )
     skips = pd.DataFrame([(s.rater, s.created_at) for s in store.skips(study_id)], columns=["rater", "created_at"])
     invited = [e.rater for e in store.enrolments(study_id)]
     n_items = len(store.items(study_id))

@@ -33,6 +33,7 @@ from arena.numbers import study_id as parse_study_id
 from arena.store import Store, get_store
 from evaluation import results as res
 from evaluation import story
+from evaluation.pairwise_view import pairwise_view
 from evaluation.report import PRESENT_PATH, compute_view, model_named
 from evaluation.report import present_url as present_url  # moved to evaluation/report.py, importable here
 
@@ -87,6 +88,10 @@ def _loads(s: Any) -> dict:
 def study_view(store: Store, study_id: Any) -> dict[str, Any]:
     """What the page shows, as data (tests call this): raises UserError(NOT_FOUND) unless published."""
     try:
+        sid = parse_study_id(study_id)
+        study = store.get_study(sid)
+        if study is not None and study.design == "pairwise":
+            return {**pairwise_view(store, sid), "kind": "pairwise"}
         view = compute_view(store, study_id, public=True)
     except UserError:
         raise UserError(NOT_FOUND) from None
@@ -149,11 +154,40 @@ def _table_html(table: pd.DataFrame) -> str:
     )
 
 
+def _leaderboard_html(table: pd.DataFrame) -> str:
+    if table.empty:
+        return "<p>No votes yet.</p>"
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>" for row in table.itertuples(index=False)
+    )
+    return (
+        f'<div class="table-wrap" role="region" aria-label="Leaderboard" tabindex="0"><table><caption class="note">'
+        "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts "
+        "and raters; a rank only where intervals separate; at equal length = with the length difference fitted."
+        f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def pairwise_page_body(view: dict[str, Any]) -> str:
+    n_items, n_votes, n_raters = view["sizes"]
+    return (
+        f"<h1>{_e(view['name'])}</h1>"
+        f'<p class="sub">Study #{view["study_id"]} · {n_items} prompts · {n_votes} A-vs-B votes by {n_raters} '
+        f"raters, double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
+        f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
+        f"<h2>Leaderboard</h2>{_leaderboard_html(view['table'])}"
+        + "".join(f'<p class="note">{_e(line)}</p>' for line in view["lines"][1:])
+    )
+
+
 def page_html(view: dict[str, Any] | None) -> str:
     """The whole page; `view` None = the neutral "no published study" page."""
     if view is None:
         title, body = "Decoding Arena", f"<h1>Decoding Arena</h1><p>{_e(NOT_FOUND)}</p>"
         return _document(title, body, charts=False)
+    if view.get("kind") == "pairwise":
+        return _document(f"{view['name']} · Decoding Arena", pairwise_page_body(view), charts=False)
     n_items, n_ratings, n_raters = view["sizes"]
     charts = "".join(
         f'<figure class="chart" id="chart-{k}" aria-label="{_e(fig.layout.title.text or "chart")}" role="img"></figure>'
@@ -228,6 +262,7 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
         study.name,
         study.state,
         tuple(sorted(store.study_summary(sid).items())),
+        len(store.votes(sid)) if study.design == "pairwise" else 0,
     )
     with _cache_lock:
         if key in _cache:

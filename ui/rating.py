@@ -16,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, clients, guessing, invites, sessions, studies, throttle
+from arena import blind, clients, guessing, invites, pair_rating, sessions, studies, throttle
 from arena.errors import UserError
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
@@ -24,7 +24,7 @@ from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.studies import quick
 
-from . import AppContext, assets, store_for
+from . import AppContext, assets, rating_pairwise, store_for
 from .i18n import t
 from .safe import md_text, response_html
 
@@ -168,6 +168,8 @@ def build(ctx: AppContext) -> None:
     comments: list[gr.Textbox] = []
     with gr.Accordion("How to rate (guidelines)", open=False, visible=False, elem_id="rate-guide-box") as guide_box:
         guide = gr.Markdown(DEFAULT_GUIDELINES, elem_id="rate-guide")
+    # A pairwise study (two responses, one vote) has its own panel; Start shows it instead of the form below.
+    pair = rating_pairwise.build(store, code, code_of)
     gr.HTML(assets.PAGER_HTML, elem_id="rate-pager", js_on_load=assets.PAGER_JS)
     # Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS).
     with gr.Row(elem_id="rate-responses"):
@@ -185,7 +187,7 @@ def build(ctx: AppContext) -> None:
             comments.append(comment)
             slot_components.extend([box, text, *mine, comment])
             slot_values.extend([text, *mine, comment])
-    gr.Markdown(
+    keys_help = gr.Markdown(
         "Keys: **1–5** score the focused row and move on to the next (then the next response, then "
         "Submit) · **0** can't judge · **Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
         "(it counts as answered, not as a score)."
@@ -224,7 +226,7 @@ def build(ctx: AppContext) -> None:
         every = [*blind.LABELS[:SLOTS], guessing.DONT_KNOW]
         guess_radios = [gr.Radio(every, value=None, label="", visible=False) for _ in range(SLOTS)]
         guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="rate-guess-send")
-    with gr.Row(elem_id="rate-submit-row"):
+    with gr.Row(elem_id="rate-submit-row") as submit_row:
         prev_btn = gr.Button("← Previous")
         submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
         next_btn = gr.Button("Next →")
@@ -324,13 +326,24 @@ def build(ctx: AppContext) -> None:
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
 
+    def opened(enrolment: invites.Enrolment) -> list[Any]:
+        """The view's values for `view_outputs` + `pair_outputs`: the 1-5 form, or the pairwise panel."""
+        if pair_rating.is_pairwise(store.get_study(enrolment.study_id)):
+            shown = pair.start(store, enrolment)
+            return [*render(None, "", {"study_id": enrolment.study_id}), *shown, *[gr.update(visible=False)] * 2]
+        view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+        return [*render(view, message, {"study_id": enrolment.study_id}), *hidden_pair()]
+
+    def hidden_pair() -> list[Any]:
+        return [*pair.hide(), *[gr.update(visible=True)] * 2]
+
     def on_start(code_text: Any, sess: Any, request: gr.Request):
         try:
             enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
-            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+            shown = opened(enrolment)
         except UserError as exc:
             fail(exc)
-        return [rater_line(enrolment, store), *render(view, message, {"study_id": enrolment.study_id})]
+        return [rater_line(enrolment, store), *shown]
 
     def _session_for(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
         sess = _clean_session(sess)
@@ -474,13 +487,13 @@ def build(ctx: AppContext) -> None:
 
     def on_handoff(handoff: Any, sess: Any, request: gr.Request):
         if not isinstance(handoff, dict) or "code" not in handoff:
-            return [gr.update()] * 2 + [gr.update()] * len(view_outputs)
+            return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs))
         try:
             enrolment = invites.resolve(store, handoff["code"])
-            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+            shown = opened(enrolment)  # a quick rating is always 1-5: this also hides a pairwise panel
         except UserError as exc:
-            return [gr.update(), ""] + render(None, str(exc), {})
-        return [handoff["code"], rater_line(enrolment, store)] + render(view, message, {"study_id": enrolment.study_id})
+            return [gr.update(), ""] + render(None, str(exc), {}) + hidden_pair()
+        return [handoff["code"], rater_line(enrolment, store)] + shown
 
     tab = [ctx.tabs] if ctx.tabs is not None else []
 
@@ -491,17 +504,17 @@ def build(ctx: AppContext) -> None:
         if not given and request is not None:
             given = (getattr(request, "query_params", None) or {}).get("invite")
         if not given:
-            return [gr.update()] * 2 + [gr.update()] * len(view_outputs) + [gr.update()] * len(tab)
+            return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs) + len(tab))
         switch = [gr.Tabs(selected="rating")] * len(tab)
         try:
             enrolment = invites.resolve(store, given, throttle.client_of(request))
-            view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
+            shown = opened(enrolment)
         except UserError as exc:
-            return [gr.update(), ""] + render(None, str(exc), {}) + switch
-        opened = render(view, message, {"study_id": enrolment.study_id})
-        return [gr.update(), rater_line(enrolment, store)] + opened + switch
+            return [gr.update(), ""] + render(None, str(exc), {}) + hidden_pair() + switch
+        return [gr.update(), rater_line(enrolment, store)] + shown + switch
 
-    start_outputs = [who, *view_outputs]
+    pair_outputs = [*pair.outputs, submit_row, keys_help]
+    start_outputs = [who, *view_outputs, *pair_outputs]
     start.click(on_start, [code, session], start_outputs, api_name="rate_start")
     code.submit(on_start, [code, session], start_outputs, api_visibility="private")
     submitted = submit_btn.click(
@@ -536,6 +549,6 @@ def build(ctx: AppContext) -> None:
         None, None, None, js=assets.RESET_PAGER_JS
     )
     handoff_state(ctx).change(
-        on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs, api_visibility="private"
+        on_handoff, [handoff_state(ctx), session], [code, who] + view_outputs + pair_outputs, api_visibility="private"
     )
-    ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs + tab))
+    ctx.extras.setdefault("loaders", []).append((on_load, [session], [code, who] + view_outputs + pair_outputs + tab))

@@ -17,12 +17,15 @@ import pandas as pd
 
 from arena.errors import UserError
 from arena.store import Store
+from arena.text import markdown_literal
 from evaluation import results as res
+from evaluation.pairwise_view import pairwise_view
 
 # The report moved to evaluation/report.py (issue 23); these names stay importable from here.
 from evaluation.report import compute_view as compute_view
 from evaluation.report import label_scenarios as label_scenarios
 from evaluation.report import output_scores as output_scores
+from evaluation.report import present_url
 from evaluation.report import stats_tables as stats_tables
 
 from . import AppContext, store_for
@@ -58,6 +61,13 @@ def write_csv(summary: pd.DataFrame, study_id: int) -> str:
 
 
 STATS_HELP = res.STATS_HELP
+PAIRWISE_HELP = (
+    "A pairwise study: each rater saw two responses per prompt and voted. Ratings are Bradley–Terry on the "
+    "Elo scale (mean 1000; 400 points = 10:1 odds), a tie or 'both bad' half a win for each side; 95% "
+    "intervals treat prompts and raters as samples. A rank is shown only where intervals separate; a "
+    "method with few votes is provisional. 'At equal length' is the rating with the length difference "
+    "of the two responses fitted as a covariate (docs/pairwise.md)."
+)
 
 
 def build(ctx: AppContext) -> None:
@@ -116,6 +126,9 @@ def build(ctx: AppContext) -> None:
             progress((done[0], None), desc=f"Perplexity: {done[0]} outputs scored", unit="outputs")
 
         try:
+            study = store_for(ctx).get_study(int(study_id)) if str(study_id).strip().isdigit() else None
+            if study is not None and study.design == "pairwise":
+                return pairwise_outputs(study_id)
             view = compute_view(
                 store_for(ctx), study_id, scenarios, raters, ctx.model() if ppl else None, progress=scored
             )
@@ -139,6 +152,29 @@ def build(ctx: AppContext) -> None:
             shown(s["variance_components"]),
             shown(s["position"]),
             view["story"],
+        ]
+
+    def pairwise_outputs(study_id: Any) -> list[Any]:
+        """A pairwise study: the leaderboard (Bradley-Terry, Elo scale) where the 1-5 tables would be."""
+        view = pairwise_view(store_for(ctx), int(study_id))
+        hide = gr.update(value=None, visible=False)
+        words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"])
+        story = (
+            f"**{markdown_literal(view['takeaway'])}**\n\n"
+            f"[Presentation view for stakeholders: {present_url(int(study_id))}]({present_url(int(study_id))})"
+        )
+        return [
+            f"### {markdown_literal(view['name'])}\n{view['headline']} · pairwise (A vs B votes)",
+            shown(view["table"]),
+            hide,
+            hide,
+            shown(write_csv(view["table"], int(study_id))) if len(view["table"]) else hide,
+            *[hide] * 4,
+            gr.update(choices=[]),
+            gr.update(choices=[]),
+            PAIRWISE_HELP + "\n\n" + words,
+            *[hide] * 3,
+            story,
         ]
 
     refresh.click(on_refresh, None, study, api_name="results_studies")

@@ -18,6 +18,7 @@ from .schema import (
     skips,
     studies,
     study_raters,
+    votes,
 )
 from .transactions import StoreBase
 from .values import clean_rater_name
@@ -90,6 +91,7 @@ class DeletionStore(StoreBase):
                 "skips": conn.execute(skips.delete().where(skips.c.item_id.in_(item_ids))).rowcount,
                 "flags": conn.execute(flags.delete().where(flags.c.item_id.in_(item_ids))).rowcount,
                 "guesses": conn.execute(guesses.delete().where(guesses.c.item_id.in_(item_ids))).rowcount,
+                "votes": conn.execute(votes.delete().where(votes.c.item_id.in_(item_ids))).rowcount,
                 "assignments": conn.execute(
                     assignments.delete().where(
                         assignments.c.item_id.in_(item_ids) | assignments.c.output_id.in_(output_ids)
@@ -124,4 +126,5 @@ class DeletionStore(StoreBase):
             conn.execute(skips.delete().where(and_(skips.c.rater_id == rid, skips.c.item_id.in_(item_ids))))
             conn.execute(flags.delete().where(and_(flags.c.rater_id == rid, flags.c.item_id.in_(item_ids))))
             conn.execute(guesses.delete().where(and_(guesses.c.rater_id == rid, guesses.c.item_id.in_(item_ids))))
+            conn.execute(votes.delete().where(and_(votes.c.rater_id == rid, votes.c.item_id.in_(item_ids))))
             return int(conn.execute(ratings.delete().where(mine)).rowcount)

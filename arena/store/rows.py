@@ -40,12 +40,14 @@ class Study:
     guess_methods: tuple[str, ...] = ()
     # The perplexity scorer named for the study (a model setting); None: the app's model (old studies).
     scorer_model: str | None = None
+    design: str = "scores"  # "scores" (1-5) or "pairwise" (A vs B votes)
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
         return from_row(
             cls,
             row,
+            design=row.get("design") or "scores",
             methods=tuple(json.loads(row["methods"] or "[]")),
             settings=json.loads(row["settings"] or "{}"),
             guess_methods=tuple(json.loads(row.get("guess_methods") or "[]")),

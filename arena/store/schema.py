@@ -31,6 +31,10 @@ from sqlalchemy.types import TypeDecorator
 
 SCORE_COLUMNS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
 STUDY_STATES: tuple[str, ...] = ("draft", "open", "closed", "published")
+# How raters judge a study's outputs: "scores" (every response 1-5 on each dimension) or
+# "pairwise" (two responses, one vote: A better, B better, tie, both bad; arena/pair_rating.py).
+STUDY_DESIGNS: tuple[str, ...] = ("scores", "pairwise")
+VOTE_WINNERS: tuple[str, ...] = ("a", "b", "tie", "bothbad")
 
 metadata = MetaData()
 
@@ -96,6 +100,8 @@ studies = Table(
     # The model whose perplexity Results shows for every system of the study (a study over several
     # models has one scorer); NULL = the app's model, as for studies from before schema 5.
     Column("scorer_model", String(500), nullable=True),
+    # "scores" or "pairwise" (STUDY_DESIGNS); databases from before get "scores", what they held.
+    Column("design", String(20), nullable=False, default="scores"),
 )
 
 items = Table(
@@ -252,6 +258,27 @@ guesses = Table(
     ),
 )
 
+# A rater's vote on the pair of responses of one item they were shown in a pairwise study: which
+# output stood left (A) and right (B) for them, and the winner. One per rater and item; voting again
+# replaces it. `reasons` is a JSON list of REASONS keys (arena/pair_rating.py), `note` free text.
+votes = Table(
+    "votes",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("output_a", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), nullable=False),
+    Column("output_b", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), nullable=False),
+    Column("winner", String(10), nullable=False),
+    Column("reasons", Text, nullable=True),
+    Column("note", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("rater_id", "item_id", name="uq_votes_rater_item"),
+    CheckConstraint("winner IN ('a', 'b', 'tie', 'bothbad')", name="ck_votes_winner"),
+    CheckConstraint("output_a <> output_b", name="ck_votes_two_outputs"),
+)
+
 # One row: the schema version this code last upgraded the database to (for future migrations).
 schema_info = Table(
     "arena_schema",
@@ -261,5 +288,6 @@ schema_info = Table(
     Column("upgraded_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
-SCHEMA_VERSION = 5  # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods
-# 5: studies.scorer_model
+# 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods.
+# 5: studies.scorer_model. 6: studies.design, votes (pairwise studies)
+SCHEMA_VERSION = 6

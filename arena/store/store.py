@@ -22,14 +22,16 @@ from .study_store import StudyStore
 from .transactions import StoreUnavailable
 from .upgrade import upgrade
 from .values import MAX_COMMENT, MAX_RATER_NAME, check_score, clean_comment, clean_name, clean_rater_name, dumps
+from .vote_store import VoteStore
 
 
-class Store(StudyStore, RaterStore, RatingStore, DeletionStore, FeedbackStore, GuessStore):
+class Store(StudyStore, RaterStore, RatingStore, DeletionStore, FeedbackStore, GuessStore, VoteStore):
     """A ratings database. `Store()` uses `DATABASE_URL` or the default SQLite file.
 
     One class for callers, one module per job: studies, items and outputs (study_store.py), raters,
     invitations and the blind mapping (rater_store.py), ratings, frames and progress (rating_store.py),
-    deleting (deletion.py), skips and flags (feedback.py), guesses (guesses.py); transactions in
+    deleting (deletion.py), skips and flags (feedback.py), guesses (guesses.py), pairwise votes
+    (vote_store.py); transactions in
     transactions.py, the column catalogue in columns.py, the checks on what people type in values.py."""
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None):

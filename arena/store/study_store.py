@@ -11,6 +11,7 @@ from sqlalchemy import Connection, and_, func, select, update
 from ..errors import UserError
 from .rows import Item, Output, Study, from_row
 from .schema import (
+    STUDY_DESIGNS,
     STUDY_STATES,
     items,
     outputs,
@@ -44,6 +45,7 @@ class StudyStore(StoreBase):
         guidelines: str | None = None,
         guess_methods: Sequence[str] = (),
         scorer_model: str | None = None,
+        design: str = "scores",
     ) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
@@ -51,6 +53,8 @@ class StudyStore(StoreBase):
             raise UserError("give the study a name")
         if state not in STUDY_STATES:
             raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
+        if design not in STUDY_DESIGNS:
+            raise UserError(f"a study's design is one of {', '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
         values = dict(
             name=name,
             kind=kind,
@@ -66,6 +70,7 @@ class StudyStore(StoreBase):
             guidelines=clean_comment(guidelines) if guidelines else None,
             guess_methods=dumps(list(guess_methods)) if guess_methods else None,
             scorer_model=scorer_model or None,
+            design=design,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())

@@ -2,6 +2,7 @@
 
     python -m arena.studies create --name "Pilot 3" --prompts prompts.txt --methods BS-4,TS-Temp,TS-Tilted \\
         --max-new-tokens 96 --samples 1 --batch-size 16  # generates; last line {"study_id": 7}
+    python -m arena.studies create ... --pairwise       # A-vs-B votes instead of 1-5 scores
     python -m arena.studies create ... --guess          # raters are asked which response came from BS-4
     python -m arena.studies form-check --study 7   # how recognisable each method is from its form alone
     python -m arena.studies generate --study 7     # resume an interrupted generation
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> dict:
                 guess_methods=args.guess,
                 models=[m for m in (args.models or "").split(",") if m.strip()] or None,
                 scorer_model=args.scorer,
+                design="pairwise" if args.pairwise else "scores",
             )
         else:
             print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
@@ -154,6 +156,11 @@ def parser() -> argparse.ArgumentParser:
         metavar="METHOD",
         help=f"after scoring each item, ask raters which response came from METHOD (default {guessing.DEFAULT_TARGET}; "
         f"'{guessing.EACH}' = every method in turn); the blinding index is computed once the study is closed",
+    )
+    create.add_argument(
+        "--pairwise",
+        action="store_true",
+        help="raters see two responses per item and vote (A better, B better, tie, both bad) instead of scoring 1-5",
     )
     generate = sub.add_parser("generate", parents=[common, with_model], help="generate a study's missing outputs")
     generate.add_argument("--study", type=cli_whole, required=True)

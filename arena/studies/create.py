@@ -14,6 +14,7 @@ from ..numbers import whole_number
 from ..prompts import PromptSpec, encode_prompt
 from ..requests import MAX_NEW_TOKENS_RANGE
 from ..store import Store
+from ..store.schema import STUDY_DESIGNS
 from ..store.store import clean_name
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
 
@@ -34,6 +35,7 @@ def create_study(
     guess_methods: Any = None,
     models: Sequence[str] | None = None,
     scorer_model: str | None = None,
+    design: str = "scores",
 ) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
@@ -45,7 +47,10 @@ def create_study(
     `models` (two or more, or one other than the app's): the study compares systems = (model, method),
     every method on each model (arena/systems.py); `settings` and `guess_methods` then name systems.
     `scorer_model` is the one model whose perplexity Results shows for every system (default: the
-    first of `models`; for a one-model study, None: the app's model, as before)."""
+    first of `models`; for a one-model study, None: the app's model, as before).
+
+    `design`: "scores" (every response 1-5) or "pairwise" (two responses per item, one vote; then
+    one sample per method, and no guess question)."""
     name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
     if not name:
         raise UserError("give the study a name")
@@ -66,6 +71,16 @@ def create_study(
     seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
     slots = expected_slots(chosen, samples)
     targets = guessing.resolve_targets(guess_methods, chosen, samples)
+    if design not in STUDY_DESIGNS:
+        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
+    if design == "pairwise":
+        # A pair compares two systems; two samples of one method would be a method against itself.
+        if len(chosen) < 2:
+            raise UserError("a pairwise study compares at least two methods")
+        if samples != 1:
+            raise UserError("a pairwise study compares methods: one sample per method")
+        if targets:
+            raise UserError("the 'which came from METHOD?' question is asked in 1-5 studies only")
     if len(slots) > MAX_RESPONSES:
         raise UserError(
             f"{len(slots)} responses per item is too many to rate side by side; "
@@ -96,4 +111,5 @@ def create_study(
         guidelines=guidelines,
         guess_methods=targets,
         scorer_model=scorer_model,
+        design=design,
     )

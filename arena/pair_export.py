@@ -1,0 +1,63 @@
+"""A pairwise study's votes as `python -m evaluation.pairwise` reads them, once the study is closed.
+
+    python -m arena.export --votes --study 7 -o votes.csv
+    python -m evaluation.pairwise votes.csv --json
+
+One row per vote: `study_id, item_id, rater, system_a, system_b, winner, len_a, len_b`, where
+system_a is the method shown as A to that rater, and the lengths are the two outputs' new tokens.
+Which method stood on which side is the study's secret while it is rated, so this file exists only
+after closing (as the mapping and the seeds); the whole export (`python -m arena.export`) carries the
+votes too, and is the one that imports back.
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import Any, TextIO
+
+from .errors import UserError
+from .store import Store
+from .text import escape_cell
+
+VOTE_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "rater", "system_a", "system_b", "winner", "len_a", "len_b")
+
+
+def vote_rows(store: Store, study_id: int) -> list[dict[str, Any]]:
+    """The votes of a closed (or published) pairwise study, one dict per vote with VOTE_COLUMNS."""
+    study = store.get_study(int(study_id))
+    if study is None:
+        raise UserError("that study does not exist")
+    if study.design != "pairwise":
+        raise UserError(f"study #{study.id} scores responses 1-5; only a pairwise study has votes")
+    if study.state not in ("closed", "published"):
+        raise UserError("a study's votes say which method stood on which side: they are exported once it is closed")
+    outputs: dict[int, Any] = {}
+    read: set[int] = set()
+    rows = []
+    for v in store.votes(study.id):
+        if v.item_id not in read:
+            read.add(v.item_id)
+            outputs.update({o.id: o for o in store.outputs_for_item(v.item_id)})
+        a, b = outputs[v.output_a], outputs[v.output_b]
+        rows.append(
+            dict(
+                study_id=study.id,
+                item_id=v.item_id,
+                rater=v.rater,
+                system_a=a.method,
+                system_b=b.method,
+                winner=v.winner,
+                len_a=int(a.new_tokens),
+                len_b=int(b.new_tokens),
+            )
+        )
+    return rows
+
+
+def write_votes_csv(rows: list[dict[str, Any]], out: TextIO) -> int:
+    """Write vote rows as CSV (rater names escaped against spreadsheet formulas); return the count."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(VOTE_COLUMNS)
+    for row in rows:
+        writer.writerow([escape_cell(v) if isinstance(v, str) else v for v in (row[c] for c in VOTE_COLUMNS)])
+    return len(rows)

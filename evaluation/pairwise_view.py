@@ -1,0 +1,105 @@
+"""A published pairwise study as the Results tab and /present show it: the leaderboard and its words.
+
+The votes come from the store as `python -m arena.export --votes` writes them (`arena.pair_export`),
+the ratings from `evaluation.pairwise.rate` (Bradley-Terry on the Elo scale, two-way intervals,
+length control with the outputs' new tokens); nothing here is computed another way.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from arena.errors import UserError
+from arena.pair_export import vote_rows
+from arena.store import Store
+
+from . import pairwise as pw
+
+NOT_PUBLISHED = "there is no published study with that id"
+LEADERBOARD_COLUMNS = [
+    "rank",
+    "method",
+    "rating [95% CI]",
+    "at equal length [95% CI]",
+    "votes",
+    "items",
+    "wins / losses / ties",
+    "provisional",
+]
+
+
+def _interval(value: Any, low: Any, high: Any) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return "–"
+    if low is None or pd.isna(low) or not math.isfinite(float(low)):
+        return f"{float(value):.0f} (no interval)"
+    return f"{float(value):.0f} [{float(low):.0f}, {float(high):.0f}]"
+
+
+def leaderboard_table(result: pw.StudyRatings) -> pd.DataFrame:
+    """One row per system, best first: rank (a range where intervals overlap; "–" when provisional),
+    raw and length-controlled ratings with their intervals, votes, items, the tally, provisional."""
+    eff = result.length_effect
+    # All answers as long as their rivals: no length effect can be fitted, so no "at equal length" column values.
+    controlled_ok = (
+        "rating_length_controlled" in result.systems
+        and eff is not None
+        and math.isfinite(float(eff["elo_if_twice_as_long"]))
+    )
+    rows = []
+    for r in result.systems.itertuples():
+        best, worst = getattr(r, "rank_best"), getattr(r, "rank_worst")
+        rank = "–" if pd.isna(best) else pw.rank_label(int(best), int(worst))
+        controlled = (
+            _interval(r.rating_length_controlled, r.ci_low_length_controlled, r.ci_high_length_controlled)
+            if controlled_ok
+            else "–"
+        )
+        rows.append(
+            {
+                "rank": rank,
+                "method": r.system,
+                "rating [95% CI]": _interval(r.rating, r.ci_low, r.ci_high),
+                "at equal length [95% CI]": controlled,
+                "votes": int(r.votes),
+                "items": int(r.items),
+                "wins / losses / ties": f"{int(r.wins)} / {int(r.losses)} / {int(r.ties)}",
+                "provisional": f"yes: {r.why_provisional}" if r.provisional else "no",
+            }
+        )
+    return pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS)
+
+
+def pairwise_view(store: Store, study_id: int, *, public: bool = True, n_resamples: int = 1000) -> dict[str, Any]:
+    """The leaderboard of a pairwise study: published only when `public` (else closed will do)."""
+    study = store.get_study(int(study_id))
+    allowed = ("published",) if public else ("closed", "published")
+    if study is None or study.design != "pairwise" or study.state not in allowed:
+        raise UserError(NOT_PUBLISHED)
+    rows = vote_rows(store, study.id)
+    base = {"name": study.name, "study_id": study.id, "methods": list(study.methods)}
+    if not rows:
+        return {
+            **base,
+            "headline": "No votes in this study.",
+            "takeaway": "No votes yet: nothing to rank.",
+            "lines": [],
+            "table": pd.DataFrame(columns=LEADERBOARD_COLUMNS),
+            "sizes": (0, 0, 0),
+        }
+    votes = pw.check_votes(pd.DataFrame(rows), source=f"study #{study.id}")
+    result = pw.rate(votes, n_resamples=n_resamples)
+    lines = pw.explain(result)
+    sizes = (result.n_items, result.n_votes, result.n_raters)
+    return {
+        **base,
+        "headline": f"{sizes[0]} prompts · {sizes[1]} votes by {sizes[2]} raters · methods: {', '.join(study.methods)}",
+        "takeaway": lines[0],
+        "lines": lines,
+        "table": leaderboard_table(result),
+        "sizes": sizes,
+        "result": result,
+    }

@@ -1,0 +1,215 @@
+"""The Rate tab's panel for pairwise studies: a thin layer over `arena.pair_rating`.
+
+The 1-5 form (ui/rating.py) opens a study from the invite code; when the study is pairwise it hands
+over here (`PairPanel.start`). As there, only the letters, the prompt and the two texts reach the
+browser; every handler checks the code again on the server, and the session state (server-side)
+holds the study id and the item's random public id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from arena import invites, pair_rating, studies, throttle
+from arena.errors import UserError
+from arena.store import Store
+from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
+
+from .safe import response_html
+
+WHOLE_ITEM = "The whole item"
+DEFAULT_PAIR_GUIDELINES = """**Read both responses to the prompt, then vote once:**
+
+- **A is better** (key 1) or **B is better** (key 2): the one you would rather get, as a whole.
+- **Tie** (key 3): about equally good. **Both bad** (key 4): neither is acceptable.
+
+Optionally tick why, or write a word, before you vote: the vote saves and the next item comes.
+Responses are **cut off after a fixed number of tokens on purpose**: don't mark one down because it
+stops mid-sentence. Which method wrote which stays hidden, and the sides differ between items and
+raters. You can go back and change a vote.
+"""
+
+
+@dataclass
+class PairPanel:
+    """The panel's components and how the 1-5 form's Start shows or hides it."""
+
+    outputs: list[Any]  # what `start` and `hide` fill: session, panel, then the view's values
+    start: Any  # (store, enrolment) -> values for `outputs`
+    hide: Any  # () -> values for `outputs`
+
+
+FOCUS_JS = """
+() => {
+  const box = document.querySelector('#pair-prompt');
+  if (box) { box.scrollIntoView({block: 'start'}); }
+  const first = document.querySelector('#pair-vote-a');
+  if (first) first.focus({preventScroll: true});
+}
+"""
+
+
+def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
+    """The panel (hidden until a pairwise study is opened); `code_of(typed, request)` gives the code."""
+    session = gr.State({})
+    with gr.Column(visible=False, elem_id="pair-panel") as panel:
+        progress = gr.Markdown("", elem_id="pair-progress")
+        prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, elem_id="pair-prompt")
+        with gr.Accordion("How to vote (guidelines)", open=False):
+            guide = gr.Markdown(DEFAULT_PAIR_GUIDELINES, elem_id="pair-guide")
+        with gr.Row(elem_id="pair-responses"):
+            text_a = gr.HTML("", elem_id="pair-a")
+            text_b = gr.HTML("", elem_id="pair-b")
+        # (label, key): the page shows the label (translated where the browser asks), the server gets the key
+        reasons = gr.CheckboxGroup(
+            [(v, k) for k, v in pair_rating.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
+        )
+        note = gr.Textbox(label="Anything else about your choice (optional)", max_lines=2, elem_id="pair-note")
+        with gr.Row(elem_id="pair-votes"):
+            buttons = {
+                w: gr.Button(
+                    f"{label} ({k})", variant="primary" if w in ("a", "b") else "secondary", elem_id=f"pair-vote-{w}"
+                )
+                for k, (w, label) in enumerate(pair_rating.WINNER_LABELS.items(), start=1)
+            }
+        with gr.Row():
+            prev_btn = gr.Button("← Previous")
+            next_btn = gr.Button("Next →")
+        with gr.Accordion("Skip this item, or flag a problem", open=False):
+            with gr.Row():
+                skip_reason = gr.Dropdown(
+                    [(v, k) for k, v in SKIP_REASONS.items()], value=None, label="Reason to skip this item", scale=2
+                )
+                skip_note = gr.Textbox(label="Skip: say why (needed for Other)", max_lines=2, scale=3)
+                skip_btn = gr.Button("Skip this item", scale=1)
+            with gr.Row():
+                flag_target = gr.Dropdown(
+                    [WHOLE_ITEM, "Response A", "Response B"], value=WHOLE_ITEM, label="Flag", scale=2
+                )
+                flag_reason = gr.Dropdown(
+                    [(v, k) for k, v in FLAG_REASONS.items()], value=None, label="Flag reason", scale=2
+                )
+                flag_note = gr.Textbox(label="Flag note (optional; needed for Other)", max_lines=2, scale=3)
+                flag_btn = gr.Button("Flag", scale=1)
+        status = gr.Markdown("", elem_id="pair-status")
+
+    view_outputs = [session, progress, prompt, text_a, text_b, reasons, note, status]
+
+    def render(view: pair_rating.PairView | None, message: str, sess: dict[str, Any], line: str = "") -> list[Any]:
+        if view is None:
+            sess = {k: v for k, v in sess.items() if k not in ("item", "index")}
+            return [sess, message, "", "", "", [], "", line]
+        sess = {**sess, "item": view.item, "index": view.index}
+        head = f"**{view.progress}**"
+        if view.winner:
+            head += f" · your vote: {pair_rating.WINNER_LABELS[view.winner]} (voting again replaces it)"
+        elif view.skipped:
+            head += " · you skipped this item; voting replaces the skip"
+        return [
+            sess,
+            head,
+            view.prompt,
+            response_html("A", view.text_a),
+            response_html("B", view.text_b),
+            list(view.reasons),
+            view.note,
+            line or message,
+        ]
+
+    def start(store_: Store, enrolment: invites.Enrolment) -> list[Any]:
+        view, message = pair_rating.open_for(store_, enrolment)
+        study = store_.get_study(enrolment.study_id)
+        text = ((study.guidelines if study is not None else None) or "").strip() or DEFAULT_PAIR_GUIDELINES
+        return [gr.Column(visible=True), text, *render(view, message, {"study_id": enrolment.study_id})]
+
+    def hide() -> list[Any]:
+        return [gr.Column(visible=False), gr.update(), {}, "", "", "", "", [], "", ""]
+
+    def fail(exc: UserError):
+        raise gr.Error(str(exc), print_exception=False) from None
+
+    def enrolled(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
+        sess = dict(sess) if isinstance(sess, dict) else {}
+        if not sess.get("study_id"):
+            raise UserError("enter your invite code and press Start")
+        enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
+        if enrolment.study_id != sess["study_id"]:
+            raise UserError("the invite code changed: press Start to continue with the new code")
+        return enrolment, sess
+
+    def on_vote(winner: str):
+        def cast(code_text: Any, sess: Any, why: Any, text: Any, request: gr.Request):
+            try:
+                enrolment, sess = enrolled(code_text, sess, request)
+                if "item" not in sess:
+                    raise UserError("there is no item on screen to vote on")
+                view, message = pair_rating.vote_then_next(store, enrolment, sess["item"], winner, why, text)
+            except UserError as exc:
+                fail(exc)
+            return render(view, message, sess, "Saved." if view is None else "Saved. Here is the next item.")
+
+        return cast
+
+    def on_move(step: int):
+        def move(code_text: Any, sess: Any, request: gr.Request):
+            try:
+                enrolment, sess = enrolled(code_text, sess, request)
+                total = len(studies.ready_item_ids(store, sess["study_id"]))
+                index = sess.get("index", 1) + step if "item" in sess else (total if step < 0 else 1)
+                if not 1 <= index <= total:
+                    raise UserError("no earlier item" if step < 0 else "no further item: this is the last one")
+                view, message = pair_rating.open_for(store, enrolment, index)
+            except UserError as exc:
+                fail(exc)
+            return render(view, message, sess)
+
+        return move
+
+    def on_skip(code_text: Any, sess: Any, reason: Any, text: Any, request: gr.Request):
+        try:
+            enrolment, sess = enrolled(code_text, sess, request)
+            if "item" not in sess:
+                raise UserError("there is no item on screen to skip")
+            if reason in (None, ""):
+                raise UserError("choose a reason to skip this item")
+            view, message = pair_rating.skip_then_next(
+                store, enrolment, sess["item"], reason, text if isinstance(text, str) else None
+            )
+        except UserError as exc:
+            fail(exc)
+        return [*render(view, message, sess, "Skipped."), None, ""]
+
+    def on_flag(code_text: Any, sess: Any, target: Any, reason: Any, text: Any, request: gr.Request):
+        try:
+            enrolment, sess = enrolled(code_text, sess, request)
+            if "item" not in sess:
+                raise UserError("there is no item on screen to flag")
+            if reason in (None, ""):
+                raise UserError("choose a reason for the flag")
+            if target not in (None, "", WHOLE_ITEM, "Response A", "Response B"):
+                raise UserError("choose what to flag: the whole item or one response")
+            label = None if target in (None, "", WHOLE_ITEM) else str(target).removeprefix("Response ")
+            new = pair_rating.flag(
+                store, enrolment, sess["item"], label, reason, text if isinstance(text, str) else None
+            )
+        except UserError as exc:
+            fail(exc)
+        what = "this item" if label is None else f"response {label}"
+        return (f"Flagged {what}. The organizer will see it; go on voting." if new else "Already flagged."), ""
+
+    for winner, button in buttons.items():
+        button.click(
+            on_vote(winner), [code, session, reasons, note], view_outputs, api_name=f"pair_vote_{winner}"
+        ).then(None, None, None, js=FOCUS_JS)
+    prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="pair_previous")
+    next_btn.click(on_move(+1), [code, session], view_outputs, api_name="pair_next")
+    skip_btn.click(
+        on_skip, [code, session, skip_reason, skip_note], [*view_outputs, skip_reason, skip_note], api_name="pair_skip"
+    )
+    flag_btn.click(
+        on_flag, [code, session, flag_target, flag_reason, flag_note], [status, flag_note], api_name="pair_flag"
+    )
+    return PairPanel([panel, guide, *view_outputs], start, hide)
