@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import gradio as gr
@@ -49,7 +50,9 @@ def app(monkeypatch, store):
 
 def sent(app, name: str, values) -> str:
     """What Gradio sends to the browser for these return values of handler `name`, as JSON text."""
-    data = asyncio.run(app.demo.postprocess_data(app.fns[name], list(values), app.state))
+    # in a thread of its own: another test in the run may have left an event loop running in this one
+    with ThreadPoolExecutor(1) as pool:
+        data = pool.submit(asyncio.run, app.demo.postprocess_data(app.fns[name], list(values), app.state)).result()
     return json.dumps(data, default=str)
 
 
