@@ -26,6 +26,7 @@ from arena.studies import quick
 
 from . import AppContext, assets, rating_pairwise, store_for
 from .i18n import t
+from .rater_session import code_of, enrolled
 from .safe import md_text, response_html
 
 SLOTS = studies.MAX_RESPONSES
@@ -104,13 +105,6 @@ def install_quick_rate(ctx: AppContext) -> None:
         button.click(on_rate, [prompt, raw_box, last], outputs, api_visibility="private")
 
     ctx.extras["quick_rate"] = wire
-
-
-def code_of(typed: Any, request: Any) -> Any:
-    """The invite code a handler acts on: what is in the code box, else the invite link's cookie."""
-    if isinstance(typed, str) and typed.strip():
-        return typed
-    return clients.cookie(request, sessions.RATER_COOKIE) or typed
 
 
 def _clean_session(session: Any) -> dict[str, Any]:
@@ -346,13 +340,7 @@ def build(ctx: AppContext) -> None:
         return [rater_line(enrolment, store), *shown]
 
     def _session_for(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
-        sess = _clean_session(sess)
-        if not sess.get("study_id"):
-            raise UserError("enter your invite code and press Start")
-        enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
-        if enrolment.study_id != sess["study_id"]:
-            raise UserError("the invite code changed: press Start to continue with the new code")
-        return enrolment, sess
+        return enrolled(store, code_text, sess, request)
 
     def on_move(step: int):
         def move(code_text: Any, sess: Any, request: gr.Request):

@@ -13,11 +13,12 @@ from typing import Any
 
 import gradio as gr
 
-from arena import invites, pair_rating, studies, throttle
+from arena import invites, pair_rating, studies
 from arena.errors import UserError
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 
+from . import rater_session
 from .safe import response_html
 
 WHOLE_ITEM = "The whole item"
@@ -131,19 +132,13 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
 
-    def enrolled(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
-        sess = dict(sess) if isinstance(sess, dict) else {}
-        if not sess.get("study_id"):
-            raise UserError("enter your invite code and press Start")
-        enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
-        if enrolment.study_id != sess["study_id"]:
-            raise UserError("the invite code changed: press Start to continue with the new code")
-        return enrolment, sess
+    def session_of(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
+        return rater_session.enrolled(store, code_text, sess, request)
 
     def on_vote(winner: str):
         def cast(code_text: Any, sess: Any, why: Any, text: Any, request: gr.Request):
             try:
-                enrolment, sess = enrolled(code_text, sess, request)
+                enrolment, sess = session_of(code_text, sess, request)
                 if "item" not in sess:
                     raise UserError("there is no item on screen to vote on")
                 view, message = pair_rating.vote_then_next(store, enrolment, sess["item"], winner, why, text)
@@ -156,7 +151,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
     def on_move(step: int):
         def move(code_text: Any, sess: Any, request: gr.Request):
             try:
-                enrolment, sess = enrolled(code_text, sess, request)
+                enrolment, sess = session_of(code_text, sess, request)
                 total = len(studies.ready_item_ids(store, sess["study_id"]))
                 index = sess.get("index", 1) + step if "item" in sess else (total if step < 0 else 1)
                 if not 1 <= index <= total:
@@ -170,7 +165,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
 
     def on_skip(code_text: Any, sess: Any, reason: Any, text: Any, request: gr.Request):
         try:
-            enrolment, sess = enrolled(code_text, sess, request)
+            enrolment, sess = session_of(code_text, sess, request)
             if "item" not in sess:
                 raise UserError("there is no item on screen to skip")
             if reason in (None, ""):
@@ -184,7 +179,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
 
     def on_flag(code_text: Any, sess: Any, target: Any, reason: Any, text: Any, request: gr.Request):
         try:
-            enrolment, sess = enrolled(code_text, sess, request)
+            enrolment, sess = session_of(code_text, sess, request)
             if "item" not in sess:
                 raise UserError("there is no item on screen to flag")
             if reason in (None, ""):
