@@ -192,3 +192,33 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
     assert line.startswith("**Stopped** after 1 of 4 cells") and run_button["interactive"] is True
     rest = list(updates)
     assert rest[-1][0]["value"].startswith("**Stopped** after 1 of 4 cells") and dummy.loads == []
+
+
+def test_the_grid_refuses_a_study_prompt_before_any_model_writes(dummy, tmp_path):
+    """An attack through the grid: a study's prompt with two models ticked. Every model's run is
+    admitted as Compare's, so the first is refused and nothing is generated or loaded after it."""
+    from arena.store import Store
+    from arena.studies import reserved
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    sid = store.create_study("open one", methods=["TS-Temp", "Greedy"])
+    secret = "Describe the lighthouse keeper's last winter in four lines."
+    store.add_items(sid, [{"prompt": secret, "raw": False}])
+    reserved.protect(lambda: store)
+    try:
+        events: list = []
+        with pytest.raises(UserError, match="reserved"):
+            req = RunRequest(secret, METHODS, max_new_tokens=5)
+            for event in runner.stream_models(["m-a", "m-b"], req, load=dummy.load):
+                events.append(event)
+        assert not [e for e in events if e.event is not None and e.event.text]  # no output text came out
+        assert "m-b" not in dummy.loads  # the second model never started
+        dummy.loads.clear()
+        # a disguised copy (doubled spaces, full-width letters) is the same prompt
+        disguised = "Describe  the lighthouse keeper's last winter in four lines．"
+        with pytest.raises(UserError, match="reserved"):
+            list(runner.stream_models(["m-b"], RunRequest(disguised, METHODS, max_new_tokens=5), load=dummy.load))
+        assert dummy.loads in ([], ["m-b"])
+    finally:
+        reserved.protect(None)
+        store.dispose()
