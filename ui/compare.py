@@ -480,48 +480,44 @@ def build(ctx: AppContext) -> None:
             req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values), record)
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
-        session = getattr(request, "session_hash", None) or "anonymous"
-        cancel = threading.Event()
-        with _cancels_lock:
-            _cancels[session] = cancel
         order = run_order(list(req.methods))
         texts = {n: "" for n in all_names}
         done: list[MethodResult] = []
         whole = whole_methods(order)
         head = f"(seed {req.seed}, max {req.max_new_tokens} new tokens; sampling first, beam search last)"
         head += waiting_note(order)
-        # A box that waits for a whole output says why it is empty.
-        placeholders = {n: f"Waiting: {WHOLE_NOTE}…" if n in whole else None for n in all_names}
-        sent = dict(texts)  # what the page shows now, per box
-        note = f"Waiting for the model… {head}"
+        with stoppable(request) as cancel:
+            # A box that waits for a whole output says why it is empty.
+            placeholders = {n: f"Waiting: {WHOLE_NOTE}…" if n in whole else None for n in all_names}
+            sent = dict(texts)  # what the page shows now, per box
+            note = f"Waiting for the model… {head}"
 
-        def page(*timing: Any) -> list:
-            """Every message repeats the status and every box's text (Gradio sends only the change):
-            a bare update after a value lets a busy browser lose that value (seen under load:
-            finished methods with a timing row and an empty box, a status stuck on "Waiting")."""
-            boxes_now = [gr.update(value=sent[n], placeholder=placeholders[n]) for n in all_names]
-            # after Stop, never a "Running…" that would overwrite the Stop handler's line
-            stopped = cancel.is_set() and len(done) < len(order)
-            return (
-                [gr.update(value=stopped_line(done, len(order)) if stopped else note)]
-                + boxes_now
-                + list(timing or (gr.update(), gr.update(), gr.update()))
+            def page(*timing: Any) -> list:
+                """Every message repeats the status and every box's text (Gradio sends only the change):
+                a bare update after a value lets a busy browser lose that value (seen under load:
+                finished methods with a timing row and an empty box, a status stuck on "Waiting")."""
+                boxes_now = [gr.update(value=sent[n], placeholder=placeholders[n]) for n in all_names]
+                # after Stop, never a "Running…" that would overwrite the Stop handler's line
+                stopped = cancel.is_set() and len(done) < len(order)
+                return (
+                    [gr.update(value=stopped_line(done, len(order)) if stopped else note)]
+                    + boxes_now
+                    + list(timing or (gr.update(), gr.update(), gr.update()))
+                )
+
+            def results_now() -> list:
+                return [
+                    gr.update(value=timing_frame(done), visible=True),
+                    gr.update(value=timing_figure(done), visible=True),
+                    {"prompt": req.prompt, "raw": req.raw, "results": list(done), "total": len(order)},
+                ]
+
+            # A new run clears the previous run's texts, timing and chart at once.
+            yield page(
+                gr.update(value=None, visible=False),
+                gr.update(value=None, visible=False),
+                {"prompt": req.prompt, "raw": req.raw, "results": [], "total": len(order)},
             )
-
-        def results_now() -> list:
-            return [
-                gr.update(value=timing_frame(done), visible=True),
-                gr.update(value=timing_figure(done), visible=True),
-                {"prompt": req.prompt, "raw": req.raw, "results": list(done), "total": len(order)},
-            ]
-
-        # A new run clears the previous run's texts, timing and chart at once.
-        yield page(
-            gr.update(value=None, visible=False),
-            gr.update(value=None, visible=False),
-            {"prompt": req.prompt, "raw": req.raw, "results": [], "total": len(order)},
-        )
-        try:
             shown = 0.0  # when a running method's text was last sent
             current = ""
             for event in stream_methods(ctx.model(), req, cancel=cancel, ticks=True):
@@ -554,18 +550,6 @@ def build(ctx: AppContext) -> None:
                 yield page(*results_now()) if finished else page()
             # The last message carries the timing again too.
             yield page(*results_now()) if done else page()
-        except UserError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
-        except gr.Error as exc:
-            message = friendly_error(exc)
-            if message:
-                raise gr.Error(message, print_exception=False) from None
-            raise
-        finally:
-            cancel.set()  # a client that left or pressed Stop: generation ends at the next token
-            with _cancels_lock:
-                if _cancels.get(session) is cancel:
-                    del _cancels[session]
 
     def on_run_models(
         request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, record, *values_and_models
