@@ -276,6 +276,9 @@ def test_results_and_present_show_the_leaderboard_once_published(tmp_path):
     status, page = present.render(store, sid)
     assert status == 200 and "Leaderboard" in page and "A-vs-B votes" in page
     assert all(m in page for m in METHODS) and "provisional" in page
+    zh = present.render(store, sid, "zh")[1]  # issue 24: the page in Chinese, the same leaderboard
+    assert "<h2>排行榜</h2>" in zh and "次 A/B 投票" in zh and "暂定" in zh and "Leaderboard" not in zh
+    assert all(m in zh for m in METHODS) and zh.count("<tr>") == page.count("<tr>")
 
 
 def test_the_organizer_sees_votes_as_progress(tmp_path):

@@ -194,3 +194,97 @@ def test_results_tab_shows_the_story_and_links_the_stakeholder_page(store):
     view = tab.compute_view(store, study)
     assert f"(/present?study={study})" in view["story"] and "Krippendorff" in view["story"]
     assert view["story"].startswith("**No clear difference yet") or " leads on " in view["story"]
+
+
+# ---- the page in Chinese (issue 24) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, accept, lang",
+    [
+        (None, None, "en"),
+        (None, "zh-CN,zh;q=0.9,en;q=0.8", "zh"),
+        (None, "zh-TW", "zh"),
+        (None, "ZH", "zh"),
+        (None, "en-US,en;q=0.9,zh-CN;q=0.8", "en"),
+        (None, "en;q=0.5,zh-HK;q=0.7", "zh"),
+        (None, "zhx, de", "en"),
+        (None, "zh;q=0, en", "en"),
+        ("en", "zh-CN", "en"),
+        ("zh", "en-GB", "zh"),
+        ("fr", "zh-CN", "zh"),  # an unknown ?lang= falls back to the browser's language
+    ],
+)
+def test_the_language_comes_from_the_query_else_the_browser(query, accept, lang):
+    assert present.language_of(query, accept) == lang
+
+
+def test_takeaway_and_agreement_in_chinese_say_what_the_english_says():
+    pw = pd.DataFrame(
+        [
+            pair("BS-4", "TS-Temp", "coherence", -0.8, -1.2, -0.4, 0.004),
+            pair("BS-4", "TS-Tilted", "coherence", -0.5, -0.9, -0.1, 0.03),
+            pair("TS-Temp", "TS-Tilted", "coherence", 0.3, 0.1, 0.5, 0.04),
+            pair("BS-4", "TS-Temp", "naturalness", 0.1, -0.3, 0.5, 0.6),
+        ]
+    )
+    zh = story.takeaway(pw, 20, 180, 3, lang="zh")
+    assert zh.startswith("TS-Temp 在连贯性上领先（很可能：在 1–5 分制上比其他每种方法至少高 +0.30 分")
+    assert "在自然度上没有明确的领先者" in zh and zh.endswith("（N = 20 个提示词，3 位评分者的 180 条评分）。")
+    assert (
+        story.takeaway(pw.iloc[3:], 4, 24, 2, lang="zh")
+        == "各方法之间还没有明确的差异（N = 4 个提示词，2 位评分者的 24 条评分）。"
+    )
+    assert story.takeaway(pd.DataFrame(), 0, 0, 0, lang="zh").startswith("还没有评分")
+    two = pd.DataFrame(
+        [pair("A", "B", "coherence", -1.0, -1.5, -0.5, 0.0004), pair("A", "C", "coherence", 0.1, -0.5, 0.6, 0.8)]
+    )
+    one = story.takeaway(two, 30, 90, 1, lang="zh")
+    assert one.startswith("没有方法全面领先；最明显的差异：B 在连贯性上的评分比 A 高 1.00 分（非常明确，p = 0.0004")
+    for alpha, level, careful in (
+        (-0.05, "分歧比随机还大", True),
+        (0.1, "几乎没有一致", True),
+        (0.336, "经常意见不一", False),
+    ):
+        words = story.agreement_words(pd.DataFrame([{"dimension": "coherence", "alpha": alpha}]), lang="zh")
+        assert words.startswith(f"评分者在连贯性（α = {alpha:.3f}）上{level}") and ("谨慎" in words) == careful
+    good = story.agreement_words(pd.DataFrame([{"dimension": "naturalness", "alpha": 0.85}]), lang="zh")
+    assert good.startswith("评分者在自然度（α = 0.850）上一致性好") and "谨慎" not in good
+    assert "暂时无法计算" in story.agreement_words(pd.DataFrame(), lang="zh")
+
+
+def test_the_page_in_chinese_keeps_the_numbers_methods_and_layout(store):
+    study = fill(store)
+    _, english = present.render(store, study)
+    status, page = present.render(store, study, "zh")
+    assert status == 200 and '<html lang="zh-CN">' in page and '<html lang="en">' in english
+    for heading in ("每种方法", "图表", "计时是怎样测量的"):
+        assert f"<h2>{heading}</h2>" in page
+    assert f"研究 #{study} · 4 个提示词 · 2 位评分者的 24 条评分，双盲 · 方法：BS-4, TS-Temp, TS-Tilted" in page
+    assert "连贯性 ↑" in page and "延迟 ms ↓" in page and "coherence ↑" not in page
+    assert "（N = 4 个提示词，2 位评分者的 24 条评分）" in page and "Krippendorff α：" in page
+    assert "模型：SmolLM2 (Hugging Face)；数据类型：float32；批大小 1" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
+    assert "Zelda" not in page and "PPL" not in page
+    # Same layout: the same style, table, charts and their data; each page links the other language.
+    assert page.count('class="chart"') == english.count('class="chart"') == 2
+    assert present.STYLE in page and page.count("<tr>") == english.count("<tr>")
+    assert (
+        f'href="/present?study={study}&amp;lang=en"' in page and f'href="/present?study={study}&amp;lang=zh"' in english
+    )
+    for prose in ("Per method", "How the timing was measured", "double-blind", "Latency is the wall-clock"):
+        assert prose in english and prose not in page
+    assert present.render(store, "424242", "zh") == (404, present.page_html(None, "zh"))
+    assert "没有这个编号的已发布研究。" in present.page_html(None, "zh")
+
+
+def test_the_route_serves_chinese_to_a_chinese_browser_and_keeps_languages_apart_in_the_cache(store):
+    study = fill(store)
+    client = TestClient(Starlette(routes=present.routes(lambda: store)))
+    zh = client.get(f"/present?study={study}", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
+    en = client.get(f"/present?study={study}", headers={"Accept-Language": "en-US"})
+    forced = client.get(f"/present?study={study}&lang=en", headers={"Accept-Language": "zh-CN"})
+    assert zh.status_code == en.status_code == forced.status_code == 200
+    assert "每种方法" in zh.text and "Per method" in en.text and forced.text == en.text
+    assert zh.headers["content-language"] == "zh" and "Accept-Language" in zh.headers["vary"]
+    assert client.get("/present?study=424242&lang=zh").status_code == 404

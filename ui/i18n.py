@@ -167,6 +167,225 @@ hidden. You can go back and change a rating.
         "只用英文训练，中文提示词会得到英文或离题的回答。要用中文，请用多语言的 Gemma 3 270M 启动应用："
         "`python app.py --model gemma-3-270m`（docs/models.md）。"
     ),
+    # The Results tab, the Organizer and the trace tab (issue 24)
+    "Study": "研究",
+    "Refresh studies": "刷新研究列表",
+    "Scenarios (empty = all)": "场景（留空 = 全部）",
+    "Raters (empty = all)": "评分者（留空 = 全部）",
+    "Perplexity under the loaded model": "用已加载的模型计算困惑度",
+    "Show results": "显示结果",
+    "Choose a study and press **Show results**.": "选择一个研究，然后按 **显示结果**。",
+    "Per method": "每种方法",
+    (
+        "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a "
+        "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = "
+        "more predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word "
+        "pairs that are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times "
+        "in a row. **Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. "
+        "**Zipf**: slope of the word-frequency curve; natural text is near 1, no better/worse direction. "
+        "**latency ms**: mean wall time per output in milliseconds. **tokens/s**: new tokens per second of "
+        "generation."
+    ): (
+        "**读表方法。** ↑ 越高越好，↓ 越低越好。人工评分："
+        "各提示词上的平均分（1–5 分制），[95% CI]。**PPL**（困惑度）："
+        "已加载的模型对这段文字有多意外；越低表示文字越可预测、越流畅（太低可能意味着平淡或重复）。"
+        "**distinct-2**：不重复的词对所占的比例，越高越多样。**重复率 %**："
+        "连续 3 次以上重复同一短语的输出所占的比例。**Self-BLEU4**："
+        "同一方法的各条输出彼此有多相似，越低越多样。**Zipf**：词频曲线的斜率，自然文本接近 1，没有好坏之分。"
+        "**latency ms**：每条输出的平均耗时（毫秒）。**tokens/s**："
+        "生成时每秒产生的新 token 数。"
+    ),
+    "Human scores": "人工评分",
+    "Quality against latency": "质量与延迟",
+    "CSV (numbers per method)": "CSV（每种方法的数据）",
+    "What the ratings say (items and raters as samples)": "评分说明了什么（题目和评分者都视为样本）",
+    "Statistics": "统计方法",
+    (
+        "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about "
+        "prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its "
+        "samples). Per method: the mean over items, 95% CI from item, rater and residual variance components "
+        "with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can "
+        "tell). Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, "
+        "its 95% CI and t test, with the raters' own taste for a method as a variance component pooled over "
+        "pairs and dimensions. **One family for the headline**: every pair × dimension is adjusted together "
+        "(step-down max-T, never above Holm); the takeaway names only these. With 1–2 raters every result "
+        "holds for these raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the "
+        "mixed model score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) "
+        "by REML with Satterthwaite df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: "
+        "score shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs "
+        "scores: Spearman within each method and with the method partialled out, never pooled. Calibration: "
+        "benchmarks/bench_calibration.py."
+    ): (
+        "事先确定（docs/statistics.md）。**题目和评分者都是样本**："
+        "结论针对的是一般的提示词和评分者。一个单元格是一位评分者对某方法在某题上的评分（多个样本时取平均）。每种方法："
+        "各题的平均分，95% CI 来自题目、评分者和残差的方差分量，自由度用 Satterthwaite 近似（3 位评分者的区间很宽："
+        "这正是 3 位评分者能说明的程度）。两两比较（主要分析）："
+        "各题上（题目，评分者）差值 a − b 的平均值、其 95% CI 和 t 检验，评分者对某方法的个人偏好作为方差分量，在各方法对和各维度间合并估计。"
+        "**标题结论只用一个检验族**：所有方法对 × 维度一起校正（逐步 max-T，从不高于 Holm）；"
+        "结论只提这些结果。只有 1–2 位评分者时，每个结果只对这些评分者成立。探索性分析，不进标题结论："
+        "按题目的 Friedman 检验（评分者视为固定），混合模型 score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater)，用 REML 估计、Satterthwaite 自由度。"
+        "一致性：按输出计算的 Krippendorff alpha（有序）。位置效应："
+        "先展示的评分减去最后展示的评分，去掉每条输出自身的均值，按题目的 t CI。困惑度与评分："
+        "在每种方法内部、以及控制方法之后的 Spearman 相关，从不混合计算。校准："
+        "benchmarks/bench_calibration.py。"
+    ),
+    "Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family": "两两比较（主要）：（题目，评分者）差值的平均、95% CI、t 检验、族内校正后的 p",
+    "Friedman on items (exploratory: raters fixed)": "按题目的 Friedman 检验（探索性：评分者视为固定）",
+    "Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater": (
+        "混合模型（探索性）：score ~ method + item + rater + output + rater:method + item:rater"
+    ),
+    "Mixed model: variance components": "混合模型：方差分量",
+    "Position effect: shown first − shown last": "位置效应：先展示 − 最后展示",
+    "Inter-rater agreement (Krippendorff's alpha, ordinal)": "评分者间一致性（Krippendorff alpha，有序）",
+    "Spearman: perplexity vs human scores, within each method": "Spearman：困惑度与人工评分（每种方法内部）",
+    (
+        "Organizer tools. Everything here needs the organizer password (set with the environment variable "
+        "`ARENA_ORGANIZER_PASSWORD` on the server)."
+    ): ("组织者工具。这里的一切操作都需要组织者密码（在服务器上用环境变量 `ARENA_ORGANIZER_PASSWORD` 设置）。"),
+    "Organizer password": "组织者密码",
+    "Create a study": "创建研究",
+    "Raters see the study's name: keep method names out of it.": "评分者能看到研究名称：名称里不要出现方法名。",
+    "Study name": "研究名称",
+    "Prompts": "提示词",
+    "Built-in scenarios: language": "内置场景：语言",
+    "Pasted prompts (one per line)": "粘贴的提示词（每行一条）",
+    "Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)": "提示词文件（带 “prompt” 列的 .csv、.jsonl，或每行一条的 .txt）",
+    "Samples per stochastic method": "每种随机方法的样本数",
+    "Base seed (empty: a secret random one; each output's seed derives from it)": "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
+    "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
+    (
+        "Measure the blind: after scoring each item, raters are asked which response came from a method "
+        "(default BS-4); never told if they were right. The blinding index is shown once the study is closed."
+    ): (
+        "测量盲评效果：每题评分后，询问评分者哪条回答来自某个方法（默认 BS-4）；从不告诉他们是否猜对。"
+        "研究关闭后显示盲法指数。"
+    ),
+    (
+        "How raters judge: each response 1–5, or two responses side by side and one vote (A better, B better, "
+        "tie, both bad; one sample per method, no blind question)"
+    ): (
+        "评分方式：每条回答打 1–5 分，或两条回答并排、投一票（A 更好、B 更好、平局、都不好；"
+        "每种方法一个样本，不问盲评问题）"
+    ),
+    "The default guidelines": "默认指南",
+    "Create study and generate its outputs": "创建研究并生成输出",
+    "Studies and progress": "研究与进度",
+    "Refresh": "刷新",
+    "Resume generation": "继续生成",
+    "Studies": "研究列表",
+    "Progress per rater (chosen study)": "每位评分者的进度（所选研究）",
+    "Flags from raters (chosen study): problems they reported": "评分者的报告（所选研究）：他们指出的问题",
+    "Open for rating": "开放评分",
+    "Close rating": "结束评分",
+    "Publish results": "发布结果",
+    (
+        "A study is a **draft** until its outputs are generated, then **open**: raters with an invite code "
+        "rate it. **Close** ends rating and shows you the mapping and seeds; **Publish** makes its results "
+        "public in the Results tab. Until then nothing per method leaves the server."
+    ): (
+        "研究在输出生成之前是 **草稿**，之后为 **开放**：持有邀请码的评分者可以评分。"
+        "**结束** 会停止评分，并向你显示对应关系和随机种子；**发布** 会在“结果”页公开其结果。"
+        "在此之前，任何按方法区分的信息都不会离开服务器。"
+    ),
+    "Invite raters (names, comma or line separated; display only)": "邀请评分者（姓名，用逗号或换行分隔；仅用于显示）",
+    "Create invite codes": "生成邀请码",
+    "Revoke a rater's code": "撤销某位评分者的邀请码",
+    "Revoke": "撤销",
+    "New invite codes: shown once, only their hashes are kept. Send each rater their link.": "新的邀请码：只显示一次，服务器只保存其哈希值。请把各自的链接发给每位评分者。",
+    "Download the new invite codes (CSV)": "下载新的邀请码（CSV）",
+    "Enrolled raters (chosen study)": "已加入的评分者（所选研究）",
+    "Position balance (pass/fail while open; counts per method and position after closing)": "位置平衡（开放期间显示通过/未通过；关闭后显示每种方法在各位置的次数）",
+    "Balanced blocks per rater": "每位评分者的平衡区组",
+    "Reveal the blind mapping": "揭示盲评对应关系",
+    "Export ratings (CSV)": "导出评分（CSV）",
+    "Export ratings (JSONL)": "导出评分（JSONL）",
+    "Export votes (pairwise, closed)": "导出投票（成对比较，已关闭）",
+    "Blind mapping: which method stood behind each label": "盲评对应关系：每个标签背后是哪种方法",
+    (
+        "The export covers every study and downloads in the browser (nothing is kept on the server). Until a "
+        "study is closed its rows carry no method, seed, settings or output id: you are blind too. The "
+        "command line exports everything: `python -m arena.export -o ratings.csv`."
+    ): (
+        "导出包含所有研究，并在浏览器中下载（服务器上不保留任何文件）。"
+        "研究关闭之前，导出的行不含方法、种子、设置或输出编号：你也处于盲态。命令行可以导出全部内容："
+        "`python -m arena.export -o ratings.csv`。"
+    ),
+    "Import an export (.csv or .jsonl)": "导入导出文件（.csv 或 .jsonl）",
+    "Import": "导入",
+    "Danger zone: delete a study or one rater's ratings": "危险操作：删除研究或某位评分者的评分",
+    (
+        "Deleting cannot be undone. Before anything is deleted, the study's ratings are exported (the file "
+        "below; **Import** puts them back) together with every item and output, so nothing goes without a "
+        "copy. Raters of a deleted study are told it no longer exists."
+    ): (
+        "删除无法撤销。删除之前，研究的评分会连同所有题目和输出一起导出（即下面的文件；"
+        "**导入** 可以恢复），所以不会有任何内容在没有副本的情况下丢失。已删除研究的评分者会被告知该研究已不存在。"
+    ),
+    "Type the study's exact name to confirm": "输入研究的完整名称以确认",
+    "Rater (only to delete one rater's ratings)": "评分者（仅在删除某位评分者的评分时填写）",
+    "Delete this study": "删除此研究",
+    "Delete this rater's ratings in this study": "删除此评分者在此研究中的评分",
+    "Export written before deleting": "删除前写出的导出文件",
+    "Is the blind holding? Form check and blinding index (chosen study)": "盲评是否有效？形式检查与盲法指数（所选研究）",
+    (
+        "**Form check** (before raters start, and after the study is closed): a simple classifier that sees "
+        "only the form of the responses (length, whether it stopped by itself or ran into max tokens, how it "
+        "ends, repetition, distinct words), trained on the other items, picks each method's response on every "
+        "item. Far above chance means raters can tell that method by its form, whatever its "
+        "quality.\n\n**Blinding index** (once the study is closed; raters are never told): from raters' answers "
+        'to "Which response do you think came from METHOD?". 0 = chance, 1 = always recognised, negative = '
+        'systematically wrong; "don\'t know" counts as chance; 95% CI over items (docs/blinding.md).'
+    ): (
+        "**形式检查**（评分者开始之前，以及研究关闭之后）："
+        "一个只看回答形式的简单分类器（长度、是自行结束还是达到最大 token 数、如何结尾、重复、不同词的数量），在其他题目上训练，在每道题上挑出每种方法的回答。"
+        "远高于随机水平意味着评分者可以凭形式认出该方法，不论其质量如何。\n\n**盲法指数**（研究关闭后；"
+        "从不告诉评分者）：来自评分者对“你认为哪条回答来自 METHOD？”的回答。"
+        "0 = 随机水平，1 = 总能认出，负数 = 系统性地猜错；“不知道”按随机水平计；"
+        "按题目的 95% CI（docs/blinding.md）。"
+    ),
+    "Form check": "形式检查",
+    "Blinding index": "盲法指数",
+    "Blinding index per method": "每种方法的盲法指数",
+    "Raters, position and power": "评分者、位置与检验效能",
+    "**Rater diagnostics and position effect** of a study (organizer only: shows rater names).": "研究的 **评分者诊断与位置效应**（仅组织者可见：会显示评分者姓名）。",
+    "Load studies": "加载研究",
+    "Diagnose": "诊断",
+    "Per rater": "每位评分者",
+    "Position effect: shown first − shown last (95% CI over items)": "位置效应：先展示 − 最后展示（按题目的 95% CI）",
+    (
+        "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
+        "methods with the primary analysis (items and raters as samples, every pair × dimension adjusted "
+        "together), by simulation."
+    ): (
+        "**检验效能规划**："
+        "用主要分析（题目和评分者都视为样本，所有方法对 × 维度一起校正）检测两种方法之间差异 Δ，需要多少题目 × 评分者才能达到 80% 的检验效能，通过模拟估计。"
+    ),
+    "Pilot study for the variances (empty: defaults)": "用于估计方差的预研究（留空：使用默认值）",
+    "Dimension": "维度",
+    "Δ (score points)": "Δ（分）",
+    "Methods in the study": "研究中的方法数",
+    "Items to try": "要尝试的题目数",
+    "Raters to try": "要尝试的评分者数",
+    "Simulated studies per design": "每种设计模拟的研究数",
+    "Plan": "规划",
+    "Power by items (rows) and raters (columns)": "检验效能：按题目数（行）和评分者数（列）",
+    (
+        "Run **Multi-Arm** on one prompt and see each arm's path, its scores, every backtrack and prune. The "
+        "verifier scores paths from the generating model's own signals (variance of token log-probabilities, "
+        "entropy of its next-token distribution). It is **not** the article's trained 200M verifier, which is "
+        "not published."
+    ): (
+        "在一个提示词上运行 **Multi-Arm**，查看每个分支的路径、得分，以及每次回溯和剪枝。"
+        "验证器根据生成模型自身的信号（token 对数概率的方差、下一个 token 分布的熵）为路径打分。"
+        "它 **不是** 文章中训练的 200M 验证器，那个验证器没有公开。"
+    ),
+    "A question or a text to continue": "一个问题，或一段要续写的文字",
+    "Seed": "随机种子",
+    "Trace": "追踪",
+    "Answer (the arm with the highest mean score)": "答案（平均得分最高的分支）",
+    "Arms over the loop steps": "各分支在循环步骤中的变化",
+    "Arms": "分支",
+    "Backtracks and prunes": "回溯与剪枝",
 }
 for _english, _chinese in DIMENSIONS_ZH.items():
     for _letter in LETTERS:

@@ -41,6 +41,76 @@ PATH = PRESENT_PATH
 PLOTLY_PATH = "/present/plotly.js"
 NOT_FOUND = "There is no published study with that id."
 
+# The page in Chinese: chosen from the request (`?lang=zh|en`, else Accept-Language), rendered here.
+# Method names, numbers and a study's own name stay as they are.
+LANGUAGES = ("en", "zh")
+ZH = {
+    NOT_FOUND: "没有这个编号的已发布研究。",
+    "Per method": "每种方法",
+    "Charts": "图表",
+    "How the timing was measured": "计时是怎样测量的",
+    "Was the blind kept?": "盲评是否保持住了？",
+    "Leaderboard": "排行榜",
+    "No numbers yet.": "还没有数据。",
+    "No votes yet.": "还没有投票。",
+    "none": "无",
+    "Per method. Human scores: mean over prompts on 1–5 [95% CI]. ": "每种方法。人工评分：各提示词上的平均分，1–5 分 [95% CI]。",
+    res.DIRECTIONS: "↑ 越高越好，↓ 越低越好。",
+    "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts "
+    "and raters; a rank only where intervals separate; at equal length = with the length difference fitted.": (
+        "Bradley–Terry 评分，换算到 Elo 尺度（均值 1000；相差 400 分 = 10:1 的胜算），95% 区间同时考虑提示词和"
+        "评分者的抽样；只有区间分开时才给出名次；“等长时”= 拟合了长度差异之后的评分。"
+    ),
+    "study": "研究",
+    "sub": "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {ratings} 条评分，双盲 · 方法：{methods}",
+    "sub_pairwise": "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {votes} 次 A/B 投票，双盲 · 方法：{methods}",
+    "help": (
+        "读表方法：↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。"
+        "distinct‑2：不重复的词对所占的比例，越高越多样。重复率 %：连续 3 次以上重复同一短语的输出所占的比例。"
+        "Self‑BLEU4：同一方法的各条输出彼此有多相似，越低越多样。Zipf：词频曲线的斜率，自然文本接近 1，"
+        "没有好坏之分。延迟 ms：每条输出的平均耗时（毫秒）。token/秒：生成时每秒产生的新 token 数。"
+    ),
+}
+# The table's column names (evaluation.results.COLUMNS) and the leaderboard's, in Chinese.
+COLUMNS_ZH = {
+    "method": "方法",
+    res.COLUMNS["coherence"]: f"连贯性 {res.HIGHER}",
+    res.COLUMNS["informativeness"]: f"信息量 {res.HIGHER}",
+    res.COLUMNS["naturalness"]: f"自然度 {res.HIGHER}",
+    res.COLUMNS["repetition_pct"]: f"重复率 % {res.LOWER}",
+    res.COLUMNS["latency_ms"]: f"延迟 ms {res.LOWER}",
+    res.COLUMNS["tokens_per_s"]: f"token/秒 {res.HIGHER}",
+    "rank": "名次",
+    "rating [95% CI]": "评分 [95% CI]",
+    "at equal length [95% CI]": "等长时 [95% CI]",
+    "votes": "投票数",
+    "items": "提示词数",
+    "wins / losses / ties": "胜 / 负 / 平",
+    "provisional": "暂定",
+}
+
+
+def language_of(query: str | None, accept_language: str | None) -> str:
+    """ "zh" or "en": `?lang=` when it names one, else the browser's most preferred language (zh* → zh)."""
+    if query in LANGUAGES:
+        return query
+    best, best_q = "", 0.0
+    for part in (accept_language or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if tag and q > best_q:
+            best, best_q = tag.lower(), q
+    return "zh" if best == "zh" or best.startswith("zh-") else "en"
+
+
+def _w(text: str, lang: str) -> str:
+    return ZH.get(text, text) if lang == "zh" else text
+
 
 def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
@@ -51,17 +121,21 @@ def _json_for_script(obj: Any) -> str:
     return json.dumps(obj).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
+def timing_note(outputs: pd.DataFrame, lm: Any = None, lang: str = "en") -> str:
     """How the timing was measured and on what (plain text): model, dtype and batch size from the
     stored outputs; the device from the model serving this page when it is the same model."""
     if outputs.empty:
-        return "No outputs yet."
+        return "还没有输出。" if lang == "zh" else "No outputs yet."
     settings = [s if isinstance(s, dict) else _loads(s) for s in outputs["settings"]]
     dtypes = Counter(str(s.get("dtype")) for s in settings if s.get("dtype"))
     batches = Counter(int(s["batch_size"]) for s in settings if str(s.get("batch_size", "")).isdigit())
     raw_models = sorted({str(m) for m in outputs["model"].dropna()})
     models = [model_in_words(m) for m in raw_models]
     timed = int(pd.to_numeric(outputs["latency_ms"], errors="coerce").notna().sum())
+    if lang == "zh":
+        return _timing_zh(
+            models, dtypes, batches, timed, len(outputs), lm if getattr(lm, "name", None) in raw_models else None
+        )
     named = (", ".join(models) or "not recorded") if model_named() else "not named on a rating deployment"
     parts = [f"Model: {named}", f"dtype: {', '.join(dtypes) or 'not recorded'}"]
     if batches:
@@ -77,6 +151,21 @@ def timing_note(outputs: pd.DataFrame, lm: Any = None) -> str:
     return text
 
 
+def _timing_zh(models: list[str], dtypes: Counter, batches: Counter, timed: int, total: int, lm: Any) -> str:
+    named = ("、".join(models) or "未记录") if model_named() else "评分部署上不公开"
+    parts = [f"模型：{named}", f"数据类型：{'、'.join(dtypes) or '未记录'}"]
+    if batches:
+        parts.append("批大小 " + "、".join(str(b) for b in sorted(batches)))
+    text = (
+        "；".join(parts) + f"。延迟是单条输出从请求到最后一个 token 的墙钟时间（毫秒），在生成它的服务器上测得"
+        f"（{total} 条输出中有 {timed} 条计时）；token/秒 是新 token 数除以这段时间。计时取决于硬件和同时运行的"
+        "其他任务，所以只能在本研究内比较各方法。"
+    )
+    if lm is not None and model_named():
+        text += f"本服务器以 {lm.dtype_name} 在 {lm.device.type.upper()} 上运行该模型。"
+    return text
+
+
 def _loads(s: Any) -> dict:
     try:
         v = json.loads(s) if isinstance(s, str) else {}
@@ -85,13 +174,17 @@ def _loads(s: Any) -> dict:
         return {}
 
 
-def study_view(store: Store, study_id: Any) -> dict[str, Any]:
-    """What the page shows, as data (tests call this): raises UserError(NOT_FOUND) unless published."""
+def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
+    """What the page shows, as data (tests call this), in `lang` (en or zh): raises UserError(NOT_FOUND)
+    unless published."""
     try:
         sid = parse_study_id(study_id)
         study = store.get_study(sid)
         if study is not None and study.design == "pairwise":
-            return {**pairwise_view(store, sid), "kind": "pairwise"}
+            view = {**pairwise_view(store, sid), "kind": "pairwise"}
+            if lang == "zh":
+                view["table"] = view["table"].rename(columns=COLUMNS_ZH)
+            return view
         view = compute_view(store, study_id, public=True)
     except UserError:
         raise UserError(NOT_FOUND) from None
@@ -100,16 +193,19 @@ def study_view(store: Store, study_id: Any) -> dict[str, Any]:
     if study is None:  # deleted between the two reads
         raise UserError(NOT_FOUND)
     outputs = store.outputs_frame(int(study_id))
+    table = (
+        res.display_table(r.summary).drop(columns=[res.COLUMNS["ppl"]], errors="ignore")
+        if len(r.summary)
+        else pd.DataFrame()
+    )
     return {
         "name": study.name,
         "study_id": int(study_id),
-        "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters),
-        "agreement": story.agreement_words(r.agreement),
-        "table": res.display_table(r.summary).drop(columns=[res.COLUMNS["ppl"]], errors="ignore")
-        if len(r.summary)
-        else pd.DataFrame(),
+        "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, lang=lang),
+        "agreement": story.agreement_words(r.agreement, lang=lang),
+        "table": table.rename(columns=COLUMNS_ZH) if lang == "zh" else table,
         "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
-        "timing": timing_note(outputs, _loaded_model()),
+        "timing": timing_note(outputs, _loaded_model(), lang),
         "methods": list(r.summary["method"]) if len(r.summary) else [],
         "sizes": (r.n_items, r.n_ratings, r.n_raters),
         "blinding": view.get("blinding") or [],
@@ -131,16 +227,16 @@ h1{font-size:1.6rem;margin:0 0 4px} .sub{color:#444;margin:0 0 16px}
 table{border-collapse:collapse;margin:12px 0;font-size:.95rem} th,td{border-bottom:1px solid #ccc;padding:6px 10px;text-align:left}
 th{word-break:keep-all;white-space:normal;hyphens:none;vertical-align:bottom} td,th[scope=row]{white-space:nowrap}
 .charts{display:flex;flex-wrap:wrap;gap:12px} .chart{flex:1 1 min(520px,100%);min-width:0;min-height:420px;margin:0}
-.note{color:#333;font-size:.92rem} footer{display:none}
+.note{color:#333;font-size:.92rem} footer{display:none} .lang{margin:0;text-align:right;font-size:.9rem}
 .table-wrap{max-width:100%;overflow-x:auto}
 @media (max-width:640px){main{padding:16px 12px} h1{font-size:1.3rem} .takeaway{font-size:1.08rem;padding:8px 10px}
  table{font-size:.85rem} th,td{padding:4px 6px} .chart{min-height:340px}}
 """
 
 
-def _table_html(table: pd.DataFrame) -> str:
+def _table_html(table: pd.DataFrame, lang: str = "en") -> str:
     if table.empty:
-        return "<p>No numbers yet.</p>"
+        return f"<p>{_w('No numbers yet.', lang)}</p>"
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
     body = "".join(
         "<tr>"
@@ -149,46 +245,68 @@ def _table_html(table: pd.DataFrame) -> str:
         for row in table.itertuples(index=False)
     )
     return (
-        f'<div class="table-wrap" role="region" aria-label="Per method" tabindex="0"><table><caption class="note">Per method. Human scores: mean over prompts on 1–5 [95% CI]. '
-        f"{res.DIRECTIONS}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        f'<div class="table-wrap" role="region" aria-label="{_w("Per method", lang)}" tabindex="0"><table>'
+        f'<caption class="note">{_w("Per method. Human scores: mean over prompts on 1–5 [95% CI]. ", lang)}'
+        f"{_w(res.DIRECTIONS, lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
-def _leaderboard_html(table: pd.DataFrame) -> str:
+LEADERBOARD_NOTE = (
+    "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts "
+    "and raters; a rank only where intervals separate; at equal length = with the length difference fitted."
+)
+
+
+def _leaderboard_html(table: pd.DataFrame, lang: str = "en") -> str:
     if table.empty:
-        return "<p>No votes yet.</p>"
+        return f"<p>{_w('No votes yet.', lang)}</p>"
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>" for row in table.itertuples(index=False)
     )
     return (
-        f'<div class="table-wrap" role="region" aria-label="Leaderboard" tabindex="0"><table><caption class="note">'
-        "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts "
-        "and raters; a rank only where intervals separate; at equal length = with the length difference fitted."
-        f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        f'<div class="table-wrap" role="region" aria-label="{_w("Leaderboard", lang)}" tabindex="0"><table>'
+        f'<caption class="note">{_w(LEADERBOARD_NOTE, lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     )
 
 
-def pairwise_page_body(view: dict[str, Any]) -> str:
-    n_items, n_votes, n_raters = view["sizes"]
+def _sub(view: dict[str, Any], lang: str) -> str:
+    """The line under the title: the study's id, sizes and methods."""
+    n_items, n_ratings, n_raters = view["sizes"]
+    methods = _e(", ".join(view["methods"]) or _w("none", lang))
+    pairwise = view.get("kind") == "pairwise"
+    if lang == "zh":
+        key = "sub_pairwise" if pairwise else "sub"
+        return ZH[key].format(
+            id=view["study_id"], items=n_items, ratings=n_ratings, votes=n_ratings, raters=n_raters, methods=methods
+        )
+    counted = f"{n_ratings} A-vs-B votes" if pairwise else f"{n_ratings} ratings"
+    return (
+        f"Study #{view['study_id']} · {n_items} prompts · {counted} by {n_raters} raters, double-blind · "
+        f"methods: {methods}"
+    )
+
+
+def pairwise_page_body(view: dict[str, Any], lang: str = "en") -> str:
     return (
         f"<h1>{_e(view['name'])}</h1>"
-        f'<p class="sub">Study #{view["study_id"]} · {n_items} prompts · {n_votes} A-vs-B votes by {n_raters} '
-        f"raters, double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
+        f'<p class="sub">{_sub(view, lang)}</p>'
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
-        f"<h2>Leaderboard</h2>{_leaderboard_html(view['table'])}"
+        f"<h2>{_w('Leaderboard', lang)}</h2>{_leaderboard_html(view['table'], lang)}"
         + "".join(f'<p class="note">{_e(line)}</p>' for line in view["lines"][1:])
     )
 
 
-def page_html(view: dict[str, Any] | None) -> str:
-    """The whole page; `view` None = the neutral "no published study" page."""
+def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
+    """The whole page in `lang` (en or zh); `view` None = the neutral "no published study" page."""
     if view is None:
-        title, body = "Decoding Arena", f"<h1>Decoding Arena</h1><p>{_e(NOT_FOUND)}</p>"
-        return _document(title, body, charts=False)
+        title, body = "Decoding Arena", f"<h1>Decoding Arena</h1><p>{_e(_w(NOT_FOUND, lang))}</p>"
+        return _document(title, body, charts=False, lang=lang)
+    study = view["study_id"]
     if view.get("kind") == "pairwise":
-        return _document(f"{view['name']} · Decoding Arena", pairwise_page_body(view), charts=False)
-    n_items, n_ratings, n_raters = view["sizes"]
+        return _document(
+            f"{view['name']} · Decoding Arena", pairwise_page_body(view, lang), charts=False, lang=lang, study=study
+        )
     charts = "".join(
         f'<figure class="chart" id="chart-{k}" aria-label="{_e(fig.layout.title.text or "chart")}" role="img"></figure>'
         f'<script type="application/json" id="chart-{k}-data">{_json_for_script(json.loads(fig.to_json()))}</script>'
@@ -196,20 +314,19 @@ def page_html(view: dict[str, Any] | None) -> str:
     )
     body = (
         f"<h1>{_e(view['name'])}</h1>"
-        f'<p class="sub">Study #{view["study_id"]} · {n_items} prompts · {n_ratings} ratings by {n_raters} raters, '
-        f"double-blind · methods: {_e(', '.join(view['methods']) or 'none')}</p>"
+        f'<p class="sub">{_sub(view, lang)}</p>'
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f'<p id="agreement">{_e(view["agreement"])}</p>'
         + "".join(
-            f'<p class="blinding"><strong>Was the blind kept?</strong> {_e(line)}</p>'
+            f'<p class="blinding"><strong>{_w("Was the blind kept?", lang)}</strong> {_e(line)}</p>'
             for line in view.get("blinding", [])
         )
-        + f"<h2>Per method</h2>{_table_html(view['table'])}"
-        f'<p class="note">{_e(_help_plain())}</p>'
-        f'<h2>Charts</h2><div class="charts">{charts}</div>'
-        f'<h2>How the timing was measured</h2><p class="note" id="timing">{_e(view["timing"])}</p>'
+        + f"<h2>{_w('Per method', lang)}</h2>{_table_html(view['table'], lang)}"
+        f'<p class="note">{_e(ZH["help"] if lang == "zh" else _help_plain())}</p>'
+        f'<h2>{_w("Charts", lang)}</h2><div class="charts">{charts}</div>'
+        f'<h2>{_w("How the timing was measured", lang)}</h2><p class="note" id="timing">{_e(view["timing"])}</p>'
     )
-    return _document(f"{view['name']} · Decoding Arena", body, charts=bool(view["figures"]))
+    return _document(f"{view['name']} · Decoding Arena", body, charts=bool(view["figures"]), lang=lang, study=study)
 
 
 def _help_plain() -> str:
@@ -219,7 +336,14 @@ def _help_plain() -> str:
     return re.sub(r"PPL \(perplexity\):.*?repetitive\)\. ", "", res.METRICS_HELP.replace("**", ""))
 
 
-def _document(title: str, body: str, charts: bool) -> str:
+def _switch(lang: str, study: Any) -> str:
+    """A link to the page in the other language (the same study)."""
+    other, name = ("en", "English") if lang == "zh" else ("zh", "中文")
+    query = (f"study={study}&" if study is not None else "") + f"lang={other}"
+    return f'<p class="lang"><a href="{_e(PATH + "?" + query)}" hreflang="{other}" lang="{other}">{name}</a></p>'
+
+
+def _document(title: str, body: str, charts: bool, lang: str = "en", study: Any = None) -> str:
     script = ""
     if charts:
         script = (
@@ -231,9 +355,9 @@ def _document(title: str, body: str, charts: bool) -> str:
             "</script>"
         )
     return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{_e(title)}</title>'
-        f"<style>{STYLE}</style></head><body><main>{body}</main>{script}</body></html>"
+        f"<style>{STYLE}</style></head><body><main>{_switch(lang, study)}{body}</main>{script}</body></html>"
     )
 
 
@@ -243,8 +367,8 @@ _render_lock = threading.Lock()
 CACHE_SIZE = 32
 
 
-def render(store: Store, study_id: Any) -> tuple[int, str]:
-    """(HTTP status, HTML) for `/present?study=<study_id>`.
+def render(store: Store, study_id: Any, lang: str = "en") -> tuple[int, str]:
+    """(HTTP status, HTML) for `/present?study=<study_id>` in `lang` (en or zh).
 
     The page is public and its statistics (bootstrap, mixed model) take seconds, so a rendered page
     is kept, keyed by the study's id, state and counts (a published study no longer changes; a
@@ -252,10 +376,10 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
     try:
         sid = parse_study_id(study_id)
     except UserError:
-        return 404, page_html(None)
+        return 404, page_html(None, lang)
     study = store.get_study(sid)
     if study is None or study.state != "published":
-        return 404, page_html(None)
+        return 404, page_html(None, lang)
     key = (
         str(store.url) if hasattr(store, "url") else id(store),
         sid,
@@ -263,6 +387,7 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
         study.state,
         tuple(sorted(store.study_summary(sid).items())),
         len(store.votes(sid)) if study.design == "pairwise" else 0,
+        lang,
     )
     with _cache_lock:
         if key in _cache:
@@ -273,9 +398,9 @@ def render(store: Store, study_id: Any) -> tuple[int, str]:
             if key in _cache:
                 return 200, _cache[key]
         try:
-            body = page_html(study_view(store, sid))
+            body = page_html(study_view(store, sid, lang), lang)
         except UserError:
-            return 404, page_html(None)
+            return 404, page_html(None, lang)
         with _cache_lock:
             _cache[key] = body
             while len(_cache) > CACHE_SIZE:
@@ -291,11 +416,17 @@ def plotly_js_path() -> str:
 def routes(store_factory: Callable[[], Store] = get_store) -> list:
     """Starlette routes for Gradio's FastAPI app: the page and plotly.js."""
 
-    headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+    headers = {
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Vary": "Accept-Language",
+    }
 
     async def page(request):
-        status, body = await run_in_threadpool(render, store_factory(), request.query_params.get("study"))
-        return HTMLResponse(body, status_code=status, headers=headers)
+        lang = language_of(request.query_params.get("lang"), request.headers.get("accept-language"))
+        status, body = await run_in_threadpool(render, store_factory(), request.query_params.get("study"), lang)
+        return HTMLResponse(body, status_code=status, headers={**headers, "Content-Language": lang})
 
     async def plotly_js(request):
         return FileResponse(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.test_a11y_e2e import axe_problems, published_study
@@ -27,22 +28,26 @@ def test_results_opens_on_the_newest_published_study(page, app):
     assert page.locator('[aria-label="Empty value"]').count() == 0
 
 
-def test_stakeholder_page_on_a_phone_has_no_sideways_scroll(browser, app, artifacts_dir):
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_stakeholder_page_on_a_phone_has_no_sideways_scroll(browser, app, artifacts_dir, locale):
     sid = published_study(app, secrets.token_hex(3))
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale=locale)
     page = context.new_page()
     page.set_default_timeout(90_000)
     try:
         page.goto(f"{app.url}/present?study={sid}", wait_until="load")
         page.locator("#takeaway").wait_for()
         page.locator("figure.chart .main-svg").first.wait_for()
+        # issue 24: a Chinese browser gets the page in Chinese (Accept-Language), in the same layout
+        expect(page.locator("html")).to_have_attribute("lang", "zh-CN" if locale == "zh-CN" else "en")
+        expect(page.locator("h2").first).to_have_text("每种方法" if locale == "zh-CN" else "Per method")
         widths = page.evaluate(
             "() => ({doc: document.documentElement.scrollWidth, body: document.body.scrollWidth,"
             " view: window.innerWidth})"
         )
         assert widths["view"] == PHONE["width"]
         assert widths["doc"] <= widths["view"] and widths["body"] <= widths["view"], widths
-        page.screenshot(path=str(artifacts_dir / "e2e-present-phone.png"), full_page=True)
+        page.screenshot(path=str(artifacts_dir / f"e2e-present-phone-{locale}.png"), full_page=True)
         problems = axe_problems(page, "stakeholder page at 390x844")
         assert not problems, "\n".join(problems)
     finally:
