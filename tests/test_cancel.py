@@ -63,13 +63,21 @@ def test_stop_ends_the_run_at_the_next_step_and_then_frees_the_lock(lm, method):
 
 
 def test_a_client_that_leaves_closes_the_generator_and_generation_stops(lm):
-    events = stream_methods(lm, RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=1000, seed=0))
-    first = next(e for e in events if e.text)  # tokens are flowing
-    assert first.method == "TS-Temp"
-    t = time.monotonic()
-    events.close()  # what Gradio does with an abandoned generator
-    assert time.monotonic() - t < 1.0
-    assert wait_until(lambda: not generating_threads(), 1.0)
+    """Counted in model steps, as Stop is: close() returns once generation has ended."""
+    closed = threading.Event()
+    steps: list[bool] = []  # one entry per forward pass: was the generator already being closed?
+    hook = lm.model.register_forward_hook(lambda *_: steps.append(closed.is_set()))
+    try:
+        events = stream_methods(lm, RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=1000, seed=0))
+        first = next(e for e in events if e.text)  # tokens are flowing
+        assert first.method == "TS-Temp"
+        closed.set()
+        events.close()  # what Gradio does with an abandoned generator
+        assert not generating_threads()  # close() waited for the generating thread
+        after = sum(steps)
+    finally:
+        hook.remove()
+    assert after <= 1, f"{after} model steps ran after the client left"
     assert lm.lock.acquire(timeout=0.1)
     lm.lock.release()
 

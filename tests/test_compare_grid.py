@@ -222,3 +222,36 @@ def test_the_grid_refuses_a_study_prompt_before_any_model_writes(dummy, tmp_path
     finally:
         reserved.protect(None)
         store.dispose()
+
+
+def test_stop_before_a_run_starts_ends_it_when_its_turn_comes_and_a_new_run_forgets_it(dummy, tmp_path):
+    """Stop never cancels a generating job through Gradio (that raced with the job's last message and
+    showed "Error" over every box): a generating run ends itself; a run still waiting ends at its start."""
+    from arena.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    with gr.Blocks() as demo:
+        compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
+    fns = list(demo.fns.values())
+    run = next(f for f in fns if f.api_name == "compare")
+    stop = next(f for f in fns if f.fn.__name__ == "on_stop")
+    check = next(f for f in fns if f.fn.__name__ == "on_check")
+    assert not stop.cancels  # the Stop click itself cancels no job
+    cancelling = [f for f in fns if f.cancels]
+    assert len(cancelling) == 1 and cancelling[0].fn is None  # the step after the guard
+    guard = next(f for f in fns if f.fn.__name__ == "unless_generating")
+    with pytest.raises(gr.Error):
+        guard.fn(True)  # a generating run: the job cancel does not fire
+    guard.fn(False)
+
+    values = [p.default for _, p in compare.param_keys()]
+    request = SimpleNamespace(session_hash="stop-waiting")
+    *_, generating = stop.fn(request, [], compare.BUSY_LABEL)  # pressed while the run waits its turn
+    assert generating is False
+    updates = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
+    assert updates[-1][0]["value"].startswith("**Stopped** after 0 of 2 methods")
+
+    stop.fn(request, [], compare.BUSY_LABEL)
+    check.fn(request, PROMPT, METHODS, False, 5, 6, False, *values)  # Run pressed again: the old Stop is void
+    updates = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
+    assert "Stopped" not in str(updates[-1][0]["value"])

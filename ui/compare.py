@@ -177,16 +177,46 @@ def example_reserved(lm: Any, scenario: Any) -> bool:
 # Stop: one cancel event per browser session's running Compare (a threading.Event cannot live in gr.State).
 _cancels: dict[str, threading.Event] = {}
 _cancels_lock = threading.Lock()
+# Stop pressed while a run still waited for its turn: that run ends as soon as it starts. Stop never
+# uses Gradio's job cancel: cancelling a running job raced with the job's last message, and a busy
+# browser then showed "Error" over the status, every box, the table and the chart (seen in CI).
+_stop_asked: set[str] = set()
+
+
+def session_of(request: Any) -> str:
+    return getattr(request, "session_hash", None) or "anonymous"
+
+
+def ask_stop(request: Any, waiting: bool) -> threading.Event | None:
+    """Stop for this browser session: the running run's cancel event, set (generation ends at the next
+    token), or None when none is generating; a run still `waiting` for its turn then ends when it starts."""
+    session = session_of(request)
+    with _cancels_lock:
+        cancel = _cancels.get(session)
+        if cancel is None and waiting:
+            _stop_asked.add(session)
+    if cancel is not None:
+        cancel.set()
+    return cancel
+
+
+def forget_stop(request: Any) -> None:
+    """A new Run: a Stop pressed before it (for a run that had ended meanwhile) does not stop it."""
+    with _cancels_lock:
+        _stop_asked.discard(session_of(request))
 
 
 @contextmanager
 def stoppable(request: Any) -> Iterator[threading.Event]:
     """A Compare run's cancel event, registered for this browser session (Stop sets it, as does the
     run's end or a client that left: generation ends at the next token), with errors as one toast."""
-    session = getattr(request, "session_hash", None) or "anonymous"
+    session = session_of(request)
     cancel = threading.Event()
     with _cancels_lock:
         _cancels[session] = cancel
+        if session in _stop_asked:  # Stop came while this run waited for its turn
+            _stop_asked.discard(session)
+            cancel.set()
     try:
         yield cancel
     except UserError as exc:
@@ -520,7 +550,7 @@ def build(ctx: AppContext) -> None:
             )
             shown = 0.0  # when a running method's text was last sent
             current = ""
-            for event in stream_methods(ctx.model(), req, cancel=cancel, ticks=True):
+            for event in [] if cancel.is_set() else stream_methods(ctx.model(), req, cancel=cancel, ticks=True):
                 method, finished = event.method, event.result is not None
                 starting, current = method != current, method
                 texts[method] = event.text
@@ -620,23 +650,22 @@ def build(ctx: AppContext) -> None:
 
     def on_stop(request: gr.Request, state: Any, run_label: Any):
         """Stop ends the run on screen too: "Stopped", the timing of what finished, Run ready again."""
-        with _cancels_lock:
-            cancel = _cancels.get(getattr(request, "session_hash", None) or "anonymous")
-        if cancel is None:  # not generating: still waiting for its turn, or nothing to stop
-            waiting = reads(run_label, BUSY_LABEL)
+        waiting = reads(run_label, BUSY_LABEL)
+        cancel = ask_stop(request, waiting)
+        if cancel is None:  # not generating: still waiting for its turn (it ends when it starts), or nothing to stop
             return (
                 t("**Stopped** before it started.") if waiting else gr.update(),
                 gr.update(value=t("Run"), interactive=True),
                 gr.update(),
                 gr.update(),
+                False,
             )
-        cancel.set()
         state = state if isinstance(state, dict) else {}
         if state.get("grid"):  # the grid keeps its cells and timing on the page
             line = compare_grid.stopped_line(state["grid"]["done"], state["grid"]["total"])
-            return line, gr.update(value="Run", interactive=True), gr.update(), gr.update()
+            return line, gr.update(value="Run", interactive=True), gr.update(), gr.update(), True
         if state.get("blind"):  # its outputs stay sealed: no timing that would name them
-            return (quick_blind.STOPPED, gr.update(value="Run", interactive=True), gr.update(), gr.update())
+            return (quick_blind.STOPPED, gr.update(value="Run", interactive=True), gr.update(), gr.update(), True)
         done = list(state.get("results") or [])
         total = int(state.get("total") or len(done))
         return (
@@ -644,11 +673,18 @@ def build(ctx: AppContext) -> None:
             gr.update(value=t("Run"), interactive=True),
             gr.update(value=timing_frame(done), visible=True) if done else gr.update(),
             gr.update(value=timing_figure(done), visible=True) if done else gr.update(),
+            True,
         )
 
-    def on_check(prompt_text, selected, raw, seed_value, max_new_value, record, *values):
+    def unless_generating(generating: bool):
+        # No outputs, no toast: Gradio's job cancel is only for a run still waiting in the queue.
+        if generating:
+            raise gr.Error("ends itself", visible=False, print_exception=False)
+
+    def on_check(request: gr.Request, prompt_text, selected, raw, seed_value, max_new_value, record, *values):
         """Before the run: a refusal is one line by Run (not an error over every box), and Run shows
         it is busy."""
+        forget_stop(request)
         message = refusal(ctx.model(), prompt_text, selected, raw, seed_value, max_new_value, list(values))
         if message:
             return message, False, gr.update()
@@ -740,8 +776,14 @@ def build(ctx: AppContext) -> None:
     quick_blind.wire(
         ctx, blind_panel, blind_event, status, last, shown, [*boxes.values(), timing, chart], run, blind_run
     )
-    # Stop sets this session's cancel event (generation ends at the next token), then cancels the job.
-    stop.click(on_stop, [last, run], [status, run, timing, chart], cancels=[run_event, blind_event], **private)
+    # Stop sets this session's cancel event: a generating run ends at the next token and sends its last
+    # message itself; only a run still waiting in the queue is cancelled as a Gradio job.
+    generating = gr.State(False)
+    (
+        stop.click(on_stop, [last, run], [status, run, timing, chart, generating], **private)
+        .then(unless_generating, [generating], None, show_progress="hidden", queue=False, **private)
+        .success(None, None, None, cancels=[run_event, blind_event], queue=False, **private)
+    )
     picked = [prompt, raw_box, status, max_new]
     scenario_list.click(on_example(SCENARIOS), [scenario_list, methods], picked, **private)
     task_list.click(on_example(TASK_SCENARIOS), [task_list, methods], picked, **private)
