@@ -56,6 +56,32 @@ def test_the_choices_are_the_configured_model_then_the_other_installed_embedded_
     assert llm.model_choices("") == ["smollm2-135m"]  # Gemma not installed: not offered
 
 
+def test_the_pickers_offer_each_model_with_its_int8_and_other_float_variant(monkeypatch):
+    monkeypatch.setattr(llm, "package_folder", lambda package: "/installed")
+    monkeypatch.setenv("ARENA_ENGINE", "dummy")
+    from arena import engines
+
+    monkeypatch.setattr(llm, "pick_device", lambda: torch.device("cuda"))
+    assert llm.picker_variants() == ("fp32", "int8")  # on CUDA a plain load is bf16 already
+    monkeypatch.setattr(llm, "pick_device", lambda: torch.device("cpu"))
+    assert engines.model_choices("") == [
+        "smollm2-135m",
+        "smollm2-135m@bf16",
+        "smollm2-135m@int8",
+        "gemma-3-270m",
+        "gemma-3-270m@bf16",
+        "gemma-3-270m@int8",
+    ]
+    # a variant as the app's model comes first, and its base model is offered too, each precision once
+    assert llm.with_variants(["gemma-3-270m@int8", "gemma-3-270m"], ["int8"]) == ["gemma-3-270m@int8", "gemma-3-270m"]
+    assert llm.with_variants(["@int8", "smollm2-135m"], ["int8"]) == ["@int8", "smollm2-135m"]
+    # the model cache keeps a variant apart from its float model, under any of its names
+    assert llm.ModelCache.key("@int8") == llm.ModelCache.key("smollm2-135m@INT8") != llm.ModelCache.key("")
+    monkeypatch.setenv("ARENA_ENGINE", "vllm")  # a server runs its own weights: no variants offered
+    monkeypatch.setenv("ARENA_VLLM_SERVERS", "smollm2-135m=http://127.0.0.1:9")
+    assert engines.model_choices("smollm2-135m") == ["smollm2-135m"]
+
+
 def test_stream_models_runs_every_method_on_each_model_in_turn(dummy):
     req = RunRequest(PROMPT, METHODS, max_new_tokens=5, seed=3)
     events = list(runner.stream_models(["m-a", "m-b"], req, load=dummy.load))
@@ -163,7 +189,9 @@ def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_pat
     )
     for r in expected:
         assert frame.loc[frame["method"] == r.method, "gemma-3-270m"].item().startswith(r.text)
-    assert state["results"] == [] and state["grid"] == {"done": 4, "total": 4}
+    # the cells, named by system, for "Why this token?" and "Rate these blind"
+    assert [r.method for r in state["results"]] == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
+    assert state["models"]["gemma-3-270m · BS-4"] == "gemma-3-270m" and state["grid"] == {"done": 4, "total": 4}
     assert list(_chart["value"].data[0].x) == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
     with pytest.raises(gr.Error, match="choose at least one model"):
         list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, []))
