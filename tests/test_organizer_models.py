@@ -42,7 +42,7 @@ def stand_in(name: str, tokenizer) -> SimpleNamespace:
 @pytest.fixture
 def world(tmp_path, monkeypatch, tokenizer):
     monkeypatch.setenv("ARENA_ENGINE", "dummy")
-    monkeypatch.setattr(organizer_models, "model_choices", lambda default: list(NAMES))
+    monkeypatch.setattr(organizer, "model_choices", lambda default: list(NAMES))
     loads: list[str] = []
 
     def load(setting):

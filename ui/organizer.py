@@ -20,6 +20,7 @@ import pandas as pd
 
 import decoders
 from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies, systems
+from arena.engines import model_choices
 from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
@@ -274,7 +275,7 @@ def build(ctx: AppContext) -> None:
                 label="Base seed (empty: a secret random one; each output's seed derives from it)",
             )
         # Models (ui/organizer_models.py): the app's alone = a study of methods, as before.
-        model_names = organizer_models.choices(current_settings().model)
+        model_names = model_choices(current_settings().model)
         with gr.Row():
             models_box = gr.CheckboxGroup(
                 model_names,

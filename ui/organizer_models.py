@@ -4,7 +4,9 @@ The app's model alone makes a study of methods, as before. With other models (or
 `gemma-3-270m@int8`) ticked, the study compares systems = (model, method), every method on each
 model (arena/systems.py), with one perplexity scorer for all of them: the same
 `studies.create_study(models=..., scorer_model=...)` that `python -m arena.studies create --models`
-calls. The functions here turn the form's values into those arguments, so tests need no browser.
+calls. The functions here turn the form's values into those arguments, so tests need no browser;
+the choices are `arena.engines.model_choices`, as in Compare (not imported here: ui/i18n.py imports
+this module for its labels, before the app has checked its settings).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena import guessing, systems
-from arena.engines import model_choices
 from arena.errors import UserError
 from arena.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
 
@@ -25,11 +26,6 @@ MODELS_INFO = (
 )
 SCORER_LABEL = "Perplexity scorer (with several models: one model scores every system's outputs)"
 SCORER_FIRST = "the first chosen model"
-
-
-def choices(app_label: str) -> list[str]:
-    """The models the form offers: the app's own first (`arena.engines.model_choices`)."""
-    return model_choices(app_label)
 
 
 def scorer_choices(names: Sequence[str]) -> list[str]:
