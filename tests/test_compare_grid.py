@@ -15,24 +15,11 @@ from arena import llm, runner
 from arena.engines.dummy import DummyEngine
 from arena.errors import UserError
 from arena.runner import RunRequest
+from tests.support.stand_ins import stand_in
 from ui import AppContext, compare, compare_grid
 
 PROMPT = "Name one colour of the sky."
 METHODS = ["TS-Temp", "BS-4"]
-
-
-def stand_in(name: str) -> SimpleNamespace:
-    """What the dummy engine gets as a model (it reads only the name), with a parameter for Compare's notes."""
-    return SimpleNamespace(
-        name=name,
-        label=name,
-        device=torch.device("cpu"),
-        dtype_name="float32",
-        context_length=2048,
-        model=torch.nn.Linear(2, 2),
-        has_chat_template=True,
-        tokenizer=None,
-    )
 
 
 @pytest.fixture

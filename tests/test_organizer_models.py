@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 import gradio as gr
 import pytest
-import torch
 
 from arena import systems
 from arena.errors import UserError
 from arena.llm import EMBEDDED, tokenizer_only_model
 from arena.store import Store
+from tests.support.stand_ins import stand_in
 from ui import AppContext, organizer, organizer_models
 from ui.i18n import ZH
 
@@ -25,18 +25,6 @@ NAMES = ["smollm2-135m", "gemma-3-270m", "gemma-3-270m@int8"]
 @pytest.fixture(scope="module")
 def tokenizer():
     return tokenizer_only_model("").tokenizer  # the prompt-length check needs one; no weights load
-
-
-def stand_in(name: str, tokenizer) -> SimpleNamespace:
-    return SimpleNamespace(
-        name=name,
-        label=name,
-        device=torch.device("cpu"),
-        dtype_name="float32",
-        context_length=2048,
-        tokenizer=tokenizer,
-        variant=name.partition("@")[2],
-    )
 
 
 @pytest.fixture

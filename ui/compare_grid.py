@@ -21,7 +21,9 @@ GRID_LABEL = "Outputs by model"
 MODELS_LABEL = "Models"
 MODELS_INFO = (
     "More than the app's own model: every chosen method runs on each chosen model in turn (outputs in "
-    "a grid, a column per model); a model not in memory is loaded first (ARENA_MODELS_IN_MEMORY)"
+    "a grid, a column per model); a model not in memory is loaded first (ARENA_MODELS_IN_MEMORY). "
+    "MODEL@int8 is the same model with torchao int8 weights, @bf16 / @fp32 in that dtype: each cell's "
+    "dtype says the precision it ran in"
 )
 WAITING = "…"
 # A running cell's text goes to the page at most this often (its first text at once), as for one model.
