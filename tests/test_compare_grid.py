@@ -209,6 +209,31 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
     assert rest[-1][0]["value"].startswith("**Stopped** after 1 of 4 cells") and dummy.loads == []
 
 
+def test_rate_these_blind_after_a_grid_rates_its_cells_as_systems(dummy, tmp_path):
+    """The grid's `last` state feeds "Rate these blind": each cell is a response, stored with the
+    model that wrote it, shown as a letter, and revealed as "MODEL · METHOD" after the scores."""
+    from arena import blind
+    from arena.store import Store
+    from arena.studies import quick
+
+    store = Store(f"sqlite:///{tmp_path / 'q.db'}")
+    req = RunRequest(PROMPT, METHODS, max_new_tokens=4, seed=2)
+    order = runner.run_order(METHODS)
+    *_, last = compare_grid.grid_views(
+        runner.stream_models(["m-a", "m-b"], req, load=dummy.load), ["m-a", "m-b"], order
+    )
+    state = compare_grid.grid_state(req.prompt, req.raw, last.done, last.total)
+    sid, code = quick.create(store, "app model", state["prompt"], state["results"], state["raw"], "client-g")
+    outputs = store.outputs_frame(sid)
+    assert sorted(zip(outputs["method"], outputs["model"])) == sorted((f"{m} · {r.method}", m) for m, r in last.done)
+    view, _ = blind.open_item(store, quick.QUICK_RATER, sid)
+    assert sorted(r.label for r in view.responses) == ["A", "B", "C", "D"] and "m-a" not in repr(view)
+    scores = {r.label: {"coherence": 4, "informativeness": 3, "naturalness": 5} for r in view.responses}
+    blind.submit(store, quick.QUICK_RATER, view.item, scores, {})
+    assert {r.method for r in quick.reveal_own(store, code)} == set(state["models"])
+    store.dispose()
+
+
 def test_the_grid_refuses_a_study_prompt_before_any_model_writes(dummy, tmp_path):
     """An attack through the grid: a study's prompt with two models ticked. Every model's run is
     admitted as Compare's, so the first is refused and nothing is generated or loaded after it."""
@@ -237,28 +262,3 @@ def test_the_grid_refuses_a_study_prompt_before_any_model_writes(dummy, tmp_path
     finally:
         reserved.protect(None)
         store.dispose()
-
-
-def test_rate_these_blind_after_a_grid_rates_its_cells_as_systems(dummy, tmp_path):
-    """The grid's `last` state feeds "Rate these blind": each cell is a response, stored with the
-    model that wrote it, shown as a letter, and revealed as "MODEL · METHOD" after the scores."""
-    from arena import blind
-    from arena.store import Store
-    from arena.studies import quick
-
-    store = Store(f"sqlite:///{tmp_path / 'q.db'}")
-    req = RunRequest(PROMPT, METHODS, max_new_tokens=4, seed=2)
-    order = runner.run_order(METHODS)
-    *_, last = compare_grid.grid_views(
-        runner.stream_models(["m-a", "m-b"], req, load=dummy.load), ["m-a", "m-b"], order
-    )
-    state = compare_grid.grid_state(req.prompt, req.raw, last.done, last.total)
-    sid, code = quick.create(store, "app model", state["prompt"], state["results"], state["raw"], "client-g")
-    outputs = store.outputs_frame(sid)
-    assert sorted(zip(outputs["method"], outputs["model"])) == sorted((f"{m} · {r.method}", m) for m, r in last.done)
-    view, _ = blind.open_item(store, quick.QUICK_RATER, sid)
-    assert sorted(r.label for r in view.responses) == ["A", "B", "C", "D"] and "m-a" not in repr(view)
-    scores = {r.label: {"coherence": 4, "informativeness": 3, "naturalness": 5} for r in view.responses}
-    blind.submit(store, quick.QUICK_RATER, view.item, scores, {})
-    assert {r.method for r in quick.reveal_own(store, code)} == set(state["models"])
-    store.dispose()
