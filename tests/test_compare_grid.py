@@ -15,24 +15,11 @@ from arena import llm, runner
 from arena.engines.dummy import DummyEngine
 from arena.errors import UserError
 from arena.runner import RunRequest
+from tests.support.stand_ins import stand_in
 from ui import AppContext, compare, compare_grid
 
 PROMPT = "Name one colour of the sky."
 METHODS = ["TS-Temp", "BS-4"]
-
-
-def stand_in(name: str) -> SimpleNamespace:
-    """What the dummy engine gets as a model (it reads only the name), with a parameter for Compare's notes."""
-    return SimpleNamespace(
-        name=name,
-        label=name,
-        device=torch.device("cpu"),
-        dtype_name="float32",
-        context_length=2048,
-        model=torch.nn.Linear(2, 2),
-        has_chat_template=True,
-        tokenizer=None,
-    )
 
 
 @pytest.fixture
@@ -54,6 +41,32 @@ def test_the_choices_are_the_configured_model_then_the_other_installed_embedded_
     assert llm.model_choices("org/other") == ["org/other", "smollm2-135m", "gemma-3-270m"]
     monkeypatch.setattr(llm, "package_folder", lambda package: None if "gemma" in package else "/installed")
     assert llm.model_choices("") == ["smollm2-135m"]  # Gemma not installed: not offered
+
+
+def test_the_pickers_offer_each_model_with_its_int8_and_other_float_variant(monkeypatch):
+    monkeypatch.setattr(llm, "package_folder", lambda package: "/installed")
+    monkeypatch.setenv("ARENA_ENGINE", "dummy")
+    from arena import engines
+
+    monkeypatch.setattr(llm, "pick_device", lambda: torch.device("cuda"))
+    assert llm.picker_variants() == ("fp32", "int8")  # on CUDA a plain load is bf16 already
+    monkeypatch.setattr(llm, "pick_device", lambda: torch.device("cpu"))
+    assert engines.model_choices("") == [
+        "smollm2-135m",
+        "smollm2-135m@bf16",
+        "smollm2-135m@int8",
+        "gemma-3-270m",
+        "gemma-3-270m@bf16",
+        "gemma-3-270m@int8",
+    ]
+    # a variant as the app's model comes first, and its base model is offered too, each precision once
+    assert llm.with_variants(["gemma-3-270m@int8", "gemma-3-270m"], ["int8"]) == ["gemma-3-270m@int8", "gemma-3-270m"]
+    assert llm.with_variants(["@int8", "smollm2-135m"], ["int8"]) == ["@int8", "smollm2-135m"]
+    # the model cache keeps a variant apart from its float model, under any of its names
+    assert llm.ModelCache.key("@int8") == llm.ModelCache.key("smollm2-135m@INT8") != llm.ModelCache.key("")
+    monkeypatch.setenv("ARENA_ENGINE", "vllm")  # a server runs its own weights: no variants offered
+    monkeypatch.setenv("ARENA_VLLM_SERVERS", "smollm2-135m=http://127.0.0.1:9")
+    assert engines.model_choices("smollm2-135m") == ["smollm2-135m"]
 
 
 def test_stream_models_runs_every_method_on_each_model_in_turn(dummy):
@@ -163,7 +176,9 @@ def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_pat
     )
     for r in expected:
         assert frame.loc[frame["method"] == r.method, "gemma-3-270m"].item().startswith(r.text)
-    assert state["results"] == [] and state["grid"] == {"done": 4, "total": 4}
+    # the cells, named by system, for "Why this token?" and "Rate these blind"
+    assert [r.method for r in state["results"]] == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
+    assert state["models"]["gemma-3-270m · BS-4"] == "gemma-3-270m" and state["grid"] == {"done": 4, "total": 4}
     assert list(_chart["value"].data[0].x) == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
     with pytest.raises(gr.Error, match="choose at least one model"):
         list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, []))
@@ -192,6 +207,31 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
     assert line.startswith("**Stopped** after 1 of 4 cells") and run_button["interactive"] is True
     rest = list(updates)
     assert rest[-1][0]["value"].startswith("**Stopped** after 1 of 4 cells") and dummy.loads == []
+
+
+def test_rate_these_blind_after_a_grid_rates_its_cells_as_systems(dummy, tmp_path):
+    """The grid's `last` state feeds "Rate these blind": each cell is a response, stored with the
+    model that wrote it, shown as a letter, and revealed as "MODEL · METHOD" after the scores."""
+    from arena import blind
+    from arena.store import Store
+    from arena.studies import quick
+
+    store = Store(f"sqlite:///{tmp_path / 'q.db'}")
+    req = RunRequest(PROMPT, METHODS, max_new_tokens=4, seed=2)
+    order = runner.run_order(METHODS)
+    *_, last = compare_grid.grid_views(
+        runner.stream_models(["m-a", "m-b"], req, load=dummy.load), ["m-a", "m-b"], order
+    )
+    state = compare_grid.grid_state(req.prompt, req.raw, last.done, last.total)
+    sid, code = quick.create(store, "app model", state["prompt"], state["results"], state["raw"], "client-g")
+    outputs = store.outputs_frame(sid)
+    assert sorted(zip(outputs["method"], outputs["model"])) == sorted((f"{m} · {r.method}", m) for m, r in last.done)
+    view, _ = blind.open_item(store, quick.QUICK_RATER, sid)
+    assert sorted(r.label for r in view.responses) == ["A", "B", "C", "D"] and "m-a" not in repr(view)
+    scores = {r.label: {"coherence": 4, "informativeness": 3, "naturalness": 5} for r in view.responses}
+    blind.submit(store, quick.QUICK_RATER, view.item, scores, {})
+    assert {r.method for r in quick.reveal_own(store, code)} == set(state["models"])
+    store.dispose()
 
 
 def test_the_grid_refuses_a_study_prompt_before_any_model_writes(dummy, tmp_path):

@@ -68,6 +68,8 @@ def slots(store: Store, sid: int) -> list[tuple[int, str, int, int, str]]:
 
 
 def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
+    from arena.engines import model_choices
+    from ui import organizer_models
     from ui.organizer import DESIGNS, SOURCES
 
     store = db_store(tmp_path)
@@ -77,9 +79,9 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     unlock(client, session)
     create = dep_by_trigger(client, "Create study and generate its outputs")
     # password, name, source, language, pasted, upload, methods, samples, max_new_tokens, base seed, guidelines,
-    # guess question (off), design (1-5 scores)
+    # guess question (off), design (1-5 scores), models (the app's alone), perplexity scorer (the first model)
     args = [ORGANIZER_PASSWORD, "Fault study", SOURCES[1], "all", "\n".join(PROMPTS), None, METHODS, 1, 8, 0, "", "off"]
-    args.append(next(iter(DESIGNS)))
+    args += [next(iter(DESIGNS)), [model_choices("")[0]], organizer_models.SCORER_FIRST]
     box: dict = {}
 
     def create_in_background() -> None:

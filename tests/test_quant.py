@@ -5,6 +5,8 @@ How far int8 moves the model's choices is a benchmark figure (benchmarks/bench_p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 
@@ -99,3 +101,40 @@ def test_the_int8_variant_quantizes_with_torchao_and_its_outputs_record_int8(lm_
 def test_a_float_variant_picks_the_load_dtype_over_the_dtype_setting():
     bf16 = load_model("@bf16", dtype="float32")
     assert bf16.dtype == torch.bfloat16 and bf16.precision == "bfloat16" and bf16.name.endswith("@bf16")
+
+
+def test_a_grid_and_a_study_over_a_model_and_its_int8_variant_record_each_ones_precision(lm, lm_int8, tmp_path):
+    """What Compare's grid and the Organizer's picker run for `smollm2-135m` and `smollm2-135m@int8`:
+    every output records the precision it ran in, the grid's recorded cells open in "Why this
+    token?" with their own model's tokenizer, and a study stores each system's dtype."""
+    from arena import runner, studies
+    from arena.store import Store
+    from ui import compare_grid, token_view
+
+    loaded = {"smollm2-135m": lm, "smollm2-135m@int8": lm_int8}
+    req = runner.RunRequest("Hello", ["TS-Temp"], max_new_tokens=3, seed=0, raw=True, record=True)
+    events = runner.stream_models(list(loaded), req, load=loaded.__getitem__)
+    *_, last = compare_grid.grid_views(events, list(loaded), ["TS-Temp"])
+    state = compare_grid.grid_state(req.prompt, req.raw, last.done, last.total)
+    assert {r.method: r.dtype for r in state["results"]} == {
+        "smollm2-135m · TS-Temp": lm.precision,
+        "smollm2-135m@int8 · TS-Temp": "int8",
+    }
+    cell = "smollm2-135m@int8 · TS-Temp"
+    tokenizer = token_view.tokenizer_for(state, cell, lambda model: loaded[model or "smollm2-135m"].tokenizer)
+    view = token_view.step_view(state, cell, 0, tokenizer)
+    assert view.heading.startswith(f"**{cell}, step 0**: drew") and not view.frame.empty
+
+    store = Store(f"sqlite:///{tmp_path / 'precision.db'}")
+    sid = studies.create_study(
+        store, "precisions", [studies.PromptSpec("Hello", raw=True)], methods=["TS-Temp"], models=list(loaded),
+        max_new_tokens=3, base_seed=0,
+    )  # fmt: skip
+    assert studies.generate_study(store, lm, sid, load=loaded.__getitem__).complete
+    outputs = store.outputs_for_item(store.items(sid)[0].id)
+    stored = {o.method: (o.model, json.loads(o.settings)["dtype"]) for o in outputs}
+    assert stored == {
+        "smollm2-135m · TS-Temp": (lm.name, lm.precision),
+        "smollm2-135m@int8 · TS-Temp": (lm_int8.name, "int8"),
+    }
+    store.dispose()

@@ -297,8 +297,9 @@ def _organizer_inputs(http: GradioHTTP, dep: dict, password: str, sid: int) -> l
             options = [c[1] if isinstance(c, (list, tuple)) else c for c in props["choices"]]
             # the prompt source takes the pasted list; the study's design its first choice (1-5 scores)
             values.append(next((c for c in options if "Pasted" in str(c)), options[0]))
-        elif kind == "checkboxgroup":
-            values.append(["TS-Temp", "TS-Tilted"])
+        elif kind == "checkboxgroup":  # the methods; the models box takes its first (the app's model alone)
+            choices = [c[1] if isinstance(c, (list, tuple)) else c for c in props.get("choices") or []]
+            values.append(["TS-Temp", "TS-Tilted"] if "TS-Temp" in choices else choices[:1])
         elif kind == "number":
             low = props.get("minimum")
             values.append(max(1 if "max_new" not in str(props.get("label")) else 2, low if low is not None else 1))

@@ -24,6 +24,7 @@ from arena import estimate, language
 from arena.engines import current, model_choices
 from arena.errors import UserError
 from arena.hardware import hardware_banner
+from arena.llm import models as model_cache
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS, TASK_SCENARIOS
@@ -596,7 +597,7 @@ def build(ctx: AppContext) -> None:
         try:
             if not chosen:
                 raise UserError("choose at least one model")
-            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values))
+            req = make_request(prompt_text, selected, raw, seed_value, max_new_value, list(values), record)
             check_token_cap(req, models=len(chosen))
         except UserError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
@@ -647,6 +648,16 @@ def build(ctx: AppContext) -> None:
                     estimate.record(model, result.method, result.tokens_per_s)
                 yield grid_page(*timing_now()) if view.finished else grid_page()
             yield grid_page(*timing_now()) if view is not None and view.done else grid_page()
+
+    def tokenizer_of(model: str | None) -> Any:
+        """The tokenizer that reads a grid cell's recording: the app's model's, or the cell's model's
+        while it is still in memory (the model cache never loads one for this)."""
+        if not model or model == model_names[0]:
+            return ctx.model().tokenizer
+        found = model_cache.peek(model)
+        if found is None:
+            raise UserError(f"{model} has left memory since this run (ARENA_MODELS_IN_MEMORY): run again")
+        return found.tokenizer
 
     def on_stop(request: gr.Request, state: Any, run_label: Any):
         """Stop ends the run on screen too: "Stopped", the timing of what finished, Run ready again."""
@@ -748,7 +759,7 @@ def build(ctx: AppContext) -> None:
             api_visibility="private",
         )
     run_event.then(on_checks, last, list(checks.values()), api_visibility="private")
-    token_view.build(ctx, last, run_event)
+    token_view.build(ctx, last, run_event, tokenizer_of)
     run_event.then(on_done, None, [run, caveat], **private)
     # "Run blind": the same run, checked and admitted the same way, with nothing naming a method sent.
     blind_event = (

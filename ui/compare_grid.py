@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
+from arena import systems
 from arena.runner import MethodResult, ModelEvent
 
 GRID_LABEL = "Outputs by model"
 MODELS_LABEL = "Models"
 MODELS_INFO = (
     "More than the app's own model: every chosen method runs on each chosen model in turn (outputs in "
-    "a grid, a column per model); a model not in memory is loaded first (ARENA_MODELS_IN_MEMORY)"
+    "a grid, a column per model); a model not in memory is loaded first (ARENA_MODELS_IN_MEMORY). "
+    "MODEL@int8 is the same model with torchao int8 weights, @bf16 / @fp32 in that dtype: each cell's "
+    "dtype says the precision it ran in"
 )
 WAITING = "…"
 # A running cell's text goes to the page at most this often (its first text at once), as for one model.
@@ -123,6 +126,16 @@ def grid_views(
 
 
 def grid_state(prompt: str, raw: bool, done: list[tuple[str, MethodResult]], total: int) -> dict[str, Any]:
-    """Compare's `last` state after a grid run: no one-model results (the token view and "Rate these
-    blind" work on one model's run), and how far the grid got (for Stop's line)."""
-    return {"prompt": prompt, "raw": raw, "results": [], "total": 0, "grid": {"done": len(done), "total": total}}
+    """Compare's `last` state after a grid run: each finished cell as a result named by its system,
+    "MODEL · METHOD" (arena/systems.py), so "Why this token?" lists every recorded cell and "Rate
+    these blind" rates the cells as systems; `models` says which model wrote each (its tokenizer
+    reads the recording), and `grid` how far the grid got (for Stop's line)."""
+    results = [replace(result, method=systems.system_name(model, result.method)) for model, result in done]
+    return {
+        "prompt": prompt,
+        "raw": raw,
+        "results": results,
+        "total": total,
+        "models": {r.method: model for r, (model, _) in zip(results, done)},
+        "grid": {"done": len(done), "total": total},
+    }

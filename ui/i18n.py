@@ -16,6 +16,10 @@ from typing import Any
 
 import gradio as gr
 
+from arena.llm import EMBEDDED
+
+from . import organizer_models
+
 LETTERS = "ABCDEFGH"
 DIMENSIONS_ZH = {
     "Coherence: logical, consistent, on topic": "连贯性：有逻辑、前后一致、切题",
@@ -393,6 +397,17 @@ for _english, _chinese in DIMENSIONS_ZH.items():
 for _letter in LETTERS:
     ZH[f"Comment on {_letter} (optional)"] = f"对 {_letter} 的评论（可选）"
     ZH[f"Response {_letter}"] = f"回答 {_letter}"
+# The Organizer's model choice (ui/organizer_models.py), a line per embedded model included.
+ZH[organizer_models.MODELS_LABEL] = "模型"
+ZH[organizer_models.MODELS_INFO] = (
+    "只选本应用的模型：按方法比较的研究，与以前一样。勾选其他模型后，评分者比较每个模型上的每种方法"
+    "（与方法一样盲评）；每个模型在生成其输出时才加载，每个输出都记录其运行精度"
+    "（@int8：torchao int8 权重；@bf16 / @fp32：数据类型）"
+)
+ZH[organizer_models.SCORER_LABEL] = "困惑度评分模型（有多个模型时：由同一个模型为所有系统的输出打分）"
+ZH[organizer_models.SCORER_FIRST] = "第一个选中的模型"
+for _model in EMBEDDED.values():
+    ZH[organizer_models.model_note(_model)] = organizer_models.model_note(_model, zh=True)
 
 I18N = gr.I18n(zh=ZH)
 # Gradio strips a Markdown value's outer whitespace (the default guidelines end with a newline).

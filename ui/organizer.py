@@ -19,18 +19,19 @@ import gradio as gr
 import pandas as pd
 
 import decoders
-from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies
+from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies, systems
+from arena.engines import model_choices
 from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
-from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, load_on_compute
 from arena.settings import current as current_settings
 from evaluation import form_cues
 from evaluation.perplexity import SCORES
 
-from . import AppContext, organizer_blinding, organizer_dashboard, organizer_stats, web
+from . import AppContext, organizer_blinding, organizer_dashboard, organizer_models, organizer_stats, web
 from .empty import shown
 from .organizer_auth import check as _check
 from .organizer_auth import check_password as check_password
@@ -133,8 +134,8 @@ def studies_table(ctx: AppContext) -> pd.DataFrame:
                 "name": s.name,
                 "state": s.state,
                 "kind": "pairwise" if s.design == "pairwise" else s.kind,
-                "model": s.model,
-                "methods": ", ".join(s.methods),
+                "model": ", ".join(systems.models_in(s.methods)) or s.model,
+                "methods": ", ".join(dict.fromkeys(systems.method_of(m) for m in s.methods)),
                 "samples": s.samples_per_method,
                 "items": summary["items"],
                 "outputs": f"{summary['outputs']} / {expected}",
@@ -273,6 +274,28 @@ def build(ctx: AppContext) -> None:
                 minimum=0,
                 label="Base seed (empty: a secret random one; each output's seed derives from it)",
             )
+        # Models (ui/organizer_models.py): the app's alone = a study of methods, as before.
+        model_names = model_choices(current_settings().model)
+        with gr.Row():
+            models_box = gr.CheckboxGroup(
+                model_names,
+                value=model_names[:1],
+                label=organizer_models.MODELS_LABEL,
+                info=organizer_models.MODELS_INFO,
+                visible=len(model_names) > 1,
+                elem_id="organizer-models",
+                scale=3,
+            )
+            scorer = gr.Dropdown(
+                organizer_models.scorer_choices(model_names),
+                value=organizer_models.SCORER_FIRST,
+                label=organizer_models.SCORER_LABEL,
+                visible=len(model_names) > 1,
+                elem_id="organizer-scorer",
+                scale=1,
+            )
+        for note in organizer_models.model_notes(model_names) if len(model_names) > 1 else []:
+            gr.Markdown(note, elem_classes=["organizer-model-note"])
         guidelines = gr.Textbox(label="Guidelines for raters (Markdown; empty = the default shown below)", lines=4)
         guess = gr.Dropdown(
             GUESS_CHOICES,
@@ -496,11 +519,14 @@ def build(ctx: AppContext) -> None:
         guideline_text,
         guess_choice=None,
         design_label=None,
+        models_chosen=None,
+        scorer_choice=None,
         progress=gr.Progress(),
     ):
         store = store_for(ctx)
         lm = ctx.model()
         specs = prompts_from(src, lang, pasted_text, upload_value)
+        chosen = organizer_models.study_models(models_chosen, model_names)
         sid = studies.create_study(
             store,
             study_name,
@@ -512,8 +538,10 @@ def build(ctx: AppContext) -> None:
             model=lm.name,
             lm=lm,
             guidelines=guideline_text,
-            guess_methods=guess_choice,
+            guess_methods=organizer_models.guess_targets(guess_choice, chosen),
             design=DESIGNS.get(design_label or "", "scores"),
+            models=chosen,
+            scorer_model=organizer_models.scorer_model(scorer_choice, chosen, model_names),
         )
         report = _generate(store, lm, sid, progress)
         choice, table_value, raters, _, danger = overview(sid)
@@ -529,7 +557,12 @@ def build(ctx: AppContext) -> None:
         def tick(done: int, total: int, what: str) -> None:
             progress((done, total), desc=f"Generating: {what} · {clock.snapshot().line()}", unit="outputs")
 
-        report = studies.generate_study(store, lm, sid, progress=tick, eta=clock)
+        def load(setting: str):
+            # a study over models: the app's own is the loaded one; the others through the model
+            # cache, loaded on the compute thread as Compare's grid loads them
+            return lm if setting == model_names[0] else load_on_compute(setting)
+
+        report = studies.generate_study(store, lm, sid, progress=tick, eta=clock, load=load)
         return f"{report} {clock.snapshot().line()}."
 
     def do_resume(selected, progress=gr.Progress()):
@@ -633,7 +666,7 @@ def build(ctx: AppContext) -> None:
     create.click(
         guarded(do_create),
         [password, name, source, language, pasted, upload, methods, samples, max_new, seed, guidelines, guess]
-        + [design_choice],
+        + [design_choice, models_box, scorer],  # new inputs go last: API callers' inputs keep their places
         overview_outputs,
         concurrency_limit=1,
         concurrency_id="generation",
@@ -703,5 +736,9 @@ def build(ctx: AppContext) -> None:
     )
     # Last, so the password box's first handler stays "unlock" (the preview also listens to Enter there).
     organizer_dashboard.wire_preview(
-        ctx, preview_line, [source, language, pasted, upload, methods, samples, max_new], prompts_from, password
+        ctx,
+        preview_line,
+        [source, language, pasted, upload, methods, samples, max_new, models_box],
+        prompts_from,
+        password,
     )

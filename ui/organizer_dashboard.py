@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena import estimate, studies
+from arena import estimate, studies, systems
 from arena.blind import LABELS
 from arena.errors import UserError
 from arena.numbers import parse_whole
@@ -168,11 +168,12 @@ def flag_table(store: Store, study_id: int) -> pd.DataFrame:
 def throughput(store: Store, lm) -> dict[str, float]:
     """Measured tokens/s per method for the loaded model: stored timed outputs (cached a minute),
     overridden by this process's latest Compare runs."""
-    cached = _throughput_cache.get(lm.name)
+    name = lm if isinstance(lm, str) else lm.name  # or a model's name, as outputs store it
+    cached = _throughput_cache.get(name)
     if cached is None or time.monotonic() - cached[0] > CACHE_S:
-        cached = (time.monotonic(), estimate.from_outputs(store.outputs_frame(), lm.name))
-        _throughput_cache[lm.name] = cached
-    return {**cached[1], **estimate.measured(lm.name)}
+        cached = (time.monotonic(), estimate.from_outputs(store.outputs_frame(), name))
+        _throughput_cache[name] = cached
+    return {**cached[1], **estimate.measured(name)}
 
 
 def preview(
@@ -210,11 +211,14 @@ def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:
 
 def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
     """Update `line` whenever an input of "Create a study" changes: [source, language, pasted,
-    upload, methods, samples, max_new]. Behind the organizer password like every organizer handler:
+    upload, methods, samples, max_new] and, optionally, the models box (a study over models counts
+    its systems). Behind the organizer password like every organizer handler:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
     and the handler reads the prompt source, uploads too."""
 
-    def update(request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens):
+    def update(
+        request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens, *models
+    ):
         if not pw:
             return "**Preview:** enter the organizer password above to see counts and time."
         try:
@@ -224,8 +228,19 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
         prompts, error = safe_prompts(prompts_from, src, lang, pasted_text, upload_value)
         if error:
             return f"**Preview:** {md_text(error)}"
-        lm = ctx.model()
-        return preview(prompts, method_list, n_samples, max_new_tokens, throughput(store_for(ctx), lm))
+        lm, store = ctx.model(), store_for(ctx)
+        rates = throughput(store, lm)
+        app = getattr(lm, "label", lm.name)
+        chosen = list(models[0] or []) if models else []  # the models box, when the form has one
+        if method_list and chosen and chosen != [app]:  # a study over models: count and time its systems
+            # each system at its model's measured rate (Compare's grid records them under the model's name)
+            rates = {
+                systems.system_name(m, method): r
+                for m in chosen
+                for method, r in (rates if m == app else throughput(store, m)).items()
+            }
+            method_list = systems.cross(chosen, method_list)
+        return preview(prompts, method_list, n_samples, max_new_tokens, rates)
 
     pw_box = [password] if password is not None else [gr.Textbox(visible=False)]
     # Not on every keystroke in the password box (each would count as a wrong guess): on Enter there.

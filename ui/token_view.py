@@ -8,6 +8,7 @@ It reads the run Compare just showed, recorded while it generated (decoders/reco
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,15 +89,26 @@ def step_view(state: Any, method: str | None, step: Any, tokenizer: Any) -> Step
     return StepView(heading, frame, step_figure(frame, stages), token_view.shift(record, tokenizer, WORDS))
 
 
-def build(ctx: AppContext, last: gr.State, run_event: Any) -> None:
-    """The panel under Compare's timing; filled when a recorded run ends."""
+def tokenizer_for(state: Any, method: str | None, tokenizer_of: Callable[[str | None], Any]) -> Any:
+    """The tokenizer that reads `method`'s recording: a grid cell's model's (the state's `models`
+    names it; ui/compare_grid.py), else the app's (`tokenizer_of(None)`)."""
+    models = state.get("models") if isinstance(state, dict) else None
+    return tokenizer_of((models or {}).get(method))
+
+
+def build(
+    ctx: AppContext, last: gr.State, run_event: Any, tokenizer_of: Callable[[str | None], Any] | None = None
+) -> None:
+    """The panel under Compare's timing; filled when a recorded run ends. A grid run's recorded
+    cells are listed as "MODEL · METHOD", each read with its model's tokenizer (`tokenizer_of`)."""
+    tokenizer_of = tokenizer_of or (lambda model: ctx.model().tokenizer)
     with gr.Accordion("Why this token?", open=False, visible=False) as panel:
         gr.Markdown(
             "Pick a method and a step of the run above: its top candidates before and after each "
             "processor (tilt, temperature, top-k, top-p, min-p) and the token drawn, from that same run."
         )
         with gr.Row():
-            method = gr.Dropdown(choices=[], label="Method", interactive=True)
+            method = gr.Dropdown(choices=[], label="Method (model · method after a grid run)", interactive=True)
             step = gr.Slider(0, 1, value=0, step=1, label="Step (generated token number, from 0)")
         heading = gr.Markdown("")
         figure = gr.Plot(label="Candidates after each processor", visible=False)
@@ -109,7 +121,7 @@ def build(ctx: AppContext, last: gr.State, run_event: Any) -> None:
 
     def show(state, chosen, at):
         try:
-            view = step_view(state, chosen, at, ctx.model().tokenizer)
+            view = step_view(state, chosen, at, tokenizer_for(state, chosen, tokenizer_of))
         except UserError as exc:
             return (
                 gr.update(value=f"*{exc}*"),

@@ -15,7 +15,7 @@ import threading
 
 from .. import settings
 from ..errors import UserError
-from ..llm import LoadedModel, tokenizer_only_model
+from ..llm import LoadedModel, tokenizer_only_model, with_variants
 from ..llm import model_choices as llm_model_choices
 from .base import Engine
 from .dummy import DummyEngine
@@ -97,10 +97,12 @@ def engine_for(lm: LoadedModel) -> Engine:
 
 
 def model_choices(default: str) -> list[str]:
-    """The models a user may pick for Compare's grid, `default` (the app's own) first: in process,
-    every embedded model installed here; on vLLM, the models `ARENA_VLLM_SERVERS` maps to a server."""
+    """The models a user may pick (Compare's grid, the Organizer's studies), `default` (the app's
+    own) first: in process, every embedded model installed here, each with its int8 and other-float
+    variants (`arena.llm.with_variants`); on vLLM, the models `ARENA_VLLM_SERVERS` maps to a server
+    (a server runs its own weights' precision, so no variants)."""
     if engine_name() != "vllm":
-        return llm_model_choices(default)
+        return with_variants(llm_model_choices(default))
     return servers.served_models(servers.parse_servers(settings.current().vllm_servers), default)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .. import invites
+from .. import invites, systems
 from ..errors import UserError
 from ..guessing import LABELS
 from ..prompts import clean_prompt
@@ -80,7 +80,8 @@ def quick_item(store: Store, lm_name: str, prompt: str, results: Results, raw: b
             method = f.pop("method")
             sample = seen.get(method, 0)
             seen[method] = sample + 1
-            store.add_output(item_id, method, sample, model=lm_name, **f)
+            # a Compare grid's cell is a system "MODEL · METHOD": stored with the model that wrote it
+            store.add_output(item_id, method, sample, model=systems.model_of(method) or lm_name, **f)
     return study_id, item_id
 
 

@@ -1,0 +1,100 @@
+"""The Organizer's model choice for a new study (issues 25 and 27).
+
+The app's model alone makes a study of methods, as before. With other models (or precision variants,
+`gemma-3-270m@int8`) ticked, the study compares systems = (model, method), every method on each
+model (arena/systems.py), with one perplexity scorer for all of them: the same
+`studies.create_study(models=..., scorer_model=...)` that `python -m arena.studies create --models`
+calls. The functions here turn the form's values into those arguments, so tests need no browser;
+the choices are `arena.engines.model_choices`, as in Compare (not imported here: ui/i18n.py imports
+this module for its labels, before the app has checked its settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena import guessing, systems
+from arena.errors import UserError
+from arena.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
+
+MODELS_LABEL = "Models"
+MODELS_INFO = (
+    "The app's model alone: a study of methods, as before. With other models ticked, raters compare "
+    "every method on each model (blind, as methods are); each model loads when its outputs are generated, "
+    "and every output records the precision it ran in (@int8: torchao int8 weights; @bf16 / @fp32: the dtype)"
+)
+SCORER_LABEL = "Perplexity scorer (with several models: one model scores every system's outputs)"
+SCORER_FIRST = "the first chosen model"
+
+
+def scorer_choices(names: Sequence[str]) -> list[str]:
+    return [SCORER_FIRST, *names]
+
+
+def model_notes(names: Sequence[str]) -> list[str]:
+    """One Markdown line per embedded model offered (`model_note`), in the table's order."""
+    offered = {_embedded_alias(n) for n in names}
+    return [model_note(model) for alias, model in EMBEDDED.items() if alias in offered]
+
+
+def model_note(model: EmbeddedModel, zh: bool = False) -> str:
+    """Where the model is chosen: its alias, its licence (with the file its package ships) and, for a
+    base model, that prompts are continued as raw text; in Chinese with `zh` (ui/i18n.py's entry)."""
+    where = model.licence_file.rsplit("/", 1)[-1]
+    if zh:
+        line = f"**{model.alias}** · 许可：{model.licence}" + (f"（见其包内的 `{where}`）" if where else "")
+        return line + (
+            "；基础模型（无对话模板）：提示按原始文本续写" if model.base_model else "；对话模型：提示经其对话模板"
+        )
+    line = f"**{model.alias}** · licence: {model.licence}" + (f" (`{where}` in its package)" if where else "")
+    return line + (
+        "; base model (no chat template): prompts are continued as raw text"
+        if model.base_model
+        else "; chat model: prompts go through its chat template"
+    )
+
+
+def _embedded_alias(name: str) -> str:
+    try:
+        found = embedded_model(split_variant(name)[0])
+    except UserError:
+        return ""
+    return found.alias if found is not None else ""
+
+
+def study_models(chosen: Any, names: Sequence[str]) -> list[str] | None:
+    """`create_study`'s `models`: None for the app's model alone (a one-model study, as before; also
+    when the form sent no models value, as an older API caller), else the chosen models in the
+    picker's order. `UserError` for none ticked, or a name not offered."""
+    if chosen is None:
+        return None
+    picked = [str(c) for c in (chosen if isinstance(chosen, (list, tuple)) else [chosen] if chosen else [])]
+    unknown = [c for c in picked if c not in names]
+    if unknown:
+        raise UserError(f"{unknown[0]!r} is not a model this app offers; choose among {', '.join(names)}")
+    ordered = [n for n in names if n in picked]
+    if not ordered:
+        raise UserError("choose at least one model")
+    return None if ordered == list(names[:1]) else ordered
+
+
+def scorer_model(choice: Any, models: Sequence[str] | None, names: Sequence[str]) -> str | None:
+    """`create_study`'s `scorer_model`: None (the first chosen model; the app's for a one-model study)
+    unless another offered model is chosen for a study over several."""
+    choice = str(choice or "").strip()
+    if models is None or choice in ("", SCORER_FIRST):
+        return None
+    if choice not in names:
+        raise UserError(f"{choice!r} is not a model this app offers as the perplexity scorer")
+    return choice
+
+
+def guess_targets(guess: Any, models: Sequence[str] | None) -> Any:
+    """The "which response came from METHOD?" choice over systems: a method asks about that method
+    on each model in turn (each system is one response); "each" and "off" stay as they are."""
+    if models is None or guess is None or not isinstance(guess, str):
+        return guess
+    if guess.strip().lower() in (*guessing.OFF, guessing.EACH):
+        return guess
+    return systems.cross(models, [guess.strip()])
