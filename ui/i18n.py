@@ -200,6 +200,26 @@ hidden. You can go back and change a rating.
     "CSV (numbers per method)": "CSV（每种方法的数据）",
     "What the ratings say (items and raters as samples)": "评分说明了什么（题目和评分者都视为样本）",
     "Statistics": "统计方法",
+    # The leaderboard across studies (issue 26)
+    "Leaderboard across studies (same models)": "跨研究排行榜（相同模型）",
+    "Model set": "模型组合",
+    "Studies (empty = all of this model set)": "研究（留空 = 该模型组合的全部研究）",
+    "Show the leaderboard": "显示排行榜",
+    "Systems across studies": "各研究中的系统",
+    "What the board rests on (one row per study)": "排行榜依据的数据（每个研究一行）",
+    (
+        "One leaderboard over the published studies of the same models. Pairwise studies give their votes; a 1–5 "
+        "study gives one comparison per prompt, rater and pair of methods (the higher mean score wins, equal "
+        "scores tie). Bradley–Terry on the Elo scale (mean 1000), 95% intervals resampling prompts within their "
+        "study, raters across studies and (prompt, rater) cells; a rank only where intervals separate; a system "
+        "with under 30 comparisons or 10 prompts is provisional. A method run with other settings in another "
+        "study is another system. A study still being rated is never on the board."
+    ): (
+        "对相同模型的已发布研究给出一个排行榜。成对比较研究提供其投票；1–5 分研究对每个提示词、评分者和每对方法给出一次比较"
+        "（平均分高者胜，分数相同为平局）。采用 Elo 刻度上的 Bradley–Terry 模型（均值 1000），95% 置信区间在各自研究内重抽提示词、"
+        "跨研究重抽评分者以及（提示词，评分者）单元；只有区间分开时才给出名次；比较少于 30 次或提示词少于 10 个的系统为暂定。"
+        "在另一个研究中用不同设置运行的方法算作另一个系统。仍在评分中的研究绝不会出现在排行榜上。"
+    ),
     (
         "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about "
         "prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its "
@@ -300,6 +320,7 @@ hidden. You can go back and change a rating.
     "Export ratings (CSV)": "导出评分（CSV）",
     "Export ratings (JSONL)": "导出评分（JSONL）",
     "Export votes (pairwise, closed)": "导出投票（成对比较，已关闭）",
+    "Export preference pairs (DPO JSONL, closed)": "导出偏好对（DPO JSONL，已关闭）",
     "Blind mapping: which method stood behind each label": "盲评对应关系：每个标签背后是哪种方法",
     (
         "The export covers every study and downloads in the browser (nothing is kept on the server). Until a "
