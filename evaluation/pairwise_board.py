@@ -31,6 +31,7 @@ import pandas as pd
 
 from arena import systems
 from arena.errors import UserError
+from arena.numbers import study_id as parse_study_id
 from arena.pair_export import vote_rows
 from arena.store import Store, Study
 
@@ -126,7 +127,8 @@ def _chosen_studies(store: Store, model_set: Any, study_ids: Any, public: bool) 
         raise UserError(
             "no published study yet" if public else "no closed study yet: a board shows studies whose rating has closed"
         )
-    wanted = [int(s) for s in (study_ids or []) if str(s).strip()]
+    given = study_ids if isinstance(study_ids, (list, tuple)) else [study_ids] if study_ids not in (None, "") else []
+    wanted = [parse_study_id(s, f"{NOT_ELIGIBLE} in this model set") for s in given if str(s).strip()]
     if model_set in (None, ""):
         if not wanted:
             raise UserError("choose a model set")

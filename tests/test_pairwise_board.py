@@ -130,7 +130,7 @@ def test_open_and_unpublished_studies_never_reach_the_public_board(store):
     # Attack: ask for the running (or the closed) study by id, alone or beside the published one; the
     # answer is the one a study that does not exist gets.
     answers = set()
-    for wanted in ([running], [closed], [published, running], [999_999]):
+    for wanted in ([running], [closed], [published, running], [999_999], ["1; drop"], [2**70]):
         with pytest.raises(UserError) as err:
             pb.cross_study_view(store, group.key, wanted, n_resamples=40)
         answers.add(str(err.value))
@@ -240,3 +240,20 @@ def test_implied_comparisons_pair_every_two_methods_once():
     )
     implied = pw.implied_votes(frame, ["coherence"])
     assert len(implied) == 2 * 2 * 3 and (implied["winner"] == "tie").sum() == 4
+
+
+def test_a_1_to_5_study_shows_its_contrasts_at_equal_length_beside_the_primary_ones(store):
+    from evaluation.report import compute_view
+
+    sid, iids = make_study(store, "scores")
+    score_all(store, iids)
+    publish(store, sid)
+    view = compute_view(store, sid)
+    table = view["length_adjusted"]
+    assert len(table) == 3 * 3 and set(table["dimension"]) == {"coherence", "informativeness", "naturalness"}
+    # Unadjusted, on complete data (coherence: every output scored), it is the primary mean difference.
+    primary = view["results"].pairwise
+    for r in primary[primary["dimension"] == "coherence"].itertuples():
+        row = table[(table["dimension"] == "coherence") & (table["a"] == r.method_a) & (table["b"] == r.method_b)]
+        assert row["a − b"].item() == f"{r.mean_diff:+.2f}"
+    assert table["a − b at equal length"].str.match(r"^[+-]\d").all()

@@ -205,6 +205,8 @@ hidden. You can go back and change a rating.
     "Model set": "模型组合",
     "Studies (empty = all of this model set)": "研究（留空 = 该模型组合的全部研究）",
     "Show the leaderboard": "显示排行榜",
+    "Length-adjusted contrast (exploratory): the pairs above at equal length "
+    "(item + method + log2 length, items as clusters)": "长度调整后的对比（探索性）：上面各对方法在长度相同时的差异（题目 + 方法 + log2 长度，以题目为聚类）",
     "Systems across studies": "各研究中的系统",
     "What the board rests on (one row per study)": "排行榜依据的数据（每个研究一行）",
     (

@@ -136,6 +136,10 @@ def build(ctx: AppContext) -> None:
         position = hidden_table("Position effect: shown first − shown last")
         agreement = hidden_table("Inter-rater agreement (Krippendorff's alpha, ordinal)")
         correlation = hidden_table("Spearman: perplexity vs human scores, within each method")
+        length_adjusted = hidden_table(
+            "Length-adjusted contrast (exploratory): the pairs above at equal length "
+            "(item + method + log2 length, items as clusters)"
+        )
     with gr.Accordion("Leaderboard across studies (same models)", open=False):
         gr.Markdown(BOARD_HELP)
         with gr.Row():
@@ -194,6 +198,7 @@ def build(ctx: AppContext) -> None:
             shown(s["variance_components"]),
             shown(s["position"]),
             view["story"],
+            shown(view["length_adjusted"]),
         ]
 
     def pairwise_outputs(study_id: Any) -> list[Any]:
@@ -217,6 +222,7 @@ def build(ctx: AppContext) -> None:
             PAIRWISE_HELP + "\n\n" + words,
             *[hide] * 3,
             story,
+            hide,
         ]
 
     def on_board_sets():
@@ -254,6 +260,7 @@ def build(ctx: AppContext) -> None:
         components,
         position,
         takeaway,
+        length_adjusted,
     ]
     show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
     study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
