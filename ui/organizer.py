@@ -278,8 +278,9 @@ def build(ctx: AppContext) -> None:
         guess = gr.Dropdown(
             GUESS_CHOICES,
             value="off",
+            # No method named here: the translation table goes to every page, the raters' too.
             label="Measure the blind: after scoring each item, raters are asked which response came from "
-            f"a method (default {guessing.DEFAULT_TARGET}); never told if they were right. The blinding index "
+            "the method chosen here; never told if they were right. The blinding index "
             "is shown once the study is closed.",
         )
         design_choice = gr.Radio(
