@@ -5,6 +5,7 @@ and import such a file back without losing anything.
     python -m arena.export --study 3 --format jsonl      # to stdout
     python -m arena.export --import ratings.jsonl        # into the store (idempotent)
     python -m arena.export --votes --study 7 -o votes.csv  # a closed pairwise study's votes, for evaluation.pairwise
+    python -m arena.export --preferences --study 7 -o pairs.jsonl  # its decisive votes as DPO pairs
 
 The store is the one the app uses (DATABASE_URL / ARENA_DB_PATH), or `--database URL`.
 Rows are matched on natural keys when imported (study name + creation time, item public id,
@@ -26,7 +27,8 @@ from typing import Any, TextIO
 from .errors import UserError
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
-from .pair_export import vote_rows, write_votes_csv
+from .pair_export import preference_rows, vote_rows, write_votes_csv
+from .preferences import preference_pairs, write_preference_jsonl
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS
 from .store.columns import FLOAT_COLUMNS as STORE_FLOAT_COLUMNS
@@ -681,10 +683,29 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --study: the votes of a closed pairwise study, as python -m evaluation.pairwise reads them",
     )
+    p.add_argument(
+        "--preferences",
+        action="store_true",
+        help="with --study: a closed pairwise study's decisive votes as JSONL {prompt, chosen, rejected} (DPO)",
+    )
     args = p.parse_args(argv)
     try:
         store = Store(args.database)
-        if args.votes:
+        if args.votes and args.preferences:
+            raise UserError("--votes or --preferences, not both")
+        if args.preferences:
+            if args.study is None:
+                raise UserError("--preferences needs --study N")
+            pairs = preference_pairs(preference_rows(store, args.study))
+            if args.out:
+                with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
+                    n = write_preference_jsonl(pairs, fh)
+            else:
+                n = write_preference_jsonl(pairs, sys.stdout)
+            print(
+                f"wrote {n} preference pairs (decisive votes, one line per pair of texts by majority)", file=sys.stderr
+            )
+        elif args.votes:
             if args.study is None:
                 raise UserError("--votes needs --study N")
             rows = vote_rows(store, args.study)

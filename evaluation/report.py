@@ -21,6 +21,7 @@ from arena.text import markdown_literal
 from evaluation import blinding, human, story
 from evaluation import results as res
 from evaluation.human import pseudonymize_raters
+from evaluation.pairwise import length_adjusted_contrast
 from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
 
@@ -120,6 +121,8 @@ def compute_view(
         "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
         "results": r,
         "blinding": blind_lines,
+        # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
+        "length_adjusted": length_table(human.filter_ratings(ratings, scenario=scenarios, rater=raters)),
     }
 
 
@@ -143,6 +146,51 @@ def _names(value: Any, what: str) -> list[str] | None:
     return [str(v) for v in value]
 
 
+LENGTH_TABLE_NAMES = {
+    "dimension": "dimension",
+    "method_a": "a",
+    "method_b": "b",
+    "n_items": "items",
+    "diff": "a − b",
+    "ci": "95% CI",
+    "diff_length_adjusted": "a − b at equal length",
+    "ci_length_adjusted": "95% CI at equal length",
+    "p_length_adjusted": "p at equal length (unadjusted)",
+    "slope": "score per doubling of length [95% CI]",
+}
+
+
+def length_table(ratings: pd.DataFrame) -> pd.DataFrame:
+    """The 1-5 contrasts with and without length (`evaluation.pairwise.length_adjusted_contrast`:
+    item constants + method + log2 length, CR3 intervals, t with items - 1 df), for display;
+    empty without lengths or pairs."""
+    if ratings.empty or "new_tokens" not in ratings or ratings["new_tokens"].isna().all():
+        return pd.DataFrame(columns=list(LENGTH_TABLE_NAMES.values()))
+    out = length_adjusted_contrast(ratings)
+
+    def ci(low: Any, high: Any, digits: int = 2) -> str:
+        return "–" if pd.isna(low) or pd.isna(high) else f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+    rows = [
+        {
+            "dimension": r.dimension,
+            "method_a": r.method_a,
+            "method_b": r.method_b,
+            "n_items": int(r.n_items),
+            "diff": "–" if pd.isna(r.diff) else f"{r.diff:+.2f}",
+            "ci": ci(r.ci_low, r.ci_high),
+            "diff_length_adjusted": "–" if pd.isna(r.diff_length_adjusted) else f"{r.diff_length_adjusted:+.2f}",
+            "ci_length_adjusted": ci(r.ci_low_length_adjusted, r.ci_high_length_adjusted),
+            "p_length_adjusted": "–" if pd.isna(r.p_length_adjusted) else f"{r.p_length_adjusted:.3g}",
+            "slope": "–"
+            if pd.isna(r.length_slope)
+            else f"{r.length_slope:+.2f} {ci(r.length_slope_ci_low, r.length_slope_ci_high)}",
+        }
+        for r in out.itertuples()
+    ]
+    return pd.DataFrame(rows, columns=list(LENGTH_TABLE_NAMES)).rename(columns=LENGTH_TABLE_NAMES)
+
+
 def stats_tables(r: res.Results) -> dict[str, Any]:
     """The primary analysis for display (evaluation.results): tables, and "lines", one plain-language
     line per result (Markdown)."""
@@ -153,6 +201,7 @@ __all__ = [
     "PRESENT_PATH",
     "compute_view",
     "label_scenarios",
+    "length_table",
     "model_named",
     "output_scores",
     "present_url",

@@ -124,6 +124,17 @@ def test_entries_are_plain_text_for_icu_and_really_chinese():
         assert language.chinese_share(chinese) > 0.5 or not language.chinese_share(english), english
 
 
+def test_no_entry_names_a_method():
+    # The whole table goes to every page, a rater's too (gr.I18n embeds it in the HTML): a method's
+    # name there is a method name in the rater's markup (tests/e2e/test_pairwise_e2e.py looks for it).
+    import decoders
+
+    named = [
+        (m, english[:60]) for english, chinese in i18n.ZH.items() for m in decoders.names() if m in english + chinese
+    ]
+    assert named == []
+
+
 def test_marks_round_trip_and_unknown_text_is_left_alone():
     marked = i18n.t("Run")
     assert marked.startswith(i18n.MARK) and i18n.plain(marked) == "Run"

@@ -204,6 +204,28 @@ hidden. You can go back and change a rating.
     "CSV (numbers per method)": "CSV（每种方法的数据）",
     "What the ratings say (items and raters as samples)": "评分说明了什么（题目和评分者都视为样本）",
     "Statistics": "统计方法",
+    # The leaderboard across studies (issue 26)
+    "Leaderboard across studies (same models)": "跨研究排行榜（相同模型）",
+    "Model set": "模型组合",
+    "Studies (empty = all of this model set)": "研究（留空 = 该模型组合的全部研究）",
+    "Show the leaderboard": "显示排行榜",
+    "Length-adjusted contrast (exploratory): the pairs above at equal length "
+    "(item + method + log2 length, items as clusters)": "长度调整后的对比（探索性）：上面各对方法在长度相同时的差异（题目 + 方法 + log2 长度，以题目为聚类）",
+    "Systems across studies": "各研究中的系统",
+    "What the board rests on (one row per study)": "排行榜依据的数据（每个研究一行）",
+    (
+        "One leaderboard over the published studies of the same models. Pairwise studies give their votes; a 1–5 "
+        "study gives one comparison per prompt, rater and pair of methods (the higher mean score wins, equal "
+        "scores tie). Bradley–Terry on the Elo scale (mean 1000), 95% intervals resampling prompts within their "
+        "study, raters across studies and (prompt, rater) cells; a rank only where intervals separate; a system "
+        "with under 30 comparisons or 10 prompts is provisional. A method run with other settings in another "
+        "study is another system. A study still being rated is never on the board."
+    ): (
+        "对相同模型的已发布研究给出一个排行榜。成对比较研究提供其投票；1–5 分研究对每个提示词、评分者和每对方法给出一次比较"
+        "（平均分高者胜，分数相同为平局）。采用 Elo 刻度上的 Bradley–Terry 模型（均值 1000），95% 置信区间在各自研究内重抽提示词、"
+        "跨研究重抽评分者以及（提示词，评分者）单元；只有区间分开时才给出名次；比较少于 30 次或提示词少于 10 个的系统为暂定。"
+        "在另一个研究中用不同设置运行的方法算作另一个系统。仍在评分中的研究绝不会出现在排行榜上。"
+    ),
     (
         "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about "
         "prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its "
@@ -258,11 +280,10 @@ hidden. You can go back and change a rating.
     "Base seed (empty: a secret random one; each output's seed derives from it)": "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
     "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
     (
-        "Measure the blind: after scoring each item, raters are asked which response came from a method "
-        "(default BS-4); never told if they were right. The blinding index is shown once the study is closed."
+        "Measure the blind: after scoring each item, raters are asked which response came from the method "
+        "chosen here; never told if they were right. The blinding index is shown once the study is closed."
     ): (
-        "测量盲评效果：每题评分后，询问评分者哪条回答来自某个方法（默认 BS-4）；从不告诉他们是否猜对。"
-        "研究关闭后显示盲法指数。"
+        "测量盲评效果：每题评分后，询问评分者哪条回答来自这里选定的方法；从不告诉他们是否猜对。研究关闭后显示盲法指数。"
     ),
     (
         "How raters judge: each response 1–5, or two responses side by side and one vote (A better, B better, "
@@ -304,6 +325,7 @@ hidden. You can go back and change a rating.
     "Export ratings (CSV)": "导出评分（CSV）",
     "Export ratings (JSONL)": "导出评分（JSONL）",
     "Export votes (pairwise, closed)": "导出投票（成对比较，已关闭）",
+    "Export preference pairs (DPO JSONL, closed)": "导出偏好对（DPO JSONL，已关闭）",
     "Blind mapping: which method stood behind each label": "盲评对应关系：每个标签背后是哪种方法",
     (
         "The export covers every study and downloads in the browser (nothing is kept on the server). Until a "
@@ -374,12 +396,12 @@ hidden. You can go back and change a rating.
     "Plan": "规划",
     "Power by items (rows) and raters (columns)": "检验效能：按题目数（行）和评分者数（列）",
     (
-        "Run **Multi-Arm** on one prompt and see each arm's path, its scores, every backtrack and prune. The "
+        "Run the multi-arm method on one prompt and see each arm's path, its scores, every backtrack and prune. The "
         "verifier scores paths from the generating model's own signals (variance of token log-probabilities, "
         "entropy of its next-token distribution). It is **not** the article's trained 200M verifier, which is "
         "not published."
     ): (
-        "在一个提示词上运行 **Multi-Arm**，查看每个分支的路径、得分，以及每次回溯和剪枝。"
+        "在一个提示词上运行多分支方法，查看每个分支的路径、得分，以及每次回溯和剪枝。"
         "验证器根据生成模型自身的信号（token 对数概率的方差、下一个 token 分布的熵）为路径打分。"
         "它 **不是** 文章中训练的 200M 验证器，那个验证器没有公开。"
     ),

@@ -26,6 +26,7 @@ from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
+from arena.preferences import preference_pairs, write_preference_jsonl
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, load_on_compute
 from arena.settings import current as current_settings
 from evaluation import form_cues
@@ -300,8 +301,9 @@ def build(ctx: AppContext) -> None:
         guess = gr.Dropdown(
             GUESS_CHOICES,
             value="off",
+            # No method named here: the translation table goes to every page, the raters' too.
             label="Measure the blind: after scoring each item, raters are asked which response came from "
-            f"a method (default {guessing.DEFAULT_TARGET}); never told if they were right. The blinding index "
+            "the method chosen here; never told if they were right. The blinding index "
             "is shown once the study is closed.",
         )
         design_choice = gr.Radio(
@@ -380,6 +382,7 @@ def build(ctx: AppContext) -> None:
             export_csv = gr.Button("Export ratings (CSV)")
             export_jsonl = gr.Button("Export ratings (JSONL)")
             export_votes = gr.Button("Export votes (pairwise, closed)")
+            export_pairs = gr.Button("Export preference pairs (DPO JSONL, closed)")
         mapping = gr.Dataframe(
             value=organizer_dashboard.empty_table(["label"], "not revealed: press the button above"),
             label="Blind mapping: which method stood behind each label",
@@ -591,6 +594,13 @@ def build(ctx: AppContext) -> None:
         n = pair_export.write_votes_csv(pair_export.vote_rows(store_for(ctx), sid), out)
         return out.getvalue(), f"Exported {n} votes of study #{sid} (downloaded as votes-study-{sid}.csv)."
 
+    def do_export_pairs(selected):
+        """The chosen pairwise study's decisive votes as {prompt, chosen, rejected} lines (closed only)."""
+        sid = _study_id(selected)
+        out = io.StringIO()
+        n = write_preference_jsonl(preference_pairs(pair_export.preference_rows(store_for(ctx), sid)), out)
+        return out.getvalue(), f"Exported {n} preference pairs of study #{sid} (downloaded as pairs.jsonl)."
+
     def do_import(upload_value):
         path = _file_path(upload_value)
         if not path:
@@ -714,6 +724,9 @@ def build(ctx: AppContext) -> None:
     )
     export_votes.click(guarded(do_export_votes), [password, chosen], [export_data, status], **private).success(
         None, [export_data], None, js=download_js("votes.csv", "text/csv"), **private
+    )
+    export_pairs.click(guarded(do_export_pairs), [password, chosen], [export_data, status], **private).success(
+        None, [export_data], None, js=download_js("pairs.jsonl", "application/x-ndjson"), **private
     )
     import_btn.click(guarded(do_import), [password, import_file], overview_outputs, **private)
     # The password is the first input, checked in delete_study / delete_rater_ratings before anything else.

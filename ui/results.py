@@ -18,6 +18,7 @@ import pandas as pd
 from arena.errors import UserError
 from arena.store import Store
 from arena.text import markdown_literal
+from evaluation import pairwise_board
 from evaluation import results as res
 from evaluation.pairwise_view import pairwise_view
 
@@ -69,6 +70,36 @@ PAIRWISE_HELP = (
     "of the two responses fitted as a covariate (docs/pairwise.md)."
 )
 
+BOARD_HELP = (
+    "One leaderboard over the published studies of the same models. Pairwise studies give their votes; a 1–5 "
+    "study gives one comparison per prompt, rater and pair of methods (the higher mean score wins, equal "
+    "scores tie). Bradley–Terry on the Elo scale (mean 1000), 95% intervals resampling prompts within their "
+    "study, raters across studies and (prompt, rater) cells; a rank only where intervals separate; a system "
+    "with under 30 comparisons or 10 prompts is provisional. A method run with other settings in another "
+    "study is another system. A study still being rated is never on the board."
+)
+
+
+def board_sets(store: Store) -> tuple[Any, Any]:
+    """The model-set dropdown (newest set chosen) and its studies' dropdown."""
+    choices = pairwise_board.board_choices(store)
+    value = choices[0][1] if choices else None
+    return (
+        gr.update(choices=choices, value=value),
+        gr.update(choices=pairwise_board.study_choices(store, value), value=[]),
+    )
+
+
+def board_outputs(store: Store, model_set: Any, studies: Any) -> list[Any]:
+    """The cross-study board: its words (headline, takeaways), the systems and the sources."""
+    view = pairwise_board.cross_study_view(store, model_set, studies)
+    words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"][1:])
+    return [
+        f"**{markdown_literal(view['headline'])}**\n\n**{markdown_literal(view['takeaway'])}**\n\n{words}",
+        shown(view["table"]),
+        shown(view["sources"]),
+    ]
+
 
 def build(ctx: AppContext) -> None:
     with gr.Column(elem_id="results-controls"):
@@ -105,6 +136,21 @@ def build(ctx: AppContext) -> None:
         position = hidden_table("Position effect: shown first − shown last")
         agreement = hidden_table("Inter-rater agreement (Krippendorff's alpha, ordinal)")
         correlation = hidden_table("Spearman: perplexity vs human scores, within each method")
+        length_adjusted = hidden_table(
+            "Length-adjusted contrast (exploratory): the pairs above at equal length "
+            "(item + method + log2 length, items as clusters)"
+        )
+    with gr.Accordion("Leaderboard across studies (same models)", open=False):
+        gr.Markdown(BOARD_HELP)
+        with gr.Row():
+            board_set = gr.Dropdown(label="Model set", choices=[], interactive=True, scale=2)
+            board_studies = gr.Dropdown(
+                label="Studies (empty = all of this model set)", choices=[], multiselect=True, interactive=True, scale=2
+            )
+        board_show = gr.Button("Show the leaderboard")
+        board_words = gr.Markdown("")
+        board_table = hidden_table("Systems across studies")
+        board_sources = hidden_table("What the board rests on (one row per study)")
 
     def on_refresh():
         options, newest = latest_study(store_for(ctx))
@@ -152,6 +198,7 @@ def build(ctx: AppContext) -> None:
             shown(s["variance_components"]),
             shown(s["position"]),
             view["story"],
+            shown(view["length_adjusted"]),
         ]
 
     def pairwise_outputs(study_id: Any) -> list[Any]:
@@ -175,9 +222,27 @@ def build(ctx: AppContext) -> None:
             PAIRWISE_HELP + "\n\n" + words,
             *[hide] * 3,
             story,
+            hide,
         ]
 
+    def on_board_sets():
+        return board_sets(store_for(ctx))
+
+    def on_board_set(model_set):
+        return gr.update(choices=pairwise_board.study_choices(store_for(ctx), model_set), value=[])
+
+    def on_board_show(model_set, studies):
+        try:
+            return board_outputs(store_for(ctx), model_set, studies)
+        except UserError as exc:
+            raise gr.Error(str(exc))
+
     refresh.click(on_refresh, None, study, api_name="results_studies")
+    refresh.click(on_board_sets, None, [board_set, board_studies], api_visibility="private")
+    board_set.input(on_board_set, board_set, board_studies, api_visibility="private")
+    board_show.click(
+        on_board_show, [board_set, board_studies], [board_words, board_table, board_sources], api_name="results_board"
+    )
     outputs = [
         headline,
         table,
@@ -195,8 +260,10 @@ def build(ctx: AppContext) -> None:
         components,
         position,
         takeaway,
+        length_adjusted,
     ]
     show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
     study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
     if ctx.tabs is not None:
         ctx.tabs.select(on_tab, study, study, api_visibility="private")
+        ctx.tabs.select(on_board_sets, None, [board_set, board_studies], api_visibility="private")
