@@ -124,6 +124,17 @@ def test_entries_are_plain_text_for_icu_and_really_chinese():
         assert language.chinese_share(chinese) > 0.5 or not language.chinese_share(english), english
 
 
+def test_no_method_is_named_in_the_table_that_every_page_gets():
+    # Gradio sends the whole table with every page, the invited rater's /rate included
+    # (tests/test_blind_routes_live.py route 8 checks it on a live app).
+    import json
+
+    import decoders
+
+    table = json.dumps(i18n.ZH, ensure_ascii=False)
+    assert not [m for m in decoders.names() if m in table]
+
+
 def test_marks_round_trip_and_unknown_text_is_left_alone():
     marked = i18n.t("Run")
     assert marked.startswith(i18n.MARK) and i18n.plain(marked) == "Run"

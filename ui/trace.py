@@ -188,7 +188,8 @@ def events_frame(trace: MultiArmTrace) -> pd.DataFrame:
 
 def build(ctx: AppContext) -> None:
     gr.Markdown(
-        f"Run **{METHOD}** on one prompt and see each arm's path, its scores, every backtrack and prune. " + HONESTY
+        "Run the **multi-arm decoder** on one prompt and see each arm's path, its scores, every backtrack and prune. "
+        + HONESTY
     )
     with gr.Row():
         with gr.Column(scale=3):
