@@ -92,7 +92,7 @@ class Settings:
     engine: str = _setting(
         "ARENA_ENGINE",
         "transformers",
-        "engine: `transformers` (in process), `vllm` (see [Engines](#engines-in-process-or-a-vllm-server)) "
+        "engine: `transformers` (in process), `vllm` (see [docs/engines.md](docs/engines.md)) "
         "or `dummy` (fake text and timing, for tests)",
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")

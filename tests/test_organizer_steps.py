@@ -15,7 +15,7 @@ from arena.store import Store
 from ui import organizer
 from ui import organizer_dashboard as dash
 
-BUILTIN, PASTED, UPLOADED = organizer.SOURCES
+BUILTIN, PASTED, UPLOADED, TASKS = organizer.SOURCES
 
 
 @pytest.fixture
@@ -36,6 +36,19 @@ def test_a_pasted_box_or_an_upload_wins_over_the_built_in_scenarios(tmp_path):
     specs = organizer.prompts_from(BUILTIN, "all", "first pasted\nsecond pasted", None)
     assert [s.prompt for s in specs] == ["first pasted", "second pasted"]
     assert [s.prompt for s in organizer.prompts_from(BUILTIN, "all", "", str(upload))] == ["from the file"]
+
+
+def test_article_003s_tasks_are_a_source_and_results_knows_their_checkers():
+    from evaluation.tasks import scenario_for
+
+    specs = organizer.prompts_from(TASKS, "all", "", None)
+    assert sorted((s.scenario, s.language) for s in specs) == sorted(
+        (task, lang) for task in ("math-cylinder", "code-indices", "summary-paper") for lang in ("zh", "en")
+    )
+    # Results and Compare find a task's checker from the prompt itself: each of these has one.
+    assert [scenario_for(s.prompt).key for s in specs] == [s.scenario for s in specs]
+    assert {s.language for s in organizer.prompts_from(TASKS, "zh", "", None)} == {"zh"}
+    assert [s.prompt for s in organizer.prompts_from(TASKS, "all", "mine", None)] == ["mine"]  # content still wins
 
 
 def test_both_a_pasted_box_and_an_upload_asks_which_and_generates_nothing(tmp_path):

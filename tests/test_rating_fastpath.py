@@ -103,8 +103,9 @@ def test_submit_returns_plain_values_and_leaks_nothing(store, tab):
     out = submit(fns, code, sess, *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 5)]))
     assert len(out) == len(fns["rate_submit"].outputs)
     sess, shown = out[0], out[1]
-    # the session holds the study and the item on screen: not the code, not the rater
-    assert shown == 3 and set(sess) == {"study_id", "item", "index", "shown"}
+    # the session holds the study, the item on screen and the page's language: not the code, not the rater
+    assert shown == 3 and set(sess) == {"study_id", "item", "index", "shown", "lang"}
+    assert sess["lang"] == "en"
     assert code not in json.dumps(out)
     values = out[2:]
     assert not any(isinstance(v, dict) for v in values), "a gr.update in Submit's outputs rebuilds a component"

@@ -89,6 +89,16 @@ HEAD = """
       g.setAttribute('role', 'region');
       g.setAttribute('aria-label', 'Guidelines');
     });
+    // gr.Dataframe's virtual scroller is a role=none box with a max height: a keyboard user must be
+    // able to focus it to scroll it (axe: scrollable-region-focusable), as the guidelines' box above.
+    document.querySelectorAll('div.virtual-table-viewport').forEach(function (v) {
+      if (v.hasAttribute('tabindex')) return;
+      var block = v.closest('.block');
+      var label = block ? block.querySelector('[data-testid=block-info], [data-testid=block-label]') : null;
+      v.setAttribute('tabindex', '0');
+      v.setAttribute('role', 'region');
+      v.setAttribute('aria-label', (label && label.textContent.trim()) || 'Table');
+    });
     document.querySelectorAll('.rate-slot fieldset').forEach(function (fs) {
       if (fs.getAttribute('aria-label')) return;
       var title = fs.querySelector('[data-testid=block-info], .block-info, span');

@@ -280,11 +280,9 @@ hidden. You can go back and change a rating.
     "Base seed (empty: a secret random one; each output's seed derives from it)": "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
     "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
     (
-        "Measure the blind: after scoring each item, raters are asked which response came from the method "
-        "chosen here; never told if they were right. The blinding index is shown once the study is closed."
-    ): (
-        "测量盲评效果：每题评分后，询问评分者哪条回答来自这里选定的方法；从不告诉他们是否猜对。研究关闭后显示盲法指数。"
-    ),
+        "Measure the blind: after scoring each item, raters are asked which response came from "
+        "the chosen method; never told if they were right. The blinding index is shown once the study is closed."
+    ): ("测量盲评效果：每题评分后，询问评分者哪条回答来自所选的方法；从不告诉他们是否猜对。研究关闭后显示盲法指数。"),
     (
         "How raters judge: each response 1–5, or two responses side by side and one vote (A better, B better, "
         "tie, both bad; one sample per method, no blind question)"
@@ -396,12 +394,12 @@ hidden. You can go back and change a rating.
     "Plan": "规划",
     "Power by items (rows) and raters (columns)": "检验效能：按题目数（行）和评分者数（列）",
     (
-        "Run the multi-arm method on one prompt and see each arm's path, its scores, every backtrack and prune. The "
+        "Run the **multi-arm decoder** on one prompt and see each arm's path, its scores, every backtrack and prune. The "
         "verifier scores paths from the generating model's own signals (variance of token log-probabilities, "
         "entropy of its next-token distribution). It is **not** the article's trained 200M verifier, which is "
         "not published."
     ): (
-        "在一个提示词上运行多分支方法，查看每个分支的路径、得分，以及每次回溯和剪枝。"
+        "在一个提示词上运行 **多臂解码器**，查看每个分支的路径、得分，以及每次回溯和剪枝。"
         "验证器根据生成模型自身的信号（token 对数概率的方差、下一个 token 分布的熵）为路径打分。"
         "它 **不是** 文章中训练的 200M 验证器，那个验证器没有公开。"
     ),

@@ -10,7 +10,6 @@ not rely on that.
 from __future__ import annotations
 
 import html
-import inspect
 import io
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,15 @@ from arena.settings import current as current_settings
 from evaluation import form_cues
 from evaluation.perplexity import SCORES
 
-from . import AppContext, organizer_blinding, organizer_dashboard, organizer_models, organizer_stats, web
+from . import (
+    AppContext,
+    organizer_auth,
+    organizer_blinding,
+    organizer_dashboard,
+    organizer_models,
+    organizer_stats,
+    web,
+)
 from .empty import shown
 from .organizer_auth import check as _check
 from .organizer_auth import check_password as check_password
@@ -52,7 +59,12 @@ def download_js(filename: str, mime: str) -> str:
 
 # The study's design, as the creation form names it -> arena's name (STUDY_DESIGNS).
 DESIGNS: dict[str, str] = {"1–5 scores": "scores", "Pairwise A vs B": "pairwise"}
-SOURCES = ("Built-in scenarios", "Pasted list (one prompt per line)", "Uploaded CSV / JSONL")
+SOURCES = (
+    "Built-in scenarios",
+    "Pasted list (one prompt per line)",
+    "Uploaded CSV / JSONL",
+    "Article 003's tasks (math, code, summary; checked automatically)",
+)
 # "Measure the blind": which method raters are asked to pick out after each item (arena/guessing.py).
 GUESS_CHOICES: list[tuple[str, str]] = [
     ("No question", "off"),
@@ -116,6 +128,8 @@ def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[s
         if not path:
             raise UserError("upload a .csv, .jsonl or .txt file of prompts")
         return studies.parse_prompt_file(path)
+    if source == SOURCES[3]:
+        return studies.task_prompts(None if language == "all" else language)
     raise UserError("choose where the prompts come from")
 
 
@@ -301,10 +315,10 @@ def build(ctx: AppContext) -> None:
         guess = gr.Dropdown(
             GUESS_CHOICES,
             value="off",
-            # No method named here: the translation table goes to every page, the raters' too.
+            # No method is named here: this text is in the translation table every page gets, the
+            # rating page included (tests/test_blind_routes_live.py route 8).
             label="Measure the blind: after scoring each item, raters are asked which response came from "
-            "the method chosen here; never told if they were right. The blinding index "
-            "is shown once the study is closed.",
+            "the chosen method; never told if they were right. The blinding index is shown once the study is closed.",
         )
         design_choice = gr.Radio(
             list(DESIGNS),
@@ -416,28 +430,11 @@ def build(ctx: AppContext) -> None:
         )
 
     # form check before rating, blinding index after close
-    organizer_blinding.build(ctx, password, chosen, check_request)
+    organizer_blinding.build(ctx, password, chosen)
     organizer_stats.build(ctx, password)  # raters' diagnostics, position effect, power planner
 
     def guarded(fn):
-        """Check the password first (throttled per client); the wrapper's signature gives Gradio the
-        request and keeps `fn`'s gr.Progress parameter visible."""
-
-        params = list(inspect.signature(fn).parameters.values())
-        wants_request = any(p.name == "request" for p in params)  # e.g. invite links from its URL
-        params = [p for p in params if p.name != "request"]
-
-        def run(request: gr.Request, pw, *args, **kwargs):
-            try:
-                check_request(ctx, pw, request)
-                return fn(*args, **kwargs, **({"request": request} if wants_request else {}))
-            except UserError as exc:
-                raise gr.Error(toast(exc), print_exception=False) from None
-
-        req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
-        pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        run.__signature__ = inspect.Signature([req_param, pw_param, *params])
-        return run
+        return organizer_auth.guarded(ctx, fn)
 
     def overview(selected: Any = None):
         options = study_options(ctx)

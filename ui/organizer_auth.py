@@ -6,12 +6,17 @@ the password before (arena/sessions.py). Every organizer panel (ui/organizer*.py
 from __future__ import annotations
 
 import hmac
+import inspect
+from collections.abc import Callable
 from typing import Any
+
+import gradio as gr
 
 from arena import clients, sessions, throttle
 from arena.errors import UserError
 
 from . import AppContext
+from .safe import toast
 
 
 def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
@@ -42,3 +47,25 @@ def check(ctx: AppContext, password: Any, request: Any) -> None:
         check_password(ctx, password, request)
     else:
         check_request(ctx, password, request)
+
+
+def guarded(ctx: AppContext, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` as an organizer handler: the password (first input) is checked first, throttled per client,
+    and a `UserError` becomes one toast. The wrapper's signature gives Gradio the request and keeps
+    `fn`'s own parameters (a gr.Progress one included) visible; `fn` gets the request when it names a
+    `request` parameter (e.g. invite links from the page's own URL)."""
+    params = list(inspect.signature(fn).parameters.values())
+    wants_request = any(p.name == "request" for p in params)
+    params = [p for p in params if p.name != "request"]
+
+    def run(request: gr.Request, pw: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            check_request(ctx, pw, request)
+            return fn(*args, **kwargs, **({"request": request} if wants_request else {}))
+        except UserError as exc:
+            raise gr.Error(toast(exc), print_exception=False) from None
+
+    req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
+    pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    run.__signature__ = inspect.Signature([req_param, pw_param, *params])  # type: ignore[attr-defined]
+    return run

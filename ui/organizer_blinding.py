@@ -4,27 +4,23 @@ study is closed, the blinding index from raters' guesses (`evaluation.blinding`)
 the organizer password on the server, as the rest of the tab does; when each may be shown is decided
 by the evaluation functions, this module only shows their answer.
 
-Included from ui/organizer.py's build: `build(ctx, password, study, check_request)` with the tab's
-password box, study dropdown and password check for a request (passed in, so this module does not import ui/organizer.py
-back).
+Included from ui/organizer.py's build: `build(ctx, password, study)` with the tab's password box and
+study dropdown; the password check is ui/organizer_auth.py's, as for every organizer panel.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
 import pandas as pd
 
-from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from evaluation import blinding, form_cues
 
-from . import AppContext
+from . import AppContext, organizer_auth
 from .rating import store_for
-from .safe import md_text, toast
+from .safe import md_text
 
 FORM_HELP = (
     "**Form check** (before raters start, and after the study is closed): a simple classifier that sees only "
@@ -57,7 +53,7 @@ def blinding_text(store: Any, study: Any) -> tuple[str, pd.DataFrame]:
     return lines, table
 
 
-def build(ctx: AppContext, password: Any, study: Any, check_request: Callable[[AppContext, Any, Any], None]) -> None:
+def build(ctx: AppContext, password: Any, study: Any) -> None:
     with gr.Accordion("Is the blind holding? Form check and blinding index (chosen study)", open=False):
         gr.Markdown(FORM_HELP + "\n\n" + INDEX_HELP)
         with gr.Row():
@@ -68,22 +64,7 @@ def build(ctx: AppContext, password: Any, study: Any, check_request: Callable[[A
         index_table = gr.Dataframe(label="Blinding index per method", interactive=False)
 
     def guarded(fn):
-        def run(request: gr.Request, pw, *args):
-            try:
-                check_request(ctx, pw, request)
-                return fn(*args)
-            except UserError as exc:
-                raise gr.Error(toast(exc), print_exception=False) from None
-
-        params = list(inspect.signature(fn).parameters.values())
-        run.__signature__ = inspect.Signature(
-            [
-                inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
-                inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-                *params,
-            ]
-        )
-        return run
+        return organizer_auth.guarded(ctx, fn)
 
     def do_form(chosen):
         return form_check_text(store_for(ctx), chosen)

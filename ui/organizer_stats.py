@@ -10,7 +10,6 @@ password box; called alone, `build(ctx)` makes its own.
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Any
 
@@ -22,11 +21,10 @@ from arena.numbers import parse_whole
 from arena.numbers import study_id as parse_study_id
 from evaluation import human, stats_design, stats_raters
 
-from . import AppContext
+from . import AppContext, organizer_auth
 from .empty import shown
-from .organizer_auth import check_request as _check
 from .rating import store_for
-from .safe import md_text, toast
+from .safe import md_text
 
 MAX_GRID_CELLS = 40
 MAX_SIMS = 1000
@@ -166,22 +164,7 @@ def build(ctx: AppContext, password: Any = None) -> None:
         plan_table = gr.Dataframe(label="Power by items (rows) and raters (columns)", interactive=False, visible=False)
 
     def guarded(fn):
-        def run(request: gr.Request, pw, *args):
-            try:
-                _check(ctx, pw, request)
-                return fn(*args)
-            except UserError as exc:
-                raise gr.Error(toast(exc), print_exception=False) from None
-
-        params = list(inspect.signature(fn).parameters.values())
-        run.__signature__ = inspect.Signature(
-            [
-                inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
-                inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-                *params,
-            ]
-        )
-        return run
+        return organizer_auth.guarded(ctx, fn)
 
     def do_load():
         options = [(f"#{s.id} {s.name}", int(s.id)) for s in store_for(ctx).list_studies()]

@@ -24,7 +24,7 @@ from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.studies import quick
 
-from . import AppContext, assets, rating_pairwise, store_for
+from . import AppContext, assets, rater_words, rating_pairwise, store_for
 from .i18n import t
 from .rater_session import code_of, enrolled
 from .safe import md_text, response_html
@@ -117,9 +117,9 @@ def guidelines_for(store: Store, study_id: int) -> str:
     return ((study.guidelines if study is not None else None) or "").strip() or DEFAULT_GUIDELINES
 
 
-def rater_line(enrolment: invites.Enrolment, store: Store) -> str:
+def rater_line(enrolment: invites.Enrolment, store: Store, lang: str = "en") -> str:
     study = store.get_study(enrolment.study_id)
-    return f"Rating as **{md_text(enrolment.rater)}** in **{md_text(study.name if study is not None else '?')}**."
+    return rater_words.rater_line(enrolment.rater, study.name if study is not None else "?", lang)
 
 
 def build(ctx: AppContext) -> None:
@@ -234,6 +234,8 @@ def build(ctx: AppContext) -> None:
 
     def _parts(view: blind.RaterView | None, message: str, sess: dict[str, Any]):
         """(session, shown, progress line, prompt, [(text, scores, comment)] per slot)."""
+        lang = sess.get("lang", "en")
+        message = rater_words.message(message, lang)
         if view is None:
             sess = {k: v for k, v in sess.items() if k != "item"}
             return sess, 0, message, "", [("", [None] * len(blind.DIMENSIONS), "")] * SLOTS
@@ -245,17 +247,25 @@ def build(ctx: AppContext) -> None:
         for k in range(SLOTS):
             if k < len(view.responses):
                 r = view.responses[k]
-                slots.append((response_html(r.label, r.text), [r.scores.get(d) for d in blind.DIMENSIONS], r.comment))
+                name = rater_words.say("Response {label}", lang, label=r.label)
+                slots.append(
+                    (response_html(r.label, r.text, name), [r.scores.get(d) for d in blind.DIMENSIONS], r.comment)
+                )
             else:
                 slots.append(("", [None] * len(blind.DIMENSIONS), ""))
         if view.skipped:
-            note = (
-                f" · you skipped this item ({SKIP_REASONS.get(view.skipped, view.skipped).lower()}); "
-                "rating it and submitting replaces the skip"
+            note = rater_words.say(
+                " · you skipped this item ({reason}); rating it and submitting replaces the skip",
+                lang,
+                reason=rater_words.skip_reason(view.skipped, lang),
             )
         else:
-            note = " · already rated: submitting again updates your ratings" if view.complete else ""
-        return sess, len(view.responses), f"**{view.progress}**{note}", view.prompt, slots
+            note = (
+                rater_words.say(" · already rated: submitting again updates your ratings", lang)
+                if view.complete
+                else ""
+            )
+        return sess, len(view.responses), f"**{rater_words.progress(view, lang)}**{note}", view.prompt, slots
 
     def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
         """Values and visibility for `view_outputs`; with no view, `message` takes the progress line."""
@@ -272,7 +282,7 @@ def build(ctx: AppContext) -> None:
             gr.update(value=prompt_text, visible=shown > 0),
             *updates,
             ask,
-            status_text if view is None else message,
+            rater_words.message(status_text if view is None else message, sess.get("lang", "en")),
         ]
 
     def _guess_ask(view: blind.RaterView | None) -> dict[str, Any] | None:
@@ -286,7 +296,9 @@ def build(ctx: AppContext) -> None:
         values: list[Any] = []
         for text, scores, note in slots:
             values += [text, *scores, note]
-        return [sess, shown, line, prompt_text, *values, _guess_ask(view), status_text if view is None else message, []]
+        lang = sess.get("lang", "en")
+        status_line = rater_words.message(status_text if view is None else message, lang)
+        return [sess, shown, line, prompt_text, *values, _guess_ask(view), status_line, []]
 
     def on_layout(shown: Any, sess: Any):
         """Show the slots in use, and the study's guidelines above them (open in full on a rater's
@@ -317,30 +329,39 @@ def build(ctx: AppContext) -> None:
             for d in range(len(blind.DIMENSIONS))
         ]
 
-    def fail(exc: UserError):
-        raise gr.Error(str(exc), print_exception=False) from None
+    def fail(exc: UserError, lang: str = "en"):
+        raise gr.Error(rater_words.message(str(exc), lang), print_exception=False) from None
 
-    def opened(enrolment: invites.Enrolment) -> list[Any]:
+    def opened(enrolment: invites.Enrolment, lang: str = "en") -> list[Any]:
         """The view's values for `view_outputs` + `pair_outputs`: the 1-5 form, or the pairwise panel."""
         if pair_rating.is_pairwise(store.get_study(enrolment.study_id)):
             shown = pair.start(store, enrolment)
-            return [*render(None, "", {"study_id": enrolment.study_id}), *shown, *[gr.update(visible=False)] * 2]
+            return [
+                *render(None, "", {"study_id": enrolment.study_id, "lang": lang}),
+                *shown,
+                *[gr.update(visible=False)] * 2,
+            ]
         view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
-        return [*render(view, message, {"study_id": enrolment.study_id}), *hidden_pair()]
+        return [*render(view, message, {"study_id": enrolment.study_id, "lang": lang}), *hidden_pair()]
 
     def hidden_pair() -> list[Any]:
         return [*pair.hide(), *[gr.update(visible=True)] * 2]
 
     def on_start(code_text: Any, sess: Any, request: gr.Request):
+        lang = rater_words.language(request)
         try:
             enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
-            shown = opened(enrolment)
+            shown = opened(enrolment, lang)
         except UserError as exc:
-            fail(exc)
-        return [rater_line(enrolment, store), *shown]
+            fail(exc, lang)
+        return [rater_line(enrolment, store, lang), *shown]
 
     def _session_for(code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
-        return enrolled(store, code_text, sess, request)
+        try:
+            enrolment, sess = enrolled(store, code_text, sess, request)
+        except UserError as exc:
+            fail(exc, rater_words.language(request))
+        return enrolment, {**sess, "lang": rater_words.language(request)}
 
     def on_move(step: int):
         def move(code_text: Any, sess: Any, request: gr.Request):
@@ -355,7 +376,7 @@ def build(ctx: AppContext) -> None:
                     raise UserError("no earlier item" if step < 0 else "no further item: this is the last one")
                 view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
             except UserError as exc:
-                fail(exc)
+                fail(exc, rater_words.language(request))
             return render(view, message, sess)
 
         return move
@@ -380,17 +401,23 @@ def build(ctx: AppContext) -> None:
                     base = 4 + k * 5
                     out[base + 1 : base + 4] = list(triples[k])
                     out[base + 4] = notes[k] or ""
-                where = ", ".join(f"{blind.LABELS[k]} · {blind.DIMENSIONS[d]}" for k, d in empty)
-                out[-2] = (
-                    f"**Not saved yet**: {3 * shown - len(empty)} of {3 * shown} scored. Missing: {where}. "
-                    "Your scores are kept: fill in the marked rows and submit again."
+                where = ", ".join(
+                    f"{blind.LABELS[k]} · {rater_words.dimension(d, sess.get('lang', 'en'))}" for k, d in empty
+                )
+                out[-2] = rater_words.say(
+                    "**Not saved yet**: {scored} of {needed} scored. Missing: {where}. "
+                    "Your scores are kept: fill in the marked rows and submit again.",
+                    sess.get("lang", "en"),
+                    scored=3 * shown - len(empty),
+                    needed=3 * shown,
+                    where=where,
                 )
                 out[-1] = [list(m) for m in empty]
                 return out
             # One transaction: the save and the next item; committed before the page moves on.
             view, message = blind.submit_slots_then_next(store, enrolment, sess["item"], triples, notes)
         except UserError as exc:
-            fail(exc)
+            fail(exc, rater_words.language(request))
         if view is None:
             return render_values(None, message, sess, "Saved.")
         if view.guesses and view.item == sess["item"]:
@@ -409,7 +436,7 @@ def build(ctx: AppContext) -> None:
                 raise UserError("malformed request")
             view, message = blind.guess_then_next(store, enrolment, sess["item"], dict(zip(asked, values)))
         except UserError as exc:
-            fail(exc)
+            fail(exc, rater_words.language(request))
         if view is None:
             return render_values(None, message, sess, "Thank you.")
         return render_values(view, "Thank you. Here is the next item.", sess)
@@ -439,12 +466,11 @@ def build(ctx: AppContext) -> None:
             note = note if isinstance(note, str) else None
             view, message = blind.skip_then_next(store, enrolment, sess["item"], reason, note)
         except UserError as exc:
-            fail(exc)
-        done = "Skipped."
+            fail(exc, rater_words.language(request))
         out = (
-            render_values(None, message, sess, done)
+            render_values(None, message, sess, "Skipped.")
             if view is None
-            else render_values(view, f"{done} Here is the next item.", sess)
+            else render_values(view, "Skipped. Here is the next item.", sess)
         )
         return [*out, None, ""]
 
@@ -464,24 +490,40 @@ def build(ctx: AppContext) -> None:
                 label = target.removeprefix("Response ")
             new = blind.flag_for(store, enrolment, sess["item"], label, reason, note if isinstance(note, str) else None)
         except UserError as exc:
-            fail(exc)
-        what = "this item" if label is None else f"response {label}"
+            fail(exc, rater_words.language(request))
+        lang = sess.get("lang", "en")
+        what = (
+            rater_words.say("this item", lang)
+            if label is None
+            else rater_words.say("response {label}", lang, label=label)
+        )
+        why = (
+            rater_words.ZH.get(FLAG_REASONS[reason], FLAG_REASONS[reason])
+            if lang == "zh"
+            else FLAG_REASONS[reason].lower()
+        )
         line = (
-            f"Flagged {what}: {md_text(FLAG_REASONS[reason].lower())}. The organizer will see it; go on rating."
+            rater_words.say(
+                "Flagged {what}: {reason}. The organizer will see it; go on rating.",
+                lang,
+                what=what,
+                reason=md_text(why),
+            )
             if new
-            else f"You had already flagged {what} for that reason."
+            else rater_words.say("You had already flagged {what} for that reason.", lang, what=what)
         )
         return line, ""
 
     def on_handoff(handoff: Any, sess: Any, request: gr.Request):
         if not isinstance(handoff, dict) or "code" not in handoff:
             return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs))
+        lang = rater_words.language(request)
         try:
             enrolment = invites.resolve(store, handoff["code"])
-            shown = opened(enrolment)  # a quick rating is always 1-5: this also hides a pairwise panel
+            shown = opened(enrolment, lang)  # a quick rating is always 1-5: this also hides a pairwise panel
         except UserError as exc:
-            return [gr.update(), ""] + render(None, str(exc), {}) + hidden_pair()
-        return [handoff["code"], rater_line(enrolment, store)] + shown
+            return [gr.update(), ""] + render(None, str(exc), {"lang": lang}) + hidden_pair()
+        return [handoff["code"], rater_line(enrolment, store, lang)] + shown
 
     tab = [ctx.tabs] if ctx.tabs is not None else []
 
@@ -494,12 +536,13 @@ def build(ctx: AppContext) -> None:
         if not given:
             return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs) + len(tab))
         switch = [gr.Tabs(selected="rating")] * len(tab)
+        lang = rater_words.language(request)
         try:
             enrolment = invites.resolve(store, given, throttle.client_of(request))
-            shown = opened(enrolment)
+            shown = opened(enrolment, lang)
         except UserError as exc:
-            return [gr.update(), ""] + render(None, str(exc), {}) + hidden_pair() + switch
-        return [gr.update(), rater_line(enrolment, store)] + shown + switch
+            return [gr.update(), ""] + render(None, str(exc), {"lang": lang}) + hidden_pair() + switch
+        return [gr.update(), rater_line(enrolment, store, lang)] + shown + switch
 
     pair_outputs = [*pair.outputs, submit_row, keys_help]
     start_outputs = [who, *view_outputs, *pair_outputs]

@@ -59,12 +59,13 @@ def markdown_html(text: object) -> str:
     return _RESPONSE_MD.render(str(text or ""))
 
 
-def response_html(label: str, text: object) -> str:
-    """One response of the rating form: a region named "Response A" (its accessible name), with the
-    heading and the text rendered by `markdown_html`. Empty text (an unused slot) gives ""."""
+def response_html(label: str, text: object, name: str | None = None) -> str:
+    """One response of the rating form: a region named "Response A" (its accessible name; `name` for
+    another language), with the heading and the text rendered by `markdown_html`. Empty text (an unused
+    slot) gives ""."""
     if text in (None, ""):
         return ""
-    name = html.escape(f"Response {label}", quote=True)
+    name = html.escape(name or f"Response {label}", quote=True)
     return (
         f'<section class="rate-response" role="region" aria-label="{name}"><h3 class="rate-response-title">'
         f'{name}</h3><div class="rate-response-body">{markdown_html(text)}</div></section>'

@@ -188,7 +188,7 @@ def events_frame(trace: MultiArmTrace) -> pd.DataFrame:
 
 def build(ctx: AppContext) -> None:
     gr.Markdown(
-        "Run the multi-arm method on one prompt and see each arm's path, its scores, every backtrack and prune. "
+        "Run the **multi-arm decoder** on one prompt and see each arm's path, its scores, every backtrack and prune. "
         + HONESTY
     )
     with gr.Row():

@@ -14,7 +14,7 @@ from .delete import BACKUP_ENV, Deletion, backup_folder, delete_rater_ratings, d
 from .generate import GenerationReport, ProgressFn, generate_study, identical_texts
 from .lifecycle import being_generated, close_study, generating, open_study, publish_study
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
-from .prompt_sets import builtin_prompts, parse_pasted, parse_prompt_file
+from .prompt_sets import builtin_prompts, parse_pasted, parse_prompt_file, task_prompts
 from .quick import QUICK_SCENARIO, quick_item
 from .reserved import check_not_reserved
 from .seeds import derive_seed, slots_seed
@@ -53,4 +53,5 @@ __all__ = [
     "ready_item_ids",
     "ready_items",
     "slots_seed",
+    "task_prompts",
 ]

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from ..errors import UserError
-from ..prompts import SCENARIOS, PromptSpec, read_prompt_file
+from ..prompts import SCENARIOS, TASK_SCENARIOS, PromptSpec, Scenario, read_prompt_file
 from ..prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
 
-__all__ = ["PromptSpec", "builtin_prompts", "parse_pasted", "parse_prompt_file"]
+__all__ = ["PromptSpec", "builtin_prompts", "parse_pasted", "parse_prompt_file", "task_prompts"]
 
 
 def builtin_prompts(language: str | None = None) -> list[PromptSpec]:
     """The article's three scenarios; `language` "en" or "zh" keeps one language."""
-    chosen = [s for s in SCENARIOS if language in (None, "", "all") or s.language == language]
+    return _specs(SCENARIOS, language, "built-in scenarios")
+
+
+def task_prompts(language: str | None = None) -> list[PromptSpec]:
+    """Article 003's three checked tasks (math-cylinder, code-indices, summary-paper; `evaluation.tasks`
+    scores them); `language` "en" or "zh" keeps one language. The scenario is the task's id, which is
+    how Results finds the checker for a study's outputs."""
+    return _specs(TASK_SCENARIOS, language, "task prompts")
+
+
+def _specs(scenarios: tuple[Scenario, ...], language: str | None, what: str) -> list[PromptSpec]:
+    chosen = [s for s in scenarios if language in (None, "", "all") or s.language == language]
     if not chosen:
-        raise UserError(f"no built-in scenarios in language {language!r}; choose en, zh or all")
+        raise UserError(f"no {what} in language {language!r}; choose en, zh or all")
     return [PromptSpec(s.prompt, s.key, s.language, s.raw) for s in chosen]
 
 

@@ -12,6 +12,7 @@ import secrets
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.test_a11y_e2e import axe_problems
 from tests.support.browser_helpers import response_region, score_all
 from tests.support.seeding import db_store, invite_all, seed_study
 
@@ -93,6 +94,8 @@ def test_answers_first_on_a_phone_with_a_pager(browser, app, study, artifacts_di
         assert label_box is not None and slot is not None
         assert label_box["x"] + label_box["width"] <= slot["x"] + slot["width"] + 1, (label_box, slot)
         assert cant.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "Can't judge overflows its button"
+        problems = axe_problems(page, "rating page on a phone")  # issue 24: the phone layouts too
+        assert not problems, "\n".join(problems)
         pager = page.locator("#rate-pager")
         pager.get_by_role("button", name="C", exact=True).click()
         third = response_region(page, "C")
