@@ -359,13 +359,12 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
         adj = holm_p.copy()
         if len(good) > 1 and np.any((p[s, good] < alpha) & (holm_p >= alpha)):
             X = contributions[s, good].T
-            if R < crossed.MIN_RANDOM_RATERS:
+            if R < crossed.MIN_RANDOM_RATERS or not applied[s] > 0:
                 adj = hs.max_t_flips(X[np.any(X != 0, axis=1)], p[s, good], holm_p, draws=draws)
             else:  # `human_stats.family_covariance` on a complete table
                 centred = X - X.mean(axis=0)
                 cov = centred.T @ centred * (I / (I - 1))
-                if applied[s] > 0:
-                    cov = cov + applied[s] / (2 * R) * pattern[np.ix_(good, good)]
+                cov = cov + applied[s] / (2 * R) * pattern[np.ix_(good, good)]
                 adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
         family[s, good] = adj
     return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family}
