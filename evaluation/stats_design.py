@@ -348,7 +348,9 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
         se_c = np.sqrt(var)
         p = np.where(ok, 2 * special.stdtr(df, -np.abs(est / se_c)), np.nan)
     family = np.full_like(p, np.nan)
-    psi = (d - est[..., None, None]) / (I * R)
+    keys = [(dim, a, b) for dim in range(D) for a, b in pairs]
+    pattern = hs.taste_pattern(keys)
+    contributions = d.mean(axis=-1) / I  # (S, C, I): each item's share of each estimate
     for s in range(S):
         good = np.flatnonzero(np.isfinite(p[s]))
         if not len(good):
@@ -356,13 +358,14 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
         holm_p = np.array(hs.holm(p[s, good]))
         adj = holm_p.copy()
         if len(good) > 1 and np.any((p[s, good] < alpha) & (holm_p >= alpha)):
-            x = psi[s, good]
-            items, raters = x.sum(axis=2), x.sum(axis=1)
-            cov = items @ items.T
-            if R >= crossed.MIN_RANDOM_RATERS:
-                flat = x.reshape(len(good), -1)
-                cov = cov + raters @ raters.T - flat @ flat.T
-            adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
+            X = contributions[s, good].T
+            if R < crossed.MIN_RANDOM_RATERS or not applied[s] > 0:
+                adj = hs.max_t_flips(X[np.any(X != 0, axis=1)], p[s, good], holm_p, draws=draws)
+            else:  # `human_stats.family_covariance` on a complete table
+                centred = X - X.mean(axis=0)
+                cov = centred.T @ centred * (I / (I - 1))
+                cov = cov + applied[s] / (2 * R) * pattern[np.ix_(good, good)]
+                adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
         family[s, good] = adj
     return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family}
 
