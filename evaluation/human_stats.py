@@ -438,7 +438,7 @@ def item_contributions(contrasts: Sequence[_Contrast]) -> np.ndarray:
     return X[np.any(X != 0, axis=1)]
 
 
-def taste_pattern(keys: Sequence[tuple[str, Any, Any]]) -> np.ndarray:
+def taste_pattern(keys: Sequence[tuple[Any, Any, Any]]) -> np.ndarray:
     """Covariance pattern of the taste parts of differences (dimension, a, b) per unit of a rater's
     taste variance for one method: taste for a - b and for c - e share +1 for a = c or b = e and -1 for
     a = e or b = c, within a dimension (the model draws each dimension's taste on its own)."""
