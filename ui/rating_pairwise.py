@@ -186,7 +186,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
             except UserError as exc:
                 fail(exc)
             if view is not None and view.guesses and view.item == sess["item"]:
-                return render(view, message, sess, "Saved. One more question about this item, below.")
+                return render(view, message, sess, "Saved. One more question about this item.")
             return render(view, message, sess, "Saved." if view is None else "Saved. Here is the next item.")
 
         return cast
