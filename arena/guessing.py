@@ -1,11 +1,15 @@
 """Measuring the blind: after scoring an item a rater may be asked "Which response do you think came
 from METHOD?", for one target method or for each method in turn (a study's `guess_methods`).
 
-The question is asked only once the item's scores are saved, so guessing cannot colour the scores.
+The question is asked only once the item's scores (or a pair's vote) are saved, so guessing cannot
+colour them.
 The answer is a letter the rater saw or "Don't know", and nothing a rater can reach says whether it was
 right: the answer key (the position METHOD's response had for that rater) stays on the server, and the
 reply to every answer is the same. Once the study is closed, `evaluation.blinding` turns the answers
 into Bang's blinding index per method.
+
+In a pairwise study (arena/pair_rating.py) the question is asked after the vote, only about the
+targets that are one of the two responses on screen: A, B or "Don't know" (chance 1/2).
 
 A target method must have exactly one response on every item (a deterministic method, or one sample
 per stochastic method): with two samples of METHOD on screen "which one came from METHOD" has two
@@ -14,7 +18,7 @@ right answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from . import systems
@@ -60,9 +64,11 @@ def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int)
     return tuple(dict.fromkeys(wanted))
 
 
-def pending(guess_methods: Sequence[str], answered: set[str]) -> list[str]:
-    """The study's questions this rater has not answered yet on an item, in the study's order."""
-    return [m for m in guess_methods if m not in answered]
+def pending(guess_methods: Sequence[str], answered: set[str], on_screen: Collection[str] | None = None) -> list[str]:
+    """The study's questions this rater has not answered yet on an item, in the study's order.
+    `on_screen`: the methods the rater was shown (a pairwise study shows two of them); a target not
+    among them is not asked, since "which of these came from METHOD?" would have no right answer."""
+    return [m for m in guess_methods if m not in answered and (on_screen is None or m in on_screen)]
 
 
 def parse_answers(answers: Mapping[str, Any], shown: int) -> list[tuple[str, int | None]]:

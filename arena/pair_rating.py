@@ -8,17 +8,23 @@ against the two output ids on the server, in one transaction with the end of a s
 of the next item.
 
     view, _ = open_pair(store, study_id, rater_id)            # trusted API (tests, scripts)
-    vote_then_next(store, enrolment, view.item, "a", ["clearer"], "")
+    view, _ = vote_then_next(store, enrolment, view.item, "a", ["clearer"], "")
+    if view.guesses:  # the study measures the blind: the same item, now with its question(s)
+        guess_then_next(store, enrolment, view.item, {"BS-4": "B"})
+
+A study that measures the blind (`guess_methods`, arena/guessing.py) asks "Which response do you think
+came from METHOD?" once the vote is stored, for each target that is one of the two on screen; answers
+A, B or "Don't know" are stored with n_responses 2 (chance 1/2), the answer key stays here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import invites
+from . import guessing, invites
 from .errors import UserError
 from .numbers import whole_number
 from .pair_schedule import pair_block_size, pair_order
@@ -50,6 +56,8 @@ class PairView:
     reasons: list[str] = field(default_factory=list)
     note: str = ""
     skipped: str | None = None
+    # "Which response do you think came from METHOD?": the targets asked on this item, once it is voted on.
+    guesses: list[str] = field(default_factory=list)
 
     @property
     def progress(self) -> str:
@@ -83,7 +91,25 @@ def _pair(store: Store, study_id: int, rater_id: int, item: Item) -> dict[int, i
     return store.record_assignment(rater_id, item.id, order)
 
 
-def _open(store: Store, sid: int, rater_id_of: Callable[[], int], index: int | None) -> tuple[PairView | None, str]:
+def _questions(store: Store, study: Study, rater_id: int, item_id: int, pair: Mapping[int, int]) -> list[str]:
+    """The study's targets still to ask this rater about on this item: those among the two on screen.
+
+    The store keeps one answer per (rater, item, method), and that is one answer per pair: a rater
+    sees a single pair per item (pair_order depends on their seed and the item only, and the pair is
+    recorded on first view and never replaced), so a method is asked about once per rater and item,
+    however often they come back or vote again."""
+    if not study.guess_methods:
+        return []
+    method_of = {o.id: o.method for o in store.outputs_for_item(item_id)}
+    answered = store.guessed_targets(rater_id, [item_id]).get(item_id, set())
+    return guessing.pending(study.guess_methods, answered, {method_of[oid] for oid in pair.values()})
+
+
+def _open(
+    store: Store, sid: int, rater_id_of: Callable[[], int], index: int | None, prefer: int | None = None
+) -> tuple[PairView | None, str]:
+    """The view of item `index`, else of the first item not judged. `prefer`: an item id just voted
+    on, shown again (instead of the next item) while it has a question left for this rater."""
     study = _check_open_pairwise(store.get_study(sid))
     rows, _ = ready_items(store, study)
     if not rows:
@@ -92,6 +118,10 @@ def _open(store: Store, sid: int, rater_id_of: Callable[[], int], index: int | N
     voted = store.voted_items(sid, rater_id)
     skipped = store.skipped_items(sid, rater_id)
     done = [i.id in voted or i.id in skipped for i in rows]
+    ids = [i.id for i in rows]
+    if index is None and prefer is not None and prefer in voted and prefer in ids:
+        if _questions(store, study, rater_id, prefer, store.assignment(rater_id, prefer)):
+            index = ids.index(prefer) + 1
     if index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
         if pos is None:
@@ -105,6 +135,8 @@ def _open(store: Store, sid: int, rater_id_of: Callable[[], int], index: int | N
     pair = _pair(store, sid, rater_id, item)
     texts = {o.id: o.text for o in store.outputs_for_item(item.id)}
     mine = store.vote_of(rater_id, item.id)
+    # Only once the vote is stored: the question (and which methods it names) cannot colour the vote.
+    asked = _questions(store, study, rater_id, item.id, pair) if mine else []
     return (
         PairView(
             item.public_id,
@@ -119,6 +151,7 @@ def _open(store: Store, sid: int, rater_id_of: Callable[[], int], index: int | N
             list(mine.reasons) if mine else [],
             (mine.note or "") if mine else "",
             skipped.get(item.id),
+            asked,
         ),
         "",
     )
@@ -154,12 +187,13 @@ def vote(
     winner: object,
     reasons: Sequence[str] | None = None,
     note: object = None,
-) -> None:
-    """Store this rater's vote on the pair on screen (replacing an earlier one)."""
+) -> int:
+    """Store this rater's vote on the pair on screen (replacing an earlier one); returns the item's id."""
     item, pair = _shown(store, enrolment, item_public_id)
     if note is not None and not isinstance(note, str):
         raise UserError("a note must be text")
     store.save_vote(enrolment.rater_id, item.id, pair[0], pair[1], winner, check_reasons(reasons), note)
+    return item.id
 
 
 def vote_then_next(
@@ -170,9 +204,41 @@ def vote_then_next(
     reasons: Sequence[str] | None = None,
     note: object = None,
 ) -> tuple[PairView | None, str]:
-    """The tab's vote: `vote`, then the rater's next item, in one transaction (committed before the page moves on)."""
+    """The tab's vote: `vote`, then the rater's next item, in one transaction (committed before the page
+    moves on). In a study that measures the blind, the item voted on comes back with its question(s)."""
     with store.transaction():
-        vote(store, enrolment, item_public_id, winner, reasons, note)
+        item_id = vote(store, enrolment, item_public_id, winner, reasons, note)
+        return _open(store, enrolment.study_id, lambda: enrolment.rater_id, None, prefer=item_id)
+
+
+def guess_for(store: Store, enrolment: invites.Enrolment, item_public_id: object, answers: Mapping[str, object]) -> int:
+    """Store the rater's answers to "Which response do you think came from METHOD?" on the pair on
+    screen ({method: "A", "B" or guessing.DONT_KNOW}), only after their vote on it; an answer given
+    before stays as it was. The reply says nothing about whether an answer was right: it is the number
+    of answers stored, which does not depend on it (the answer key is worked out here)."""
+    item, pair = _shown(store, enrolment, item_public_id)
+    study = _check_open_pairwise(store.get_study(item.study_id))
+    if not study.guess_methods:
+        raise UserError("this study asks no question about the methods")
+    if not isinstance(answers, Mapping):
+        raise UserError("malformed request")
+    if any(m not in study.guess_methods for m in answers):
+        raise UserError("that question is not asked in this study")
+    if store.vote_of(enrolment.rater_id, item.id) is None:
+        raise UserError("vote on this pair first; the question comes after")
+    # An answer about a target not in this pair, or one answered before, is left out, as in 1-5 studies.
+    asked = _questions(store, study, enrolment.rater_id, item.id, pair)
+    picked = guessing.parse_answers({m: answers.get(m) for m in asked}, len(pair))
+    method_of = {o.id: o.method for o in store.outputs_for_item(item.id)}
+    return store.save_guesses(enrolment.rater_id, item.id, guessing.answer_key(picked, pair, method_of))
+
+
+def guess_then_next(
+    store: Store, enrolment: invites.Enrolment, item_public_id: object, answers: Mapping[str, object]
+) -> tuple[PairView | None, str]:
+    """The tab's answer to the question(s): `guess_for`, then the rater's next item, in one transaction."""
+    with store.transaction():
+        guess_for(store, enrolment, item_public_id, answers)
         return _open(store, enrolment.study_id, lambda: enrolment.rater_id, None)
 
 

@@ -16,6 +16,7 @@ from arena.errors import UserError
 from arena.pair_export import vote_rows
 from arena.store import Store
 
+from . import blinding
 from . import pairwise as pw
 
 NOT_PUBLISHED = "there is no published study with that id"
@@ -80,7 +81,9 @@ def pairwise_view(store: Store, study_id: int, *, public: bool = True, n_resampl
     if study is None or study.design != "pairwise" or study.state not in allowed:
         raise UserError(NOT_PUBLISHED)
     rows = vote_rows(store, study.id)
-    base = {"name": study.name, "study_id": study.id, "methods": list(study.methods)}
+    # Raters' answers to "which came from METHOD?", if the study asked: the index per method (chance 1/2).
+    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study.id)) if study.guess_methods else []
+    base = {"name": study.name, "study_id": study.id, "methods": list(study.methods), "blinding": blind_lines}
     if not rows:
         return {
             **base,

@@ -127,6 +127,10 @@ hidden. You can go back and change a rating.
     "and if you have no idea, choose **Don't know**.": (
         "**你的评分已保存。** 关于此题还有一个问题；它不会改变你的评分，如果完全不知道，请选 **不知道**。"
     ),
+    "**Your vote is saved.** One more question about this pair; it does not change your vote, "
+    "and if you have no idea, choose **Don't know**.": (
+        "**你的投票已保存。** 关于这组回答还有一个问题；它不会改变你的投票，如果完全不知道，请选 **不知道**。"
+    ),
     "Don't know": "不知道",
     "Send answer and go on": "提交答案并继续",
     "← Previous": "← 上一题",
@@ -280,16 +284,17 @@ hidden. You can go back and change a rating.
     "Base seed (empty: a secret random one; each output's seed derives from it)": "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
     "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
     (
-        "Measure the blind: after scoring each item, raters are asked which response came from "
-        "the chosen method; never told if they were right. The blinding index is shown once the study is closed."
-    ): ("测量盲评效果：每题评分后，询问评分者哪条回答来自所选的方法；从不告诉他们是否猜对。研究关闭后显示盲法指数。"),
+        "Measure the blind: after scoring (or voting on) each item, raters are asked which response came "
+        "from the chosen method (in a pairwise study, on the pairs it is in); never told if they were right. "
+        "The blinding index is shown once the study is closed."
+    ): (
+        "测量盲评效果：每题评分（或投票）后，询问评分者哪条回答来自所选的方法（成对研究中只在包含该方法的配对上询问）；"
+        "从不告诉他们是否猜对。研究关闭后显示盲法指数。"
+    ),
     (
         "How raters judge: each response 1–5, or two responses side by side and one vote (A better, B better, "
-        "tie, both bad; one sample per method, no blind question)"
-    ): (
-        "评分方式：每条回答打 1–5 分，或两条回答并排、投一票（A 更好、B 更好、平局、都不好；"
-        "每种方法一个样本，不问盲评问题）"
-    ),
+        "tie, both bad; one sample per method)"
+    ): ("评分方式：每条回答打 1–5 分，或两条回答并排、投一票（A 更好、B 更好、平局、都不好；每种方法一个样本）"),
     "The default guidelines": "默认指南",
     "Create study and generate its outputs": "创建研究并生成输出",
     "Studies and progress": "研究与进度",

@@ -317,14 +317,15 @@ def build(ctx: AppContext) -> None:
             value="off",
             # No method is named here: this text is in the translation table every page gets, the
             # rating page included (tests/test_blind_routes_live.py route 8).
-            label="Measure the blind: after scoring each item, raters are asked which response came from "
-            "the chosen method; never told if they were right. The blinding index is shown once the study is closed.",
+            label="Measure the blind: after scoring (or voting on) each item, raters are asked which response came "
+            "from the chosen method (in a pairwise study, on the pairs it is in); never told if they were right. "
+            "The blinding index is shown once the study is closed.",
         )
         design_choice = gr.Radio(
             list(DESIGNS),
             value=next(iter(DESIGNS)),
             label="How raters judge: each response 1–5, or two responses side by side and one vote "
-            "(A better, B better, tie, both bad; one sample per method, no blind question)",
+            "(A better, B better, tie, both bad; one sample per method)",
             elem_id="organizer-design",
         )
         with gr.Accordion("The default guidelines", open=False):

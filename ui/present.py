@@ -294,6 +294,15 @@ def pairwise_page_body(view: dict[str, Any], lang: str = "en") -> str:
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f"<h2>{_w('Leaderboard', lang)}</h2>{_leaderboard_html(view['table'], lang)}"
         + "".join(f'<p class="note">{_e(line)}</p>' for line in view["lines"][1:])
+        + _blinding_html(view, lang)
+    )
+
+
+def _blinding_html(view: dict[str, Any], lang: str) -> str:
+    """The blinding index lines (a study that asked raters which response came from METHOD)."""
+    return "".join(
+        f'<p class="blinding"><strong>{_w("Was the blind kept?", lang)}</strong> {_e(line)}</p>'
+        for line in view.get("blinding", [])
     )
 
 
@@ -317,10 +326,7 @@ def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
         f'<p class="sub">{_sub(view, lang)}</p>'
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f'<p id="agreement">{_e(view["agreement"])}</p>'
-        + "".join(
-            f'<p class="blinding"><strong>{_w("Was the blind kept?", lang)}</strong> {_e(line)}</p>'
-            for line in view.get("blinding", [])
-        )
+        + _blinding_html(view, lang)
         + f"<h2>{_w('Per method', lang)}</h2>{_table_html(view['table'], lang)}"
         f'<p class="note">{_e(ZH["help"] if lang == "zh" else _help_plain())}</p>'
         f'<h2>{_w("Charts", lang)}</h2><div class="charts">{charts}</div>'

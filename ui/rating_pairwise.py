@@ -3,7 +3,10 @@
 The 1-5 form (ui/rating.py) opens a study from the invite code; when the study is pairwise it hands
 over here (`PairPanel.start`). As there, only the letters, the prompt and the two texts reach the
 browser; every handler checks the code again on the server, and the session state (server-side)
-holds the study id and the item's random public id.
+holds the study id and the item's random public id. In a study that measures the blind, the voted
+item comes back with "Which response do you think came from METHOD?" (A, B, Don't know), the vote
+buttons hidden meanwhile so that keys 1-4 cannot vote again by mistake; the methods asked about sit
+in the session, never the answer.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena import invites, pair_rating, studies
+from arena import guessing, invites, pair_rating, studies
 from arena.errors import UserError
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
@@ -22,6 +25,11 @@ from . import rater_session
 from .safe import response_html
 
 WHOLE_ITEM = "The whole item"
+ASKED_MAX = 2  # a pair holds two methods: at most two targets are asked about on one item
+GUESS_INTRO = (
+    "**Your vote is saved.** One more question about this pair; it does not change your vote, "
+    f"and if you have no idea, choose **{guessing.DONT_KNOW}**."
+)
 DEFAULT_PAIR_GUIDELINES = """**Read both responses to the prompt, then vote once:**
 
 - **A is better** (key 1) or **B is better** (key 2): the one you would rather get, as a whole.
@@ -69,7 +77,14 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
             [(v, k) for k, v in pair_rating.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
         )
         note = gr.Textbox(label="Anything else about your choice (optional)", max_lines=2, elem_id="pair-note")
-        with gr.Row(elem_id="pair-votes"):
+        with gr.Column(visible=False, elem_id="pair-guess") as guess_box:
+            gr.Markdown(GUESS_INTRO)
+            guess_radios = [
+                gr.Radio([*pair_rating.LABELS, guessing.DONT_KNOW], value=None, label="", visible=False)
+                for _ in range(ASKED_MAX)
+            ]
+            guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="pair-guess-send")
+        with gr.Row(elem_id="pair-votes") as vote_row:
             buttons = {
                 w: gr.Button(
                     f"{label} ({k})", variant="primary" if w in ("a", "b") else "secondary", elem_id=f"pair-vote-{w}"
@@ -97,13 +112,38 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
                 flag_btn = gr.Button("Flag", scale=1)
         status = gr.Markdown("", elem_id="pair-status")
 
-    view_outputs = [session, progress, prompt, text_a, text_b, reasons, note, status]
+    view_outputs = [
+        session,
+        progress,
+        prompt,
+        text_a,
+        text_b,
+        reasons,
+        note,
+        status,
+        vote_row,
+        guess_box,
+        *guess_radios,
+    ]
+
+    def asking(methods: list[str]) -> list[Any]:
+        """The vote row, the question box and its radios: one question per target in the pair."""
+        radios = [
+            gr.Radio(value=None, label=guessing.question(methods[j]), visible=True)
+            if j < len(methods)
+            else gr.Radio(value=None, label="", visible=False)
+            for j in range(ASKED_MAX)
+        ]
+        return [gr.Row(visible=not methods), gr.Column(visible=bool(methods)), *radios]
 
     def render(view: pair_rating.PairView | None, message: str, sess: dict[str, Any], line: str = "") -> list[Any]:
+        sess = {k: v for k, v in sess.items() if k != "guess"}
         if view is None:
             sess = {k: v for k, v in sess.items() if k not in ("item", "index")}
-            return [sess, message, "", "", "", [], "", line]
+            return [sess, message, "", "", "", [], "", line, *asking([])]
         sess = {**sess, "item": view.item, "index": view.index}
+        if view.guesses:  # server-side: the targets asked, in the order of the radios
+            sess["guess"] = list(view.guesses)
         head = f"**{view.progress}**"
         if view.winner:
             head += f" · your vote: {pair_rating.WINNER_LABELS[view.winner]} (voting again replaces it)"
@@ -118,6 +158,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
             list(view.reasons),
             view.note,
             line or message,
+            *asking(view.guesses),
         ]
 
     def start(store_: Store, enrolment: invites.Enrolment) -> list[Any]:
@@ -127,7 +168,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
         return [gr.Column(visible=True), text, *render(view, message, {"study_id": enrolment.study_id})]
 
     def hide() -> list[Any]:
-        return [gr.Column(visible=False), gr.update(), {}, "", "", "", "", [], "", ""]
+        return [gr.Column(visible=False), gr.update(), {}, "", "", "", "", [], "", "", *asking([])]
 
     def fail(exc: UserError):
         raise gr.Error(str(exc), print_exception=False) from None
@@ -144,6 +185,8 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
                 view, message = pair_rating.vote_then_next(store, enrolment, sess["item"], winner, why, text)
             except UserError as exc:
                 fail(exc)
+            if view is not None and view.guesses and view.item == sess["item"]:
+                return render(view, message, sess, "Saved. One more question about this item.")
             return render(view, message, sess, "Saved." if view is None else "Saved. Here is the next item.")
 
         return cast
@@ -162,6 +205,18 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
             return render(view, message, sess)
 
         return move
+
+    def on_guess(code_text: Any, sess: Any, first: Any, second: Any, request: gr.Request):
+        """The answer(s), then the next item; the reply is the same whatever the answer."""
+        try:
+            enrolment, sess = session_of(code_text, sess, request)
+            if "item" not in sess:
+                raise UserError("there is no item on screen")
+            answers = dict(zip(sess.get("guess") or [], (first, second), strict=False))
+            view, message = pair_rating.guess_then_next(store, enrolment, sess["item"], answers)
+        except UserError as exc:
+            fail(exc)
+        return render(view, message, sess, "Thank you." if view is None else "Thank you. Here is the next item.")
 
     def on_skip(code_text: Any, sess: Any, reason: Any, text: Any, request: gr.Request):
         try:
@@ -199,6 +254,9 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
         button.click(
             on_vote(winner), [code, session, reasons, note], view_outputs, api_name=f"pair_vote_{winner}"
         ).then(None, None, None, js=FOCUS_JS)
+    guess_btn.click(on_guess, [code, session, *guess_radios], view_outputs, api_name="pair_guess").then(
+        None, None, None, js=FOCUS_JS
+    )
     prev_btn.click(on_move(-1), [code, session], view_outputs, api_name="pair_previous")
     next_btn.click(on_move(+1), [code, session], view_outputs, api_name="pair_next")
     skip_btn.click(

@@ -208,7 +208,8 @@ def build(ctx: AppContext) -> None:
         words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"])
         story = (
             f"**{markdown_literal(view['takeaway'])}**\n\n"
-            f"[Presentation view for stakeholders: {present_url(int(study_id))}]({present_url(int(study_id))})"
+            + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in view["blinding"])
+            + f"[Presentation view for stakeholders: {present_url(int(study_id))}]({present_url(int(study_id))})"
         )
         return [
             f"### {markdown_literal(view['name'])}\n{view['headline']} · pairwise (A vs B votes)",

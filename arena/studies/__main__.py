@@ -154,8 +154,9 @@ def parser() -> argparse.ArgumentParser:
         const=guessing.DEFAULT_TARGET,
         default=None,
         metavar="METHOD",
-        help=f"after scoring each item, ask raters which response came from METHOD (default {guessing.DEFAULT_TARGET}; "
-        f"'{guessing.EACH}' = every method in turn); the blinding index is computed once the study is closed",
+        help=f"after scoring each item (voting on a pair: if METHOD is one of the two), ask raters which response "
+        f"came from METHOD (default {guessing.DEFAULT_TARGET}; '{guessing.EACH}' = every method in turn); "
+        "the blinding index is computed once the study is closed",
     )
     create.add_argument(
         "--pairwise",

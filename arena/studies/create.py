@@ -50,7 +50,7 @@ def create_study(
     first of `models`; for a one-model study, None: the app's model, as before).
 
     `design`: "scores" (every response 1-5) or "pairwise" (two responses per item, one vote; then
-    one sample per method, and no guess question)."""
+    one sample per method; a guess target is asked about on the pairs it is one of)."""
     name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
     if not name:
         raise UserError("give the study a name")
@@ -79,8 +79,6 @@ def create_study(
             raise UserError("a pairwise study compares at least two methods")
         if samples != 1:
             raise UserError("a pairwise study compares methods: one sample per method")
-        if targets:
-            raise UserError("the 'which came from METHOD?' question is asked in 1-5 studies only")
     if len(slots) > MAX_RESPONSES:
         raise UserError(
             f"{len(slots)} responses per item is too many to rate side by side; "
