@@ -20,7 +20,7 @@ right answers.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import systems
@@ -71,11 +71,11 @@ def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int)
     return tuple(dict.fromkeys(wanted))
 
 
-def pending(guess_methods: Sequence[str], answered: set[str], on_screen: Collection[str] | None = None) -> list[str]:
-    """The study's questions this rater has not answered yet on an item, in the study's order.
-    `on_screen`: the methods the rater was shown (a pairwise study shows two of them); a target not
-    among them is not asked, since "which of these came from METHOD?" would have no right answer."""
-    return [m for m in guess_methods if m not in answered and (on_screen is None or m in on_screen)]
+def pending(guess_methods: Sequence[str], answered: set[str]) -> list[str]:
+    """The study's questions this rater has not answered yet on an item, in the study's order. (A
+    pairwise study asks every target on every pair, whichever two methods are on screen:
+    arena/pair_rating.py.)"""
+    return [m for m in guess_methods if m not in answered]
 
 
 def parse_answers(answers: Mapping[str, Any], shown: int) -> list[tuple[str, int | None]]:
