@@ -8,8 +8,10 @@ right: the answer key (the position METHOD's response had for that rater) stays 
 reply to every answer is the same. Once the study is closed, `evaluation.blinding` turns the answers
 into Bang's blinding index per method.
 
-In a pairwise study (arena/pair_rating.py) the question is asked after the vote, only about the
-targets that are one of the two responses on screen: A, B or "Don't know" (chance 1/2).
+In a pairwise study (arena/pair_rating.py) the question ("If one of these came from METHOD, which
+one?", A, B or "Don't know") is asked after every vote, about every target, whether or not it is one
+of the two on screen: a question only on the pairs holding the target would tell the rater so. Only
+answers on a pair that holds the target are stored (chance 1/2).
 
 A target method must have exactly one response on every item (a deterministic method, or one sample
 per stochastic method): with two samples of METHOD on screen "which one came from METHOD" has two
@@ -18,7 +20,7 @@ right answers.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import systems
@@ -33,6 +35,11 @@ OFF = ("", "off", "none", "no")
 
 def question(method: str) -> str:
     return f"Which response do you think came from {method}?"
+
+
+def pair_question(method: str) -> str:
+    """The pairwise wording: fair on a pair that does not hold METHOD (asked on every pair)."""
+    return f"If one of these came from {method}, which one?"
 
 
 def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int) -> tuple[str, ...]:
@@ -64,11 +71,11 @@ def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int)
     return tuple(dict.fromkeys(wanted))
 
 
-def pending(guess_methods: Sequence[str], answered: set[str], on_screen: Collection[str] | None = None) -> list[str]:
-    """The study's questions this rater has not answered yet on an item, in the study's order.
-    `on_screen`: the methods the rater was shown (a pairwise study shows two of them); a target not
-    among them is not asked, since "which of these came from METHOD?" would have no right answer."""
-    return [m for m in guess_methods if m not in answered and (on_screen is None or m in on_screen)]
+def pending(guess_methods: Sequence[str], answered: set[str]) -> list[str]:
+    """The study's questions this rater has not answered yet on an item, in the study's order. (A
+    pairwise study asks every target on every pair, whichever two methods are on screen:
+    arena/pair_rating.py.)"""
+    return [m for m in guess_methods if m not in answered]
 
 
 def parse_answers(answers: Mapping[str, Any], shown: int) -> list[tuple[str, int | None]]:

@@ -12,9 +12,13 @@ of the next item.
     if view.guesses:  # the study measures the blind: the same item, now with its question(s)
         guess_then_next(store, enrolment, view.item, {"BS-4": "B"})
 
-A study that measures the blind (`guess_methods`, arena/guessing.py) asks "Which response do you think
-came from METHOD?" once the vote is stored, for each target that is one of the two on screen; answers
-A, B or "Don't know" are stored with n_responses 2 (chance 1/2), the answer key stays here.
+A study that measures the blind (`guess_methods`, arena/guessing.py) asks "If one of these came from
+METHOD, which one?" once the vote is stored, on every pair and for every target, whether METHOD is on
+screen or not: asking only on the pairs that hold it would tell the rater which pairs do, and by
+elimination what the other methods look like. Answers (A, B or "Don't know") about a target on screen
+are stored with n_responses 2 (chance 1/2), the answer key stays here; about a target not on screen
+only a mark that the rater answered is kept (store.mark_pair_answers), so that nothing the rater sees,
+stored or not, differs.
 """
 
 from __future__ import annotations
@@ -91,18 +95,18 @@ def _pair(store: Store, study_id: int, rater_id: int, item: Item) -> dict[int, i
     return store.record_assignment(rater_id, item.id, order)
 
 
-def _questions(store: Store, study: Study, rater_id: int, item_id: int, pair: Mapping[int, int]) -> list[str]:
-    """The study's targets still to ask this rater about on this item: those among the two on screen.
+def _questions(store: Store, study: Study, rater_id: int, item_id: int) -> list[str]:
+    """The study's targets to ask this rater about on this item: all of them, whatever the pair, until
+    the rater has answered (the answers about all targets come in one go).
 
     The store keeps one answer per (rater, item, method), and that is one answer per pair: a rater
     sees a single pair per item (pair_order depends on their seed and the item only, and the pair is
-    recorded on first view and never replaced), so a method is asked about once per rater and item,
-    however often they come back or vote again."""
-    if not study.guess_methods:
+    recorded on first view and never replaced), so the question is asked once per rater and item,
+    however often they come back or vote again; a pair without the target behaves the same, by the
+    mark `guess_for` leaves instead of an answer."""
+    if not study.guess_methods or store.pair_answered(rater_id, item_id):
         return []
-    method_of = {o.id: o.method for o in store.outputs_for_item(item_id)}
-    answered = store.guessed_targets(rater_id, [item_id]).get(item_id, set())
-    return guessing.pending(study.guess_methods, answered, {method_of[oid] for oid in pair.values()})
+    return list(study.guess_methods)
 
 
 def _open(
@@ -120,7 +124,7 @@ def _open(
     done = [i.id in voted or i.id in skipped for i in rows]
     ids = [i.id for i in rows]
     if index is None and prefer is not None and prefer in voted and prefer in ids:
-        if _questions(store, study, rater_id, prefer, store.assignment(rater_id, prefer)):
+        if _questions(store, study, rater_id, prefer):
             index = ids.index(prefer) + 1
     if index is None:
         pos = next((k for k, d in enumerate(done) if not d), None)
@@ -136,7 +140,7 @@ def _open(
     texts = {o.id: o.text for o in store.outputs_for_item(item.id)}
     mine = store.vote_of(rater_id, item.id)
     # Only once the vote is stored: the question (and which methods it names) cannot colour the vote.
-    asked = _questions(store, study, rater_id, item.id, pair) if mine else []
+    asked = _questions(store, study, rater_id, item.id) if mine else []
     return (
         PairView(
             item.public_id,
@@ -211,26 +215,33 @@ def vote_then_next(
         return _open(store, enrolment.study_id, lambda: enrolment.rater_id, None, prefer=item_id)
 
 
-def guess_for(store: Store, enrolment: invites.Enrolment, item_public_id: object, answers: Mapping[str, object]) -> int:
-    """Store the rater's answers to "Which response do you think came from METHOD?" on the pair on
-    screen ({method: "A", "B" or guessing.DONT_KNOW}), only after their vote on it; an answer given
-    before stays as it was. The reply says nothing about whether an answer was right: it is the number
-    of answers stored, which does not depend on it (the answer key is worked out here)."""
-    item, pair = _shown(store, enrolment, item_public_id)
-    study = _check_open_pairwise(store.get_study(item.study_id))
-    if not study.guess_methods:
-        raise UserError("this study asks no question about the methods")
-    if not isinstance(answers, Mapping):
-        raise UserError("malformed request")
-    if any(m not in study.guess_methods for m in answers):
-        raise UserError("that question is not asked in this study")
-    if store.vote_of(enrolment.rater_id, item.id) is None:
-        raise UserError("vote on this pair first; the question comes after")
-    # An answer about a target not in this pair, or one answered before, is left out, as in 1-5 studies.
-    asked = _questions(store, study, enrolment.rater_id, item.id, pair)
-    picked = guessing.parse_answers({m: answers.get(m) for m in asked}, len(pair))
-    method_of = {o.id: o.method for o in store.outputs_for_item(item.id)}
-    return store.save_guesses(enrolment.rater_id, item.id, guessing.answer_key(picked, pair, method_of))
+def guess_for(
+    store: Store, enrolment: invites.Enrolment, item_public_id: object, answers: Mapping[str, object]
+) -> None:
+    """Take the rater's answers to "If one of these came from METHOD, which one?" on the pair on screen
+    ({method: "A", "B" or guessing.DONT_KNOW}, one per target of the study), only after their vote on
+    it; answers given before stay as they were. An answer about a target on screen is stored with its
+    answer key (worked out here); one about a target not on screen is not stored (no right answer,
+    not in the blinding index nor the export), only marked as given. Nothing comes back: the reply is
+    the same whether an answer was stored, right or wrong."""
+    with store.transaction():
+        item, pair = _shown(store, enrolment, item_public_id)
+        study = _check_open_pairwise(store.get_study(item.study_id))
+        if not study.guess_methods:
+            raise UserError("this study asks no question about the methods")
+        if not isinstance(answers, Mapping):
+            raise UserError("malformed request")
+        if any(m not in study.guess_methods for m in answers):
+            raise UserError("that question is not asked in this study")
+        if store.vote_of(enrolment.rater_id, item.id) is None:
+            raise UserError("vote on this pair first; the question comes after")
+        asked = _questions(store, study, enrolment.rater_id, item.id)
+        picked = guessing.parse_answers({m: answers.get(m) for m in asked}, len(pair))
+        method_of = {o.id: o.method for o in store.outputs_for_item(item.id)}
+        on_screen = {method_of[oid] for oid in pair.values()}
+        kept = [(m, p) for m, p in picked if m in on_screen]
+        store.save_guesses(enrolment.rater_id, item.id, guessing.answer_key(kept, pair, method_of))
+        store.mark_pair_answers(enrolment.rater_id, item.id, [m for m, _ in picked if m not in on_screen])
 
 
 def guess_then_next(

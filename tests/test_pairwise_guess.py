@@ -1,12 +1,15 @@
-"""Measuring the blind in pairwise studies, on SQLite and PostgreSQL: "Which response do you think came
-from METHOD?" comes after the vote, only for targets that are one of the two on screen, is answered
-A, B or don't know (n_responses 2), never says whether the answer was right, and feeds the blinding
-index (chance 1/2), the export and its CLI once the study is closed."""
+"""Measuring the blind in pairwise studies, on SQLite and PostgreSQL: "If one of these came from
+METHOD, which one?" comes after every vote, for every target, on every pair (whether METHOD is on
+screen or not: the panel and every reply are the same, so the question says nothing about the pair),
+is answered A, B or don't know; only answers on a pair holding METHOD are stored (n_responses 2), never
+saying whether they were right, and feed the blinding index (chance 1/2), the export and its CLI once
+the study is closed."""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -60,50 +63,61 @@ def other(letter: str) -> str:
     return "B" if letter == "A" else "A"
 
 
-def test_the_question_comes_after_the_vote_and_only_for_a_target_in_the_pair(store):
+def test_the_question_comes_after_every_vote_and_only_answers_on_target_pairs_are_stored(store, tmp_path):
     sid = pair_study(store)
     ann = enrol(store, sid, "ann")
     view, _ = pair_rating.open_for(store, ann)
-    asked_on, skipped_on = 0, 0
+    held, not_held = 0, 0
     while view is not None:
         assert view.guesses == []  # nothing is asked before the vote
         with pytest.raises(UserError, match="vote on this pair first"):
             pair_rating.guess_for(store, ann, view.item, {"BS-4": "A"})
         after, message = pair_rating.vote_then_next(store, ann, view.item, "a")
+        # Asked on every pair, BS-4 on screen or not.
+        assert after is not None and after.item == view.item and after.guesses == ["BS-4"]
+        assert after.winner == "a" and message == ""  # the vote is stored before the question
+        assert store.vote_of(ann.rater_id, store.item_by_public_id(view.item).id).winner == "a"
         if "BS-4" in shown_methods(store, ann.rater_id, view.item):
-            asked_on += 1
-            assert after is not None and after.item == view.item and after.guesses == ["BS-4"]
-            assert after.winner == "a" and message == ""  # the vote is stored before the question
-            assert store.vote_of(ann.rater_id, store.item_by_public_id(view.item).id).winner == "a"
-            view, _ = pair_rating.guess_then_next(store, ann, view.item, {"BS-4": guessing.DONT_KNOW})
+            held += 1
         else:
-            skipped_on += 1  # BS-4 is not on screen: no question, the next item comes
-            assert after is None or (after.item != view.item and after.guesses == [])
-            view = after
-    assert (asked_on, skipped_on) == (4, 2)  # three methods: 4 of each block's 6 pairs hold BS-4
+            not_held += 1
+        assert pair_rating.guess_for(store, ann, view.item, {"BS-4": "A"}) is None  # no count comes back
+        again, _ = pair_rating.open_for(store, ann, after.index)
+        assert again.guesses == []  # answered: not asked again, pair with BS-4 or not
+        revoted, _ = pair_rating.vote_then_next(store, ann, view.item, "b")
+        assert revoted is None or (revoted.item != view.item and revoted.guesses == [])
+        view = revoted
+    assert (held, not_held) == (4, 2)  # three methods: 4 of each block's 6 pairs hold BS-4
+    # Only the 4 answers on pairs holding BS-4 reach the store, the index and the export.
     rows = store.guesses(sid)
-    assert len(rows) == 4 and {(g.target_method, g.n_responses, g.guessed_position) for g in rows} == {
-        ("BS-4", 2, None)
-    }
+    assert len(rows) == 4 and {(g.target_method, g.n_responses) for g in rows} == {("BS-4", 2)}
+    assert all(g.true_position is not None for g in rows)
+    studies.close_study(store, sid)
+    [row] = blinding.closed_study_blinding(store, sid).to_dict("records")
+    assert row["n"] == 4 and row["chance"] == 0.5
+    closed_csv = tmp_path / "closed.csv"
+    export.export_to_path(store, closed_csv, study_id=sid)
+    exported = [r for r in csv.DictReader(closed_csv.open(encoding="utf-8", newline="")) if r["row_kind"] == "guess"]
+    assert len(exported) == 4 and {r["true_label"] for r in exported} <= {"A", "B"}
 
 
-def test_each_method_asks_both_of_the_pair_and_stores_the_answer_key(store):
+def test_each_method_asks_about_all_of_them_and_stores_the_two_on_screen(store):
     sid = pair_study(store, targets=METHODS, n_items=2)
     bo = enrol(store, sid, "bo")
     view, _ = pair_rating.open_for(store, bo)
     after, _ = pair_rating.vote_then_next(store, bo, view.item, "tie")
     pair = shown_methods(store, bo.rater_id, view.item)
-    assert after.guesses == [m for m in METHODS if m in pair]  # the two on screen, in the study's order
+    assert after.guesses == list(METHODS)  # every target, in the study's order, whatever the pair
     absent = next(m for m in METHODS if m not in pair)
     with pytest.raises(UserError, match="answer every question"):
-        pair_rating.guess_for(store, bo, view.item, {pair[0]: "A"})
+        pair_rating.guess_for(store, bo, view.item, {pair[0]: "A", pair[1]: "B"})
     with pytest.raises(UserError, match="no response 'C'"):
-        pair_rating.guess_for(store, bo, view.item, {pair[0]: "C", pair[1]: "A"})
+        pair_rating.guess_for(store, bo, view.item, {pair[0]: "C", pair[1]: "A", absent: "A"})
     with pytest.raises(UserError, match="not asked"):
-        pair_rating.guess_for(store, bo, view.item, {"Greedy": "A", pair[0]: "A", pair[1]: "B"})
-    # An answer about the method that is not on screen is left out, like one answered before.
-    stored = pair_rating.guess_for(store, bo, view.item, {pair[0]: "B", pair[1]: guessing.DONT_KNOW, absent: "A"})
-    assert stored == 2
+        pair_rating.guess_for(store, bo, view.item, {"Greedy": "A", pair[0]: "A", pair[1]: "B", absent: "A"})
+    assert store.guesses(sid) == [] and not store.pair_answered(bo.rater_id, store.item_by_public_id(view.item).id)
+    # The answer about the method that is not on screen is taken, and not stored.
+    pair_rating.guess_for(store, bo, view.item, {pair[0]: "B", pair[1]: guessing.DONT_KNOW, absent: "A"})
     got = {g.target_method: (g.n_responses, g.guessed_position, g.true_position) for g in store.guesses(sid)}
     assert got == {pair[0]: (2, 1, 0), pair[1]: (2, None, 1)}
     again, _ = pair_rating.open_for(store, bo, 1)
@@ -120,14 +134,79 @@ def test_next_leaves_the_question_and_coming_back_asks_it_again(store):
     nxt, _ = pair_rating.open_for(store, cy, 2)
     assert nxt.guesses == []  # not voted on yet
     back, _ = pair_rating.open_for(store, cy, 1)
-    assert back.item == view.item and len(back.guesses) == 2
+    assert back.item == view.item and back.guesses == list(METHODS)
     assert store.guesses(sid) == []
+
+
+def panel_of(store: Store):
+    """The rating tab's pairwise panel, built in a Blocks: `start` and the handlers by api name."""
+    import gradio as gr
+
+    from ui import rating_pairwise
+
+    with gr.Blocks() as demo:
+        code = gr.Textbox()
+        panel = rating_pairwise.build(store, code, lambda typed, request: typed)
+    return panel, {f.api_name: f.fn for f in demo.fns.values() if f.api_name}
+
+
+def looks(values) -> list:
+    """What the rater sees of the panel's values (session, progress, prompt, texts A and B, reasons,
+    note, status, vote row, question box, radios), less what belongs to the item on screen (the
+    session's item id, the numbers in the progress line, the prompt and the two texts)."""
+    seen = []
+    for k, v in enumerate(values):
+        if k in (0, 2, 3, 4):
+            continue
+        if k == 1:
+            v = re.sub(r"\d+", "N", str(v))  # the item's number and how many are judged so far
+        if hasattr(v, "get_config") or hasattr(v, "visible"):
+            v = tuple(getattr(v, a, None) for a in ("visible", "label", "value", "choices"))
+        seen.append(v)
+    return seen
+
+
+def test_the_question_is_the_same_on_pairs_with_and_without_the_target(store):
+    """Attack (issue: a question only on the pairs holding METHOD tells which pairs do, and by
+    elimination what the two other methods look like): through the panel's own handlers, a rater votes
+    and answers on every pair; the panel after the vote (its presence, wording, choices) and the
+    reply to the answer, right, wrong or don't know, are the same whether BS-4 is on screen or not."""
+    sid = pair_study(store, n_items=6)
+    [made] = invites.invite(store, sid, ["ann"])
+    ann = invites.resolve(store, made.code)
+    panel, fns = panel_of(store)
+    assert [c[0] for c in panel.outputs[12].choices] == ["A", "B", guessing.DONT_KNOW]  # the question's choices
+    values = panel.start(store, ann)
+    sess = values[2]
+    by_pair: dict[bool, list] = {True: [], False: []}
+    answers = ["A", "B", guessing.DONT_KNOW]
+    k = 0
+    while "item" in sess:
+        item = sess["item"]
+        held = "BS-4" in shown_methods(store, ann.rater_id, item)
+        asked = fns["pair_vote_a"](made.code, sess, [], "", None)
+        sess = asked[0]
+        assert sess["item"] == item and asked[9].visible and not asked[8].visible  # the question, no vote buttons
+        assert asked[10].label == "If one of these came from BS-4, which one?"
+        assert asked[10].choices == [] and not asked[11].visible  # the update keeps the choices as built
+        replied = fns["pair_guess"](None, made.code, sess, answers[k % 3], *[None] * 7)
+        sess = replied[0]
+        if "item" in sess:
+            by_pair[held].append((answers[k % 3], looks(asked), looks(replied)))
+        k += 1
+    assert by_pair[True] and by_pair[False]
+    seen = {(a, repr(b), repr(c)) for pairs in by_pair.values() for a, b, c in pairs}
+    for answer in answers:  # one look per answer given, the same on pairs with and without BS-4
+        assert len({(b, c) for a, b, c in seen if a == answer}) <= 1
+    assert len({b for _, b, _ in seen}) == 1  # the question's panel: one look on every pair
+    assert len({c for _, _, c in seen}) == 1  # the reply: one look whatever the pair and the answer
+    assert len(store.guesses(sid)) == 4  # the answers on the four pairs holding BS-4
 
 
 def test_a_rater_trying_both_answers_learns_nothing(store):
     """Attack: answer, then answer the other letters; and two raters, one always right and one always
     wrong. Every reply is the same, and only the first answer counts. ("each": every pair asks about
-    both of its methods, so the two raters' replies line up item by item.)"""
+    all three methods.)"""
     sid = pair_study(store, targets=METHODS, n_items=6)
     replies = {}
     for name, right in (("right", True), ("wrong", False)):
@@ -136,22 +215,24 @@ def test_a_rater_trying_both_answers_learns_nothing(store):
         seen = []
         while view is not None:
             after, message = pair_rating.vote_then_next(store, who, view.item, "a")
-            assert after.item == view.item and len(after.guesses) == 2
-            keys = {m: letter_of(store, who.rater_id, view.item, m) for m in after.guesses}
+            assert after.item == view.item and after.guesses == list(METHODS)
+            pair = shown_methods(store, who.rater_id, view.item)
+            keys = {m: letter_of(store, who.rater_id, view.item, m) if m in pair else "A" for m in after.guesses}
             first = {m: k if right else other(k) for m, k in keys.items()}
             flipped = {m: other(k) for m, k in first.items()}
-            counts = [pair_rating.guess_for(store, who, view.item, a) for a in (first, flipped)]
+            results = [pair_rating.guess_for(store, who, view.item, a) for a in (first, flipped)]
             nxt, reply = pair_rating.guess_then_next(store, who, view.item, keys)
             shape = None if nxt is None else (nxt.index, nxt.total, nxt.rated_items, nxt.guesses, nxt.winner)
-            seen.append((message, after.index, counts, reply, shape))
+            seen.append((message, after.index, results, reply, shape))
             view = nxt
         replies[name] = seen
     assert replies["right"] == replies["wrong"]
-    assert [s[2] for s in replies["right"]] == [[2, 0]] * 6
+    assert [s[2] for s in replies["right"]] == [[None, None]] * 6
     by_rater: dict[str, set[bool]] = {}
     for g in store.guesses(sid):
         by_rater.setdefault(g.rater, set()).add(g.guessed_position == g.true_position)
     assert by_rater == {"right": {True}, "wrong": {False}}  # the first answer stood
+    assert len(store.guesses(sid)) == 2 * 6 * 2  # two raters, six pairs, the two methods on screen
 
 
 def test_the_blinding_index_after_close_with_chance_one_half(store, tmp_path, capsys):
@@ -161,12 +242,14 @@ def test_the_blinding_index_after_close_with_chance_one_half(store, tmp_path, ca
     k = 0
     while view is not None:
         after, _ = pair_rating.vote_then_next(store, ann, view.item, "b")
-        if after is not None and after.guesses:
+        assert after.item == view.item and after.guesses == ["BS-4"]  # every pair asks
+        if "BS-4" in shown_methods(store, ann.rater_id, view.item):
             key = letter_of(store, ann.rater_id, view.item, "BS-4")
             answer = {0: key, 1: key, 2: key, 3: other(key)}[k]  # 3 right, 1 wrong
-            after, _ = pair_rating.guess_then_next(store, ann, view.item, {"BS-4": answer})
             k += 1
-        view = after
+        else:
+            answer = "A"  # BS-4 is not on screen: taken, not counted
+        view, _ = pair_rating.guess_then_next(store, ann, view.item, {"BS-4": answer})
     with pytest.raises(UserError, match="once the study is closed"):
         blinding.closed_study_blinding(store, sid)
     open_csv = tmp_path / "open.csv"

@@ -20,6 +20,7 @@ from arena import invites, studies
 from arena.store import Store
 from tests.support.live_app import GradioHTTP, start_app
 from tests.support.seeding import invite_all
+from ui import rating_pairwise
 from ui.safe import markdown_html
 
 RATERS = ("Rater One", "Rater Two", "Rater Three", "Organizer Check", "Revoked Rater")
@@ -107,7 +108,7 @@ def parse_view(result) -> dict:
     # (a slot's box, when it is there, is an update with a visibility and no value)
     per_slot = 6 if isinstance(values[2], dict) and "value" not in values[2] else 5
     extra = len(values) - (3 + per_slot * studies.MAX_RESPONSES)
-    assert 0 <= extra <= 12, len(values)
+    assert 0 <= extra <= 10 + rating_pairwise.ASKED_MAX, len(values)  # the pairwise panel: 10 values and its radios
     values = values[: len(values) - extra]
     slots = []
     for k in range(studies.MAX_RESPONSES):

@@ -285,10 +285,10 @@ hidden. You can go back and change a rating.
     "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
     (
         "Measure the blind: after scoring (or voting on) each item, raters are asked which response came "
-        "from the chosen method (in a pairwise study, on the pairs it is in); never told if they were right. "
+        "from the chosen method (in a pairwise study, on every pair); never told if they were right. "
         "The blinding index is shown once the study is closed."
     ): (
-        "测量盲评效果：每题评分（或投票）后，询问评分者哪条回答来自所选的方法（成对研究中只在包含该方法的配对上询问）；"
+        "测量盲评效果：每题评分（或投票）后，询问评分者哪条回答来自所选的方法（成对研究中每组配对都询问）；"
         "从不告诉他们是否猜对。研究关闭后显示盲法指数。"
     ),
     (

@@ -318,7 +318,7 @@ def build(ctx: AppContext) -> None:
             # No method is named here: this text is in the translation table every page gets, the
             # rating page included (tests/test_blind_routes_live.py route 8).
             label="Measure the blind: after scoring (or voting on) each item, raters are asked which response came "
-            "from the chosen method (in a pairwise study, on the pairs it is in); never told if they were right. "
+            "from the chosen method (in a pairwise study, on every pair); never told if they were right. "
             "The blinding index is shown once the study is closed.",
         )
         design_choice = gr.Radio(

@@ -4,9 +4,10 @@ The 1-5 form (ui/rating.py) opens a study from the invite code; when the study i
 over here (`PairPanel.start`). As there, only the letters, the prompt and the two texts reach the
 browser; every handler checks the code again on the server, and the session state (server-side)
 holds the study id and the item's random public id. In a study that measures the blind, the voted
-item comes back with "Which response do you think came from METHOD?" (A, B, Don't know), the vote
-buttons hidden meanwhile so that keys 1-4 cannot vote again by mistake; the methods asked about sit
-in the session, never the answer.
+item comes back with "If one of these came from METHOD, which one?" (A, B, Don't know) for every
+target, on every pair (whether METHOD is on screen or not, so the panel says nothing about the pair),
+the vote buttons hidden meanwhile so that keys 1-4 cannot vote again by mistake; the methods asked
+about sit in the session, never the answer.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from . import rater_session
 from .safe import response_html
 
 WHOLE_ITEM = "The whole item"
-ASKED_MAX = 2  # a pair holds two methods: at most two targets are asked about on one item
+ASKED_MAX = studies.MAX_RESPONSES  # every target of the study is asked about, on every pair
 GUESS_INTRO = (
     "**Your vote is saved.** One more question about this pair; it does not change your vote, "
     f"and if you have no idea, choose **{guessing.DONT_KNOW}**."
@@ -127,9 +128,9 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
     ]
 
     def asking(methods: list[str]) -> list[Any]:
-        """The vote row, the question box and its radios: one question per target in the pair."""
+        """The vote row, the question box and its radios: one question per target of the study."""
         radios = [
-            gr.Radio(value=None, label=guessing.question(methods[j]), visible=True)
+            gr.Radio(value=None, label=guessing.pair_question(methods[j]), visible=True)
             if j < len(methods)
             else gr.Radio(value=None, label="", visible=False)
             for j in range(ASKED_MAX)
@@ -206,13 +207,13 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
 
         return move
 
-    def on_guess(code_text: Any, sess: Any, first: Any, second: Any, request: gr.Request):
+    def on_guess(request: gr.Request, code_text: Any, sess: Any, *values: Any):
         """The answer(s), then the next item; the reply is the same whatever the answer."""
         try:
             enrolment, sess = session_of(code_text, sess, request)
             if "item" not in sess:
                 raise UserError("there is no item on screen")
-            answers = dict(zip(sess.get("guess") or [], (first, second), strict=False))
+            answers = dict(zip(sess.get("guess") or [], values, strict=False))
             view, message = pair_rating.guess_then_next(store, enrolment, sess["item"], answers)
         except UserError as exc:
             fail(exc)

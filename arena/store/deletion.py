@@ -13,6 +13,7 @@ from .schema import (
     guesses,
     items,
     outputs,
+    pair_guess_marks,
     raters,
     ratings,
     skips,
@@ -86,6 +87,8 @@ class DeletionStore(StoreBase):
                     "the study changed while its backup was being written (new ratings or outputs); "
                     "nothing was deleted: try again"
                 )
+            # marks that a pairwise question was answered, with no answer in them: not counted
+            conn.execute(pair_guess_marks.delete().where(pair_guess_marks.c.item_id.in_(item_ids)))
             counts = {
                 "ratings": conn.execute(ratings.delete().where(ratings.c.output_id.in_(output_ids))).rowcount,
                 "skips": conn.execute(skips.delete().where(skips.c.item_id.in_(item_ids))).rowcount,
@@ -126,5 +129,10 @@ class DeletionStore(StoreBase):
             conn.execute(skips.delete().where(and_(skips.c.rater_id == rid, skips.c.item_id.in_(item_ids))))
             conn.execute(flags.delete().where(and_(flags.c.rater_id == rid, flags.c.item_id.in_(item_ids))))
             conn.execute(guesses.delete().where(and_(guesses.c.rater_id == rid, guesses.c.item_id.in_(item_ids))))
+            conn.execute(
+                pair_guess_marks.delete().where(
+                    and_(pair_guess_marks.c.rater_id == rid, pair_guess_marks.c.item_id.in_(item_ids))
+                )
+            )
             conn.execute(votes.delete().where(and_(votes.c.rater_id == rid, votes.c.item_id.in_(item_ids))))
             return int(conn.execute(ratings.delete().where(mine)).rowcount)

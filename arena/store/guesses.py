@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from ..errors import UserError
 from .rows import Guess
-from .schema import guesses, raters, utcnow
+from .schema import guesses, pair_guess_marks, raters, utcnow
 
 
 class GuessStore:
@@ -78,6 +78,32 @@ class GuessStore:
         for item_id, method in rows:
             found.setdefault(int(item_id), set()).add(method)
         return found
+
+    def mark_pair_answers(self, rater_id: int, item_id: int, methods: Iterable[str]) -> None:
+        """Note that this rater answered the blind question about these methods on a pair that did not
+        hold them (pairwise studies): no answer is kept, only the mark (a mark made before stays)."""
+        stmt = self._insert(pair_guess_marks).on_conflict_do_nothing(  # type: ignore[attr-defined]
+            index_elements=["rater_id", "item_id", "target_method"]
+        )
+        with self.write() as conn:  # type: ignore[attr-defined]
+            for method in dict.fromkeys(str(m) for m in methods):
+                conn.execute(
+                    stmt.values(rater_id=int(rater_id), item_id=int(item_id), target_method=method, created_at=utcnow())
+                )
+
+    def pair_answered(self, rater_id: int, item_id: int) -> bool:
+        """Whether this rater answered the blind question on this item of a pairwise study: a guess
+        stored, or a mark (`mark_pair_answers`)."""
+        with self.read() as conn:  # type: ignore[attr-defined]
+            for table in (guesses, pair_guess_marks):
+                found = conn.execute(
+                    select(table.c.id)
+                    .where(table.c.rater_id == int(rater_id), table.c.item_id == int(item_id))
+                    .limit(1)
+                ).first()
+                if found is not None:
+                    return True
+        return False
 
     def guesses(self, study_id: int | None = None) -> list[Guess]:
         """Every guess (of one study), in study, item, rater and method order, with the answer key."""

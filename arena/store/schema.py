@@ -258,6 +258,20 @@ guesses = Table(
     ),
 )
 
+# A rater's answer to the blind question on a pair that did not hold the target (pairwise studies):
+# only the mark that they answered it, never the answer (there is no right one, nothing is scored or
+# exported), so that the pair is not asked again, as one that held the target (arena/pair_rating.py).
+pair_guess_marks = Table(
+    "pair_guess_marks",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("target_method", String(100), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("rater_id", "item_id", "target_method", name="uq_pair_guess_marks_rater_item_method"),
+)
+
 # A rater's vote on the pair of responses of one item they were shown in a pairwise study: which
 # output stood left (A) and right (B) for them, and the winner. One per rater and item; voting again
 # replaces it. `reasons` is a JSON list of REASONS keys (arena/pair_rating.py), `note` free text.
@@ -289,5 +303,5 @@ schema_info = Table(
 )
 
 # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods.
-# 5: studies.scorer_model. 6: studies.design, votes (pairwise studies)
-SCHEMA_VERSION = 6
+# 5: studies.scorer_model. 6: studies.design, votes (pairwise studies). 7: pair_guess_marks.
+SCHEMA_VERSION = 7
