@@ -89,15 +89,15 @@ HEAD = """
       g.setAttribute('role', 'region');
       g.setAttribute('aria-label', 'Guidelines');
     });
-    // gr.Dataframe's virtual scroller is a role=none box with a max height: a keyboard user must be
-    // able to focus it to scroll it (axe: scrollable-region-focusable), as the guidelines' box above.
+    // gr.Dataframe's virtual scroller is a box with a max height: a keyboard user must be able to
+    // focus something in it to scroll it (axe: scrollable-region-focusable). The scroller itself sits
+    // between the role=grid and its rows, where a focusable box breaks the grid's structure for a
+    // screen reader (axe: aria-required-children); a grid's own cells are what the ARIA grid pattern
+    // makes focusable, so its first column header takes the focus and the arrow keys scroll from there.
     document.querySelectorAll('div.virtual-table-viewport').forEach(function (v) {
-      if (v.hasAttribute('tabindex')) return;
-      var block = v.closest('.block');
-      var label = block ? block.querySelector('[data-testid=block-info], [data-testid=block-label]') : null;
-      v.setAttribute('tabindex', '0');
-      v.setAttribute('role', 'region');
-      v.setAttribute('aria-label', (label && label.textContent.trim()) || 'Table');
+      if (v.querySelector('[tabindex="0"]')) return;
+      var head = v.querySelector('[role=columnheader], th');
+      if (head) head.setAttribute('tabindex', '0');
     });
     document.querySelectorAll('.rate-slot fieldset').forEach(function (fs) {
       if (fs.getAttribute('aria-label')) return;
