@@ -15,7 +15,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from arena import clients, compute, llm, settings
-from arena.errors import UserError
+from common.errors import UserError
 from ui import AppContext, assets, i18n, store_for, web
 
 # (tab label, module under ui). A module is imported only when its tab is built.

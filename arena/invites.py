@@ -19,8 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from common.errors import UserError
+
 from . import settings, throttle
-from .errors import UserError
 from .store import Enrolment, Store, clean_rater_name
 from .text import escape_cell
 

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from common.errors import UserError
+
 from . import guessing, invites
-from .errors import UserError
 from .numbers import whole_number
 from .pair_schedule import pair_block_size, pair_order
 from .store import Item, Store, Study

@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import UserError
+from common.errors import UserError
+
 from .numbers import whole_number
 
 

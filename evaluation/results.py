@@ -22,11 +22,13 @@ import plotly.graph_objects as go
 
 import decoders
 
-from . import human
+from .human import analysis as ha
+from .human import columns as hcols
+from .human import stats as hs
 from .metrics import text_metrics
 from .perplexity import ItemScore, corpus_ppl
 
-DIMENSIONS = human.DIMENSIONS
+DIMENSIONS = hcols.DIMENSIONS
 
 
 @dataclass
@@ -41,9 +43,9 @@ class Results:
     n_raters: int
     n_items: int
     notes: list[str] = field(default_factory=list)
-    mixed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.MIXED_COLUMNS))
-    variance_components: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.VC_COLUMNS))
-    position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.POSITION_COLUMNS))
+    mixed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.MIXED_COLUMNS))
+    variance_components: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.VC_COLUMNS))
+    position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.POSITION_COLUMNS))
     lines: list[str] = field(default_factory=list)  # one plain-language line per result
     methods: list[str] = field(default_factory=list)  # the study's order
 
@@ -62,7 +64,7 @@ def method_summary(
     means: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per method: N, human means with 95% CI, PPL, diversity, latency, throughput."""
-    means = human.method_means(ratings) if means is None else means
+    means = hs.method_means(ratings) if means is None else means
     rows = []
     for method in _method_order(outputs, ratings):
         outs = outputs[outputs["method"] == method].drop_duplicates("output_id")
@@ -103,24 +105,24 @@ def build_results(
 ) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs;
     `methods`: the study's method order (pairs read a - b in it), else the registry's."""
-    r = human.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
-    o = human.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
+    r = hs.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
+    o = hs.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
     ppl = {k: v.ppl for k, v in (scores or {}).items()}
     notes = []
     if not scores:
         notes.append("perplexity not computed")
     order = list(methods) if methods is not None else _method_order(o, r)
     if len(r):
-        a = human.analyse(r, mixed=mixed, methods=order)
+        a = ha.analyse(r, mixed=mixed, methods=order)
     else:
         a = {
-            "means": human.method_means(r),
-            "pairwise": human.pairwise(r),
-            "friedman": human.friedman(r),
-            "agreement": human.krippendorff_alpha(r),
-            "position": pd.DataFrame(columns=human.POSITION_COLUMNS),
-            "mixed": pd.DataFrame(columns=human.MIXED_COLUMNS),
-            "variance_components": pd.DataFrame(columns=human.VC_COLUMNS),
+            "means": hs.method_means(r),
+            "pairwise": hs.pairwise(r),
+            "friedman": hs.friedman(r),
+            "agreement": hs.krippendorff_alpha(r),
+            "position": pd.DataFrame(columns=hs.POSITION_COLUMNS),
+            "mixed": pd.DataFrame(columns=hs.MIXED_COLUMNS),
+            "variance_components": pd.DataFrame(columns=hs.VC_COLUMNS),
             "lines": [],
         }
     return Results(
@@ -129,7 +131,7 @@ def build_results(
         pairwise=a["pairwise"],
         friedman=a["friedman"],
         agreement=a["agreement"],
-        ppl_correlation=human.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=human.PPL_COLUMNS),
+        ppl_correlation=hs.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=hs.PPL_COLUMNS),
         n_ratings=len(r),
         n_raters=int(r["rater"].nunique()) if len(r) else 0,
         n_items=int(o["item_id"].nunique()) if len(o) else 0,

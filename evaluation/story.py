@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from .human_words import AGREEMENT_SCALE, agreement_level, confidence_words
-from .stats_crossed import SCOPE_THESE
+from .human.crossed import SCOPE_THESE
+from .human.words import AGREEMENT_SCALE, agreement_level, confidence_words
 
 ALPHA = 0.05
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from arena.errors import UserError
 from arena.runner import Cancelled, RunRequest, run_methods, run_order, stream_methods
+from common.errors import UserError
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea."
 

@@ -13,8 +13,8 @@ import torch
 
 from arena import llm, runner
 from arena.engines.dummy import DummyEngine
-from arena.errors import UserError
 from arena.runner import RunRequest
+from common.errors import UserError
 from tests.support.stand_ins import stand_in
 from ui import AppContext, compare, compare_grid
 

@@ -16,11 +16,11 @@ import decoders
 from arena import studies
 from arena.engines.local import batching
 from arena.engines.local.inputs import method_ids
-from arena.errors import UserError
 from arena.llm import decode_context
 from arena.prompts import SCENARIOS, chat_messages, default_system_prompt, encode_prompt
 from arena.runner import RunRequest, encode, encode_ids, run_methods, validate_request
 from arena.store import Store
+from common.errors import UserError
 from decoders.methods.ts_tilted_concise import INSTRUCTIONS, prompt_language
 from decoders.phrases import count_phrases, default_phrases, normalize_phrases, parse_phrases, token_sequences
 from decoders.priors import build_prior

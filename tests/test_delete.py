@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import MetaData, func, select
 
 from arena import blind, export, studies
-from arena.errors import UserError
 from arena.store import Store, make_engine
 from arena.store.schema import assignments, items, metadata, outputs, ratings, study_raters
 from arena.store.schema import studies as studies_table
+from common.errors import UserError
 from tests.support.seeding import invite, publish, seed_study
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
 from ui import AppContext, organizer, rating, results

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from arena.errors import UserError
 from arena.llm import BF16_MIN_SPEEDUP, bf16_matvec_speedup, cpu_has_native_bf16, pick_dtype
+from common.errors import UserError
 
 CUDA = torch.device("cuda")
 CPU = torch.device("cpu")

@@ -16,9 +16,9 @@ import torch
 from transformers import TemperatureLogitsWarper
 
 from arena import studies
-from arena.errors import UserError
 from arena.runner import RunRequest, encode_ids
 from arena.store import Store
+from common.errors import UserError
 from decoders.priors import build_prior
 from decoders.processors import TiltedLogitsProcessor
 

@@ -345,9 +345,9 @@ def test_length_adjusted_contrast_for_1_to_5_ratings():
     assert out["ci_low"] > 0  # unadjusted: "long" wins
     assert out["ci_low_length_adjusted"] < 0 < out["ci_high_length_adjusted"]  # adjusted: no method effect left
     assert out["length_slope_ci_low"] > 0
-    from evaluation import human
+    from evaluation.human import stats as hs
 
-    primary = human.pairwise_wilcoxon(frame, ["coherence"]).iloc[0]
+    primary = hs.pairwise_wilcoxon(frame, ["coherence"]).iloc[0]
     # Complete data, two methods: the unadjusted contrast is the primary one, interval included.
     if primary["method_a"] == out["method_a"]:
         expected = (primary["mean_diff"], primary["ci_low"], primary["ci_high"])

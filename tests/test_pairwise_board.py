@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from arena import export, pair_export, studies
-from arena.errors import UserError
 from arena.preferences import preference_pairs
 from arena.store.feedback import CANT_JUDGE_KEY
+from common.errors import UserError
 from evaluation import pairwise as pw
 from evaluation import pairwise_board as pb
 from evaluation.pairwise_view import pairwise_view

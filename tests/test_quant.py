@@ -10,8 +10,8 @@ import json
 import pytest
 import torch
 
-from arena.errors import UserError
 from arena.llm import LoadedModel, load_model, refuse_variant, split_variant, tokenizer_only_model
+from common.errors import UserError
 
 
 @pytest.mark.parametrize(

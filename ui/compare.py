@@ -22,7 +22,6 @@ from plotly.subplots import make_subplots
 import decoders
 from arena import estimate, language
 from arena.engines import current, model_choices
-from arena.errors import UserError
 from arena.hardware import hardware_banner
 from arena.llm import models as model_cache
 from arena.memory import DESCRIPTION as MEMORY_HELP
@@ -42,6 +41,7 @@ from arena.runner import (
 from arena.settings import current as current_settings
 from arena.studies import reserved
 from arena.zerogpu import friendly_error
+from common.errors import UserError
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 

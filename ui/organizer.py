@@ -20,7 +20,6 @@ import pandas as pd
 import decoders
 from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies, systems
 from arena.engines import model_choices
-from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
@@ -28,6 +27,7 @@ from arena.numbers import study_id as parse_study_id
 from arena.preferences import preference_pairs, write_preference_jsonl
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, load_on_compute
 from arena.settings import current as current_settings
+from common.errors import UserError
 from evaluation import form_cues
 from evaluation.perplexity import SCORES
 

@@ -13,7 +13,7 @@ from typing import Any
 import gradio as gr
 
 from arena import clients, sessions, throttle
-from arena.errors import UserError
+from common.errors import UserError
 
 from . import AppContext
 from .safe import toast

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena import guessing, systems
-from arena.errors import UserError
 from arena.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
+from common.errors import UserError
 
 MODELS_LABEL = "Models"
 MODELS_INFO = (

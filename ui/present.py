@@ -26,11 +26,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import FileResponse, HTMLResponse
 from starlette.routing import Route
 
-from arena.errors import UserError
 from arena.llm import loaded_default
 from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
 from arena.store import Store, get_store
+from common.errors import UserError
 from evaluation import results as res
 from evaluation import story
 from evaluation.pairwise_view import pairwise_view

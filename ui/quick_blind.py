@@ -20,10 +20,10 @@ from typing import Any
 import gradio as gr
 
 from arena import blind, throttle
-from arena.errors import UserError
 from arena.store import SCORE_COLUMNS
 from arena.studies import quick
 from arena.studies.limits import MAX_RESPONSES
+from common.errors import UserError
 
 from . import AppContext, store_for
 from .safe import md_text, response_html

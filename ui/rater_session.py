@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from arena import clients, invites, sessions, throttle
-from arena.errors import UserError
 from arena.store import Store
+from common.errors import UserError
 
 
 def code_of(typed: Any, request: Any) -> Any:

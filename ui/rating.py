@@ -17,12 +17,12 @@ from typing import Any
 import gradio as gr
 
 from arena import blind, clients, guessing, invites, pair_rating, sessions, studies, throttle
-from arena.errors import UserError
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.studies import quick
+from common.errors import UserError
 
 from . import AppContext, assets, rater_words, rating_pairwise, store_for
 from .i18n import t

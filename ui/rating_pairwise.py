@@ -18,9 +18,9 @@ from typing import Any
 import gradio as gr
 
 from arena import guessing, invites, pair_rating, studies
-from arena.errors import UserError
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
+from common.errors import UserError
 
 from . import rater_session
 from .safe import response_html

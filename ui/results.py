@@ -15,9 +15,9 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena.errors import UserError
 from arena.store import Store
 from arena.text import markdown_literal
+from common.errors import UserError
 from evaluation import pairwise_board
 from evaluation import results as res
 from evaluation.pairwise_view import pairwise_view

@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from arena import token_view
-from arena.errors import UserError
+from common.errors import UserError
 
 from . import AppContext
 

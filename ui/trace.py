@@ -17,10 +17,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from arena import runner
-from arena.errors import UserError
 from arena.llm import LoadedModel
 from arena.requests import RunRequest
 from arena.zerogpu import friendly_error
+from common.errors import UserError
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
 

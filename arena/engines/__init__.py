@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import threading
 
+from common.errors import UserError
+
 from .. import settings
-from ..errors import UserError
 from ..llm import LoadedModel, tokenizer_only_model, with_variants
 from ..llm import model_choices as llm_model_choices
 from .base import Engine

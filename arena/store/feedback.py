@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlalchemy import Table, and_, delete, func, select
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..text import printable
 from .rows import Flag, Skip, T, from_row
 from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow

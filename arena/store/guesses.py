@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import select
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .rows import Guess
 from .schema import guesses, pair_guess_marks, raters, utcnow
 

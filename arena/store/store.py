@@ -10,7 +10,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .columns import EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
 from .deletion import DeletionStore
 from .engine import DIALECTS, make_engine, normalize_url

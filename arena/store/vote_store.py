@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import and_, delete, select
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .schema import VOTE_WINNERS, items, outputs, raters, skips, utcnow, votes
 from .values import clean_comment, dumps
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..prompts import SCENARIOS, TASK_SCENARIOS, PromptSpec, Scenario, read_prompt_file
 from ..prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import UserError
+from common.errors import UserError
 
 MARK = "@@ARENA-TASK-RESULT@@"
 NOBODY = 65534

@@ -1,4 +1,4 @@
-"""The human-rating results in words: one line per result of `evaluation.human_stats`, for the
+"""The human-rating results in words: one line per result of `evaluation.human.stats`, for the
 Results tab, the organizer and the command line. Plain text (method names come from the registry,
 but whoever shows a line escapes it)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .stats_crossed import SCOPE_THESE
+from .crossed import SCOPE_THESE
 
 ALPHA = 0.05
 
