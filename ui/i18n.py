@@ -136,10 +136,10 @@ hidden. You can go back and change a rating.
     "← Previous": "← 上一题",
     "Submit ratings": "提交评分",
     "Next →": "下一题 →",
-    "Opened by your invite link: the code is kept by this browser until it closes. "
-    "[Leave this study on this browser](?signout=1)": (
-        "已通过你的邀请链接打开：此浏览器会保留邀请码直到关闭。[在此浏览器上退出本研究](?signout=1)"
+    "Opened by your invite link: the code is kept by this browser until it closes.": (
+        "已通过你的邀请链接打开：此浏览器会保留邀请码直到关闭。"
     ),
+    "Leave this study on this browser": "在此浏览器上退出本研究",
     # Compare
     "Ask a question, or paste a text to continue": "提一个问题，或粘贴一段要续写的文字",
     "Raw continuation (no chat template)": "直接续写（不用对话模板）",
