@@ -282,6 +282,7 @@ hidden. You can go back and change a rating.
     "Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)": "提示词文件（带 “prompt” 列的 .csv、.jsonl，或每行一条的 .txt）",
     "Samples per stochastic method": "每种随机方法的样本数",
     "Base seed (empty: a secret random one; each output's seed derives from it)": "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
+    "empty: secret and random": "留空：保密且随机",
     "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
     (
         "Measure the blind: after scoring (or voting on) each item, raters are asked which response came "
