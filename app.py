@@ -85,11 +85,10 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
         gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
         gr.Markdown(HEADER)
         rating.build(rater_ctx)
-        gr.Markdown(
-            "Opened by your invite link: the code is kept by this browser until it closes. "
-            "[Leave this study on this browser](?signout=1)",
-            elem_id="rate-signout",
-        )
+        with gr.Row(elem_id="rate-signout"):
+            gr.Markdown("Opened by your invite link: the code is kept by this browser until it closes.")
+            # A same-origin POST (ui/web.py): no link on another site can sign a rater out.
+            gr.Button("Leave this study on this browser", size="sm", variant="secondary").click(None, js=web.SIGNOUT_JS)
         _add_loaders(demo, rater_ctx)
     i18n.translate(demo)  # English and Chinese, by the browser's language (ui/i18n.py)
     return demo

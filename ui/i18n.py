@@ -136,10 +136,10 @@ hidden. You can go back and change a rating.
     "← Previous": "← 上一题",
     "Submit ratings": "提交评分",
     "Next →": "下一题 →",
-    "Opened by your invite link: the code is kept by this browser until it closes. "
-    "[Leave this study on this browser](?signout=1)": (
-        "已通过你的邀请链接打开：此浏览器会保留邀请码直到关闭。[在此浏览器上退出本研究](?signout=1)"
+    "Opened by your invite link: the code is kept by this browser until it closes.": (
+        "已通过你的邀请链接打开：此浏览器会保留邀请码直到关闭。"
     ),
+    "Leave this study on this browser": "在此浏览器上退出本研究",
     # Compare
     "Ask a question, or paste a text to continue": "提一个问题，或粘贴一段要续写的文字",
     "Raw continuation (no chat template)": "直接续写（不用对话模板）",
@@ -282,6 +282,7 @@ hidden. You can go back and change a rating.
     "Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)": "提示词文件（带 “prompt” 列的 .csv、.jsonl，或每行一条的 .txt）",
     "Samples per stochastic method": "每种随机方法的样本数",
     "Base seed (empty: a secret random one; each output's seed derives from it)": "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
+    "empty: secret and random": "留空：保密且随机",
     "Guidelines for raters (Markdown; empty = the default shown below)": "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
     (
         "Measure the blind: after scoring (or voting on) each item, raters are asked which response came "

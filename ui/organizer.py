@@ -283,11 +283,13 @@ def build(ctx: AppContext) -> None:
                 maximum=MAX_NEW_TOKENS_RANGE[1],
                 label="max_new_tokens",
             )
-            seed = gr.Number(
-                None,
-                precision=0,
-                minimum=0,
+            # A text box, not gr.Number: a Number shows and sends 0 when left empty, and a study made
+            # without touching it got the public base seed 0 (issue 32).
+            seed = gr.Textbox(
+                "",
                 label="Base seed (empty: a secret random one; each output's seed derives from it)",
+                placeholder="empty: secret and random",
+                max_lines=1,
             )
         # Models (ui/organizer_models.py): the app's alone = a study of methods, as before.
         model_names = model_choices(current_settings().model)

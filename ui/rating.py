@@ -528,11 +528,10 @@ def build(ctx: AppContext) -> None:
     tab = [ctx.tabs] if ctx.tabs is not None else []
 
     def on_load(sess: Any, request: gr.Request):
-        """An invite link opens the study: its cookie (ui/web.py made it from ?invite=CODE), else the
-        code still in the address (an app run without that layer). The code box stays empty."""
+        """An invite link opens the study: its cookie (ui/web.py made it from ?invite=CODE). Never a code
+        in a request's address: a proxy's log of query strings would hold it (issue 32). The code box
+        stays empty."""
         given = clients.cookie(request, sessions.RATER_COOKIE)
-        if not given and request is not None:
-            given = (getattr(request, "query_params", None) or {}).get("invite")
         if not given:
             return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs) + len(tab))
         switch = [gr.Tabs(selected="rating")] * len(tab)

@@ -188,7 +188,11 @@ class RatingStore(StoreBase):
                 .join(studies, studies.c.id == items.c.study_id)
                 .join(raters, raters.c.id == ratings.c.rater_id)
             )
-            .order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
+            # By what the rater saw (the letter), never by method: row k of an (item, rater) group was the
+            # k-th method alphabetically on main b69a925, which gave the organizer's blind export of an
+            # open study every rater's mapping (issue 32). Imported ratings without a position follow
+            # their row id, which an import numbers in the file's order.
+            .order_by(studies.c.id, items.c.ordinal, raters.c.name, ratings.c.position, ratings.c.id)
         )
         return query if study_id is None else query.where(studies.c.id == int(study_id))
 
