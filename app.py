@@ -48,11 +48,8 @@ def current_settings() -> settings.Settings:
 
 
 def app_mode() -> str:
-    mode = current_settings().mode.strip().lower() or "full"
-    if mode not in MODES:
-        print(f"error: ARENA_MODE must be one of {', '.join(MODES)}, not {mode!r}", file=sys.stderr)
-        raise SystemExit(2)
-    return mode
+    """ARENA_MODE (arena/settings.py reads it), or exit code 2 with the line that says why not."""
+    return current_settings().mode
 
 
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
@@ -100,20 +97,12 @@ def _add_loaders(demo: gr.Blocks, ctx: AppContext) -> None:
 
 
 def status_update_rate() -> str | float:
-    """Seconds between queue-position messages (ARENA_STATUS_UPDATE_RATE, default 2).
+    """Seconds between queue-position messages (ARENA_STATUS_UPDATE_RATE, default 2; arena/settings.py).
 
     Gradio's "auto" sends every waiting client a message each time any job ends, which grows with
     the square of the queue: with 50 raters submitting at once, 2 s cut submit p95 from 4.5-4.9 s
     to 2.7-3.2 s (benchmarks/bench_load.py, interleaved runs)."""
-    rate = current_settings().status_update_rate.strip()
-    try:
-        value: str | float = rate if rate == "auto" else float(rate)
-        if isinstance(value, float) and not value > 0:
-            raise ValueError
-    except ValueError:
-        print(f"error: ARENA_STATUS_UPDATE_RATE must be 'auto' or seconds > 0, not {rate!r}", file=sys.stderr)
-        raise SystemExit(2) from None
-    return value
+    return current_settings().status_update_rate
 
 
 def main(argv: list[str] | None = None) -> None:

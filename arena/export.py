@@ -40,7 +40,6 @@ from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
 from .store.schema import STUDY_DESIGNS, STUDY_STATES, VOTE_WINNERS
 from .store.values import check_score, clean_comment, clean_rater_name, dumps
 from .store.vote_store import check_reasons
-from .text import FORMULA_START as FORMULA_START  # moved to arena/text.py; importable here
 from .text import escape_cell, unescape_cell
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.

@@ -29,7 +29,6 @@ from .requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 # Model names (lower case) of the families trained on English only. SmolLM2's card: "primarily
 # understand and generate content in English".
 ENGLISH_ONLY = ("smollm",)
-MULTILINGUAL_ALIAS = "gemma-3-270m"
 CHINESE_SHARE = 0.5  # more than half of the letters are Han characters
 # Chinese scenarios: at least the English default, at most this (three methods stay under the
 # Compare cap of 2,048 tokens per run).

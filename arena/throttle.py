@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from common.errors import UserError
 
 from . import settings
-from .clients import client_of as client_of  # re-exported: handlers call throttle.client_of(request)
 
 log = logging.getLogger(__name__)
 

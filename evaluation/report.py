@@ -37,7 +37,7 @@ def present_url(study_id: int) -> str:
 def model_named() -> bool:
     """Whether pages may name the model: not on a rating-only deployment (ARENA_MODE=rating), whose
     raters should not be told which public model to replay a running study with (docs/blinding.md)."""
-    return current_settings().mode.strip().lower() != "rating"
+    return current_settings().mode != "rating"
 
 
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> dict[Any, ItemScore]:

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from arena import blind, clients, export, invites, sessions, studies
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.settings import override
 from arena.studies import quick, reserved
 from common.errors import UserError

@@ -11,7 +11,7 @@ import pytest
 import decoders
 from arena.llm import resolve_source
 from arena.prompts import clean_prompt, encode_prompt
-from arena.runner import RunRequest, validate_request
+from arena.requests import RunRequest, validate_request
 from common.errors import UserError
 from ui.compare import PRESETS, apply_preset, make_request, param_keys, timing_frame
 

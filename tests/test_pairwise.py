@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from arena.preferences import preference_pairs, write_preference_jsonl
 from evaluation import pairwise as pw
 from evaluation.pairwise import bootstrap, bt
 from evaluation.pairwise import cli as pw_cli
@@ -443,19 +444,19 @@ def test_preference_pairs_keep_decisive_majorities_only():
         {"prompt": "p3", "text_a": "u", "text_b": "v", "winner": "bothbad"},
         {"prompt": "p4", "text_a": "same", "text_b": "same", "winner": "a"},
     ]
-    assert pw.preference_pairs(rows) == [{"prompt": "p1", "chosen": "long", "rejected": "short"}]
-    assert len(pw.preference_pairs(rows, policy="every")) == 5
+    assert preference_pairs(rows) == [{"prompt": "p1", "chosen": "long", "rejected": "short"}]
+    assert len(preference_pairs(rows, policy="every")) == 5
     buf = io.StringIO()
     assert (
-        pw.write_preference_jsonl(
-            pw.preference_pairs(rows + [{"prompt": "é", "text_a": "ü", "text_b": "o", "winner": "a"}]), buf
+        write_preference_jsonl(
+            preference_pairs(rows + [{"prompt": "é", "text_a": "ü", "text_b": "o", "winner": "a"}]), buf
         )
         == 2
     )
     lines = [json.loads(line) for line in buf.getvalue().splitlines()]
     assert lines[1] == {"prompt": "é", "chosen": "ü", "rejected": "o"} and "ü" in buf.getvalue()
     with pytest.raises(ValueError, match="winner"):
-        pw.preference_pairs([{"prompt": "p", "text_a": "x", "text_b": "y", "winner": "left"}])
+        preference_pairs([{"prompt": "p", "text_a": "x", "text_b": "y", "winner": "left"}])
 
 
 def test_two_way_variance_is_never_below_either_part():

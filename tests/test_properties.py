@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import decoders
 from arena.prompts import MAX_PROMPT_CHARS, clean_prompt, encode_prompt
-from arena.runner import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
+from arena.requests import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
 from common.errors import UserError
 
 STATS: Counter = Counter()

@@ -8,7 +8,7 @@ import pytest
 
 from arena import blind, studies
 from arena.prompts import SCENARIOS
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.store import Store
 from common.errors import UserError
 

@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, text
 from arena import blind, settings, studies, systems
 from arena.engines.dummy import DummyEngine
 from arena.export import export_rows, export_to_path, import_file
-from arena.runner import RunRequest
+from arena.requests import RunRequest
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION
 from common.errors import UserError

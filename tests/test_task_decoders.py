@@ -10,7 +10,7 @@ import torch
 from transformers import LogitsProcessorList, TemperatureLogitsWarper
 
 import decoders
-from arena.runner import plan_for
+from arena.engines.local.inputs import plan_for
 from decoders.methods.code_stabilizer import ARTICLE_BLOCKED
 from decoders.methods.math_arms import CutFaceCheck, SumTrigger
 from decoders.processors import LengthAwareTemperatureLogitsWarper

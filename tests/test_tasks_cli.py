@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena import llm
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from evaluation.tasks import TASKS, bench
 from evaluation.tasks import __main__ as cli
 from evaluation.tasks.stats import wilson

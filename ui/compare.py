@@ -20,24 +20,22 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import decoders
-from arena import estimate, language
+from arena import language
 from arena.engines import current, model_choices
 from arena.hardware import hardware_banner
 from arena.llm import models as model_cache
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS, TASK_SCENARIOS
-from arena.runner import (
+from arena.requests import (
     DEFAULT_MAX_NEW_TOKENS,
     MAX_NEW_TOKENS_RANGE,
     MethodResult,
     RunRequest,
-    load_on_compute,
     run_order,
-    stream_methods,
-    stream_models,
     validate_request,
 )
+from arena.runner import load_on_compute, stream_methods, stream_models
 from arena.settings import current as current_settings
 from arena.studies import reserved
 from arena.zerogpu import friendly_error
@@ -568,8 +566,6 @@ def build(ctx: AppContext) -> None:
                     sent[method], shown = texts[method], time.perf_counter()
                 if event.result is not None:
                     done.append(event.result)
-                    # measured throughput for the Organizer's "about T min on this machine" preview
-                    estimate.record(ctx.model().name, event.result.method, event.result.tokens_per_s)
                 if len(done) == len(order):
                     note = f"Done: {len(done)} methods. {head}"
                 elif finished or starting:
@@ -643,9 +639,6 @@ def build(ctx: AppContext) -> None:
                     yield grid_page()
                     continue
                 status, frame = view.status, view.frame
-                if view.finished:
-                    model, result = view.done[-1]
-                    estimate.record(model, result.method, result.tokens_per_s)
                 yield grid_page(*timing_now()) if view.finished else grid_page()
             yield grid_page(*timing_now()) if view is not None and view.done else grid_page()
 

@@ -25,7 +25,8 @@ from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
 from arena.preferences import preference_pairs, write_preference_jsonl
-from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, load_on_compute
+from arena.requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from arena.runner import load_on_compute
 from arena.settings import current as current_settings
 from common.errors import UserError
 from evaluation import form_cues
@@ -42,8 +43,6 @@ from . import (
 )
 from .empty import shown
 from .organizer_auth import check as _check
-from .organizer_auth import check_password as check_password
-from .organizer_auth import check_request as check_request
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 

@@ -35,7 +35,6 @@ from evaluation import results as res
 from evaluation import story
 from evaluation.pairwise_view import pairwise_view
 from evaluation.report import PRESENT_PATH, compute_view, model_named
-from evaluation.report import present_url as present_url  # moved to evaluation/report.py, importable here
 
 PATH = PRESENT_PATH
 PLOTLY_PATH = "/present/plotly.js"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena import clients, invites, sessions, throttle
+from arena import clients, invites, sessions
 from arena.store import Store
 from common.errors import UserError
 
@@ -23,7 +23,7 @@ def enrolled(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[inv
     sess = dict(sess) if isinstance(sess, dict) else {}
     if not sess.get("study_id"):
         raise UserError("enter your invite code and press Start")
-    enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
+    enrolment = invites.resolve(store, code_of(code_text, request), clients.client_of(request))
     if enrolment.study_id != sess["study_id"]:
         raise UserError("the invite code changed: press Start to continue with the new code")
     return enrolment, sess

@@ -16,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, clients, guessing, invites, pair_rating, sessions, studies, throttle
+from arena import blind, clients, guessing, invites, pair_rating, sessions, studies
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.store import SCORE_COLUMNS, Store
@@ -92,7 +92,7 @@ def install_quick_rate(ctx: AppContext) -> None:
                         run.get("prompt") or "",
                         run.get("results") or [],
                         bool(run.get("raw", False)),
-                        throttle.client_of(request),
+                        clients.client_of(request),
                     )
                     run["quick_code"] = code
             except UserError as exc:
@@ -350,7 +350,7 @@ def build(ctx: AppContext) -> None:
     def on_start(code_text: Any, sess: Any, request: gr.Request):
         lang = rater_words.language(request)
         try:
-            enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
+            enrolment = invites.resolve(store, code_of(code_text, request), clients.client_of(request))
             shown = opened(enrolment, lang)
         except UserError as exc:
             fail(exc, lang)
@@ -537,7 +537,7 @@ def build(ctx: AppContext) -> None:
         switch = [gr.Tabs(selected="rating")] * len(tab)
         lang = rater_words.language(request)
         try:
-            enrolment = invites.resolve(store, given, throttle.client_of(request))
+            enrolment = invites.resolve(store, given, clients.client_of(request))
             shown = opened(enrolment, lang)
         except UserError as exc:
             return [gr.update(), ""] + render(None, str(exc), {"lang": lang}) + hidden_pair() + switch

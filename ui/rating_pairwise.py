@@ -18,7 +18,7 @@ from typing import Any
 import gradio as gr
 
 from arena import guessing, invites, pair_rating, studies
-from arena.store import Store
+from arena.store import Store, vote_store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from common.errors import UserError
 
@@ -75,7 +75,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
             text_b = gr.HTML("", elem_id="pair-b")
         # (label, key): the page shows the label (translated where the browser asks), the server gets the key
         reasons = gr.CheckboxGroup(
-            [(v, k) for k, v in pair_rating.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
+            [(v, k) for k, v in vote_store.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
         )
         note = gr.Textbox(label="Anything else about your choice (optional)", max_lines=2, elem_id="pair-note")
         with gr.Column(visible=False, elem_id="pair-guess") as guess_box:

@@ -21,13 +21,7 @@ from common.errors import UserError
 from evaluation import pairwise_board
 from evaluation import results as res
 from evaluation.pairwise_view import pairwise_view
-
-# The report moved to evaluation/report.py (issue 23); these names stay importable from here.
-from evaluation.report import compute_view as compute_view
-from evaluation.report import label_scenarios as label_scenarios
-from evaluation.report import output_scores as output_scores
-from evaluation.report import present_url
-from evaluation.report import stats_tables as stats_tables
+from evaluation.report import compute_view, present_url
 
 from . import AppContext, store_for
 from .empty import hidden_table, shown

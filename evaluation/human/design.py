@@ -51,7 +51,6 @@ __all__ = [
     "Calibration",
     "Design",
     "calibrate",
-    "calibration_table",
     "calibrations",
     "closed_form_calibration",
     "conditional_scores",
@@ -290,19 +289,6 @@ def calibrate(
 ) -> Calibration:
     """Calibration of one design (a Design or a name in DESIGNS), `workers` processes."""
     return next(iter(calibrations([design], n_null, n_known, effect, seed, mixed_reps, workers)))
-
-
-def calibration_table(
-    names: Sequence[str] = tuple(DESIGNS),
-    n_null: int = 500,
-    n_known: int = 500,
-    mixed_reps: int = 0,
-    effect: float = 0.5,
-    seed: int = 0,
-    workers: int = 2,
-) -> list[Calibration]:
-    """`calibrate` for several designs over one pool of `workers` processes."""
-    return list(calibrations(names, n_null, n_known, effect, seed, mixed_reps, workers))
 
 
 # ---- the primary analysis in closed form, vectorised over simulated studies -------------------------

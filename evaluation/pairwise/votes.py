@@ -7,7 +7,6 @@ a win for each side (as FastChat's leaderboard counts them), so a vote's score f
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -185,7 +184,3 @@ class Battles:
 def _codes(keys: pd.Series) -> np.ndarray:
     order = {k: i for i, k in enumerate(sorted(set(keys)))}
     return keys.map(order).to_numpy(int)
-
-
-def finite_or_none(x: float) -> float | None:
-    return float(x) if x is not None and math.isfinite(x) else None
