@@ -16,6 +16,7 @@ from starlette.middleware import Middleware
 
 from arena import clients, compute, llm, settings
 from common.errors import UserError
+from common.messages import english
 from ui import AppContext, assets, i18n, store_for, web
 
 # (tab label, module under ui). A module is imported only when its tab is built.
@@ -35,7 +36,7 @@ QUEUE_MAX_SIZE = 1024
 MAX_FILE_SIZE = "10mb"  # uploads (organizer only, ui/web.py): prompt files and rating exports
 # Gradio's temporary files (uploads, downloads) older than an hour go, checked every 10 minutes.
 DELETE_CACHE = (600, 3600)
-HEADER = "# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings."
+HEADER = english("app_header")
 
 
 def current_settings() -> settings.Settings:
@@ -83,7 +84,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
         gr.Markdown(HEADER)
         rating.build(rater_ctx)
         with gr.Row(elem_id="rate-signout"):
-            gr.Markdown("Opened by your invite link: the code is kept by this browser until it closes.")
+            gr.Markdown(english("rate_page_signout"))
             # A same-origin POST (ui/web.py): no link on another site can sign a rater out.
             gr.Button("Leave this study on this browser", size="sm", variant="secondary").click(None, js=web.SIGNOUT_JS)
         _add_loaders(demo, rater_ctx)

@@ -37,7 +37,7 @@ def record_throughput(lm: LoadedModel, result: MethodResult) -> None:
     """Remember a finished method's tokens/s for the Organizer's "about T min on this machine"
     (arena/estimate.py), whoever ran it: Compare, its grid, the CLI in this process. Under the model's
     name (as outputs store it) and its label (as the model pickers name it)."""
-    for name in dict.fromkeys((lm.name, lm.label)):
+    for name in dict.fromkeys((lm.name, getattr(lm, "label", lm.name))):  # a stand-in model may have no label
         estimate.record(name, result.method, result.tokens_per_s)
 
 

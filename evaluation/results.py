@@ -21,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import decoders
+from common.messages import english
 
 from .human import analysis as ha
 from .human import columns as hcols
@@ -144,21 +145,7 @@ def build_results(
     )
 
 
-STATS_HELP = (
-    "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about "
-    "prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its "
-    "samples). Per method: the mean over items, 95% CI from item, rater and residual variance components "
-    "with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can tell). "
-    "Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, its 95% CI "
-    "and t test, with the raters' own taste for a method as a variance component pooled over pairs and "
-    "dimensions. **One family for the headline**: every pair × dimension is adjusted together (step-down "
-    "max-T, never above Holm); the takeaway names only these. With 1–2 raters every result holds for these "
-    "raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the mixed model score ~ "
-    "method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by REML with Satterthwaite "
-    "df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score shown first minus shown last, "
-    "each output's own mean removed, t CI over items. Perplexity vs scores: Spearman within each method and "
-    "with the method partialled out, never pooled. Calibration: benchmarks/bench_calibration.py."
-)
+STATS_HELP = english("results_stats_help")
 
 
 def _cell(v: Any) -> Any:
@@ -258,15 +245,7 @@ COLUMNS = {
     "tokens_per_s": f"tokens/s {HIGHER}",
 }
 
-METRICS_HELP = (
-    f"**Reading the table.** {DIRECTIONS} Human scores: mean over prompts on a "
-    "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
-    "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
-    "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
-    "**Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of "
-    "the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall "
-    "time per output in milliseconds. **tokens/s**: new tokens per second of generation."
-)
+METRICS_HELP = english("results_reading_the_table")
 
 
 def display_table(summary: pd.DataFrame) -> pd.DataFrame:

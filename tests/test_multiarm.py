@@ -6,6 +6,7 @@ import torch
 from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 import decoders
+from common.messages import english
 from decoders.multiarm import (
     DEFAULT_ARMS,
     ArmConfig,
@@ -254,4 +255,4 @@ def test_trace_tab_builds_without_a_model_call():
     with gr.Blocks() as demo:
         trace.build(AppContext(model=no_model))
     assert any(getattr(fn, "api_name", None) == "multiarm_trace" for fn in demo.fns.values())
-    assert "not** the article's trained 200M verifier" in trace.HONESTY
+    assert "not** the article's trained 200M verifier" in english("trace_intro")

@@ -40,6 +40,7 @@ from arena.settings import current as current_settings
 from arena.studies import reserved
 from arena.zerogpu import friendly_error
 from common.errors import UserError
+from common.messages import english
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
@@ -96,7 +97,7 @@ def status_line(method: str, position: int, total: int) -> str:
 
 
 RESERVED_EXAMPLE = "🔒 in a study being rated: not available here until it is published"
-RESERVED_PICKED = "⚠ That example is in a study being rated, so Compare will not run it until the study is published."
+RESERVED_PICKED = english("compare_reserved_picked")
 BUSY_LABEL = "Running…"
 WHOLE_NOTE = "beam search runs last and arrives whole"
 
@@ -413,7 +414,7 @@ def build(ctx: AppContext) -> None:
                 components=[prompt, raw_box],
                 samples=[[s.prompt, s.raw] for s in TASK_SCENARIOS],
                 type="index",
-                label="Article 003's tasks: each output gets an automatic check (docs/tasks.md)",
+                label=english("compare_tasks_label"),
                 elem_id="compare-task-examples",
             )
         with gr.Column(scale=2):

@@ -19,6 +19,7 @@ import pandas as pd
 from arena.numbers import parse_whole
 from arena.numbers import study_id as parse_study_id
 from common.errors import UserError
+from common.messages import english
 from evaluation.human import columns as hcols
 from evaluation.human import design as stats_design
 from evaluation.human import raters as stats_raters
@@ -136,7 +137,7 @@ def build(ctx: AppContext, password: Any = None) -> None:
     with gr.Accordion("Raters, position and power", open=False):
         if password is None:
             password = gr.Textbox(label="Organizer password", type="password", max_lines=1)
-        gr.Markdown("**Rater diagnostics and position effect** of a study (organizer only: shows rater names).")
+        gr.Markdown(english("organizer_diagnostics_help"))
         with gr.Row():
             study = gr.Dropdown(choices=[], label="Study", allow_custom_value=True, scale=3)
             load = gr.Button("Load studies", scale=1)
@@ -144,14 +145,8 @@ def build(ctx: AppContext, password: Any = None) -> None:
         diag_text = gr.Markdown("")
         # Tables hidden until they have a value (no empty boxes; see ui/results.py).
         diag_table = gr.Dataframe(label="Per rater", interactive=False, wrap=True, visible=False)
-        pos_table = gr.Dataframe(
-            label="Position effect: shown first − shown last (95% CI over items)", interactive=False, visible=False
-        )
-        gr.Markdown(
-            "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
-            "methods with the primary analysis (items and raters as samples, every pair × dimension adjusted "
-            "together), by simulation."
-        )
+        pos_table = gr.Dataframe(label=english("organizer_position_effect"), interactive=False, visible=False)
+        gr.Markdown(english("organizer_power_help"))
         with gr.Row():
             pilot = gr.Dropdown(
                 choices=[], label="Pilot study for the variances (empty: defaults)", allow_custom_value=True, scale=2

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from common.messages import english
+
 from .crossed import SCOPE_THESE
 
 ALPHA = 0.05
@@ -112,9 +114,7 @@ def explain_mixed(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
     )
 
 
-AGREEMENT_SCALE = (
-    "Krippendorff's α: 1 = perfect, 0 = chance, below 0 = worse than chance, ≥ 0.8 good, ≥ 0.667 tentative"
-)
+AGREEMENT_SCALE = english("story_scale")
 
 
 def agreement_level(alpha: float) -> str:
