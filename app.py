@@ -19,7 +19,7 @@ from common.errors import UserError
 from common.messages import english
 from ui import AppContext, assets, i18n, store_for, web
 
-# (tab label, module under ui). A module is imported only when its tab is built.
+# (tab label, tab id). Each tab is a module or package under ui/ (MODULES), imported only when built.
 TABS: list[tuple[str, str]] = [
     ("Compare", "compare"),
     ("Rate (blind)", "rating"),
@@ -27,6 +27,7 @@ TABS: list[tuple[str, str]] = [
     ("Organizer", "organizer"),
     ("Multi-arm trace", "trace"),
 ]
+MODULES = {"rating": "ui.rate"}  # a tab whose module is not named as its id (links select tabs by id)
 # ARENA_MODE=rating: a deployment for raters only (no Compare, no trace: nothing that generates, so
 # nothing that could replay a study's prompt), plus the published Results.
 MODES: dict[str, tuple[str, ...]] = {"full": tuple(m for _, m in TABS), "rating": ("rating", "results")}
@@ -58,11 +59,11 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
     from arena.studies import reserved  # late, as the tabs' modules: they read the settings main() installs
-    from ui import rating
+    from ui import rate
 
     # Every run that serves the app (Compare, the trace) refuses the prompts of this store's studies.
     reserved.protect(lambda: store_for(ctx))
-    rating.install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
+    rate.install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
     with gr.Blocks(title="Decoding Arena", delete_cache=DELETE_CACHE) as demo:
         # Two pages, and neither links to the other. "hidden", not False: Gradio renders no invisible
         # component, and the navbar's setting is read from the rendered one.
@@ -74,7 +75,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
                 if module not in shown:
                     continue
                 with gr.Tab(label, id=module):
-                    importlib.import_module(f"ui.{module}").build(ctx)
+                    importlib.import_module(MODULES.get(module, f"ui.{module}")).build(ctx)
         _add_loaders(demo, ctx)
     # An invited rater's page: the rating tab alone, in every mode (ui/web.py sends invite links here).
     rater_ctx = AppContext(model=ctx.model, organizer_password=ctx.organizer_password)
@@ -82,7 +83,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     with demo.route("Rate", web.RATE_PAGE, show_in_navbar=False):
         gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
         gr.Markdown(HEADER)
-        rating.build(rater_ctx)
+        rate.build(rater_ctx)
         with gr.Row(elem_id="rate-signout"):
             gr.Markdown(english("rate_page_signout"))
             # A same-origin POST (ui/web.py): no link on another site can sign a rater out.

@@ -53,8 +53,8 @@ if str(ROOT) not in sys.path:
 from arena.store.schema import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
 from tests.support.live_app import GradioHTTP, dep_by_api_name, start_app  # noqa: E402
 from tests.support.seeding import db_store, seed_study  # noqa: E402
+from ui.rate.view import SLOTS, RateView  # noqa: E402  # the Rate tab's wire format
 
-SLOTS = 8  # response slots in the rating tab (A..H)
 DIMENSIONS = SCORE_COLUMNS
 CALL_TIMEOUT_S = 600
 
@@ -94,16 +94,8 @@ def _submit_args(name: str, code: str, index: int, item: int, shown: int) -> lis
 
 
 def _shown(view: tuple) -> int:
-    """How many responses the view shows. gradio_client returns, after progress and prompt, five
-    values per slot (text, three radios, comment; the slot's box is layout and not returned);
-    a hidden slot's text is empty."""
-    count = 0
-    for k in range(SLOTS):
-        text = view[2 + 5 * k]
-        value = text.get("value") if isinstance(text, dict) else text
-        if value:
-            count += 1
-    return count
+    """How many responses the view shows (gradio_client returns no gr.State values)."""
+    return RateView.parse(list(view), states=False).shown
 
 
 _connecting = threading.Semaphore(8)  # clients connect a few at a time; they submit all at once

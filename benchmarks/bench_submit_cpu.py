@@ -35,7 +35,7 @@ def measure(raters: int, items: int) -> dict[str, float]:
 
     from arena import invites
     from arena.store import Store
-    from ui import AppContext, rating
+    from ui import AppContext, rate
 
     with tempfile.TemporaryDirectory(prefix="bench-submit-") as tmp:
         store = Store(f"sqlite:///{Path(tmp) / 'arena.db'}")
@@ -47,7 +47,7 @@ def measure(raters: int, items: int) -> dict[str, float]:
                 store.add_output(item_id, m, 0, text=text, settings={}, seed=7, model="seeded", new_tokens=4)
         codes = [c.code for c in invites.invite(store, sid, [f"rater {r}" for r in range(raters)])]
         with gr.Blocks() as demo:
-            rating.build(AppContext(model=lambda: None, extras={"store": store}))
+            rate.build(AppContext(model=lambda: None, extras={"store": store}))
         fns = {f.api_name: f for f in demo.fns.values() if f.api_name}
         sessions = [fns["rate_start"].fn(code, {}, None)[1] for code in codes]
         counts = {"begin": 0, "statements": 0}
@@ -61,10 +61,10 @@ def measure(raters: int, items: int) -> dict[str, float]:
         n = 0
         for item in range(items):
             for r, code in enumerate(codes):
-                radios = [None] * (3 * rating.SLOTS)
+                radios = [None] * (3 * rate.SLOTS)
                 radios[:9] = [(r + item + k) % 5 + 1 for k in range(9)]
                 t0 = time.process_time()
-                out = fns["rate_submit"].fn(None, code, sessions[r], *radios, *[None] * rating.SLOTS)
+                out = fns["rate_submit"].fn(None, code, sessions[r], *radios, *[None] * rate.SLOTS)
                 cpu += time.process_time() - t0
                 sessions[r] = out[0]
                 n += 1

@@ -31,6 +31,7 @@ from tests.support.live_app import (
     shared_app,
 )
 from tests.support.seeding import db_store, invite_all
+from ui.rate.view import SLOTS, RateView
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -39,7 +40,6 @@ METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 MODEL = f"SecretModel-{TOKEN}"  # planted as the study's model: no rating route may name it
 # What a reply would say if it told the rater how they did.
 TELLTALE = re.compile(r"\b(correct|incorrect|right|wrong|recogni[sz]|blinding index|the blind)\b", re.IGNORECASE)
-SLOTS = 8
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +97,10 @@ def layout_dep(client: GradioHTTP) -> int:
 
 def reply_parts(result) -> dict[str, Any]:
     """What a reply shows besides the texts of the next item (whose order differs per rater)."""
-    data = result.data
+    view = RateView.parse(result.data)
     # each slot's HTML has its letter in a heading: compare the bodies, whatever letter they got
-    texts = sorted(re.sub(r"Response [A-H]", "Response ?", str(data[4 + 5 * k])) for k in range(SLOTS))
-    return {"progress": data[2], "prompt": data[3], "status": data[-2], "texts": texts}
+    texts = sorted(re.sub(r"Response [A-H]", "Response ?", slot.text) for slot in view.slots)
+    return {"progress": view.progress, "prompt": view.prompt, "status": view.status, "texts": texts}
 
 
 def test_the_question_comes_after_scoring_and_no_reply_says_whether_the_guess_was_right(app, world):

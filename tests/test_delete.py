@@ -22,7 +22,7 @@ from common.errors import UserError
 from evaluation import report
 from tests.support.seeding import invite, publish, seed_study
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
-from ui import AppContext, organizer, rating, results
+from ui import AppContext, organizer, rate, results
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 IDS = ["study_id", "item_id", "output_id"]
@@ -463,24 +463,24 @@ def test_after_deletion_the_rate_and_results_tabs_fail_cleanly(store):
     publish(store, b)  # the Results tab shows published studies only
     dee_a, dee_b = invite(store, a, "dee"), invite(store, b, "dee")
     ctx = _ctx(store)
-    rate = _handlers(rating.build, ctx)
-    opened = rate["rate_start"].fn(dee_a, {}, None)  # a rater mid-study when the organizer deletes it
+    rate_fns = _handlers(rate.build, ctx)
+    opened = rate_fns["rate_start"].fn(dee_a, {}, None)  # a rater mid-study when the organizer deletes it
     session = opened[1]
     assert session["item"] and session["study_id"] == a
     before = store.count_ratings()
-    organizer.delete_study(ctx, PASSWORD, a, "Pilot A")
+    organizer.handlers.delete_study(store, a, "Pilot A", None)
 
     # the code went with the study: the one generic refusal, nothing saved
     with pytest.raises(gr.Error, match="not valid"):
-        rate["rate_start"].fn(dee_a, {}, None)
+        rate_fns["rate_start"].fn(dee_a, {}, None)
     values = [4, 4, 4] * 3 + [None] * 3 * (studies.MAX_RESPONSES - 3) + [None] * studies.MAX_RESPONSES
     with pytest.raises(gr.Error, match="not valid"):
-        rate["rate_submit"].fn(None, dee_a, session, *values)
+        rate_fns["rate_submit"].fn(None, dee_a, session, *values)
     with pytest.raises(gr.Error, match="not valid"):
-        rate["rate_next"].fn(dee_a, session, None)
+        rate_fns["rate_next"].fn(dee_a, session, None)
     # the same rater's code for the other study is untouched (it is closed now: rating has ended)
     with pytest.raises(gr.Error, match="closed"):
-        rate["rate_start"].fn(dee_b, {}, None)
+        rate_fns["rate_start"].fn(dee_b, {}, None)
     assert store.count_ratings() == before - 6 * 2
 
     assert [v for _, v in results.study_options(store)] == [b]

@@ -7,7 +7,7 @@ import pytest
 from arena import blind, estimate, invites
 from arena.store import Store
 from tests.support.stores import sqlite_url
-from ui import organizer_dashboard as dash
+from ui.organizer import dashboard as dash
 
 
 def test_estimate_uses_measured_throughput_and_says_when_there_is_none():

@@ -16,6 +16,7 @@ from common.errors import UserError
 from tests.support.stand_ins import stand_in
 from ui import AppContext, organizer, organizer_models
 from ui.i18n import ZH
+from ui.organizer import handlers
 
 PASSWORD = "pickers-secret"
 CREATE = "Create study and generate its outputs"
@@ -37,7 +38,7 @@ def world(tmp_path, monkeypatch, tokenizer):
         loads.append(setting)
         return stand_in(setting, tokenizer)
 
-    monkeypatch.setattr(organizer, "load_on_compute", load)
+    monkeypatch.setattr(handlers, "load_on_compute", load)
     store = Store(f"sqlite:///{tmp_path / 'models.db'}")
     ctx = AppContext(model=lambda: stand_in("smollm2-135m", tokenizer), organizer_password=PASSWORD)
     ctx.extras["store"] = store
@@ -101,7 +102,7 @@ def test_two_models_and_a_variant_make_a_study_over_systems_with_the_chosen_scor
     assert world.loads == ["gemma-3-270m@int8"] and "8 of 8 outputs stored" in status, status
     outputs = world.store.outputs_frame(study.id)
     assert len(outputs) == 2 * 4 and set(outputs["method"]) == set(study.methods)
-    table = organizer.studies_table(SimpleNamespace(extras={"store": world.store}))
+    table = handlers.studies_table(world.store)
     row = table.iloc[0]
     assert row["model"] == "smollm2-135m, gemma-3-270m@int8" and row["methods"] == "TS-Temp, BS-4"
 

@@ -13,7 +13,8 @@ from arena import blind, clients, invites
 from arena.store import Store
 from common.errors import UserError
 from ui import organizer
-from ui import organizer_dashboard as dash
+from ui.organizer import dashboard as dash
+from ui.organizer import forms, handlers
 
 BUILTIN, PASTED, UPLOADED, TASKS = organizer.SOURCES
 
@@ -28,10 +29,10 @@ def store(tmp_path):
 def test_a_pasted_box_or_an_upload_wins_over_the_built_in_scenarios(tmp_path):
     upload = tmp_path / "p.txt"
     upload.write_text("from the file\n", encoding="utf-8")
-    assert organizer.effective_source(BUILTIN, "", None) == BUILTIN
-    assert organizer.effective_source(BUILTIN, "  \n ", None) == BUILTIN  # blank text is no content
-    assert organizer.effective_source(BUILTIN, "one\ntwo", None) == PASTED
-    assert organizer.effective_source(PASTED, "", str(upload)) == UPLOADED
+    assert forms.effective_source(BUILTIN, "", None) == BUILTIN
+    assert forms.effective_source(BUILTIN, "  \n ", None) == BUILTIN  # blank text is no content
+    assert forms.effective_source(BUILTIN, "one\ntwo", None) == PASTED
+    assert forms.effective_source(PASTED, "", str(upload)) == UPLOADED
     # Text put in by a script left the radio on the built-ins: Create uses the text anyway.
     specs = organizer.prompts_from(BUILTIN, "all", "first pasted\nsecond pasted", None)
     assert [s.prompt for s in specs] == ["first pasted", "second pasted"]
@@ -56,7 +57,7 @@ def test_both_a_pasted_box_and_an_upload_asks_which_and_generates_nothing(tmp_pa
     upload.write_text("from the file\n", encoding="utf-8")
     with pytest.raises(UserError) as caught:
         organizer.prompts_from(BUILTIN, "all", "pasted", str(upload))
-    assert str(caught.value) == organizer.BOTH_SOURCES and "nothing was generated" in str(caught.value)
+    assert str(caught.value) == forms.BOTH_SOURCES and "nothing was generated" in str(caught.value)
 
 
 def test_the_preview_quotes_the_first_prompts():
@@ -101,17 +102,17 @@ def test_invite_links_are_full_addresses_with_a_copy_button_each(store, monkeypa
     monkeypatch.delenv("ARENA_PUBLIC_URL", raising=False)
     monkeypatch.delenv("ARENA_TRUSTED_PROXIES", raising=False)
     sid = store.create_study("s", methods=["BS-4", "TS-Temp"])
-    base = organizer.invite_base(_request("arena.local:7860", "192.0.2.5"))
+    base = handlers.invite_base(_request("arena.local:7860", "192.0.2.5"))
     made = invites.invite(store, sid, ["ann", "<b>bo</b>"], base_url=base)
     assert all(re.fullmatch(r"http://arena\.local:7860/\?invite=[A-Za-z0-9_-]+", i.link) for i in made)
-    page = organizer.invite_links_html(made)
+    page = handlers.invite_links_html(made)
     assert page.count('class="arena-copy"') == 2
     assert all(f'data-copy="{i.link}"' in page for i in made)
     assert "<b>bo</b>" not in page and "&lt;b&gt;bo&lt;/b&gt;" in page
     monkeypatch.setenv("ARENA_PUBLIC_URL", "https://arena.example.org/")
-    assert organizer.invite_base(_request("arena.local:7860", "192.0.2.5")) == "https://arena.example.org/"
+    assert handlers.invite_base(_request("arena.local:7860", "192.0.2.5")) == "https://arena.example.org/"
     monkeypatch.delenv("ARENA_PUBLIC_URL")
-    assert organizer.invite_base(None) is None  # no request: the relative link, as before
+    assert handlers.invite_base(None) is None  # no request: the relative link, as before
 
 
 def test_every_invited_rater_is_in_the_progress_table_and_times_are_to_the_second(store):

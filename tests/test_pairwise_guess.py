@@ -19,6 +19,7 @@ from arena.store import Store
 from common.errors import UserError
 from evaluation import blinding
 from evaluation.pairwise_view import pairwise_view
+from ui.rate import pairwise
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 
@@ -142,11 +143,9 @@ def panel_of(store: Store):
     """The rating tab's pairwise panel, built in a Blocks: `start` and the handlers by api name."""
     import gradio as gr
 
-    from ui import rating_pairwise
-
     with gr.Blocks() as demo:
         code = gr.Textbox()
-        panel = rating_pairwise.build(store, code, lambda typed, request: typed)
+        panel = pairwise.build(store, code)
     return panel, {f.api_name: f.fn for f in demo.fns.values() if f.api_name}
 
 
@@ -176,7 +175,7 @@ def test_the_question_is_the_same_on_pairs_with_and_without_the_target(store):
     ann = invites.resolve(store, made.code)
     panel, fns = panel_of(store)
     assert [c[0] for c in panel.outputs[12].choices] == ["A", "B", guessing.DONT_KNOW]  # the question's choices
-    values = panel.start(store, ann)
+    values = pairwise.start(store, ann)
     sess = values[2]
     by_pair: dict[bool, list] = {True: [], False: []}
     answers = ["A", "B", guessing.DONT_KNOW]

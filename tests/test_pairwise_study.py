@@ -282,7 +282,7 @@ def test_results_and_present_show_the_leaderboard_once_published(tmp_path):
 
 
 def test_the_organizer_sees_votes_as_progress(tmp_path):
-    from ui import organizer_dashboard
+    from ui.organizer import dashboard as organizer_dashboard
 
     store = Store(f"sqlite:///{tmp_path / 'o.db'}")
     sid, _ = make_pairwise(store, n_items=6)

@@ -14,7 +14,7 @@ from evaluation import story
 from evaluation.human import words as hw
 from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
-from ui import present
+from ui import i18n, present
 
 NAME = '<script>alert(1)</script> "Q3" & co'
 
@@ -217,7 +217,7 @@ def test_results_tab_shows_the_story_and_links_the_stakeholder_page(store):
     ],
 )
 def test_the_language_comes_from_the_query_else_the_browser(query, accept, lang):
-    assert present.language_of(query, accept) == lang
+    assert i18n.language_of(query, accept) == lang
 
 
 def test_takeaway_and_agreement_in_chinese_say_what_the_english_says():

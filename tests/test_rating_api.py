@@ -20,7 +20,7 @@ from arena import invites, studies
 from arena.store import Store
 from tests.support.live_app import GradioHTTP, start_app
 from tests.support.seeding import invite_all
-from ui import rating_pairwise
+from ui.rate import pairwise as rating_pairwise
 from ui.safe import markdown_html
 
 RATERS = ("Rater One", "Rater Two", "Rater Three", "Organizer Check", "Revoked Rater")
@@ -101,7 +101,7 @@ def parse_start(result) -> tuple[str, dict]:
 def parse_view(result) -> dict:
     """Pull the rater's view out of rate_* outputs: progress, prompt, then per slot
     (box, text, 3 radios, comment), then status; Start's reply then has the pairwise panel's values
-    (ui/rating_pairwise.py, emptied and hidden in a 1-5 study)."""
+    (ui/rate/pairwise.py, emptied and hidden in a 1-5 study)."""
     values = list(result)
     progress, prompt = values[0], values[1]
     # gradio_client leaves layout blocks (the gr.Group per slot) out of the returned values
@@ -306,6 +306,8 @@ def _organizer_inputs(http: GradioHTTP, dep: dict, password: str, sid: int) -> l
             values.append(max(1 if "max_new" not in str(props.get("label")) else 2, low if low is not None else 1))
         elif kind == "file":
             values.append(None)
+        elif "seed" in str(props.get("label")).lower():  # the base seed box (a text box): empty = secret, random
+            values.append("")
         else:
             values.append("Organizer check prompt" if props.get("lines", 1) > 1 else "Second pilot")
     return values

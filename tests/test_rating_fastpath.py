@@ -18,7 +18,7 @@ from sqlalchemy.exc import OperationalError
 from arena import blind, invites
 from arena.store import Store
 from arena.store.schema import assignments, items, outputs, ratings, studies, study_raters
-from ui import AppContext, rating
+from ui import AppContext, rate
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
 
@@ -70,17 +70,17 @@ def store(tmp_path):
 @pytest.fixture
 def tab(store):
     with gr.Blocks() as demo:
-        rating.build(AppContext(model=lambda: None, extras={"store": store}))
+        rate.build(AppContext(model=lambda: None, extras={"store": store}))
     fns = {f.api_name: f for f in demo.fns.values() if f.api_name}
     layout = [f for f in demo.fns.values() if f.name == "on_layout"]
     return demo, fns, layout
 
 
 def radios_and_notes(scores, notes=None) -> list:
-    radios = [None] * (3 * rating.SLOTS)
+    radios = [None] * (3 * rate.SLOTS)
     for k, triple in enumerate(scores):
         radios[3 * k : 3 * k + 3] = triple
-    return radios + list(notes or [None] * rating.SLOTS)
+    return radios + list(notes or [None] * rate.SLOTS)
 
 
 def test_submit_is_one_event_of_plain_values(tab):

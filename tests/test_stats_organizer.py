@@ -9,7 +9,8 @@ import pytest
 from arena.store import Store
 from common.errors import UserError
 from tests.test_stats_cli import rated_store
-from ui import AppContext, organizer_stats
+from ui import AppContext
+from ui.organizer import stats as organizer_stats
 
 
 @pytest.fixture()

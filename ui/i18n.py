@@ -24,6 +24,7 @@ from common import messages
 from . import organizer_models
 
 LETTERS = "ABCDEFGH"
+LANGUAGES = messages.LANGUAGES
 
 
 def _page_table() -> dict[str, str]:
@@ -95,3 +96,43 @@ def translate(demo: gr.Blocks) -> int:
                 setattr(block, attr, t(value))
                 marked += 1
     return marked
+
+
+# ---- the reader's language, for what the server writes (the rating page's lines, /present, errors) ----
+
+
+def language_of(query: str | None, accept_language: str | None) -> str:
+    """ "zh" or "en": `?lang=` when it names one, else the browser's most preferred language (zh* → zh)."""
+    if query in LANGUAGES:
+        return query
+    best, best_q = "", 0.0
+    for part in (accept_language or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if tag and q > best_q:
+            best, best_q = tag.lower(), q
+    return "zh" if best == "zh" or best.startswith("zh-") else "en"
+
+
+def language_of_request(request: Any) -> str:
+    """ "zh" or "en" for a handler's request: the browser's most preferred language."""
+    headers = getattr(request, "headers", None) or {}
+    return language_of(None, headers.get("accept-language"))
+
+
+def translated(sentence: str, lang: str) -> str:
+    """A fixed sentence a lower layer wrote (a refusal, the line shown instead of an item) in `lang`,
+    found in common/messages.py by its English; a sentence with no entry stays as it is."""
+    if lang != "zh":
+        return sentence
+    head, _, tail = messages.english("rater_all_rated").partition("{n}")
+    middle = sentence[len(head) : len(sentence) - len(tail)]
+    if sentence.startswith(head) and sentence.endswith(tail) and middle.isdigit():
+        return messages.text("rater_all_rated", lang, n=middle)
+    key = messages.key_of(sentence)
+    return sentence if key is None else messages.text(key, lang)

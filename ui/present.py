@@ -37,33 +37,16 @@ from evaluation import story
 from evaluation.pairwise_view import pairwise_view
 from evaluation.report import PRESENT_PATH, compute_view, model_named
 
+from .i18n import language_of
+
 PATH = PRESENT_PATH
 PLOTLY_PATH = "/present/plotly.js"
 NOT_FOUND = messages.english("present_not_found")
 
 # The page in Chinese: chosen from the request (`?lang=zh|en`, else Accept-Language), rendered here.
 # Method names, numbers and a study's own name stay as they are.
-LANGUAGES = messages.LANGUAGES
 # The table's column names (evaluation.results.COLUMNS) and the leaderboard's, in Chinese.
 COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswith("column_")}
-
-
-def language_of(query: str | None, accept_language: str | None) -> str:
-    """ "zh" or "en": `?lang=` when it names one, else the browser's most preferred language (zh* → zh)."""
-    if query in LANGUAGES:
-        return query
-    best, best_q = "", 0.0
-    for part in (accept_language or "").split(","):
-        tag, _, params = part.strip().partition(";")
-        q = 1.0
-        if params.strip().startswith("q="):
-            try:
-                q = float(params.strip()[2:])
-            except ValueError:
-                q = 0.0
-        if tag and q > best_q:
-            best, best_q = tag.lower(), q
-    return "zh" if best == "zh" or best.startswith("zh-") else "en"
 
 
 def _w(key: str, lang: str) -> str:

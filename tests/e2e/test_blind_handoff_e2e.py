@@ -20,7 +20,7 @@ from arena import invites
 from arena.requests import MethodResult
 from arena.store import Store
 from tests.support.browser_helpers import response_text, score_all
-from ui import AppContext, rating
+from ui import AppContext, rate
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
 pytestmark = [
@@ -59,7 +59,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
     ]
     ctx = AppContext(model=lambda: SimpleNamespace(name="stand-in-model"))
     ctx.extras["store"] = store
-    rating.install_quick_rate(ctx)
+    rate.install_quick_rate(ctx)
     with gr.Blocks() as demo:
         with gr.Tabs() as tabs:
             ctx.tabs = tabs
@@ -70,7 +70,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
                 button = gr.Button("Rate these blind")
                 ctx.extras["quick_rate"](button, prompt, raw, last)
             with gr.Tab("Rate (blind)", id="rating"):
-                rating.build(ctx)
+                rate.build(ctx)
     port = _port()
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     try:

@@ -19,9 +19,9 @@ from arena.numbers import study_id as parse_study_id
 from common.messages import english
 from evaluation import blinding, form_cues
 
-from . import AppContext, organizer_auth
-from .rating import store_for
-from .safe import md_text
+from .. import AppContext, store_for
+from ..safe import md_text
+from . import auth as organizer_auth
 
 
 def form_check_text(store: Any, study: Any) -> str:

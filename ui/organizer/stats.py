@@ -26,10 +26,10 @@ from evaluation.human import raters as stats_raters
 from evaluation.human import stats as hs
 from evaluation.human import words as hw
 
-from . import AppContext, organizer_auth
-from .empty import shown
-from .rating import store_for
-from .safe import md_text
+from .. import AppContext, store_for
+from ..empty import shown
+from ..safe import md_text
+from . import auth as organizer_auth
 
 MAX_GRID_CELLS = 40
 MAX_SIMS = 1000

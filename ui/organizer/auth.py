@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hmac
 import inspect
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -15,8 +16,8 @@ import gradio as gr
 from arena import clients, sessions, throttle
 from common.errors import UserError
 
-from . import AppContext
-from .safe import toast
+from .. import AppContext
+from ..handler import handler
 
 
 def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
@@ -49,23 +50,22 @@ def check(ctx: AppContext, password: Any, request: Any) -> None:
         check_request(ctx, password, request)
 
 
-def guarded(ctx: AppContext, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` as an organizer handler: the password (first input) is checked first, throttled per client,
-    and a `UserError` becomes one toast. The wrapper's signature gives Gradio the request and keeps
-    `fn`'s own parameters (a gr.Progress one included) visible; `fn` gets the request when it names a
-    `request` parameter (e.g. invite links from the page's own URL)."""
-    params = list(inspect.signature(fn).parameters.values())
+def guarded(ctx: AppContext, fn: Callable[..., Any], *deps: Any) -> Callable[..., Any]:
+    """`handler(fn, *deps)` (ui/handler.py) as an organizer handler: the password (first input) is
+    checked first, throttled per client, and a `UserError` becomes the one inline line. Gradio sees the
+    request, the password, then `fn`'s own parameters after `deps` (a gr.Progress one included); `fn`
+    gets the request when it names a `request` parameter (e.g. invite links from the page's own URL)."""
+    hints = typing.get_type_hints(fn)
+    params = list(inspect.signature(fn).parameters.values())[len(deps) :]
     wants_request = any(p.name == "request" for p in params)
-    params = [p for p in params if p.name != "request"]
+    params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in params if p.name != "request"]
 
     def run(request: gr.Request, pw: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            check_request(ctx, pw, request)
-            return fn(*args, **kwargs, **({"request": request} if wants_request else {}))
-        except UserError as exc:
-            raise gr.Error(toast(exc), print_exception=False) from None
+        check_request(ctx, pw, request)
+        return fn(*deps, *args, **kwargs, **({"request": request} if wants_request else {}))
 
     req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
-    pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Any)
     run.__signature__ = inspect.Signature([req_param, pw_param, *params])  # type: ignore[attr-defined]
-    return run
+    run.__name__ = getattr(fn, "__name__", "run")
+    return handler(run)

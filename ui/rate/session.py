@@ -1,5 +1,5 @@
 """Which invite code a rating handler acts on, and the check that it is the one the tab's session
-was started with: shared by the 1–5 form (ui/rating.py) and the pairwise panel (ui/rating_pairwise.py)."""
+was started with: shared by the 1–5 form (ui/rate/handlers.py) and the pairwise panel (ui/rate/pairwise.py)."""
 
 from __future__ import annotations
 

@@ -15,32 +15,13 @@ from arena import blind
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from common import messages
 
-from .i18n import ZH
-from .present import language_of
-from .safe import md_text
-
-
-def language(request: Any) -> str:
-    """ "zh" or "en" for a handler's request: the browser's most preferred language."""
-    headers = getattr(request, "headers", None) or {}
-    return language_of(None, headers.get("accept-language"))
+from ..i18n import ZH
+from ..safe import md_text
 
 
 def say(key: str, lang: str, **values: Any) -> str:
     """Message `key` of common/messages.py in `lang`, with `values` filled in."""
     return messages.text(key, lang, **values)
-
-
-def message(text: str, lang: str) -> str:
-    """A sentence from arena/ (a refusal, or the line shown instead of an item) in `lang`: found in the
-    table by its English; a sentence with no entry stays as it is."""
-    if lang != "zh":
-        return text
-    head, _, tail = messages.english("rater_all_rated").partition("{n}")
-    if text.startswith(head) and text.endswith(tail) and text[len(head) : len(text) - len(tail)].isdigit():
-        return say("rater_all_rated", lang, n=text[len(head) : len(text) - len(tail)])
-    key = messages.key_of(text)
-    return text if key is None else messages.text(key, lang)
 
 
 def progress(view: blind.RaterView, lang: str) -> str:

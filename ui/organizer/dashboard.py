@@ -23,9 +23,9 @@ from arena.store.feedback import FLAG_REASONS
 from common.errors import UserError
 from evaluation.human.raters import seconds_per_item
 
-from .organizer_auth import check_request
-from .rating import store_for
-from .safe import md_text
+from .. import store_for
+from ..safe import md_text
+from .auth import check_request
 
 RATER_COLUMNS = ["rater", "% done", "items done", "skipped", "median s / item", "last activity (UTC)"]
 ENROLMENT_COLUMNS = ["rater", "rater_index", "has_code", "revoked_at", "created_at"]

@@ -1,0 +1,367 @@
+"""The Organizer's handlers: module-level functions of plain values (the store, the app's model, the
+form's values) that return named views (tuples Gradio takes as they are) or raise `UserError`. `build`
+(ui/organizer/__init__.py) wires each behind the organizer password (auth.guarded); tests call them
+directly (tests/test_organizer_handlers.py).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import gradio as gr
+import pandas as pd
+
+from arena import blind, clients, export, invites, pair_export, sessions, studies, systems
+from arena.eta import GenerationEta
+from arena.llm import LoadedModel
+from arena.numbers import study_id as parse_study_id
+from arena.preferences import preference_pairs, write_preference_jsonl
+from arena.runner import load_on_compute
+from arena.settings import current as current_settings
+from arena.store import Store
+from common.errors import UserError
+from evaluation import form_cues
+from evaluation.perplexity import SCORES
+
+from .. import organizer_models
+from ..empty import shown
+from ..safe import md_text
+from . import dashboard
+from .forms import DESIGNS, file_path, prompts_from
+
+STUDY_COLUMNS = [
+    "id", "name", "state", "kind", "model", "methods", "samples", "items", "outputs", "ready items", "raters",
+    "ratings", "created",
+]  # fmt: skip
+
+
+class Overview(NamedTuple):
+    """The studies panel: the study picker, the studies table, progress per rater, the status line and
+    the danger zone's picker (`build`'s overview outputs, in this order)."""
+
+    choice: Any
+    studies: pd.DataFrame
+    per_rater: pd.DataFrame
+    status: str
+    danger: Any
+
+
+def studies_table(store: Store) -> pd.DataFrame:
+    rows = []
+    for s in store.list_studies(kind="study"):  # quick ratings from Compare are not the organizer's studies
+        summary = store.study_summary(s.id)
+        expected = (
+            summary["items"] * len(studies.expected_slots(s.methods, s.samples_per_method))
+            if s.kind == "study"
+            else summary["outputs"]
+        )
+        rows.append(
+            {
+                "id": s.id,
+                "name": s.name,
+                "state": s.state,
+                "kind": "pairwise" if s.design == "pairwise" else s.kind,
+                "model": ", ".join(systems.models_in(s.methods)) or s.model,
+                "methods": ", ".join(dict.fromkeys(systems.method_of(m) for m in s.methods)),
+                "samples": s.samples_per_method,
+                "items": summary["items"],
+                "outputs": f"{summary['outputs']} / {expected}",
+                "ready items": len(studies.ready_item_ids(store, s.id)),
+                "raters": summary["raters"],
+                "ratings": len(store.votes(s.id)) if s.design == "pairwise" else summary["ratings"],
+                "created": dashboard.second(s.created_at),
+            }
+        )
+    if not rows:
+        return dashboard.empty_table(STUDY_COLUMNS, "no studies yet: create one above")
+    return pd.DataFrame(rows, columns=STUDY_COLUMNS)
+
+
+def study_options(store: Store) -> list[tuple[str, int]]:
+    return [(f"#{s.id} {s.name}", int(s.id)) for s in store.list_studies(kind="study")]
+
+
+def quick_line(store: Store) -> str:
+    """How many quick ratings from Compare exist (they are not listed; they expire on their own)."""
+    n = len(store.list_studies(kind="adhoc"))
+    if not n:
+        return "Unlocked."
+    hours = current_settings().quick_study_hours
+    return (
+        f'Unlocked. {n} quick rating{"s" if n != 1 else ""} from Compare ("Rate these blind") '
+        f"{'are' if n != 1 else 'is'} not listed; each is deleted {hours:g} h after it was made."
+    )
+
+
+def overview(store: Store, selected: Any = None, status: str | None = None) -> Overview:
+    """The studies panel with `selected` chosen (else the first study)."""
+    options = study_options(store)
+    value = selected if selected in [v for _, v in options] else (options[0][1] if options else None)
+    rater_table = (
+        dashboard.rater_table(store, value)
+        if value is not None
+        else dashboard.empty_table(dashboard.RATER_COLUMNS, "no study yet: create one above")
+    )
+    line = quick_line(store) if status is None else status
+    return Overview(gr.update(choices=options, value=value), studies_table(store), rater_table, line,
+                    gr.update(choices=options))  # fmt: skip
+
+
+def unlock(store: Store, selected: Any = None) -> tuple[Any, ...]:
+    """`overview`, and a one-time ticket the page trades for its organizer session (arena/sessions.py)."""
+    return (*overview(store, selected), sessions.organizer.ticket())
+
+
+def design(store: Store, selected: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The chosen study's enrolled raters, its position balance and balanced blocks per rater."""
+    if selected in (None, ""):  # unlocked with no study yet: say so, no "choose a study" toast
+        return (
+            dashboard.empty_table(dashboard.ENROLMENT_COLUMNS, "choose a study above"),
+            dashboard.empty_table(["position balance"], "choose a study above"),
+            dashboard.empty_table(["balanced blocks"], "choose a study above"),
+        )
+    sid = parse_study_id(selected)
+    by_method, per_rater = blind.position_balance(store, sid)
+    return dashboard.enrolment_table(store, sid), by_method, per_rater
+
+
+def flags_of(store: Store, selected: Any) -> pd.DataFrame:
+    if selected in (None, ""):  # no study chosen yet: an empty table, not an error
+        return dashboard.empty_table(dashboard.FLAG_COLUMNS, "choose a study above")
+    return dashboard.flag_table(store, parse_study_id(selected))
+
+
+def set_state(store: Store, action: Callable[[Store, int], Any], selected: Any) -> Overview:
+    """Open, close or publish the chosen study (`action` is arena.studies' open_study...)."""
+    sid = parse_study_id(selected)
+    action(store, sid)
+    study = store.get_study(sid)
+    return overview(store, sid, f"Study #{sid} is now **{study.state if study is not None else 'deleted'}**.")
+
+
+# ---- invitations ---------------------------------------------------------------------------------
+
+
+def invite_base(request: Any) -> str | None:
+    """The base of invite links: ARENA_PUBLIC_URL when set, else the address the organizer's own
+    request came to (arena/clients.py: forwarded headers only from trusted proxies); None for the
+    relative link when neither is known."""
+    return current_settings().public_url or clients.base_url(request) or None
+
+
+def invite_links_html(made: list[invites.Invite]) -> str:
+    """The new invite links, each with a Copy button (HTML; every name and link escaped)."""
+    if not made:
+        return ""
+    rows = "".join(
+        f'<li><span class="arena-invite-rater">{html.escape(i.rater)}</span> '
+        f"<code>{html.escape(i.link)}</code> "
+        f'<button type="button" class="arena-copy" data-copy="{html.escape(i.link, quote=True)}" '
+        f'aria-label="Copy the invite link of {html.escape(i.rater, quote=True)}">Copy link</button></li>'
+        for i in made
+    )
+    return f'<ul class="arena-invite-links">{rows}</ul>'
+
+
+def invite(store: Store, selected: Any, names: Any, request: Any = None) -> tuple[Any, ...]:
+    """New codes for the named raters: their table, links, CSV (downloaded by the page), the study's
+    enrolment, balance and blocks, progress per rater, the status line, and the names box emptied."""
+    sid = parse_study_id(selected)
+    wanted = [n for n in str(names or "").replace("\n", ",").split(",") if n.strip()]
+    made = invites.invite(store, sid, wanted, base_url=invite_base(request))
+    table = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
+    line = (
+        f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
+        "only now: download the CSV or copy the links."
+    )
+    rater_table = dashboard.rater_table(store, sid)  # the new raters, "not started"
+    return table, invite_links_html(made), invites.invites_csv(made), *design(store, sid), rater_table, line, ""
+
+
+def revoke(store: Store, selected: Any, name: Any) -> tuple[Any, ...]:
+    sid = parse_study_id(selected)
+    done = invites.revoke(store, sid, name)
+    return (
+        *design(store, sid),
+        "Code revoked; their ratings stay." if done else "That rater had no live code in this study.",
+    )
+
+
+# ---- creating and generating -------------------------------------------------------------------
+
+
+def create(
+    store: Store,
+    model: Callable[[], LoadedModel],
+    model_names: list[str],
+    study_name: Any,
+    src: Any,
+    lang: Any,
+    pasted_text: Any,
+    upload_value: Any,
+    method_list: Any,
+    n_samples: Any,
+    max_new_tokens: Any,
+    base_seed: Any,
+    guideline_text: Any,
+    guess_choice: Any = None,
+    design_label: Any = None,
+    models_chosen: Any = None,
+    scorer_choice: Any = None,
+    progress: Any = gr.Progress(),
+) -> Overview:
+    """Create the study and generate its outputs, then the form check of its outputs."""
+    lm = model()
+    chosen = organizer_models.study_models(models_chosen, model_names)
+    sid = studies.create_study(
+        store,
+        study_name,
+        prompts_from(src, lang, pasted_text, upload_value),
+        methods=method_list or [],
+        samples_per_method=n_samples,
+        max_new_tokens=max_new_tokens,
+        base_seed=base_seed,
+        model=lm.name,
+        lm=lm,
+        guidelines=guideline_text,
+        guess_methods=organizer_models.guess_targets(guess_choice, chosen),
+        design=DESIGNS.get(design_label or "", "scores"),
+        models=chosen,
+        scorer_model=organizer_models.scorer_model(scorer_choice, chosen, model_names),
+    )
+    report = generate(store, lm, model_names, sid, progress)
+    # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
+    form = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
+    return overview(store, sid, f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}")
+
+
+def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
+    """Generate the study's missing outputs, with done / total and the time left in the progress bar."""
+    clock = GenerationEta(prior=dashboard.throughput(store, lm))
+
+    def tick(done: int, total: int, what: str) -> None:
+        progress((done, total), desc=f"Generating: {what} · {clock.snapshot().line()}", unit="outputs")
+
+    def load(setting: str) -> LoadedModel:
+        # a study over models: the app's own is the loaded one; the others through the model cache,
+        # loaded on the compute thread as Compare's grid loads them
+        return lm if setting == model_names[0] else load_on_compute(setting)
+
+    report = studies.generate_study(store, lm, sid, progress=tick, eta=clock, load=load)
+    return f"{report} {clock.snapshot().line()}."
+
+
+def resume(
+    store: Store, model: Callable[[], LoadedModel], model_names: list[str], selected: Any, progress: Any = gr.Progress()
+) -> Overview:
+    sid = parse_study_id(selected)
+    if store.get_study(sid) is None:
+        raise UserError("that study does not exist")
+    return overview(store, sid, f"Study #{sid}: {generate(store, model(), model_names, sid, progress)}")
+
+
+# ---- the blind mapping, exports, import ------------------------------------------------------------
+
+
+def reveal(store: Store, selected: Any) -> tuple[pd.DataFrame, str]:
+    return blind.reveal(store, parse_study_id(selected)), "Mapping shown (organizer only)."
+
+
+def export_ratings(store: Store, fmt: str) -> tuple[str, str]:
+    """Every study's ratings as the file's text (the page downloads it) and the status line."""
+    text, n = export.export_text(store, fmt, blind=True)
+    return text, f"Exported {n} rows (downloaded as ratings.{fmt})."
+
+
+def export_votes(store: Store, selected: Any) -> tuple[str, str]:
+    """The chosen pairwise study's votes as `python -m evaluation.pairwise` reads them (closed only)."""
+    sid = parse_study_id(selected)
+    out = io.StringIO()
+    n = pair_export.write_votes_csv(pair_export.vote_rows(store, sid), out)
+    return out.getvalue(), f"Exported {n} votes of study #{sid} (downloaded as votes-study-{sid}.csv)."
+
+
+def export_pairs(store: Store, selected: Any) -> tuple[str, str]:
+    """The chosen pairwise study's decisive votes as {prompt, chosen, rejected} lines (closed only)."""
+    sid = parse_study_id(selected)
+    out = io.StringIO()
+    n = write_preference_jsonl(preference_pairs(pair_export.preference_rows(store, sid)), out)
+    return out.getvalue(), f"Exported {n} preference pairs of study #{sid} (downloaded as pairs.jsonl)."
+
+
+def import_ratings(store: Store, upload_value: Any) -> Overview:
+    path = file_path(upload_value)
+    if not path:
+        raise UserError("upload an export file first")
+    try:
+        counts = export.import_file(store, path)
+    finally:
+        Path(path).unlink(missing_ok=True)  # the upload has served its purpose; nothing stays behind
+    line = (
+        f"Imported {counts['ratings']} ratings ({counts['studies']} new studies, "
+        f"{counts['items']} items, {counts['outputs']} outputs)."
+    )
+    return overview(store, None, line)
+
+
+# ---- the danger zone -------------------------------------------------------------------------------
+
+
+class DeletionView(NamedTuple):
+    """After a deletion: the copy's files (when they may be downloaded), the status line, the studies
+    panel, and the confirmation box emptied."""
+
+    files: Any
+    status: str
+    choice: Any
+    studies: pd.DataFrame
+    per_rater: pd.DataFrame
+    danger: Any
+    confirm: str
+
+
+def still_blind(store: Store, study: Any) -> bool:
+    """The study exists and is not closed yet (the deletion's own checks come after)."""
+    try:
+        found = store.get_study(parse_study_id(study))
+    except UserError:
+        return False
+    return found is not None and found.state not in ("closed", "published")
+
+
+def after_deletion(store: Store, deletion: studies.Deletion, selected: Any, was_blind: bool) -> DeletionView:
+    panel = overview(store, selected)
+    message = md_text(deletion.message())
+    files = [str(p) for p in deletion.files]
+    if was_blind:
+        # The copy names the method of every rating: while the study was open the organizer is blind
+        # too, so it stays on the server and is not offered for download.
+        where = deletion.kept_in or deletion.files[0].parent
+        head = deletion.message().split(" Their ratings were exported first")[0]
+        head = head.split(" The study was exported first")[0]
+        message = md_text(
+            f"{head} It was copied first, but the study was still open, so the copy (which names each "
+            f"rating's method) is not offered for download: it is kept on the server in `{where}`."
+        )
+        files = []
+    danger = gr.update(choices=panel.danger["choices"], value=None)
+    return DeletionView(shown(files), message, panel.choice, panel.studies, panel.per_rater, danger, "")
+
+
+def delete_study(store: Store, study: Any, typed_name: Any, selected: Any) -> DeletionView:
+    """The danger zone's "Delete this study": the study's exact name, then a copy, then the deletion
+    (UserError with the reason when it refuses: nothing is deleted then)."""
+    was_blind = still_blind(store, study)
+    deletion = studies.delete_study(store, study, typed_name)
+    SCORES.forget()  # the Results tab's cached perplexities of its outputs
+    return after_deletion(store, deletion, selected, was_blind)
+
+
+def delete_rater_ratings(store: Store, study: Any, rater: Any, typed_name: Any, selected: Any) -> DeletionView:
+    """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
+    was_blind = still_blind(store, study)
+    return after_deletion(store, studies.delete_rater_ratings(store, study, rater, typed_name), selected, was_blind)
