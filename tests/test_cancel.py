@@ -102,7 +102,7 @@ def test_sampling_runs_first_and_beam_search_last(lm):
 
 
 def test_compare_caps_max_new_tokens_times_methods(monkeypatch):
-    from ui.compare import compare_token_cap, make_request, param_keys
+    from ui.compare.form import compare_token_cap, make_request, param_keys
 
     defaults = [p.default for _, p in param_keys()]
     monkeypatch.delenv("ARENA_COMPARE_MAX_TOKENS", raising=False)

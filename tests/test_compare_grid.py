@@ -16,7 +16,11 @@ from arena.engines.dummy import DummyEngine
 from arena.requests import RunRequest, run_order
 from common.errors import UserError
 from tests.support.stand_ins import stand_in
-from ui import AppContext, compare, compare_grid
+from ui import AppContext, compare
+from ui.compare import form as cform
+from ui.compare import grid as compare_grid
+from ui.compare import handlers as compare_handlers
+from ui.compare import timing as ctiming
 
 PROMPT = "Name one colour of the sky."
 METHODS = ["TS-Temp", "BS-4"]
@@ -140,9 +144,9 @@ def test_grid_views_put_methods_in_rows_and_models_in_columns(dummy):
 
 def test_the_token_cap_counts_every_model():
     req = RunRequest(PROMPT, METHODS, max_new_tokens=100)
-    compare.check_token_cap(req, cap=400, models=2)
+    cform.check_token_cap(req, cap=400, models=2)
     with pytest.raises(UserError, match=r"2 methods × 3 models × 100 max_new_tokens = 600 tokens.*fewer models"):
-        compare.check_token_cap(req, cap=400, models=3)
+        cform.check_token_cap(req, cap=400, models=3)
 
 
 def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_path):
@@ -152,11 +156,11 @@ def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_pat
     store = Store(f"sqlite:///{tmp_path / 'g.db'}")
     app_model = stand_in("smollm2-135m")
     monkeypatch.setattr(compare, "model_choices", lambda default: [default, "gemma-3-270m"])
-    monkeypatch.setattr(compare, "load_on_compute", dummy.load)
+    monkeypatch.setattr(compare_handlers, "load_on_compute", dummy.load)
     with gr.Blocks() as demo:
         compare.build(AppContext(model=lambda: app_model, extras={"store": store}))
     run = next(f for f in demo.fns.values() if f.api_name == "compare")
-    values = [p.default for _, p in compare.param_keys()]
+    values = [p.default for _, p in cform.param_keys()]
     request = SimpleNamespace(session_hash="g")
 
     one = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
@@ -189,12 +193,12 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
 
     store = Store(f"sqlite:///{tmp_path / 's.db'}")
     monkeypatch.setattr(compare, "model_choices", lambda default: [default, "gemma-3-270m"])
-    monkeypatch.setattr(compare, "load_on_compute", dummy.load)
+    monkeypatch.setattr(compare_handlers, "load_on_compute", dummy.load)
     with gr.Blocks() as demo:
         compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
     run = next(f for f in demo.fns.values() if f.api_name == "compare")
     stop = next(f for f in demo.fns.values() if f.fn.__name__ == "on_stop")
-    values = [p.default for _, p in compare.param_keys()]
+    values = [p.default for _, p in cform.param_keys()]
     request = SimpleNamespace(session_hash="stop-grid")
     updates = run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m", "gemma-3-270m"])
     state = None
@@ -203,7 +207,7 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
             state = update[-2]
             break
     assert state is not None
-    line, run_button, *_ = stop.fn(request, state, compare.BUSY_LABEL)
+    line, run_button, *_ = stop.fn(request, state, ctiming.BUSY_LABEL)
     assert line.startswith("**Stopped** after 1 of 4 cells") and run_button["interactive"] is True
     rest = list(updates)
     assert rest[-1][0]["value"].startswith("**Stopped** after 1 of 4 cells") and dummy.loads == []
@@ -284,14 +288,14 @@ def test_stop_before_a_run_starts_ends_it_when_its_turn_comes_and_a_new_run_forg
         guard.fn(True)  # a generating run: the job cancel does not fire
     guard.fn(False)
 
-    values = [p.default for _, p in compare.param_keys()]
+    values = [p.default for _, p in cform.param_keys()]
     request = SimpleNamespace(session_hash="stop-waiting")
-    *_, generating = stop.fn(request, [], compare.BUSY_LABEL)  # pressed while the run waits its turn
+    *_, generating = stop.fn(request, [], ctiming.BUSY_LABEL)  # pressed while the run waits its turn
     assert generating is False
     updates = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
     assert updates[-1][0]["value"].startswith("**Stopped** after 0 of 2 methods")
 
-    stop.fn(request, [], compare.BUSY_LABEL)
+    stop.fn(request, [], ctiming.BUSY_LABEL)
     check.fn(request, PROMPT, METHODS, False, 5, 6, False, *values)  # Run pressed again: the old Stop is void
     updates = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
     assert "Stopped" not in str(updates[-1][0]["value"])

@@ -26,6 +26,7 @@ from decoders.methods.ts_tilted_concise import INSTRUCTIONS, prompt_language
 from decoders.phrases import count_phrases, default_phrases, normalize_phrases, parse_phrases, token_sequences
 from decoders.priors import build_prior
 from tests.test_core_equivalence import bare_generate
+from ui.compare import form as cform
 
 NAME = "TS-Tilted-Concise"
 PROMPT = "Explain the basic principles of quantum computing."
@@ -298,15 +299,13 @@ def test_on_vllm_the_penalty_is_refused_and_the_instruction_alone_translates_lik
 def test_compare_shows_a_text_box_for_the_phrases_and_runs_what_was_typed():
     import gradio as gr
 
-    from ui import compare
-
-    keys = compare.param_keys()
+    keys = cform.param_keys()
     phrases = next(p for m, p in keys if m == NAME and p.name == "phrases")
-    box = compare._control(phrases)
+    box = cform.control_for(phrases)
     assert isinstance(box, gr.Textbox) and box.value == phrases.default
     values = [("very, 其实" if (m, p.name) == (NAME, "phrases") else p.default) for m, p in keys]
-    req = compare.make_request(PROMPT, ["TS-Tilted", NAME], False, 0, 8, values)
+    req = cform.make_request(PROMPT, ["TS-Tilted", NAME], False, 0, 8, values)
     assert req.settings == {NAME: {"phrases": "very, 其实"}}
     values[[i for i, (m, p) in enumerate(keys) if (m, p.name) == (NAME, "phrases")][0]] = "..."
     with pytest.raises(UserError, match="no letters"):
-        compare.make_request(PROMPT, [NAME], False, 0, 8, values)
+        cform.make_request(PROMPT, [NAME], False, 0, 8, values)

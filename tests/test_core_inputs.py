@@ -13,7 +13,8 @@ from arena.llm import resolve_source
 from arena.prompts import clean_prompt, encode_prompt
 from arena.requests import RunRequest, validate_request
 from common.errors import UserError
-from ui.compare import PRESETS, apply_preset, make_request, param_keys, timing_frame
+from ui.compare.form import PRESETS, apply_preset, make_request, param_keys
+from ui.compare.timing import timing_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 

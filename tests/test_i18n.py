@@ -11,6 +11,8 @@ import pytest
 import app
 from arena import language
 from ui import i18n
+from ui.compare import form as cform
+from ui.compare import timing as ctiming
 
 # Text on those pages that is not prose: names of methods and settings, numbers, letters, the model line.
 NOT_PROSE = re.compile(r"^(?:[A-Z]|\d+|max_new_tokens|)$")
@@ -111,9 +113,8 @@ def test_compares_main_labels_are_marked(config):
 def test_tab_names_and_fixed_status_lines_have_entries():
     for label, _ in app.TABS:
         assert label in i18n.ZH
-    from ui import compare
 
-    for line in (compare.BUSY_LABEL, compare.RESERVED_PICKED, "Starting…", "**Stopped** before it started."):
+    for line in (ctiming.BUSY_LABEL, cform.RESERVED_PICKED, "Starting…", "**Stopped** before it started."):
         assert line in i18n.ZH
     assert language.MODEL_WARNING in i18n.ZH
 
@@ -145,16 +146,14 @@ def test_marks_round_trip_and_unknown_text_is_left_alone():
 def test_compare_shows_the_language_warning_marked_for_translation():
     from types import SimpleNamespace
 
-    from ui import compare
-
     smol = SimpleNamespace(alias="smollm2-135m", name="SmolLM2-135M-Instruct (embedded GGUF Q4_1, de-quantised)")
     gemma = SimpleNamespace(alias="gemma-3-270m", name="Gemma 3 270M, base (embedded GGUF Q4_K_M, de-quantised)")
-    line = compare.language_note(smol, "光合作用是什么？")
+    line = cform.language_note(smol, "光合作用是什么？")
     assert line.startswith("⚠ SmolLM2-135M-Instruct ") and i18n.MARK in line
     assert i18n.plain(line[line.index(i18n.MARK) :]) == language.MODEL_WARNING
-    assert compare.language_note(gemma, "光合作用是什么？") == ""
-    assert compare.language_note(smol, "What is photosynthesis?") == ""
-    assert compare.language_note(smol, None) == ""
+    assert cform.language_note(gemma, "光合作用是什么？") == ""
+    assert cform.language_note(smol, "What is photosynthesis?") == ""
+    assert cform.language_note(smol, None) == ""
 
 
 def test_a_picked_chinese_scenario_gets_more_tokens_within_the_compare_cap(monkeypatch):
@@ -162,22 +161,20 @@ def test_a_picked_chinese_scenario_gets_more_tokens_within_the_compare_cap(monke
 
     from arena.prompts import SCENARIOS
     from arena.requests import DEFAULT_MAX_NEW_TOKENS
-    from ui import compare
 
     zh = next(s for s in SCENARIOS if s.language == "zh")
     en = next(s for s in SCENARIOS if s.language == "en")
     lm = SimpleNamespace(tokenizer=None)  # no tokenizer: twice the default for Chinese
-    monkeypatch.setattr(compare, "compare_token_cap", lambda: 2048)
-    assert compare.scenario_max_new(lm, en, ["BS-4", "TS-Temp", "TS-Tilted"]) == DEFAULT_MAX_NEW_TOKENS
-    assert compare.scenario_max_new(lm, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 2 * DEFAULT_MAX_NEW_TOKENS
-    monkeypatch.setattr(compare, "compare_token_cap", lambda: 300)
-    assert compare.scenario_max_new(lm, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 100  # 3 x 100 <= 300
-    assert compare.scenario_max_new(lm, zh, []) == 256
+    monkeypatch.setattr(cform, "compare_token_cap", lambda: 2048)
+    assert cform.scenario_max_new(lm, en, ["BS-4", "TS-Temp", "TS-Tilted"]) == DEFAULT_MAX_NEW_TOKENS
+    assert cform.scenario_max_new(lm, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 2 * DEFAULT_MAX_NEW_TOKENS
+    monkeypatch.setattr(cform, "compare_token_cap", lambda: 300)
+    assert cform.scenario_max_new(lm, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 100  # 3 x 100 <= 300
+    assert cform.scenario_max_new(lm, zh, []) == 256
 
 
 def test_a_busy_run_button_is_read_in_either_language():
-    from ui import compare
 
-    for seen in (compare.BUSY_LABEL, i18n.ZH[compare.BUSY_LABEL], i18n.t(compare.BUSY_LABEL)):
-        assert i18n.reads(seen, compare.BUSY_LABEL)
-    assert not i18n.reads("Run", compare.BUSY_LABEL) and not i18n.reads(None, compare.BUSY_LABEL)
+    for seen in (ctiming.BUSY_LABEL, i18n.ZH[ctiming.BUSY_LABEL], i18n.t(ctiming.BUSY_LABEL)):
+        assert i18n.reads(seen, ctiming.BUSY_LABEL)
+    assert not i18n.reads("Run", ctiming.BUSY_LABEL) and not i18n.reads(None, ctiming.BUSY_LABEL)

@@ -110,7 +110,8 @@ def test_a_grid_and_a_study_over_a_model_and_its_int8_variant_record_each_ones_p
     from arena import runner, studies
     from arena.requests import RunRequest
     from arena.store import Store
-    from ui import compare_grid, token_view
+    from ui.compare import grid as compare_grid
+    from ui.compare import token_view
 
     loaded = {"smollm2-135m": lm, "smollm2-135m@int8": lm_int8}
     req = RunRequest("Hello", ["TS-Temp"], max_new_tokens=3, seed=0, raw=True, record=True)

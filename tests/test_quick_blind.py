@@ -18,9 +18,12 @@ import pytest
 import torch
 from gradio.state_holder import SessionState
 
+import decoders
 from arena.studies import quick
 from common.errors import UserError
-from ui import AppContext, compare, quick_blind
+from ui import AppContext, compare
+from ui.compare import form as cform
+from ui.compare import quick_blind
 from ui.safe import md_text
 
 PROMPT = "Describe a quiet harbour at dawn."
@@ -57,7 +60,7 @@ def sent(app, name: str, values) -> str:
 
 
 def blind_run(app, methods=METHODS):
-    values = [p.default for _, p in compare.param_keys()]
+    values = [p.default for _, p in cform.param_keys()]
     updates = list(app.fns["blind_run"].fn(REQUEST, PROMPT, methods, False, 7, 6, False, *values))
     sealed = next(u[-1] for u in reversed(updates) if isinstance(u[-1], dict))
     return updates, sealed
@@ -82,7 +85,7 @@ def test_nothing_sent_before_the_submit_names_a_method_and_the_reveal_comes_afte
     ready = app.fns["on_ready"].fn(REQUEST, sealed)
     wire = sent(app, "on_ready", ready)
     assert not leaks(wire), wire
-    state = ready[-(len(compare.decoders.names()) + 4)]  # [..., status, sealed, last, *boxes, timing, chart]
+    state = ready[-(len(decoders.names()) + 4)]  # [..., status, sealed, last, *boxes, timing, chart]
     assert state["code"] and state["item"]
     assert state["code"] not in wire  # the quick study's code stays in server-side state
     shown = [t for t in texts if t.split()[0] in wire]
@@ -98,7 +101,7 @@ def test_nothing_sent_before_the_submit_names_a_method_and_the_reveal_comes_afte
 
     scores = [4, 3, 5, 2, 2, 1, 5, "Can't judge", 4] + [None] * (slots - 9)
     revealed = app.fns["on_submit"].fn(REQUEST, state, *scores)
-    names = compare.decoders.names()
+    names = decoders.names()
     table = revealed[-1]["value"]
     boxes = {n: b["value"] for n, b in zip(names, revealed[2 : 2 + len(names)], strict=True)}
     wire = sent(app, "on_submit", revealed)  # (Gradio consumes the updates it serialises)
@@ -115,7 +118,7 @@ def test_nothing_sent_before_the_submit_names_a_method_and_the_reveal_comes_afte
 
 def test_the_reveal_is_only_for_a_quick_studys_own_rater(app):
     _, sealed = blind_run(app, METHODS[:2])
-    state = app.fns["on_ready"].fn(REQUEST, sealed)[-(len(compare.decoders.names()) + 4)]
+    state = app.fns["on_ready"].fn(REQUEST, sealed)[-(len(decoders.names()) + 4)]
     with pytest.raises(UserError, match="score every response"):
         quick.reveal_own(app.store, state["code"])
     with pytest.raises(UserError):

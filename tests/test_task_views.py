@@ -10,8 +10,8 @@ from arena.prompts import SCENARIOS, TASK_SCENARIOS
 from arena.requests import MethodResult
 from evaluation.tasks import sandbox, views
 from tests.support.seeding import rate_every_output, seed_study
-from ui import compare
 from ui import results as tab
+from ui.compare import timing as ctiming
 
 MATH_ZH = next(s.prompt for s in TASK_SCENARIOS if s.key == "math-cylinder" and s.language == "zh")
 CODE_EN = next(s.prompt for s in TASK_SCENARIOS if s.key == "code-indices" and s.language == "en")
@@ -24,12 +24,12 @@ def _result(method: str, text: str) -> MethodResult:
 
 def test_compare_shows_a_check_line_only_for_task_prompts():
     state = {"prompt": MATH_ZH, "raw": False, "results": [_result("BS-4", "24π + 30 cm²"), _result("Greedy", "91.23")]}
-    lines = compare.task_check_lines(state, ["BS-4", "Greedy", "TS-Temp"])
+    lines = ctiming.task_check_lines(state, ["BS-4", "Greedy", "TS-Temp"])
     assert lines["BS-4"].startswith("math-cylinder check: ✓ pass — final value '24π + 30'")
     assert lines["Greedy"].startswith("math-cylinder check: ✗ fail — final value '91.23'") and lines["TS-Temp"] == ""
     other = {"prompt": SCENARIOS[0].prompt, "results": [_result("BS-4", "105.4")]}
-    assert compare.task_check_lines(other, ["BS-4"]) == {"BS-4": ""}
-    assert compare.task_check_lines([], ["BS-4"]) == {"BS-4": ""}  # before any run
+    assert ctiming.task_check_lines(other, ["BS-4"]) == {"BS-4": ""}
+    assert ctiming.task_check_lines([], ["BS-4"]) == {"BS-4": ""}  # before any run
 
 
 def test_the_check_line_is_plain_text_even_when_the_output_is_markup():

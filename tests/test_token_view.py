@@ -18,7 +18,7 @@ from arena.engines.local.inputs import device_ids, encode_ids, plan_for
 from arena.requests import RunRequest
 from common.errors import UserError
 from decoders.recording import recording
-from ui import token_view as panel
+from ui.compare import token_view as panel
 
 PROMPT = "Write one sentence about the history of the city and the river."
 TOKENS = 12

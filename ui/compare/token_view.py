@@ -20,7 +20,7 @@ from arena import token_view
 from common.errors import UserError
 from common.messages import english
 
-from . import AppContext
+from .. import AppContext
 
 RECORD_LABEL = "Record why each token was chosen"
 RECORD_INFO = english("compare_record_info")

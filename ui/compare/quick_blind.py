@@ -25,8 +25,8 @@ from arena.studies import quick
 from arena.studies.limits import MAX_RESPONSES
 from common.errors import UserError
 
-from . import AppContext, store_for
-from .safe import md_text, response_html
+from .. import AppContext, store_for
+from ..safe import md_text, response_html
 
 CHOICES: list[int | str] = [*blind.FORM_SCORES, blind.CANT_JUDGE]
 STOPPED = "**Stopped**: the blind run ended before every output was ready; nothing to rate. Run blind again."

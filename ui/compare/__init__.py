@@ -1,0 +1,201 @@
+"""Compare tab: one prompt, any set of decoders side by side, streamed where possible, timed.
+
+`build` lays the tab out and wires it. Every control for a decoder's parameters is generated from the
+registry (form.py), so a new decoder file shows up here with no UI code. The handlers are handlers.py;
+the timing table and chart timing.py; Stop stop.py; the grid of methods × models grid.py; "Run blind"
+quick_blind.py; "Why this token?" token_view.py.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from types import SimpleNamespace
+from typing import Any
+
+import gradio as gr
+
+import decoders
+from arena.engines import current, model_choices
+from arena.hardware import hardware_banner
+from arena.memory import DESCRIPTION as MEMORY_HELP
+from arena.prompts import SCENARIOS, TASK_SCENARIOS
+from arena.requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from common.messages import english
+
+from .. import AppContext, admission
+from ..handler import handler
+from . import grid as compare_grid
+from . import handlers as h
+from . import quick_blind, token_view
+from .form import PRESETS, RAW_ONLY_NOTE, control_for, model_size_note
+from .timing import TIMING_COLUMNS, timing_caveat
+
+
+def build(ctx: AppContext) -> None:
+    lm = ctx.model()
+    banner = hardware_banner(lm.device)
+    if banner:
+        gr.Markdown(banner)
+    engine = current()
+    gr.Markdown(engine.describe(lm))
+    if engine.in_process:  # a server's model is described by the server
+        small = model_size_note(lm)
+        if small:
+            gr.Markdown(small, elem_id="compare-model-note")
+    c = SimpleNamespace(names=decoders.names(), raw_only=not getattr(lm, "has_chat_template", True))
+    # The grid (ui/compare/grid.py): the embedded models here, or those with a vLLM server.
+    c.model_names = model_choices(getattr(lm, "label", lm.name))
+    with gr.Row():
+        with gr.Column(scale=3):
+            _prompt_column(c)
+        with gr.Column(scale=2):
+            _methods_column(ctx, c)
+    c.blind_panel = quick_blind.Panel.build()  # hidden until a blind run's outputs are all ready
+    _settings(c)
+    _outputs(c, lm)
+    _wire(ctx, c)
+
+
+def _prompt_column(c: SimpleNamespace) -> None:
+    c.prompt = gr.Textbox(label="Prompt", lines=4, placeholder="Ask a question, or paste a text to continue")
+    c.lang_note = gr.Markdown("", visible=False, elem_id="compare-language-note")
+    info = RAW_ONLY_NOTE if c.raw_only else None  # a base model: the prompt is always continued
+    c.raw = gr.Checkbox(label="Raw continuation (no chat template)", value=c.raw_only, info=info)
+    c.record = gr.Checkbox(label=token_view.RECORD_LABEL, value=False, info=token_view.RECORD_INFO)
+    # Datasets, not gr.Examples: their samples are refreshed on each page load, greying out the prompts
+    # of a study being rated (a click is mapped by index to the scenario on the server).
+    c.scenarios = gr.Dataset(
+        components=[c.prompt, c.raw], samples=[[s.prompt, s.raw] for s in SCENARIOS], type="index",
+        label="The article's scenarios (zh and en)", elem_id="compare-examples",
+    )  # fmt: skip
+    c.tasks = gr.Dataset(
+        components=[c.prompt, c.raw], samples=[[s.prompt, s.raw] for s in TASK_SCENARIOS], type="index",
+        label=english("compare_tasks_label"), elem_id="compare-task-examples",
+    )  # fmt: skip
+
+
+def _methods_column(ctx: AppContext, c: SimpleNamespace) -> None:
+    c.methods = gr.CheckboxGroup(choices=c.names, value=list(decoders.DEFAULT_METHODS), label="Methods")
+    c.models = gr.CheckboxGroup(
+        choices=c.model_names, value=[c.model_names[0]], label=compare_grid.MODELS_LABEL,
+        info=compare_grid.MODELS_INFO, visible=len(c.model_names) > 1, elem_id="compare-models",
+    )  # fmt: skip
+    c.preset = gr.Radio(
+        choices=list(PRESETS), value=None, label="Article presets",
+        info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8",
+    )  # fmt: skip
+    c.preset_line = gr.Markdown("", elem_id="compare-preset-note")
+    with gr.Row():
+        c.run = gr.Button("Run", variant="primary", elem_id="compare-run")
+        c.stop = gr.Button("Stop", variant="stop", elem_id="compare-stop")
+        c.blind_run = gr.Button(quick_blind.BUTTON, elem_id="compare-run-blind")
+        c.rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
+    c.status = gr.Markdown("", elem_id="compare-status")  # by Run, so a run is seen to start
+
+
+def _settings(c: SimpleNamespace) -> None:
+    c.method_boxes, c.controls = {}, []
+    with gr.Accordion("Settings", open=False) as c.settings_box:
+        with gr.Row():
+            c.seed = gr.Number(
+                value=0, precision=0, label="Seed (torch.manual_seed before each method; empty = random)"
+            )
+            lo, hi = MAX_NEW_TOKENS_RANGE
+            c.max_new = gr.Slider(lo, hi, value=DEFAULT_MAX_NEW_TOKENS, step=1, label="max_new_tokens")
+        for d in decoders.all_decoders():
+            # The title names the method only: the description's numbers are the defaults, and a preset
+            # or a slider can change them (the sliders always show what a run will use).
+            with gr.Accordion(f"{d.name} settings", open=False) as box:
+                c.method_boxes[d.name] = box
+                gr.Markdown(f"{d.description} *(described at its default settings)*")
+                with gr.Row():
+                    c.controls.extend(control_for(p) for p in d.params)
+
+
+def _outputs(c: SimpleNamespace, lm: Any) -> None:
+    c.boxes, c.columns, c.checks = {}, {}, {}
+    with gr.Row(equal_height=True):
+        for name in c.names:
+            with gr.Column(min_width=320, visible=name in decoders.DEFAULT_METHODS) as c.columns[name]:
+                # Textbox, not Markdown/HTML: model output is shown as text and can never run as markup.
+                c.boxes[name] = gr.Textbox(label=name, lines=12, interactive=False)
+                # A task prompt's automatic check (evaluation/tasks); quotes model text, so text too.
+                c.checks[name] = gr.Textbox(label=f"{name}: task check", lines=2, interactive=False, visible=False)
+    # Textboxes' values, not markup: a Dataframe cell is shown as text.
+    c.grid = gr.Dataframe(label=compare_grid.GRID_LABEL, interactive=False, wrap=True, visible=False)
+    # Hidden until a method has finished (no empty table or plot; see ui/results.py).
+    c.timing = gr.Dataframe(headers=TIMING_COLUMNS, label="Timing", interactive=False, visible=False)
+    c.caveat = gr.Markdown(timing_caveat(lm.device), elem_id="compare-timing-caveat")
+    gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
+    c.chart = gr.Plot(label="Latency and throughput", visible=False)
+    c.last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
+
+
+def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
+    private: dict[str, Any] = dict(api_visibility="private")
+    boxes = list(c.boxes.values())
+    c.methods.change(handler(h.on_methods, c.names), c.methods, list(c.columns.values()), **private)
+    preset_outputs = [c.methods, c.preset_line, c.settings_box, *c.method_boxes.values(), *c.controls]
+    c.preset.change(handler(h.on_preset, list(c.method_boxes)), [c.preset, c.methods], preset_outputs, **private)
+    inputs = [c.prompt, c.methods, c.raw, c.seed, c.max_new, c.record, *c.controls]
+    admitted = gr.State(False)
+    check, gate = handler(h.on_check, ctx.model), dict(show_progress="hidden", queue=False, **private)
+    run_event = (
+        c.run.click(check, inputs, [c.status, admitted, c.run], **gate)
+        .then(h.gate, [admitted], None, **gate)
+        .success(
+            handler(h.on_run_models, ctx.model, c.names, c.model_names, c.models.visible), [*inputs, c.models],
+            [c.status, *boxes, c.timing, c.chart, c.last, c.grid], api_name="compare",
+            concurrency_limit=1,  # one generation at a time on the device, so timings are not shared
+            concurrency_id=admission.GENERATION,
+            validator=admission.validator(len(inputs) + 1),  # one run per tab, a bounded wait (ui/admission.py)
+        )
+    )  # fmt: skip
+    for button in (c.run, c.blind_run):  # a new run's task checks replace the last one's
+        button.click(
+            lambda: [gr.update(value="", visible=False)] * len(c.names), None, list(c.checks.values()), **private
+        )
+    run_event.then(handler(h.on_checks, c.names), c.last, list(c.checks.values()), **private)
+    token_view.build(ctx, c.last, run_event, partial(h.tokenizer_of, ctx.model, c.model_names))
+    done = handler(h.on_done, ctx.model)
+    run_event.then(done, None, [c.run, c.caveat], **private)
+    # "Run blind": the same run, checked and admitted the same way, with nothing naming a method sent.
+    blind_event = (
+        c.blind_run.click(check, inputs, [c.status, admitted, c.run], **gate)
+        .then(h.gate, [admitted], None, **gate)
+        .success(
+            quick_blind.masked(handler(h.on_run, ctx.model, c.names), len(c.names)), inputs,
+            [c.status, *boxes, c.timing, c.chart, c.last, c.blind_panel.sealed],
+            concurrency_limit=1, concurrency_id=admission.GENERATION, validator=admission.validator(len(inputs)),
+            **private,
+        )
+    )  # fmt: skip
+    blind_event.then(done, None, [c.run, c.caveat], **private)
+    shown = partial(h.shown, c.names)  # called by quick_blind, not by Gradio
+    quick_blind.wire(ctx, c.blind_panel, blind_event, c.status, c.last, shown, [*boxes, c.timing, c.chart], c.run,
+                     c.blind_run)  # fmt: skip
+    _wire_stop_and_examples(ctx, c, run_event, blind_event)
+
+
+def _wire_stop_and_examples(ctx: AppContext, c: SimpleNamespace, run_event: Any, blind_event: Any) -> None:
+    private: dict[str, Any] = dict(api_visibility="private")
+    # Stop sets this session's cancel event: a generating run ends at the next token and sends its last
+    # message itself; only a run still waiting in the queue is cancelled as a Gradio job.
+    generating = gr.State(False)
+    (
+        c.stop.click(h.on_stop, [c.last, c.run], [c.status, c.run, c.timing, c.chart, generating], **private)
+        .then(h.unless_generating, [generating], None, show_progress="hidden", queue=False, **private)
+        .success(None, None, None, cancels=[run_event, blind_event], queue=False, **private)
+    )
+    picked = [c.prompt, c.raw, c.status, c.max_new]
+    for dataset, examples in ((c.scenarios, SCENARIOS), (c.tasks, TASK_SCENARIOS)):
+        pick = handler(h.on_example, ctx.model, examples, c.raw_only)
+        dataset.click(pick, [dataset, c.methods], picked, **private)
+    c.prompt.change(
+        handler(h.on_prompt, ctx.model), c.prompt, c.lang_note, queue=False, show_progress="hidden", **private
+    )
+    refresh = handler(h.refresh_examples, ctx.model)
+    ctx.extras.setdefault("loaders", []).append((refresh, [], [c.scenarios, c.tasks]))
+    quick = ctx.extras.get("quick_rate")
+    if quick is not None:
+        quick(c.rate, c.prompt, c.raw, c.last)
