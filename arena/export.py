@@ -154,20 +154,23 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
     return rows
 
 
-def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
-    """The skips and flags (of one study) as export rows: the study and item columns that importing
-    needs, the rater, and for a flag on one response, that output's columns."""
-    studies: dict[int, Any] = {}
-    items: dict[int, Any] = {}
-    outputs: dict[int, Any] = {}
+class _RowContext:
+    """The study and item columns of an export row (and an output's, for a row about one response),
+    each study, item and output read once."""
 
-    def context(study: int, item_id: int, output_id: int | None) -> dict[str, Any]:
-        if study not in studies:
-            studies[study] = store.get_study(study)
-        if item_id not in items:
-            items[item_id] = store.get_item(item_id)
-            outputs.update({o.id: o for o in store.outputs_for_item(item_id)})
-        s, i = studies[study], items[item_id]
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.studies: dict[int, Any] = {}
+        self.items: dict[int, Any] = {}
+        self.outputs: dict[int, Any] = {}
+
+    def __call__(self, study: int, item_id: int, output_id: int | None) -> dict[str, Any]:
+        if study not in self.studies:
+            self.studies[study] = self.store.get_study(study)
+        if item_id not in self.items:
+            self.items[item_id] = self.store.get_item(item_id)
+            self.outputs.update({o.id: o for o in self.store.outputs_for_item(item_id)})
+        s, i = self.studies[study], self.items[item_id]
         row: dict[str, Any] = {c: None for c in ALL_COLUMNS}
         row.update(
             study_id=s.id,
@@ -192,12 +195,17 @@ def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, A
             item_created_at=i.created_at,
         )
         if output_id is not None:
-            o = outputs[output_id]
+            o = self.outputs[output_id]
             row.update(
                 {f: getattr(o, "id" if f == "output_id" else f) for f in OUTPUT_FIELDS}, output_created_at=o.created_at
             )
         return row
 
+
+def feedback_rows(store: Store, study_id: int | None = None) -> list[dict[str, Any]]:
+    """The skips and flags (of one study) as export rows: the study and item columns that importing
+    needs, the rater, and for a flag on one response, that output's columns."""
+    context = _RowContext(store)
     rows = []
     for g in store.guesses(study_id):
         row = context(g.study_id, g.item_id, None)
@@ -521,78 +529,15 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
     for row in rows:
         skey = (row["study_name"], row["study_created_at"])
         if skey not in study_ids:
-            found = next(
-                (
-                    s.id
-                    for s in store.list_studies()
-                    if s.name == row["study_name"] and s.created_at == row["study_created_at"]
-                ),
-                None,
-            )
-            if found is None:
-                found = store.create_study(
-                    row["study_name"],
-                    kind=row["study_kind"] or "study",
-                    model=row["study_model"] or "",
-                    methods=json.loads(row["study_methods"] or "[]"),
-                    settings=json.loads(row["study_settings"] or "{}"),
-                    samples_per_method=row["samples_per_method"] or 1,
-                    max_new_tokens=row["max_new_tokens"] or 1,
-                    base_seed=row["base_seed"] or 0,
-                    blind_seed=row["blind_seed"],
-                    created_at=row["study_created_at"],
-                    state=row["study_state"] or "open",
-                    guess_methods=json.loads(row["study_guess_methods"] or "[]"),
-                    scorer_model=row.get("study_scorer_model") or None,
-                    design=row["study_design"] or "scores",
-                )
-                counts["studies"] += 1
-            study_ids[skey] = found
-        sid = study_ids[skey]
+            study_ids[skey] = _study_of(store, row, counts)
         pid = row["item_public_id"]
         if pid not in item_ids:
-            item = store.item_by_public_id(pid)
-            if item is None:
-                taken = {i.ordinal for i in store.items(sid)}
-                [iid] = store.add_items(
-                    sid,
-                    [
-                        {
-                            "prompt": row["prompt"],
-                            "scenario": row["scenario"],
-                            "language": row["language"],
-                            "raw": row["raw"],
-                            "public_id": pid,
-                            "created_at": row["item_created_at"],
-                        }
-                    ],
-                )
-                if row["item_ordinal"] is not None and row["item_ordinal"] not in taken:
-                    store.set_item_ordinal(iid, row["item_ordinal"])
-                counts["items"] += 1
-            else:
-                iid = item.id
-            item_ids[pid] = iid
-        rid = store.rater_id(row["rater"])
-        if row["row_kind"] == "guess":
-            counts["guesses"] += store.save_guesses(
-                rid,
-                item_ids[pid],
-                [(row["target_method"], row["n_responses"], row["guessed_label"], row["true_label"])],
-                created_at=row["created_at"],
-            )
-            continue
-        if row["row_kind"] == "skip":
-            store.skip_item(rid, item_ids[pid], row["reason"], row["note"], created_at=row["created_at"])
-            counts["skips"] += 1
-            continue
-        if row["row_kind"] == "flag" and row["method"] in (None, ""):
-            counts["flags"] += int(
-                store.add_flag(rid, item_ids[pid], row["reason"], row["note"], created_at=row["created_at"])
-            )
+            item_ids[pid] = _item_of(store, row, study_ids[skey], counts)
+        rid, iid = store.rater_id(row["rater"]), item_ids[pid]
+        if _import_feedback(store, row, rid, iid, counts):
             continue
         oid, new = store.add_output(
-            item_ids[pid],
+            iid,
             row["method"],
             row["sample_index"] or 0,
             text=row["text"],
@@ -608,52 +553,91 @@ def _import_rows(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]
             created_at=row["output_created_at"],
         )
         counts["outputs"] += int(new)
-        if row["row_kind"] == "vote":
-            side = sides.setdefault((rid, item_ids[pid]), {})
-            side[row["position"]] = oid
-            if len(side) == 2:
-                store.save_vote(
-                    rid,
-                    item_ids[pid],
-                    side[0],
-                    side[1],
-                    row["winner"],
-                    row["reason"],
-                    row["note"],
-                    created_at=row["created_at"],
-                    updated_at=row["updated_at"],
-                )
-                counts["votes"] += 1
-            continue
-        if row["row_kind"] == "flag":
-            counts["flags"] += int(
-                store.add_flag(
-                    rid,
-                    item_ids[pid],
-                    row["reason"],
-                    row["note"],
-                    output_id=oid,
-                    position=row["position"],
-                    created_at=row["created_at"],
-                )
-            )
-            continue
-        store.save_ratings(
-            rid,
-            [
-                {
-                    "output_id": oid,
-                    **{d: row[d] for d in SCORE_COLUMNS},
-                    "comment": row["comment"],
-                    "position": row["position"],
-                    "created_at": row["created_at"],
-                    "updated_at": row["updated_at"],
-                    "cant_judge": row["cant_judge"],
-                }
-            ],
-        )
-        counts["ratings"] += 1
+        _import_judgement(store, row, rid, iid, oid, sides, counts)
     return counts
+
+
+def _study_of(store: Store, row: dict[str, Any], counts: dict[str, int]) -> int:
+    """The row's study: found by name and creation time, else created as the file describes it."""
+    for s in store.list_studies():
+        if s.name == row["study_name"] and s.created_at == row["study_created_at"]:
+            return s.id
+    counts["studies"] += 1
+    return store.create_study(
+        row["study_name"],
+        kind=row["study_kind"] or "study",
+        model=row["study_model"] or "",
+        methods=json.loads(row["study_methods"] or "[]"),
+        settings=json.loads(row["study_settings"] or "{}"),
+        samples_per_method=row["samples_per_method"] or 1,
+        max_new_tokens=row["max_new_tokens"] or 1,
+        base_seed=row["base_seed"] or 0,
+        blind_seed=row["blind_seed"],
+        created_at=row["study_created_at"],
+        state=row["study_state"] or "open",
+        guess_methods=json.loads(row["study_guess_methods"] or "[]"),
+        scorer_model=row.get("study_scorer_model") or None,
+        design=row["study_design"] or "scores",
+    )
+
+
+def _item_of(store: Store, row: dict[str, Any], sid: int, counts: dict[str, int]) -> int:
+    """The row's item: found by its public id, else added to the study (at its ordinal when free)."""
+    item = store.item_by_public_id(row["item_public_id"])
+    if item is not None:
+        return item.id
+    taken = {i.ordinal for i in store.items(sid)}
+    fields = {k: row[k] for k in ("prompt", "scenario", "language", "raw")}
+    [iid] = store.add_items(sid, [{**fields, "public_id": row["item_public_id"], "created_at": row["item_created_at"]}])
+    if row["item_ordinal"] is not None and row["item_ordinal"] not in taken:
+        store.set_item_ordinal(iid, row["item_ordinal"])
+    counts["items"] += 1
+    return iid
+
+
+def _import_feedback(store: Store, row: dict[str, Any], rid: int, iid: int, counts: dict[str, int]) -> bool:
+    """A row about the item, with no output: a guess, a skip or a flag of the whole item (True), else False."""
+    kind = row["row_kind"]
+    if kind == "guess":
+        answer = (row["target_method"], row["n_responses"], row["guessed_label"], row["true_label"])
+        counts["guesses"] += store.save_guesses(rid, iid, [answer], created_at=row["created_at"])
+    elif kind == "skip":
+        store.skip_item(rid, iid, row["reason"], row["note"], created_at=row["created_at"])
+        counts["skips"] += 1
+    elif kind == "flag" and row["method"] in (None, ""):
+        counts["flags"] += int(store.add_flag(rid, iid, row["reason"], row["note"], created_at=row["created_at"]))
+    else:
+        return False
+    return True
+
+
+def _import_judgement(
+    store: Store,
+    row: dict[str, Any],
+    rid: int,
+    iid: int,
+    oid: int,
+    sides: dict[tuple[int, int], dict[int, int]],
+    counts: dict[str, int],
+) -> None:
+    """A row about one output: a vote (stored once both of its rows are read), a flag or a rating."""
+    if row["row_kind"] == "vote":
+        side = sides.setdefault((rid, iid), {})
+        side[row["position"]] = oid
+        if len(side) == 2:
+            store.save_vote(rid, iid, side[0], side[1], row["winner"], row["reason"], row["note"],
+                            created_at=row["created_at"], updated_at=row["updated_at"])  # fmt: skip
+            counts["votes"] += 1
+        return
+    if row["row_kind"] == "flag":
+        flag = store.add_flag(rid, iid, row["reason"], row["note"], output_id=oid, position=row["position"],
+                              created_at=row["created_at"])  # fmt: skip
+        counts["flags"] += int(flag)
+        return
+    rating = {"output_id": oid, **{d: row[d] for d in SCORE_COLUMNS}}
+    rating |= {k: row[k] for k in ("comment", "position", "created_at", "updated_at", "cant_judge")}
+    store.save_ratings(rid, [rating])
+    counts["ratings"] += 1
 
 
 def import_file(store: Store, path: str | Path, fmt: str | None = None) -> dict[str, int]:

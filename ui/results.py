@@ -9,15 +9,16 @@ this module shows it.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import gradio as gr
 import pandas as pd
 
 from arena.store import Store
 from arena.text import markdown_literal
-from common.errors import UserError
 from common.messages import english
 from evaluation import pairwise_board
 from evaluation import results as res
@@ -26,6 +27,7 @@ from evaluation.report import compute_view, present_url
 
 from . import AppContext, store_for
 from .empty import hidden_table, shown
+from .handler import handler
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
@@ -89,163 +91,159 @@ def board_outputs(store: Store, model_set: Any, studies: Any) -> list[Any]:
     ]
 
 
+class ResultsView(NamedTuple):
+    """What "Show results" fills, in the order of `build`'s outputs."""
+
+    headline: Any
+    table: Any
+    bars: Any
+    scatter: Any
+    csv: Any
+    pairwise: Any
+    friedman: Any
+    agreement: Any
+    correlation: Any
+    scenarios: Any
+    raters: Any
+    verdict: Any
+    mixed: Any
+    components: Any
+    position: Any
+    story: Any
+    length_adjusted: Any
+
+
+# ---- the handlers: module-level, of plain values (tests call them) --------------------------------
+
+
+def on_refresh(store: Store) -> Any:
+    options, newest = latest_study(store)
+    return gr.update(choices=options, value=newest)
+
+
+def on_tab(store: Store, current: Any) -> Any:
+    options, chosen = latest_study(store, current)
+    return gr.update(choices=options, value=chosen)
+
+
+def on_show(store: Store, model: Callable[[], Any], study_id: Any, scenarios: Any, raters: Any, ppl: Any,
+            progress: Any = gr.Progress()) -> ResultsView:  # fmt: skip
+    """A published study's report (a pairwise study's leaderboard where the 1-5 tables would be)."""
+    if study_id in (None, ""):  # nothing chosen (or nothing published): one line, no error badges
+        options, _ = latest_study(store)
+        return ResultsView._make([NO_STUDY if not options else "Choose a study above.", *[gr.update()] * 16])
+    done = [0]
+
+    def scored(n: int) -> None:
+        done[0] += n
+        progress((done[0], None), desc=f"Perplexity: {done[0]} outputs scored", unit="outputs")
+
+    study = store.get_study(int(study_id)) if str(study_id).strip().isdigit() else None
+    if study is not None and study.design == "pairwise":
+        return pairwise_outputs(store, study_id)
+    view = compute_view(store, study_id, scenarios, raters, model() if ppl else None, progress=scored)
+    s = view["stats"]
+    return ResultsView(
+        view["headline"], shown(view["table"]), shown(view["scores_figure"]), shown(view["latency_figure"]),
+        shown(write_csv(view["summary"], int(study_id))), shown(s["pairwise"]), shown(s["friedman"]),
+        shown(s["agreement"]), shown(s["ppl_correlation"]), gr.update(choices=view["scenarios"]),
+        gr.update(choices=view["raters"]), s["lines"], shown(s["mixed"]), shown(s["variance_components"]),
+        shown(s["position"]), view["story"], shown(view["length_adjusted"]),
+    )  # fmt: skip
+
+
+def pairwise_outputs(store: Store, study_id: Any) -> ResultsView:
+    """A pairwise study: the leaderboard (Bradley-Terry, Elo scale) where the 1-5 tables would be."""
+    view = pairwise_view(store, int(study_id))
+    hide = gr.update(value=None, visible=False)
+    words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"])
+    url = present_url(int(study_id))
+    story = (
+        f"**{markdown_literal(view['takeaway'])}**\n\n"
+        + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in view["blinding"])
+        + f"[Presentation view for stakeholders: {url}]({url})"
+    )
+    csv = shown(write_csv(view["table"], int(study_id))) if len(view["table"]) else hide
+    head = f"### {markdown_literal(view['name'])}\n{view['headline']} · pairwise (A vs B votes)"
+    return ResultsView._make([head, shown(view["table"]), hide, hide, csv, *[hide] * 4, gr.update(choices=[]),
+                              gr.update(choices=[]), PAIRWISE_HELP + "\n\n" + words, *[hide] * 3, story, hide])  # fmt: skip
+
+
+def on_board_set(store: Store, model_set: Any) -> Any:
+    return gr.update(choices=pairwise_board.study_choices(store, model_set), value=[])
+
+
+# ---- layout and wiring -------------------------------------------------------------------------------
+
+
 def build(ctx: AppContext) -> None:
+    c = SimpleNamespace()
     with gr.Column(elem_id="results-controls"):
         with gr.Row():
-            study = gr.Dropdown(label="Study", choices=[], interactive=True, scale=3)
-            refresh = gr.Button("Refresh studies", scale=1)
+            c.study = gr.Dropdown(label="Study", choices=[], interactive=True, scale=3)
+            c.refresh = gr.Button("Refresh studies", scale=1)
         with gr.Row():
-            scenario = gr.Dropdown(label="Scenarios (empty = all)", choices=[], multiselect=True, interactive=True)
-            rater = gr.Dropdown(label="Raters (empty = all)", choices=[], multiselect=True, interactive=True)
-            with_ppl = gr.Checkbox(label="Perplexity under the loaded model", value=True)
-        show = gr.Button("Show results", variant="primary")
-    headline = gr.Markdown("Choose a study and press **Show results**.")
-    takeaway = gr.Markdown("", elem_id="results-story")
+            c.scenario = gr.Dropdown(label="Scenarios (empty = all)", choices=[], multiselect=True, interactive=True)
+            c.rater = gr.Dropdown(label="Raters (empty = all)", choices=[], multiselect=True, interactive=True)
+            c.with_ppl = gr.Checkbox(label="Perplexity under the loaded model", value=True)
+        c.show = gr.Button("Show results", variant="primary")
+    _report(c)
+    _board(c)
+    _wire(ctx, c)
+
+
+def _report(c: SimpleNamespace) -> None:
+    c.headline = gr.Markdown("Choose a study and press **Show results**.")
+    c.takeaway = gr.Markdown("", elem_id="results-story")
     # Tables, plots and the file stay hidden until they have a value: no empty boxes, and no Gradio
     # "Empty value" placeholder (a bare aria-label that screen readers and axe-core object to).
-    table = gr.Dataframe(label="Per method", interactive=False, wrap=True, elem_id="results-table", visible=False)
+    c.table = gr.Dataframe(label="Per method", interactive=False, wrap=True, elem_id="results-table", visible=False)
     gr.Markdown(res.METRICS_HELP, elem_id="results-help")
     with gr.Row():
-        bars = gr.Plot(label="Human scores", visible=False)
-        scatter = gr.Plot(label="Quality against latency", visible=False)
-    csv_file = gr.File(label="CSV (numbers per method)", interactive=False, visible=False)
+        c.bars = gr.Plot(label="Human scores", visible=False)
+        c.scatter = gr.Plot(label="Quality against latency", visible=False)
+    c.csv_file = gr.File(label="CSV (numbers per method)", interactive=False, visible=False)
     with gr.Accordion("What the ratings say (items and raters as samples)", open=True):
-        verdict = gr.Markdown("")
+        c.verdict = gr.Markdown("")
     with gr.Accordion("Statistics", open=False):
         gr.Markdown(STATS_HELP)
-        pairwise = hidden_table(english("results_pairwise_label"))
-        friedman = hidden_table("Friedman on items (exploratory: raters fixed)")
-        mixed = hidden_table(english("results_mixed_label"))
-        components = hidden_table("Mixed model: variance components")
-        position = hidden_table("Position effect: shown first − shown last")
-        agreement = hidden_table("Inter-rater agreement (Krippendorff's alpha, ordinal)")
-        correlation = hidden_table("Spearman: perplexity vs human scores, within each method")
-        length_adjusted = hidden_table(english("results_length_adjusted"))
+        c.pairwise = hidden_table(english("results_pairwise_label"))
+        c.friedman = hidden_table("Friedman on items (exploratory: raters fixed)")
+        c.mixed = hidden_table(english("results_mixed_label"))
+        c.components = hidden_table("Mixed model: variance components")
+        c.position = hidden_table("Position effect: shown first − shown last")
+        c.agreement = hidden_table("Inter-rater agreement (Krippendorff's alpha, ordinal)")
+        c.correlation = hidden_table("Spearman: perplexity vs human scores, within each method")
+        c.length_adjusted = hidden_table(english("results_length_adjusted"))
+
+
+def _board(c: SimpleNamespace) -> None:
     with gr.Accordion("Leaderboard across studies (same models)", open=False):
         gr.Markdown(BOARD_HELP)
         with gr.Row():
-            board_set = gr.Dropdown(label="Model set", choices=[], interactive=True, scale=2)
-            board_studies = gr.Dropdown(
+            c.board_set = gr.Dropdown(label="Model set", choices=[], interactive=True, scale=2)
+            c.board_studies = gr.Dropdown(
                 label="Studies (empty = all of this model set)", choices=[], multiselect=True, interactive=True, scale=2
             )
-        board_show = gr.Button("Show the leaderboard")
-        board_words = gr.Markdown("")
-        board_table = hidden_table("Systems across studies")
-        board_sources = hidden_table("What the board rests on (one row per study)")
+        c.board_show = gr.Button("Show the leaderboard")
+        c.board_words = gr.Markdown("")
+        c.board_table = hidden_table("Systems across studies")
+        c.board_sources = hidden_table("What the board rests on (one row per study)")
 
-    def on_refresh():
-        options, newest = latest_study(store_for(ctx))
-        return gr.update(choices=options, value=newest)
 
-    def on_tab(current):
-        options, chosen = latest_study(store_for(ctx), current)
-        return gr.update(choices=options, value=chosen)
-
-    def on_show(study_id, scenarios, raters, ppl, progress=gr.Progress()):
-        if study_id in (None, ""):  # nothing chosen (or nothing published): one line, no error badges
-            no_change = [gr.update() for _ in range(len(outputs) - 1)]
-            options, _ = latest_study(store_for(ctx))
-            return [NO_STUDY if not options else "Choose a study above."] + no_change
-        done = [0]
-
-        def scored(n: int) -> None:
-            done[0] += n
-            progress((done[0], None), desc=f"Perplexity: {done[0]} outputs scored", unit="outputs")
-
-        try:
-            study = store_for(ctx).get_study(int(study_id)) if str(study_id).strip().isdigit() else None
-            if study is not None and study.design == "pairwise":
-                return pairwise_outputs(study_id)
-            view = compute_view(
-                store_for(ctx), study_id, scenarios, raters, ctx.model() if ppl else None, progress=scored
-            )
-        except UserError as exc:
-            raise gr.Error(str(exc))
-        s = view["stats"]
-        return [
-            view["headline"],
-            shown(view["table"]),
-            shown(view["scores_figure"]),
-            shown(view["latency_figure"]),
-            shown(write_csv(view["summary"], int(study_id))),
-            shown(s["pairwise"]),
-            shown(s["friedman"]),
-            shown(s["agreement"]),
-            shown(s["ppl_correlation"]),
-            gr.update(choices=view["scenarios"]),
-            gr.update(choices=view["raters"]),
-            s["lines"],
-            shown(s["mixed"]),
-            shown(s["variance_components"]),
-            shown(s["position"]),
-            view["story"],
-            shown(view["length_adjusted"]),
-        ]
-
-    def pairwise_outputs(study_id: Any) -> list[Any]:
-        """A pairwise study: the leaderboard (Bradley-Terry, Elo scale) where the 1-5 tables would be."""
-        view = pairwise_view(store_for(ctx), int(study_id))
-        hide = gr.update(value=None, visible=False)
-        words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"])
-        story = (
-            f"**{markdown_literal(view['takeaway'])}**\n\n"
-            + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in view["blinding"])
-            + f"[Presentation view for stakeholders: {present_url(int(study_id))}]({present_url(int(study_id))})"
-        )
-        return [
-            f"### {markdown_literal(view['name'])}\n{view['headline']} · pairwise (A vs B votes)",
-            shown(view["table"]),
-            hide,
-            hide,
-            shown(write_csv(view["table"], int(study_id))) if len(view["table"]) else hide,
-            *[hide] * 4,
-            gr.update(choices=[]),
-            gr.update(choices=[]),
-            PAIRWISE_HELP + "\n\n" + words,
-            *[hide] * 3,
-            story,
-            hide,
-        ]
-
-    def on_board_sets():
-        return board_sets(store_for(ctx))
-
-    def on_board_set(model_set):
-        return gr.update(choices=pairwise_board.study_choices(store_for(ctx), model_set), value=[])
-
-    def on_board_show(model_set, studies):
-        try:
-            return board_outputs(store_for(ctx), model_set, studies)
-        except UserError as exc:
-            raise gr.Error(str(exc))
-
-    refresh.click(on_refresh, None, study, api_name="results_studies")
-    refresh.click(on_board_sets, None, [board_set, board_studies], api_visibility="private")
-    board_set.input(on_board_set, board_set, board_studies, api_visibility="private")
-    board_show.click(
-        on_board_show, [board_set, board_studies], [board_words, board_table, board_sources], api_name="results_board"
-    )
-    outputs = [
-        headline,
-        table,
-        bars,
-        scatter,
-        csv_file,
-        pairwise,
-        friedman,
-        agreement,
-        correlation,
-        scenario,
-        rater,
-        verdict,
-        mixed,
-        components,
-        position,
-        takeaway,
-        length_adjusted,
-    ]
-    show.click(on_show, [study, scenario, rater, with_ppl], outputs, api_name="results_show")
-    study.change(on_show, [study, scenario, rater, with_ppl], outputs, api_visibility="private")
+def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
+    store, private = store_for(ctx), dict(api_visibility="private")
+    sets = handler(board_sets, store)
+    c.refresh.click(handler(on_refresh, store), None, c.study, api_name="results_studies")
+    c.refresh.click(sets, None, [c.board_set, c.board_studies], **private)
+    c.board_set.input(handler(on_board_set, store), c.board_set, c.board_studies, **private)
+    board = [c.board_words, c.board_table, c.board_sources]
+    c.board_show.click(handler(board_outputs, store), [c.board_set, c.board_studies], board, api_name="results_board")
+    outputs = [c.headline, c.table, c.bars, c.scatter, c.csv_file, c.pairwise, c.friedman, c.agreement, c.correlation,
+               c.scenario, c.rater, c.verdict, c.mixed, c.components, c.position, c.takeaway, c.length_adjusted]  # fmt: skip
+    show, inputs = handler(on_show, store, ctx.model), [c.study, c.scenario, c.rater, c.with_ppl]
+    c.show.click(show, inputs, outputs, api_name="results_show")
+    c.study.change(show, inputs, outputs, **private)
     if ctx.tabs is not None:
-        ctx.tabs.select(on_tab, study, study, api_visibility="private")
-        ctx.tabs.select(on_board_sets, None, [board_set, board_studies], api_visibility="private")
+        ctx.tabs.select(handler(on_tab, store), c.study, c.study, **private)
+        ctx.tabs.select(sets, None, [c.board_set, c.board_studies], **private)

@@ -8,6 +8,7 @@ the line *is* the arm's path), and the arm weights. Backtracks are ✕ markers, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +21,12 @@ from arena import runner
 from arena.llm import LoadedModel
 from arena.requests import RunRequest
 from arena.zerogpu import friendly_error
-from common.errors import UserError
 from common.messages import english
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
 
 from . import AppContext, admission
+from .handler import handler
 
 METHOD = "Multi-Arm"
 COLORS = ("#e45756", "#4c78a8", "#54a24b", "#b279a2", "#f58518")
@@ -131,27 +132,33 @@ def trace_figure(trace: MultiArmTrace, tokenizer=None) -> go.Figure:
             3,
             1,
         )
-        for kind, symbol in (("backtrack", "x"), ("copy", "diamond")):
-            events = [e for e in trace.events if e.arm == arm and e.kind == kind]
-            if events:
-                fig.add_trace(
-                    go.Scatter(
-                        x=[e.step for e in events],
-                        y=[e.position for e in events],
-                        mode="markers",
-                        name=f"{name} {kind}",
-                        legendgroup=name,
-                        marker=dict(symbol=symbol, size=13, color=color, line=dict(width=2, color="black")),
-                        hovertext=[e.reason for e in events],
-                        hoverinfo="text",
-                    ),
-                    2,
-                    1,
-                )
+        _add_events(fig, trace, arm, name, color)
     fig.update_layout(
         height=640, margin=dict(l=40, r=10, t=40, b=30), hovermode="closest", legend=dict(orientation="h", y=-0.08)
     )
     return fig
+
+
+def _add_events(fig: go.Figure, trace: MultiArmTrace, arm: int, name: str, color: str) -> None:
+    """An arm's backtracks and copies, marked on its path (the middle row)."""
+    for kind, symbol in (("backtrack", "x"), ("copy", "diamond")):
+        events = [e for e in trace.events if e.arm == arm and e.kind == kind]
+        if not events:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[e.step for e in events],
+                y=[e.position for e in events],
+                mode="markers",
+                name=f"{name} {kind}",
+                legendgroup=name,
+                marker=dict(symbol=symbol, size=13, color=color, line=dict(width=2, color="black")),
+                hovertext=[e.reason for e in events],
+                hoverinfo="text",
+            ),
+            2,
+            1,
+        )
 
 
 def arms_frame(trace: MultiArmTrace, tokenizer=None) -> pd.DataFrame:
@@ -182,6 +189,27 @@ def events_frame(trace: MultiArmTrace) -> pd.DataFrame:
     )
 
 
+def on_run(
+    model: Callable[[], Any], request: gr.Request, prompt_text: Any, raw: Any, seed: Any, max_new: Any
+) -> tuple[Any, ...]:
+    """The trace of one Multi-Arm run: the answer, the arms over the loop steps, the arms and the events."""
+    admission.started(request)
+    lm = model()
+    try:
+        result = run_trace(lm, prompt_text or "", bool(raw), max_new, None if seed in (None, "") else seed)
+    except gr.Error as exc:
+        message = friendly_error(exc)  # ZeroGPU's quota and duration errors, in words
+        if message:
+            raise gr.Error(message, print_exception=False) from None
+        raise
+    return (
+        result.text,
+        gr.update(value=trace_figure(result.trace, lm.tokenizer), visible=True),
+        gr.update(value=arms_frame(result.trace, lm.tokenizer), visible=True),
+        gr.update(value=events_frame(result.trace), visible=True),
+    )
+
+
 def build(ctx: AppContext) -> None:
     gr.Markdown(english("trace_intro"))
     with gr.Row():
@@ -198,29 +226,8 @@ def build(ctx: AppContext) -> None:
     arms = gr.Dataframe(label="Arms", interactive=False, wrap=True, visible=False)
     events = gr.Dataframe(label="Backtracks and prunes", interactive=False, wrap=True, visible=False)
 
-    def on_run(request: gr.Request, prompt_text, raw_value, seed_value, max_new_value):
-        admission.started(request)
-        lm = ctx.model()
-        try:
-            result = run_trace(
-                lm, prompt_text or "", bool(raw_value), max_new_value, None if seed_value in (None, "") else seed_value
-            )
-        except UserError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
-        except gr.Error as exc:
-            message = friendly_error(exc)
-            if message:
-                raise gr.Error(message, print_exception=False) from None
-            raise
-        return (
-            result.text,
-            gr.update(value=trace_figure(result.trace, lm.tokenizer), visible=True),
-            gr.update(value=arms_frame(result.trace, lm.tokenizer), visible=True),
-            gr.update(value=events_frame(result.trace), visible=True),
-        )
-
     run.click(
-        on_run,
+        handler(on_run, ctx.model),
         [prompt, raw, seed, max_new],
         [answer, plot, arms, events],
         api_name="multiarm_trace",

@@ -36,74 +36,7 @@ def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
     for sid, group in ratings.groupby("study_id", sort=False):
         res = analyse(group, mixed=mixed)
         pw_all = res["pairwise"]
-        dims = {}
-        for dim in DIMENSIONS:
-            m = res["means"][res["means"]["dimension"] == dim]
-            pw = pw_all[pw_all["dimension"] == dim]
-            fr = res["friedman"][res["friedman"]["dimension"] == dim]
-            ag = res["agreement"][res["agreement"]["dimension"] == dim]
-            po = res["position"][res["position"]["dimension"] == dim]
-            mm = res["mixed"][res["mixed"]["dimension"] == dim]
-            vc = res["variance_components"][res["variance_components"]["dimension"] == dim]
-            cj = res["cant_judge"][res["cant_judge"]["dimension"] == dim]
-            dims[dim] = {
-                "cant_judge": {r["method"]: int(r["n"]) for r in cj.to_dict("records")},
-                "means": {
-                    r["method"]: {
-                        "mean": _clean(r["mean"]),
-                        "ci_low": _clean(r["ci_low"]),
-                        "ci_high": _clean(r["ci_high"]),
-                        "n_items": _clean(r["n"]),
-                        "n_ratings": _clean(r["n_ratings"]),
-                        "n_raters": _clean(r["n_raters"]),
-                        "df": _clean(r["df"]),
-                        "status": r["status"],
-                        "scope": r["scope"],
-                    }
-                    for r in m.to_dict("records")
-                },
-                "pairwise": [
-                    {
-                        "a": r["method_a"],
-                        "b": r["method_b"],
-                        "diff": _clean(r["mean_diff"]),
-                        "ci_low": _clean(r["ci_low"]),
-                        "ci_high": _clean(r["ci_high"]),
-                        "p": _clean(r["p_value"]),
-                        "p_holm": _clean(r["p_holm"]),
-                        "df": _clean(r["df"]),
-                        "n_items": _clean(r["n_pairs"]),
-                        "n_raters": _clean(r["n_raters"]),
-                        "status": r["status"],
-                        "scope": r["scope"],
-                        "family": r["family"],
-                        "meaning": words.explain_pair(r),
-                    }
-                    for r in pw.to_dict("records")
-                ],
-                "friedman_p": _clean(fr["p_value"].iloc[0]) if len(fr) else None,
-                "agreement": _clean(ag["alpha"].iloc[0]) if len(ag) else None,
-                "position_effect": (
-                    {k: _clean(po.iloc[0][k]) for k in ("diff", "ci_low", "ci_high", "p_value", "n_items")}
-                    | {"meaning": words.explain_position(po.iloc[0])}
-                )
-                if len(po)
-                else None,
-                "mixed_model": {
-                    "contrasts": [
-                        {
-                            "a": r["method_a"],
-                            "b": r["method_b"],
-                            **{k: _clean(r[k]) for k in hs.MIXED_COLUMNS[3:] if k != "scope"},
-                            "scope": r["scope"],
-                        }
-                        for r in mm.to_dict("records")
-                    ],
-                    "variance_components": {r["component"]: _clean(r["variance"]) for r in vc.to_dict("records")},
-                }
-                if mixed
-                else None,
-            }
+        dims = {dim: _dimension(res, dim, mixed) for dim in DIMENSIONS}
         taste = res["taste"]
         out["studies"][str(sid)] = {
             "name": str(group["study_name"].iloc[0]) if "study_name" in group else None,
@@ -127,3 +60,71 @@ def summarise(ratings: pd.DataFrame, mixed: bool = True) -> dict[str, Any]:
             "dimensions": dims,
         }
     return out
+
+
+def _dimension(res: dict[str, Any], dim: str, mixed: bool) -> dict[str, Any]:
+    """One dimension of one study's analysis, as plain numbers with their sentences."""
+
+    def of(name: str) -> pd.DataFrame:
+        return res[name][res[name]["dimension"] == dim]
+
+    m, pw, fr, ag, po, mm, vc, cj = (of(k) for k in ("means", "pairwise", "friedman", "agreement", "position", "mixed",
+                                                     "variance_components", "cant_judge"))  # fmt: skip
+    return {
+        "cant_judge": {r["method"]: int(r["n"]) for r in cj.to_dict("records")},
+        "means": {
+            r["method"]: {
+                "mean": _clean(r["mean"]),
+                "ci_low": _clean(r["ci_low"]),
+                "ci_high": _clean(r["ci_high"]),
+                "n_items": _clean(r["n"]),
+                "n_ratings": _clean(r["n_ratings"]),
+                "n_raters": _clean(r["n_raters"]),
+                "df": _clean(r["df"]),
+                "status": r["status"],
+                "scope": r["scope"],
+            }
+            for r in m.to_dict("records")
+        },
+        "pairwise": [
+            {
+                "a": r["method_a"],
+                "b": r["method_b"],
+                "diff": _clean(r["mean_diff"]),
+                "ci_low": _clean(r["ci_low"]),
+                "ci_high": _clean(r["ci_high"]),
+                "p": _clean(r["p_value"]),
+                "p_holm": _clean(r["p_holm"]),
+                "df": _clean(r["df"]),
+                "n_items": _clean(r["n_pairs"]),
+                "n_raters": _clean(r["n_raters"]),
+                "status": r["status"],
+                "scope": r["scope"],
+                "family": r["family"],
+                "meaning": words.explain_pair(r),
+            }
+            for r in pw.to_dict("records")
+        ],
+        "friedman_p": _clean(fr["p_value"].iloc[0]) if len(fr) else None,
+        "agreement": _clean(ag["alpha"].iloc[0]) if len(ag) else None,
+        "position_effect": (
+            {k: _clean(po.iloc[0][k]) for k in ("diff", "ci_low", "ci_high", "p_value", "n_items")}
+            | {"meaning": words.explain_position(po.iloc[0])}
+        )
+        if len(po)
+        else None,
+        "mixed_model": {
+            "contrasts": [
+                {
+                    "a": r["method_a"],
+                    "b": r["method_b"],
+                    **{k: _clean(r[k]) for k in hs.MIXED_COLUMNS[3:] if k != "scope"},
+                    "scope": r["scope"],
+                }
+                for r in mm.to_dict("records")
+            ],
+            "variance_components": {r["component"]: _clean(r["variance"]) for r in vc.to_dict("records")},
+        }
+        if mixed
+        else None,
+    }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,73 +125,14 @@ def rate(
         separated=flags,
         component=fit.component,
     )
-    why = []
-    for s in range(k):
-        reasons = []
-        if counts["votes"].iloc[s] < min_votes:
-            reasons.append(f"{counts['votes'].iloc[s]} votes (fewer than {min_votes})")
-        if counts["items"].iloc[s] < min_items:
-            reasons.append(f"{counts['items'].iloc[s]} items (fewer than {min_items})")
-        if flags[s]:
-            reasons.append(flags[s])
-        if fit.component[s] != 0:
-            reasons.append("never compared with the main set of systems")
-        why.append("; ".join(reasons))
+    why = _provisional(counts, flags, fit.component, min_votes, min_items)
     table["why_provisional"] = why
     table["provisional"] = [bool(w) for w in why]
 
-    # Pairwise differences, higher rating first. A pair is ordered where the two systems' intervals
-    # do not overlap (see ranks.py), both can be ranked, and they are on one scale.
-    pairs = [(i, j) if fit.ratings[i] >= fit.ratings[j] else (j, i) for i, j in itertools.combinations(range(k), 2)]
-    pairs.sort(key=lambda ij: (-fit.ratings[ij[0]], -fit.ratings[ij[1]]))
-    rankable = ~table["provisional"].to_numpy()
-    low, high = table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float)
-    rows = []
-    for i, j in pairs:
-        same = fit.component[i] == fit.component[j]
-        finite_gap = same and scc[i] == scc[j]
-        at = k + i * k + j
-        rows.append(
-            {
-                "system_a": names[i],
-                "system_b": names[j],
-                "diff": float(fit.ratings[i] - fit.ratings[j]) if same else math.nan,
-                "ci_low": float(ivs.low[at]) if finite_gap else math.nan,
-                "ci_high": float(ivs.high[at]) if finite_gap else math.nan,
-                "p": float(ivs.p[at]) if same else math.nan,
-                "ordered": bool(rankable[i] and rankable[j] and same and low[i] > high[j]),
-            }
-        )
-    differences = pd.DataFrame(rows, columns=DIFF_COLUMNS)
-    ranked = [names[s] for s in range(k) if rankable[s]]
-    ranges = rank_ranges(ranked, [(str(r["system_a"]), str(r["system_b"])) for r in rows if r["ordered"]])
-    table["rank_best"] = pd.array([ranges[s][0] if s in ranges else None for s in names], dtype="Int64")
-    table["rank_worst"] = pd.array([ranges[s][1] if s in ranges else None for s in names], dtype="Int64")
-    single = [ranges[s][0] if s in ranges and ranges[s][0] == ranges[s][1] else None for s in names]
-    table["rank"] = pd.array(single, dtype="Int64")
+    differences = _differences(names, fit, ivs, table)
+    _rank(table, names, differences)
 
-    warnings = []
-    if fit.separated:
-        warnings.append(
-            "No finite maximum-likelihood ratings: "
-            + ", ".join(f"{names[s]} {flags[s]}" for s in range(k) if flags[s])
-            + ". The ratings add one virtual tie per system against an average one; those systems have no interval,"
-            " and the scale is centred on the others."
-        )
-    if fit.component.max() > 0:
-        groups = [
-            ", ".join(names[s] for s in range(k) if fit.component[s] == c) for c in range(fit.component.max() + 1)
-        ]
-        warnings.append(
-            "Some systems were never compared, even through others: "
-            + " | ".join(groups)
-            + ". Each set is on its own scale (mean 1000); ratings across sets cannot be compared."
-        )
-
-    if battles.n_raters == 1:
-        warnings.append(
-            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
-        )
+    warnings = _warnings(names, fit, flags, battles.n_raters)
 
     length_effect = None
     if length:
@@ -223,6 +165,88 @@ def rate(
         seed=seed,
         draws=draws,
     )
+
+
+def _provisional(counts: pd.DataFrame, flags: list[str], component: np.ndarray, min_votes: int,
+                 min_items: int) -> list[str]:  # fmt: skip
+    """Per system, why its rating is provisional ("" when it is not)."""
+    why = []
+    for s in range(len(counts)):
+        reasons = []
+        if counts["votes"].iloc[s] < min_votes:
+            reasons.append(f"{counts['votes'].iloc[s]} votes (fewer than {min_votes})")
+        if counts["items"].iloc[s] < min_items:
+            reasons.append(f"{counts['items'].iloc[s]} items (fewer than {min_items})")
+        if flags[s]:
+            reasons.append(flags[s])
+        if component[s] != 0:
+            reasons.append("never compared with the main set of systems")
+        why.append("; ".join(reasons))
+    return why
+
+
+def _differences(names: Sequence[str], fit: Fit, ivs: Any, table: pd.DataFrame) -> pd.DataFrame:
+    """Pairwise differences, higher rating first. A pair is ordered where the two systems' intervals do
+    not overlap (see ranks.py), both can be ranked, and they are on one scale."""
+    k, scc = len(names), fit.scc
+    pairs = [(i, j) if fit.ratings[i] >= fit.ratings[j] else (j, i) for i, j in itertools.combinations(range(k), 2)]
+    pairs.sort(key=lambda ij: (-fit.ratings[ij[0]], -fit.ratings[ij[1]]))
+    rankable = ~table["provisional"].to_numpy()
+    low, high = table["ci_low"].to_numpy(float), table["ci_high"].to_numpy(float)
+    rows = []
+    for i, j in pairs:
+        same = fit.component[i] == fit.component[j]
+        finite_gap = same and scc[i] == scc[j]
+        at = k + i * k + j
+        rows.append(
+            {
+                "system_a": names[i],
+                "system_b": names[j],
+                "diff": float(fit.ratings[i] - fit.ratings[j]) if same else math.nan,
+                "ci_low": float(ivs.low[at]) if finite_gap else math.nan,
+                "ci_high": float(ivs.high[at]) if finite_gap else math.nan,
+                "p": float(ivs.p[at]) if same else math.nan,
+                "ordered": bool(rankable[i] and rankable[j] and same and low[i] > high[j]),
+            }
+        )
+    return pd.DataFrame(rows, columns=DIFF_COLUMNS)
+
+
+def _rank(table: pd.DataFrame, names: Sequence[str], differences: pd.DataFrame) -> None:
+    """The table's rank columns: the range of ranks each rankable system can take, and its rank when one."""
+    ranked = [names[s] for s in range(len(names)) if not table["provisional"].iloc[s]]
+    ordered = differences[differences["ordered"]]
+    ranges = rank_ranges(ranked, [(str(a), str(b)) for a, b in zip(ordered["system_a"], ordered["system_b"])])
+    table["rank_best"] = pd.array([ranges[s][0] if s in ranges else None for s in names], dtype="Int64")
+    table["rank_worst"] = pd.array([ranges[s][1] if s in ranges else None for s in names], dtype="Int64")
+    single = [ranges[s][0] if s in ranges and ranges[s][0] == ranges[s][1] else None for s in names]
+    table["rank"] = pd.array(single, dtype="Int64")
+
+
+def _warnings(names: Sequence[str], fit: Fit, flags: list[str], n_raters: int) -> list[str]:
+    k = len(names)
+    warnings = []
+    if fit.separated:
+        warnings.append(
+            "No finite maximum-likelihood ratings: "
+            + ", ".join(f"{names[s]} {flags[s]}" for s in range(k) if flags[s])
+            + ". The ratings add one virtual tie per system against an average one; those systems have no interval,"
+            " and the scale is centred on the others."
+        )
+    if fit.component.max() > 0:
+        groups = [
+            ", ".join(names[s] for s in range(k) if fit.component[s] == c) for c in range(fit.component.max() + 1)
+        ]
+        warnings.append(
+            "Some systems were never compared, even through others: "
+            + " | ".join(groups)
+            + ". Each set is on its own scale (mean 1000); ratings across sets cannot be compared."
+        )
+    if n_raters == 1:
+        warnings.append(
+            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
+        )
+    return warnings
 
 
 def _estimates(fit: Fit) -> np.ndarray:

@@ -20,12 +20,13 @@ from typing import Any
 import gradio as gr
 
 from arena import blind, clients
-from arena.store import SCORE_COLUMNS
+from arena.store import SCORE_COLUMNS, Store
 from arena.studies import quick
 from arena.studies.limits import MAX_RESPONSES
 from common.errors import UserError
 
 from .. import AppContext, store_for
+from ..handler import handler
 from ..safe import md_text, response_html
 
 CHOICES: list[int | str] = [*blind.FORM_SCORES, blind.CANT_JUDGE]
@@ -144,6 +145,72 @@ def reveal_table(revealed: Sequence[quick.Revealed]) -> str:
     return "\n".join(["**Revealed** (your scores are saved):", "", head, rule, *rows])
 
 
+def reveal_run(shown: Callable[[list[Any]], list[Any]], sealed: dict[str, Any]) -> list[Any]:
+    """The sealed run put back on the page (`shown` fills the named boxes, timing and chart): the
+    sealed state emptied, the last run, then `shown`'s updates."""
+    run = {k: v for k, v in sealed.items() if k not in ("code", "item")}
+    return [None, run, *shown(run.get("results") or [])]
+
+
+def spent(n_radios: int) -> list[Any]:
+    """The form is spent: its answers can no longer change what was saved (submit, give up, radios)."""
+    return [gr.update(visible=False), gr.update(visible=False)] + [gr.update(interactive=False)] * n_radios
+
+
+def on_ready(store: Store, model: Callable[[], Any], shown: Callable[[list[Any]], list[Any]], n_shown: int,
+             request: gr.Request, sealed: Any) -> list[Any]:  # fmt: skip
+    """A blind run ended: a quick study of its outputs, opened as A, B, C… (form, status, sealed, last,
+    then Compare's named boxes, untouched); the outputs under their methods when no blind rating is made."""
+    if not isinstance(sealed, dict) or not sealed.get("results"):
+        return form_updates(None, "") + [gr.update()] * (3 + n_shown)
+    results = list(sealed["results"])
+    if len(results) < int(sealed.get("total") or 0):  # stopped: nothing complete to rate
+        line = "Stopped before every output was ready: nothing to rate blind. Run blind again to rate."
+        return form_updates(None, "") + [gr.update(value=line), gr.update(), gr.update()] + [gr.update()] * n_shown
+    client = clients.client_of(request)
+    try:
+        _, code = quick.create(store, model().name, sealed.get("prompt") or "", results,
+                               bool(sealed.get("raw", False)), client)  # fmt: skip
+        view, why = blind.open_with_code(store, code, client=client)
+        if view is None:
+            raise UserError(why)
+    except UserError as exc:  # e.g. one method only, or the hour's share of quick ratings used: shown as they are
+        line = f"No blind rating: {exc}. The outputs are shown under their methods."
+        return form_updates(None, "") + [gr.update(value=line), *reveal_run(shown, sealed)]
+    intro = (
+        f"**Rate blind.** {len(view.responses)} outputs in a random order. Score each from 1 to 5; "
+        "which method wrote which is shown once your scores are saved."
+    )
+    state = {**sealed, "code": code, "item": view.item}
+    line = f"All {len(results)} outputs are ready: rate them below."
+    return form_updates(view, intro) + [gr.update(value=line), state, gr.update()] + [gr.update()] * n_shown
+
+
+def on_submit(store: Store, shown: Callable[[list[Any]], list[Any]], n_after: int, request: gr.Request,
+              sealed: Any, *values: Any) -> list[Any]:  # fmt: skip
+    """Save the scores, then reveal which method wrote which (`n_after` outputs: sealed, last, Compare's
+    boxes, submit, give up, the radios, the message)."""
+    keep = [gr.update()] * n_after
+    if not isinstance(sealed, dict) or not sealed.get("code"):
+        return keep[:-1] + [gr.update(value="Nothing to rate: press Run blind first.")]
+    client, width = clients.client_of(request), len(blind.DIMENSIONS)
+    try:
+        rows = [list(values[k * width : (k + 1) * width]) for k in range(MAX_RESPONSES)]
+        blind.submit_slots_with_code(store, sealed["code"], sealed["item"], rows, [None] * MAX_RESPONSES, client)
+        revealed = quick.reveal_own(store, sealed["code"], client)
+    except UserError as exc:  # a score missing, say: nothing saved, nothing revealed
+        return keep[:-1] + [gr.update(value=f"⚠ {md_text(str(exc))}")]
+    n_radios = MAX_RESPONSES * width
+    return [*reveal_run(shown, sealed), *spent(n_radios), gr.update(value=reveal_table(revealed))]
+
+
+def on_give_up(shown: Callable[[list[Any]], list[Any]], n_after: int, sealed: Any) -> list[Any]:
+    if not isinstance(sealed, dict) or not sealed.get("results"):
+        return [gr.update()] * n_after
+    line = "Not rated: the outputs are shown under their methods."
+    return [*reveal_run(shown, sealed), *spent(MAX_RESPONSES * len(blind.DIMENSIONS)), gr.update(value=line)]
+
+
 def wire(
     ctx: AppContext,
     panel: Panel,
@@ -158,76 +225,12 @@ def wire(
     """Open the panel when a blind run ends; Submit saves the scores and then reveals. `shown(results)`
     gives the updates that fill Compare's named boxes, timing table and chart (`shown_outputs`)."""
     store = store_for(ctx)
-    width = len(blind.DIMENSIONS)
     private: dict[str, Any] = dict(api_visibility="private")
-    revealing = [panel.sealed, last, *shown_outputs]
-
-    def reveal_run(sealed: dict[str, Any]) -> list[Any]:
-        run = {k: v for k, v in sealed.items() if k not in ("code", "item")}
-        return [None, run, *shown(run.get("results") or [])]
-
-    def on_ready(request: gr.Request, sealed: Any) -> list[Any]:
-        if not isinstance(sealed, dict) or not sealed.get("results"):
-            return form_updates(None, "") + [gr.update(), gr.update(), gr.update()] + [gr.update()] * len(shown_outputs)
-        results = list(sealed["results"])
-        if len(results) < int(sealed.get("total") or 0):  # stopped: nothing complete to rate
-            line = "Stopped before every output was ready: nothing to rate blind. Run blind again to rate."
-            return (
-                form_updates(None, "")
-                + [gr.update(value=line), gr.update(), gr.update()]
-                + [gr.update()] * len(shown_outputs)
-            )
-        try:
-            _, code = quick.create(
-                store,
-                ctx.model().name,
-                sealed.get("prompt") or "",
-                results,
-                bool(sealed.get("raw", False)),
-                clients.client_of(request),
-            )
-            view, why = blind.open_with_code(store, code, client=clients.client_of(request))
-            if view is None:
-                raise UserError(why)
-        except UserError as exc:  # e.g. one method only, or the hour's share of quick ratings used
-            line = f"No blind rating: {exc}. The outputs are shown under their methods."
-            return form_updates(None, "") + [gr.update(value=line), *reveal_run(sealed)]
-        intro = (
-            f"**Rate blind.** {len(view.responses)} outputs in a random order. Score each from 1 to 5; "
-            "which method wrote which is shown once your scores are saved."
-        )
-        state = {**sealed, "code": code, "item": view.item}
-        line = f"All {len(results)} outputs are ready: rate them below."
-        return (
-            form_updates(view, intro) + [gr.update(value=line), state, gr.update()] + [gr.update()] * len(shown_outputs)
-        )
-
-    def on_submit(request: gr.Request, sealed: Any, *values: Any) -> list[Any]:
-        keep = [gr.update()] * (len(revealing) + 3 + len(panel.radios))
-        if not isinstance(sealed, dict) or not sealed.get("code"):
-            return keep[:-1] + [gr.update(value="Nothing to rate: press Run blind first.")]
-        client = clients.client_of(request)
-        try:
-            rows = [list(values[k * width : (k + 1) * width]) for k in range(MAX_RESPONSES)]
-            blind.submit_slots_with_code(store, sealed["code"], sealed["item"], rows, [None] * MAX_RESPONSES, client)
-            revealed = quick.reveal_own(store, sealed["code"], client)
-        except UserError as exc:  # a score missing, say: nothing saved, nothing revealed
-            return keep[:-1] + [gr.update(value=f"⚠ {md_text(str(exc))}")]
-        return [*reveal_run(sealed), *done(), gr.update(value=reveal_table(revealed))]
-
-    def on_give_up(sealed: Any) -> list[Any]:
-        if not isinstance(sealed, dict) or not sealed.get("results"):
-            return [gr.update()] * (len(revealing) + 3 + len(panel.radios))
-        return [*reveal_run(sealed), *done(), gr.update(value="Not rated: the outputs are shown under their methods.")]
-
-    def done() -> list[Any]:  # the form is spent: its answers can no longer change what was saved
-        return [gr.update(visible=False), gr.update(visible=False)] + [gr.update(interactive=False)] * len(panel.radios)
-
     # A new run of either kind ends the blind rating on screen; a normal Run also drops what it held.
     run_button.click(lambda: [gr.update(visible=False), None], None, [panel.box, panel.sealed], queue=False, **private)
     blind_button.click(lambda: gr.update(visible=False), None, panel.box, queue=False, **private)
-    form = panel.form()
-    run_event.success(on_ready, [panel.sealed], [*form, status, panel.sealed, last, *shown_outputs], **private)
-    after = [*revealing, panel.submit, panel.give_up, *panel.radios, panel.message]
-    panel.submit.click(on_submit, [panel.sealed, *panel.radios], after, **private)
-    panel.give_up.click(on_give_up, [panel.sealed], after, **private)
+    ready = handler(on_ready, store, ctx.model, shown, len(shown_outputs))
+    run_event.success(ready, [panel.sealed], [*panel.form(), status, panel.sealed, last, *shown_outputs], **private)
+    after = [panel.sealed, last, *shown_outputs, panel.submit, panel.give_up, *panel.radios, panel.message]
+    panel.submit.click(handler(on_submit, store, shown, len(after)), [panel.sealed, *panel.radios], after, **private)
+    panel.give_up.click(handler(on_give_up, shown, len(after)), [panel.sealed], after, **private)
