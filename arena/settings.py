@@ -160,6 +160,13 @@ class Settings:
         "most Compare and trace runs waiting or running per client address (one per browser tab)",
         minimum=1,
     )
+    queue_per_client: int = _setting(
+        "ARENA_QUEUE_PER_CLIENT",
+        32,
+        "most events of one client waiting or running in the queue (any handler; a valid invite's browser "
+        "is a client of its own); more are refused at once",
+        minimum=1,
+    )
     quick_studies_per_hour: int = _setting(
         "ARENA_QUICK_STUDIES_PER_HOUR", 6, 'most "Rate these blind" quick studies per client per hour', minimum=0
     )
