@@ -28,7 +28,7 @@ from arena.numbers import study_id as parse_study_id
 from arena.preferences import preference_pairs, write_preference_jsonl
 from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, load_on_compute
 from arena.settings import current as current_settings
-from evaluation import form_cues
+from evaluation import form_cues, replay_check
 from evaluation.perplexity import SCORES
 
 from . import (
@@ -551,6 +551,10 @@ def build(ctx: AppContext) -> None:
         # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
         form = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
         message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}"
+        if (made := store.get_study(sid)) is not None and made.state == "open":  # every output is stored
+            progress(None, desc="Replay check: running a few items again with fresh seeds")
+            replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
+            message += f"\n\n**Replay check** (can a rater reproduce a response at home?):\n{replay}"
         return choice, table_value, raters, message, danger
 
     def _generate(store, lm, sid, progress) -> str:
