@@ -8,9 +8,9 @@ import json
 import pytest
 
 from arena.prompts import PromptSpec
+from arena.store import Store
 from arena.studies import create_study, generate_study
 from evaluation import replay_check
-from arena.store import Store
 from tests.support.stores import sqlite_url
 
 PROMPTS = ["Name a colour of the sea.", "Give one word for a quiet morning."]
