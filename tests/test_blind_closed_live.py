@@ -32,6 +32,7 @@ import pytest
 
 from arena import invites
 from arena.blind import LABELS
+from arena.settings import Settings
 from arena.store import Store
 from tests.support.live_app import (
     API,
@@ -68,7 +69,13 @@ def submit_values(n: int, score: int) -> list[Any]:
 )
 def world(request, tmp_path_factory):
     workdir = tmp_path_factory.mktemp(f"closed-{request.param}")
-    extra = {"ARENA_TRUSTED_PROXIES": "127.0.0.1", "GRADIO_TEMP_DIR": str(workdir / "gradio-tmp")}
+    extra = {
+        "ARENA_TRUSTED_PROXIES": "127.0.0.1",
+        "GRADIO_TEMP_DIR": str(workdir / "gradio-tmp"),
+        # The product's own limits (tests/support/live_app.py lifts them for the other live tests).
+        "ARENA_JOINS_PER_SECOND": str(Settings().joins_per_second),
+        "ARENA_SESSIONS_PER_MINUTE": str(Settings().sessions_per_minute),
+    }
     drop = None
     if request.param == "postgresql":
         url, drop = fresh_pg_url()
@@ -320,9 +327,9 @@ def test_route4_another_site_cannot_swap_a_seat_and_a_query_string_opens_nothing
         if any(t[1] == "load" for t in d.get("targets", []) if isinstance(t, (list, tuple)))
     ]
     assert loads
+    session = uuid.uuid4().hex[:11]  # one page, as a browser loads it
     for fn in loads:
         inputs = [client.components()[c]["props"].get("value") for c in config["dependencies"][fn]["inputs"]]
-        session = uuid.uuid4().hex[:11]
         body = {"data": inputs, "fn_index": fn, "session_hash": session, "event_data": None, "trigger_id": None}
         joined = client.http.post(f"{app.url}{API}/queue/join?invite={other}", json=body)
         assert joined.status_code == 200
@@ -352,11 +359,14 @@ def test_route6_compare_refuses_look_alikes_and_one_dropped_letter(world):
         "short, one letter dropped": SHORT.replace("hello", "helo"),
     }
     let_through = []
+    tab = uuid.uuid4().hex[:11]  # one browser tab, as a person trying disguises would use
     for name, text in disguised.items():
-        result = client.call(run, [text, ["TS-Temp"], False, 0, 1, *controls])
+        result = client.call(run, [text, ["TS-Temp"], False, 0, 1, *controls], session_hash=tab)
         if result.ok or "reserved" not in (result.error or ""):
             let_through.append(name)
     assert not let_through, let_through
-    ran = client.call(run, [f"Say goodbye to a stranger {TOKEN}.", ["TS-Temp"], False, 0, 1, *controls])
+    ran = client.call(
+        run, [f"Say goodbye to a stranger {TOKEN}.", ["TS-Temp"], False, 0, 1, *controls], session_hash=tab
+    )
     assert ran.ok, ran.error  # the positive control
     client.close()

@@ -5,11 +5,11 @@ thousands of joins to a cheap public handler (`results_studies`): the queue fill
 then HTTP 503 for everyone, raters' Submit included), and the full app once stopped serving pages
 for 25 minutes (issue 32, route 3). This ASGI middleware runs before Gradio sees a join:
 
-* a **token bucket per client**: `BURST` joins at once, then `RATE` a second (a page load fires a
-  handful of `load` events; a rater clicks far slower);
+* a **token bucket per client**: `ARENA_JOINS_PER_SECOND` (8) joins a second, five seconds' worth at
+  once (a page load fires a handful of `load` events; a rater clicks far slower);
 * **pending events per client**: at most `ARENA_QUEUE_PER_CLIENT` of its events waiting or running
   in Gradio's queue (counted from the event ids the queue answered with, pruned when they end);
-* **new sessions per client**: `SESSION_BURST`, then one every `SESSION_EVERY_S`. A join with a
+* **new sessions per client**: `ARENA_SESSIONS_PER_MINUTE` (12), a third of them at once. A join with a
   session id Gradio has not seen makes a `SessionState`, which copies the config of every component
   of the app: about 90 ms of the event loop (nothing else is served meanwhile) and 1.7 MB that stays
   until 1,000 newer sessions push it out. On b69a925 a flood of joins, each with a fresh session id,
@@ -39,10 +39,7 @@ from arena.settings import current as current_settings
 
 JOIN_PATH = "/gradio_api/queue/join"
 PRESENT_PATH = "/present"
-RATE = 8.0  # joins a second, sustained
-BURST = 40.0
-SESSION_BURST = 4.0
-SESSION_EVERY_S = 5.0
+BURST_S = 5.0  # a join bucket holds this many seconds' worth of joins
 SESSION_CAPACITY = 1000  # Gradio's sessions kept in memory (its default, 10,000, is ~17 GB of copied config)
 MAX_BODY = 16 * 2**20
 CODE_TTL_S = 60.0
@@ -50,11 +47,33 @@ MAX_KEYS = 50_000
 REFUSED = "too many requests from your address right now: wait a few seconds and try again"
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The buckets' sizes and rates, from the settings (read when a client is first seen)."""
+
+    joins_per_s: float
+    sessions_per_s: float
+
+    @property
+    def join_burst(self) -> float:
+        return max(1.0, self.joins_per_s * BURST_S)
+
+    @property
+    def session_burst(self) -> float:
+        return max(1.0, self.sessions_per_s * 20.0)  # a third of a minute's
+
+    @classmethod
+    def current(cls) -> Limits:
+        config = current_settings()
+        return cls(float(config.joins_per_second), float(config.sessions_per_minute) / 60.0)
+
+
 @dataclass
 class _Client:
+    limits: Limits
     tokens: float
     last: float
-    sessions: float = SESSION_BURST
+    sessions: float
     pending: set[str] = field(default_factory=set)  # Gradio event ids, waiting or running
     joining: int = 0  # joins sent on to Gradio whose answer has not come yet
 
@@ -109,10 +128,11 @@ class JoinGate:
             if client is None:
                 if len(self.clients) >= MAX_KEYS:
                     self._forget(now)
-                client = self.clients[key] = _Client(BURST, now)
-            elapsed = now - client.last
-            client.tokens = min(BURST, client.tokens + elapsed * RATE)
-            client.sessions = min(SESSION_BURST, client.sessions + elapsed / SESSION_EVERY_S)
+                limits = Limits.current()
+                client = self.clients[key] = _Client(limits, limits.join_burst, now, limits.session_burst)
+            elapsed, limits = now - client.last, client.limits
+            client.tokens = min(limits.join_burst, client.tokens + elapsed * limits.joins_per_s)
+            client.sessions = min(limits.session_burst, client.sessions + elapsed * limits.sessions_per_s)
             client.last = now
             if live is not None:
                 client.pending = {e for e in client.pending if live(e)}
@@ -132,7 +152,7 @@ class JoinGate:
             client = self.clients.get(key)
             if client is None:
                 return None
-            tokens = client.tokens + (self.clock() - client.last) * RATE
+            tokens = client.tokens + (self.clock() - client.last) * client.limits.joins_per_s
         return REFUSED if tokens < 1 else None
 
     def joined(self, key: str, event_id: str | None) -> None:
@@ -145,7 +165,7 @@ class JoinGate:
 
     def _forget(self, now: float) -> None:
         """Drop the clients that have nothing pending and a full bucket again (under the lock)."""
-        for key in [k for k, c in self.clients.items() if not c.pending and now - c.last > BURST / RATE]:
+        for key in [k for k, c in self.clients.items() if not c.pending and now - c.last > 60.0]:
             del self.clients[key]
 
     def reset(self) -> None:
