@@ -19,13 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from common.errors import UserError
+from common.messages import english
+
 from . import settings, throttle
-from .errors import UserError
 from .store import Enrolment, Store, clean_rater_name
 from .text import escape_cell
 
 CODE_BYTES = 24  # 192 bits
-INVALID = "that invite code is not valid; check the link or ask the organizer for a new one"
+INVALID = english("rater_code_invalid")
 MAX_CODE_LENGTH = 200
 
 

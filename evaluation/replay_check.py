@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena import llm, systems
-from arena.errors import UserError
 from arena.requests import RunRequest
 from arena.runner import run_methods
+from common.errors import UserError
 
 ITEMS = 3
 REMEDIES = (

@@ -16,10 +16,10 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from arena import blind, clients, export, invites, sessions, studies
-from arena.errors import UserError
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.settings import override
 from arena.studies import quick, reserved
+from common.errors import UserError
 from tests.support.seeding import seed_study
 from ui import admission, web
 

@@ -9,11 +9,13 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import case, func, select
 
+from common.errors import UserError
+
 from .columns import EXTRA_COLUMNS, FLOAT_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
-from .feedback import cant_judge_dims, cant_judge_values
 from .rows import Rating, from_row
 from .schema import (
     SCORE_COLUMNS,
+    cant_judge_column,
     items,
     outputs,
     raters,
@@ -24,6 +26,28 @@ from .schema import (
 )
 from .transactions import StoreBase
 from .values import check_score, clean_comment
+
+CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
+
+
+def cant_judge_dims(row: Mapping[str, Any]) -> set[str]:
+    """The dimensions a rating row marks as can't-judge; such a dimension must carry no score."""
+    given = row.get(CANT_JUDGE_KEY) or ()
+    if isinstance(given, str):
+        given = [d for d in given.split(",") if d.strip()]
+    dims = {str(d).strip() for d in given}
+    unknown = dims - set(SCORE_COLUMNS)
+    if unknown:
+        raise UserError(f"can't judge: unknown dimension {', '.join(sorted(unknown))}")
+    for dim in dims:
+        if row.get(dim) not in (None, ""):
+            raise UserError(f"{dim} is marked can't judge and has a score: give one or the other")
+    return dims
+
+
+def cant_judge_values(dims: Iterable[str]) -> dict[str, bool]:
+    dims = set(dims)
+    return {cant_judge_column(name): name in dims for name in SCORE_COLUMNS}
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ import sys
 from typing import Any
 
 from arena import guessing, invites
-from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
@@ -34,6 +33,7 @@ from arena.store import Store
 from arena.studies.create import create_study
 from arena.studies.generate import GenerationReport, generate_study
 from arena.studies.lifecycle import close_study, open_study, publish_study
+from common.errors import UserError
 from evaluation import form_cues, replay_check
 
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import decoders
+from common.errors import UserError
 
 from .. import guessing, systems
-from ..errors import UserError
 from ..numbers import whole_number
 from ..prompts import PromptSpec, encode_prompt
 from ..requests import MAX_NEW_TOKENS_RANGE
@@ -71,7 +71,7 @@ def create_study(
     typed = base_seed is not None and not (isinstance(base_seed, str) and not base_seed.strip())
     seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
     slots = expected_slots(chosen, samples)
-    targets = guessing.resolve_targets(guess_methods, chosen, samples)
+    targets = guessing.resolve_targets(guess_methods, slots)
     if design not in STUDY_DESIGNS:
         raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
     if design == "pairwise":

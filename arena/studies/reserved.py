@@ -41,7 +41,8 @@ from importlib.resources import files
 from itertools import chain
 from typing import Any
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..prompts import clean_prompt
 from ..store import Store
 from ..text import folded

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import UserError
+from common.errors import UserError
 
 from . import cgroup
 
