@@ -14,10 +14,10 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 from starlette.middleware import Middleware
 
-from arena import clients, compute, llm, settings
+from arena import clients, compute, invites, llm, settings
 from common.errors import UserError
 from common.messages import english
-from ui import AppContext, assets, i18n, store_for, web
+from ui import AppContext, assets, i18n, join_gate, store_for, web
 
 # (tab label, tab id). Each tab is a module or package under ui/ (MODULES), imported only when built.
 TABS: list[tuple[str, str]] = [
@@ -137,17 +137,23 @@ def main(argv: list[str] | None = None) -> None:
     ctx = AppContext()
     demo = build_app(ctx)
     quick.expire(store_for(ctx))  # quick studies past their time, left by an earlier run
+    join_gate.gate.install(lambda code: invites.valid(store_for(ctx), code))
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
         server_name=config.host,
         server_port=config.port,
         run_history=False,
+        state_session_capacity=join_gate.SESSION_CAPACITY,
         max_file_size=MAX_FILE_SIZE,
         css=assets.CSS + a11y.CSS,
         head=assets.HEAD,
         i18n=i18n.I18N,
-        app_kwargs={"routes": present_routes() + web.routes(), "middleware": [Middleware(web.ArenaMiddleware)]},
+        app_kwargs={
+            "routes": present_routes() + web.routes(),
+            # The gate first: a flood is refused before anything else reads it (ui/join_gate.py).
+            "middleware": [Middleware(join_gate.JoinGateMiddleware), Middleware(web.ArenaMiddleware)],
+        },
         prevent_thread_lock=True,
     )
     # The model's work runs here, on the thread that loaded it, not on Gradio's worker threads: on a

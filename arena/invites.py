@@ -112,6 +112,14 @@ def resolve(store: Store, code: object, client: str | None = None) -> Enrolment:
     raise UserError(INVALID)
 
 
+def valid(store: Store, code: object) -> bool:
+    """Does `code` open a seat now? (No throttling: for the queue gate, which counts a valid code's
+    browser as its own client.)"""
+    clean = code_from(code)
+    found = store.enrolment_by_code(hash_code(clean)) if clean else None
+    return found is not None and found.revoked_at is None
+
+
 def revoke(store: Store, study_id: int, rater: object) -> bool:
     """Shut a rater's code for a study (their ratings stay); False if they had no live code."""
     rater_id = store.find_rater(clean_rater_name(rater))

@@ -191,6 +191,26 @@ class Settings:
         "most Compare and trace runs waiting or running per client address (one per browser tab)",
         minimum=1,
     )
+    queue_per_client: int = _setting(
+        "ARENA_QUEUE_PER_CLIENT",
+        32,
+        "most events of one client waiting or running in the queue (any handler; a valid invite's browser "
+        "is a client of its own); more are refused at once",
+        minimum=1,
+    )
+    joins_per_second: float = _setting(
+        "ARENA_JOINS_PER_SECOND",
+        8.0,
+        "requests one client may send to the queue a second, sustained (five seconds' worth at once)",
+        minimum=0.1,
+    )
+    sessions_per_minute: float = _setting(
+        "ARENA_SESSIONS_PER_MINUTE",
+        12.0,
+        "new browser sessions (page loads) one client may open a minute (a third of that at once); each costs "
+        "the server ~90 ms and 1.7 MB",
+        minimum=0.1,
+    )
     quick_studies_per_hour: int = _setting(
         "ARENA_QUICK_STUDIES_PER_HOUR", 6, 'most "Rate these blind" quick studies per client per hour', minimum=0
     )

@@ -24,7 +24,7 @@ from arena.runner import load_on_compute
 from arena.settings import current as current_settings
 from arena.store import Store
 from common.errors import UserError
-from evaluation import form_cues
+from evaluation import form_cues, replay_check
 from evaluation.perplexity import SCORES
 
 from .. import organizer_models
@@ -236,7 +236,12 @@ def create(
     report = generate(store, lm, model_names, sid, progress)
     # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
     form = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
-    return overview(store, sid, f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}")
+    message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}"
+    if (made := store.get_study(sid)) is not None and made.state == "open":  # every output is stored
+        progress(None, desc="Replay check: running a few items again with fresh seeds")
+        replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
+        message += f"\n\n**Replay check** (can a rater reproduce a response at home?):\n{replay}"
+    return overview(store, sid, message)
 
 
 def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
