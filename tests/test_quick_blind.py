@@ -1,4 +1,6 @@
-"""Compare's "Run blind" (ui/quick_blind.py): rated as A, B, C before the reveal, Arena style.
+"""Compare's "Run blind" (ui/compare/quick_blind.py): rated as A, B, C before the reveal, Arena style.
+(This is also where tests/e2e/test_compare_blind_e2e.py's checks moved: the refusal line, the empty
+named boxes, the reveal table and the timing after it.)
 
 The attack: everything the server sends to the browser, from Run blind until the scores are saved, as
 Gradio itself serialises it (`Blocks.postprocess_data`: server-side State stays on the server), must
@@ -94,6 +96,8 @@ def test_nothing_sent_before_the_submit_names_a_method_and_the_reveal_comes_afte
     slots = quick_blind.MAX_RESPONSES * 3
     partial = [4, 3, 5] * 2 + [None] * (slots - 6)  # C not scored
     refused = app.fns["on_submit"].fn(REQUEST, state, *partial)
+    assert refused[-1]["value"].startswith("⚠")  # one line says what is missing; the named boxes stay empty
+    assert all(u == gr.update() for u in refused[2 : 2 + len(decoders.names())])
     wire = sent(app, "on_submit", refused)
     assert not leaks(wire), wire
     with pytest.raises(UserError, match="score every response"):
@@ -104,6 +108,7 @@ def test_nothing_sent_before_the_submit_names_a_method_and_the_reveal_comes_afte
     names = decoders.names()
     table = revealed[-1]["value"]
     boxes = {n: b["value"] for n, b in zip(names, revealed[2 : 2 + len(names)], strict=True)}
+    assert revealed[2 + len(names)]["visible"] is True  # the timing table, now that the methods are named
     wire = sent(app, "on_submit", revealed)  # (Gradio consumes the updates it serialises)
     assert set(leaks(wire)) == set(METHODS)  # now the reveal and the named boxes
     truth = quick.reveal_own(app.store, state["code"])

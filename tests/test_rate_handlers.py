@@ -6,6 +6,7 @@ inline line. The outputs come from the dummy engine (ARENA_ENGINE=dummy) where a
 from __future__ import annotations
 
 import inspect
+import math
 from types import SimpleNamespace
 
 import gradio as gr
@@ -15,6 +16,8 @@ from arena import guessing, invites, runner
 from arena.requests import RunRequest
 from arena.store import Store
 from common.errors import UserError
+from tests.support.seeding import invite, seed_study
+from ui import AppContext, rate
 from ui.handler import handler
 from ui.rate import handlers as h
 from ui.rate import pairwise
@@ -198,3 +201,46 @@ def test_handler_keeps_the_request_and_streams_generators():
     assert err.value.message == "type a &lt;name&gt;"
     assert inspect.isgeneratorfunction(handler(count)) and list(handler(count, wire=str)(3)) == ["0", "1", "2"]
     assert guessing.DONT_KNOW  # the module's names stay importable for the tab
+
+
+def test_skip_flag_and_cant_judge_are_stored_and_nothing_is_lost(store):
+    """Moved down from tests/e2e/test_rating_feedback_e2e.py (it checked what the handlers store): a
+    dimension marked can't-judge lets the item be submitted and is stored as no score; a flag changes
+    nothing on screen (its event's only outputs are the status line and the note); a skip moves on and
+    counts as done."""
+    texts = [{m: f"feedback item {k} answer {m[-1]} with **bold** words" for m in METHODS} for k in range(3)]
+    sid, item_ids = seed_study(store, "Feedback study", [f"feedback prompt {k}" for k in range(3)], texts)
+    code_ = invite(store, sid, "feedback-rater")
+    first = h.on_start(store, code_, {}, request()).rate
+    assert first.progress.startswith("**Item 1 of 3") and "<strong>bold</strong>" in first.slots[0].text
+    assert 'aria-label="Response A"' in first.slots[0].text  # the region a screen reader names
+    # Item 1: A's naturalness can't be judged, everything else a 4; B is flagged before submitting.
+    scores = [4, 4, "Can't judge", *[4] * 6]
+    status, note = h.on_flag(store, code_, first.session, "Response B", "broken", "repeats itself", request())
+    assert status.startswith("Flagged response B") and note == ""
+    with gr.Blocks() as demo:
+        rate.build(AppContext(model=lambda: None, extras={"store": store}))
+    [flag] = [f for f in demo.fns.values() if f.api_name == "rate_flag"]
+    assert [getattr(o, "elem_id", None) for o in flag.outputs][0] == "rate-status" and len(flag.outputs) == 2
+    second = h.on_submit(store, request(), code_, first.session, *form(scores))
+    assert second.progress.startswith("**Item 2 of 3") and second.status.startswith("Saved")
+    # Item 2: skipped with a reason; a score entered before skipping is not saved.
+    *values, _, _ = h.on_skip(store, code_, second.session, "language", "", request())
+    third = RateView.parse(values)
+    assert "you have rated 2 of 3 (1 skipped)" in third.progress and third.progress.startswith("**Item 3 of 3")
+    # Item 3: rated in full.
+    done = h.on_submit(store, request(), code_, third.session, *form([3] * 9))
+    assert done.progress.startswith("You have rated all 3 items") and done.shown == 0
+
+    frame = store.ratings_frame(sid)
+    assert len(frame) == 6 and set(frame["item_id"]) == {item_ids[0], item_ids[2]}
+    one = frame[frame["item_id"] == item_ids[0]].sort_values("position")
+    assert math.isnan(one["naturalness"].iloc[0]) and one["naturalness"].iloc[1:].tolist() == [4, 4]
+    assert one["coherence"].tolist() == [4, 4, 4] and one["informativeness"].tolist() == [4, 4, 4]
+    dims = ["coherence", "informativeness", "naturalness"]
+    assert frame[frame["item_id"] == item_ids[2]][dims].values.tolist() == [[3, 3, 3]] * 3
+    [skip] = store.skips(sid)
+    assert skip.item_id == item_ids[1] and skip.reason == "language"
+    [flagged] = store.flags(sid)
+    assert flagged.item_id == item_ids[0] and flagged.position == 1 and flagged.reason == "broken"
+    assert flagged.note == "repeats itself" and flagged.output_id == one["output_id"].iloc[1]
