@@ -3,7 +3,7 @@
 `candidates_frame` is one row per candidate token, one probability column per stage ("model",
 then each processor in the order it ran), and which token was drawn; `beams_frame` is the running
 beams of beam search at a step, best first. `shift` says, for a word such as "the" or "的", how much
-probability the processors moved away from it over a run. The UI (ui/token_view.py) only draws them.
+probability the processors moved away from it over a run. The UI (ui/compare/token_view.py) only draws them.
 """
 
 from __future__ import annotations

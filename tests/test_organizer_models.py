@@ -54,7 +54,7 @@ def world(tmp_path, monkeypatch, tokenizer):
 
 
 def form(name: str, models=None, scorer=organizer_models.SCORER_FIRST, guess="off") -> list:
-    """The create form's values after the password, in the order ui/organizer.py wires them."""
+    """The create form's values after the password, in the order ui/organizer/__init__.py wires them."""
     source = organizer.SOURCES[1]
     values = [name, source, "all", "Name a colour.\nName a fruit.", None, ["TS-Temp", "BS-4"], 1, 4, 3, "", guess]
     return [*values, next(iter(organizer.DESIGNS)), models if models is not None else NAMES[:1], scorer]

@@ -34,7 +34,7 @@ def test_compare_shows_a_check_line_only_for_task_prompts():
 
 def test_the_check_line_is_plain_text_even_when_the_output_is_markup():
     line = views.verdict_line(MATH_ZH, "<img src=x onerror=alert(1)> = 105.4 cm²")
-    assert "✓ pass" in line  # shown in a Textbox (ui/compare.py), never rendered as HTML
+    assert "✓ pass" in line  # shown in a Textbox (ui/compare/__init__.py), never rendered as HTML
 
 
 def test_success_by_method_counts_only_task_prompts():

@@ -2,7 +2,7 @@
 
 A quick study is a one-item ad-hoc study (`quick_item`, kind "adhoc") of the Compare tab's finished
 results with one invite code (`create`), which goes only into the server-side state of the browser
-tab that ran the Compare (ui/rating.py). So that the button cannot fill the database:
+tab that ran the Compare (ui/rate/handlers.py). So that the button cannot fill the database:
 
 * one quick study per Compare run (the tab keeps it: pressing again opens the same one);
 * at most `ARENA_QUICK_STUDIES_PER_HOUR` per client per hour (a client as arena/clients.py reads it);

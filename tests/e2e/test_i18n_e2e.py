@@ -31,7 +31,7 @@ def test_the_rating_page_speaks_chinese(zh_page, app, artifacts_dir):
     store, sid, code = new_study(app, "zh", n_items=2)
     page = zh_page
     page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
-    # Lines the server writes with numbers inside come in the browser's language too (ui/rater_words.py).
+    # Lines the server writes with numbers inside come in the browser's language too (ui/rate/words.py).
     expect(page.get_by_text("第 1 题，共 2 题")).to_be_visible(timeout=90_000)
     groups = page.locator("#rate-responses fieldset").filter(visible=True)
     expect(groups).to_have_count(9)

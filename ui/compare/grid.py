@@ -2,7 +2,7 @@
 
 What the page shows as the run goes (`grid_views`) is computed here from the runner's model events
 (`arena.runner.stream_models`, the path `python -m decoders --models` takes), so tests can follow a
-grid run without a browser; ui/compare.py only turns each view into component updates.
+grid run without a browser; ui/compare/handlers.py only turns each view into component updates.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def step_view(state: Any, method: str | None, step: Any, tokenizer: Any) -> Step
 
 def tokenizer_for(state: Any, method: str | None, tokenizer_of: Callable[[str | None], Any]) -> Any:
     """The tokenizer that reads `method`'s recording: a grid cell's model's (the state's `models`
-    names it; ui/compare_grid.py), else the app's (`tokenizer_of(None)`)."""
+    names it; ui/compare/grid.py), else the app's (`tokenizer_of(None)`)."""
     models = state.get("models") if isinstance(state, dict) else None
     return tokenizer_of((models or {}).get(method))
 

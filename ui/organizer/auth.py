@@ -1,6 +1,6 @@
 """Organizer auth in one place: the organizer password, checked in constant time, with the
 per-client backoff (arena/throttle.py) and the organizer session that exempts a browser which proved
-the password before (arena/sessions.py). Every organizer panel (ui/organizer*.py) imports it from here.
+the password before (arena/sessions.py). Every organizer panel (ui/organizer/) uses it.
 """
 
 from __future__ import annotations

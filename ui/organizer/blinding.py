@@ -4,8 +4,8 @@ study is closed, the blinding index from raters' guesses (`evaluation.blinding`)
 the organizer password on the server, as the rest of the tab does; when each may be shown is decided
 by the evaluation functions, this module only shows their answer.
 
-Included from ui/organizer.py's build: `build(ctx, password, study)` with the tab's password box and
-study dropdown; the password check is ui/organizer_auth.py's, as for every organizer panel.
+Included from ui/organizer/__init__.py's build: `build(ctx, password, study)` with the tab's password box and
+study dropdown; the password check is ui/organizer/auth.py's, as for every organizer panel.
 """
 
 from __future__ import annotations

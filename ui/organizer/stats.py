@@ -4,7 +4,7 @@ study, and a simulation-based power planner for the next study. The numbers come
 organizer password on every handler (server side, throttled per client, as the rest of the
 organizer tab) and shows the results.
 
-Included from ui/organizer.py's build: `organizer_stats.build(ctx, password)`, with the tab's
+Included from ui/organizer/__init__.py's build: `stats.build(ctx, password)`, with the tab's
 password box; called alone, `build(ctx)` makes its own.
 """
 
