@@ -313,3 +313,38 @@ def test_the_private_check_finds_imports_and_attributes(tmp_path):
         "arena.by_name uses arena.owner._helper",
         "arena.dotted uses arena.owner._helper",
     ]
+
+
+# ---- function length ------------------------------------------------------------------------------
+
+LENGTH_SCANNED = ("app.py", "decoders", "arena", "evaluation", "ui", "serving")
+LONGEST, LONG, MOST_LONG = 120, 80, 8  # issue 33: none over 120 lines, at most 8 over 80
+
+
+def long_functions(root: Path = ROOT, over: int = LONG) -> list[tuple[int, str]]:
+    """(lines, "path:line name") of every function (nested ones too) longer than `over` lines."""
+    found = []
+    for name in LENGTH_SCANNED:
+        top = root / name
+        for path in [top] if top.is_file() else sorted(top.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    lines = node.end_lineno - node.lineno + 1
+                    if lines > over:
+                        found.append((lines, f"{path.relative_to(root).as_posix()}:{node.lineno} {node.name}"))
+    return sorted(found, reverse=True)
+
+
+def test_no_function_is_too_long():
+    long = long_functions()
+    too_long = [f"{n} lines: {where}" for n, where in long if n > LONGEST]
+    assert not too_long, f"functions over {LONGEST} lines:\n" + "\n".join(too_long)
+    listing = "\n".join(f"{n} lines: {where}" for n, where in long)
+    assert len(long) <= MOST_LONG, f"{len(long)} functions over {LONG} lines (at most {MOST_LONG}):\n{listing}"
+
+
+def test_the_length_check_counts_nested_functions(tmp_path):
+    (tmp_path / "ui").mkdir()
+    body = "".join(f"        x{k} = {k}\n" for k in range(90))
+    (tmp_path / "ui" / "probe.py").write_text(f"def build():\n    def handler():\n{body}    return handler\n")
+    assert [where for _, where in long_functions(tmp_path)] == ["ui/probe.py:1 build", "ui/probe.py:2 handler"]
