@@ -75,6 +75,7 @@ def world(request, tmp_path_factory):
         # The product's own limits (tests/support/live_app.py lifts them for the other live tests).
         "ARENA_JOINS_PER_SECOND": str(Settings().joins_per_second),
         "ARENA_SESSIONS_PER_MINUTE": str(Settings().sessions_per_minute),
+        "ARENA_QUEUE_PER_CLIENT": str(Settings().queue_per_client),
     }
     drop = None
     if request.param == "postgresql":

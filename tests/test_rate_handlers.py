@@ -149,6 +149,12 @@ def test_the_wire_format_is_four_values_then_five_per_slot(store):
     seen = RateView.parse(client, states=False)
     assert seen.shown == 3 and seen.prompt == view.prompt and seen.slots == view.slots
     assert client[RateView.text_index(0, states=False)] == view.slots[0].text
+    # Start's reply through gradio_client: the laid-out form without its states (session, layout, guess_ask)
+    # and its slot boxes (layout blocks), then the pairwise panel's values, which are not read
+    _, _, progress, prompt, *slots, _, status = view.laid_out()
+    slots = [v for k, v in enumerate(slots) if k % 6]  # each slot's box first
+    seen = RateView.parse([progress, prompt, *slots, status, {"visible": False}, "guide", []], states=False)
+    assert (seen.shown, seen.prompt, seen.missing) == (3, view.prompt, [])
     laid = view.laid_out()
     assert len(laid) == 4 + 6 * SLOTS + 2 and laid[4]["visible"] is True and laid[4 + 6 * 3]["visible"] is False
 

@@ -58,6 +58,7 @@ def app_env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str
         # tests/test_blind_closed_live.py, which passes them back in `extra`.
         ARENA_JOINS_PER_SECOND="100000",
         ARENA_SESSIONS_PER_MINUTE="1000000",
+        ARENA_QUEUE_PER_CLIENT="100000",  # tests/test_load.py: 50 raters' submits pending at once from 127.0.0.1
     )
     env.pop("DATABASE_URL", None)  # a test that wants PostgreSQL passes it in `extra`
     env.update(extra or {})

@@ -114,15 +114,16 @@ class RateView:
 
     @classmethod
     def parse(cls, data: list[Any], states: bool = True) -> RateView:
-        """A reply of `values()` read back. Without `states` (gradio_client leaves out every gr.State:
-        session, layout, guess_ask, missing) the session is {} and there is no question."""
+        """A reply of `values()` (or of Start's, whose form comes first) read back. Without `states`
+        (gradio_client leaves out every gr.State: session, layout, guess_ask, missing) the session is {}
+        and there is no question. Values after the form's (Start's pairwise panel) are not read."""
         plain = [v.get("value") if isinstance(v, dict) and "value" in v else v for v in data]
         if not states:
-            plain = [{}, None, *plain[: 2 + PER_SLOT * SLOTS], None, *plain[2 + PER_SLOT * SLOTS :], []]
-        start = len(HEAD)
+            plain = [{}, None, *plain[: 2 + PER_SLOT * SLOTS], None, plain[2 + PER_SLOT * SLOTS], []]
+        start, after = len(HEAD), len(HEAD) + PER_SLOT * SLOTS
         cells = [plain[start + PER_SLOT * k : start + PER_SLOT * (k + 1)] for k in range(SLOTS)]
         slots = tuple(Slot(str(text or ""), tuple(scores), comment) for text, *scores, comment in cells)
-        guess_ask, status, *missing = plain[start + PER_SLOT * SLOTS :]
-        shown = sum(1 for s in slots if s.text)
-        return cls(plain[0] or {}, shown, str(plain[2] or ""), str(plain[3] or ""), slots, guess_ask, str(status or ""),
-                   list(missing[0] or []) if missing else [])  # fmt: skip
+        tail = plain[after + 2] if len(plain) > after + 2 else None
+        missing: list[list[int]] = [list(m) for m in tail] if isinstance(tail, list) else []
+        return cls(plain[0] or {}, sum(1 for s in slots if s.text), str(plain[2] or ""), str(plain[3] or ""), slots,
+                   plain[after], str(plain[after + 1] or ""), missing)  # fmt: skip
