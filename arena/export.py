@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from common.errors import UserError
+from common.outputs import check_output_path, write_failure
 
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
@@ -664,6 +665,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:
+        if args.out:
+            check_output_path(args.out, "-o")
         store = Store(args.database)
         if args.votes and args.preferences:
             raise UserError("--votes or --preferences, not both")
@@ -702,6 +705,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             n = export(store, args.format or "csv", sys.stdout, args.study)
             print(f"wrote {n} ratings", file=sys.stderr)
+    except OSError as exc:  # the output could be checked, not reserved: a disk can fill up while writing
+        print(f"error: {write_failure(args.out or 'the output', exc)}", file=sys.stderr)
+        return 2
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

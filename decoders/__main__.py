@@ -105,6 +105,14 @@ def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     return {**out, "models": models, "results": results}
 
 
+def stdin_text() -> str:
+    """Standard input as UTF-8 text (a byte-order mark dropped), whatever the locale says."""
+    try:
+        return sys.stdin.buffer.read().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"the prompt on standard input is not UTF-8 text (byte {exc.start})") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list:
@@ -113,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.prompt is None:
             raise UserError("give a prompt (or --list)")
-        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        prompt = stdin_text() if args.prompt == "-" else args.prompt
         req = validate_request(
             RunRequest(
                 prompt=clean_prompt(prompt),

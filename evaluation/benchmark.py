@@ -47,6 +47,7 @@ from arena.prompts import SCENARIOS
 from arena.requests import RunRequest, validate_request
 from arena.runner import run_methods
 from common.errors import UserError
+from common.outputs import check_output_path
 
 from .heldout import load_heldout
 from .metrics import text_metrics
@@ -290,6 +291,9 @@ def _main(args: argparse.Namespace) -> int:
             raise UserError(f"--{name} must be {'at least 1' if name == 'trials' else '0 or more'}")
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
+    for option in ("json", "csv", "html"):  # before the run: a bad path must not cost its results
+        if getattr(args, option):
+            check_output_path(getattr(args, option), f"--{option}")
     methods = decoders.parse_methods(args.methods)
     prompts = read_prompts(args.prompts) if args.prompts else default_prompts(args.language)
     prompts = prompts[: args.limit] if args.limit else prompts
