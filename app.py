@@ -15,6 +15,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from arena import clients, compute, invites, llm, settings
+from arena.store import get_store
 from common.errors import UserError
 from common.messages import english
 from ui import AppContext, assets, i18n, join_gate, launch, store_for, web
@@ -123,7 +124,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
-    fail_on(launch.port_problem(config.host, config.port))  # before the model's load, which takes a while
+    # Before the model's load, which takes a while: the port, and a store that cannot take a rating.
+    fail_on(launch.port_problem(config.host, config.port))
+    fail_on(store_problem())
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
     except UserError as exc:
@@ -150,6 +153,16 @@ def main(argv: list[str] | None = None) -> None:
         pass
     finally:
         demo.close()
+
+
+def store_problem() -> str | None:
+    """Why the ratings store cannot serve (cannot be opened or reached, read-only, full), or None."""
+    try:
+        store = get_store()
+    except UserError as exc:
+        return str(exc)
+    reason = store.write_problem()
+    return f"the ratings database {store.url} {reason}" if reason else None
 
 
 def fail_on(problem: str | None) -> None:

@@ -642,8 +642,12 @@ def _import_judgement(
 
 
 def import_file(store: Store, path: str | Path, fmt: str | None = None) -> dict[str, int]:
-    """Check the whole file first, then import it."""
-    return import_rows(store, read_export(path, fmt))
+    """Check the whole file first, then import it. A file with no rows is refused: an import that
+    adds nothing is a wrong file, not a success."""
+    rows = read_export(path, fmt)
+    if not rows:
+        raise UserError(f"{Path(path).name} holds no ratings to import (an export with its header only?)")
+    return import_rows(store, rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -668,6 +672,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             check_output_path(args.out, "-o")
         store = Store(args.database)
+        if args.study is not None and store.get_study(args.study) is None:
+            raise UserError(f"there is no study #{args.study}")
         if args.votes and args.preferences:
             raise UserError("--votes or --preferences, not both")
         if args.preferences:

@@ -91,7 +91,11 @@ def named_problems(url: str) -> Iterator[None]:
         if isinstance(exc, SQLAlchemyError) and not isinstance(exc, DBAPIError):
             raise
         shown = make_url(url).render_as_string(hide_password=True) if "://" in url else url
-        raise StoreUnavailable(f"the ratings database {shown} {cause(exc, url)}") from exc
+        reason = cause(exc, url)
+        if reason == "cannot be reached":  # the driver's first line says how (refused, no such host, password)
+            said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            reason += f" ({said[0][:200]})" if said else ""
+        raise StoreUnavailable(f"the ratings database {shown} {reason}") from exc
 
 
 def write_problem(engine: Engine) -> str | None:

@@ -30,8 +30,8 @@ from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
 from arena.prompts import PromptSpec, read_prompt_file
 from arena.store import Store
-from arena.studies.create import create_study
-from arena.studies.generate import GenerationReport, generate_study
+from arena.studies.create import create_study, plan_study
+from arena.studies.generate import GenerationReport, generate_study, parse_batch_size
 from arena.studies.lifecycle import close_study, open_study, publish_study
 from common.errors import UserError
 from evaluation import form_cues, replay_check
@@ -56,6 +56,10 @@ def _model(setting: str | None) -> LoadedModel:
     return load_model(setting) if setting else get_default_model()
 
 
+def _models(setting: str | None) -> list[str] | None:
+    return [m for m in (setting or "").split(",") if m.strip()] or None
+
+
 def _draft_named(store: Store, name: str) -> int | None:
     return next((s.id for s in store.list_studies(kind="study") if s.name == name and s.state == "draft"), None)
 
@@ -67,9 +71,23 @@ def _study(store: Store, value: int) -> int:
 
 
 def run(args: argparse.Namespace) -> dict:
-    store = Store(args.database)
+    if args.command in ("create", "generate"):
+        parse_batch_size(args.batch_size)  # every argument is checked before a row is written or a model loads
     if args.command == "create":
         specs = _prompts(args.prompts)
+        plan_study(
+            args.name,
+            specs,
+            methods=args.methods,
+            samples_per_method=args.samples,
+            max_new_tokens=args.max_new_tokens,
+            guess_methods=args.guess,
+            models=_models(args.models),
+            scorer_model=args.scorer,
+            design="pairwise" if args.pairwise else "scores",
+        )
+    store = Store(args.database)
+    if args.command == "create":
         sid = _draft_named(store, args.name)
         lm = _model(args.model)
         if sid is None:
@@ -83,7 +101,7 @@ def run(args: argparse.Namespace) -> dict:
                 model=lm.name,
                 lm=lm,
                 guess_methods=args.guess,
-                models=[m for m in (args.models or "").split(",") if m.strip()] or None,
+                models=_models(args.models),
                 scorer_model=args.scorer,
                 design="pairwise" if args.pairwise else "scores",
             )

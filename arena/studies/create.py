@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import decoders
@@ -17,6 +18,84 @@ from ..store import Store
 from ..store.schema import STUDY_DESIGNS
 from ..store.store import clean_name
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """A study's settings, every one checked (`plan_study`); nothing stored yet."""
+
+    name: str
+    methods: list[str]
+    settings: dict[str, Any]
+    samples: int
+    max_new_tokens: int
+    seed: int
+    guess_methods: Any
+    scorer_model: str | None
+    design: str
+    prompts: list[PromptSpec]
+
+
+def plan_study(
+    name: str,
+    prompts: Sequence[PromptSpec],
+    *,
+    methods: Sequence[str] | str | None = None,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    samples_per_method: int = 1,
+    max_new_tokens: int = 128,
+    base_seed: int | str | None = None,
+    guess_methods: Any = None,
+    models: Sequence[str] | None = None,
+    scorer_model: str | None = None,
+    design: str = "scores",
+) -> StudyPlan:
+    """Every setting of `create_study` checked, with no model and no store: a command line asks this
+    before it spends minutes loading a model (the prompts' length is checked later, with the model)."""
+    name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
+    if not name:
+        raise UserError("give the study a name")
+    named = method_names_in(name)
+    if named:
+        raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
+    chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
+    if models:
+        chosen = systems.cross(models, chosen)
+        scorer_model = (scorer_model or "").strip() or systems.model_of(chosen[0])
+    settings = dict(settings or {})
+    unknown = set(settings) - set(chosen)
+    if unknown:
+        raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
+    resolved = {m: systems.decoder(m).resolve(settings.get(m)) for m in chosen}
+    samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
+    max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
+    typed = base_seed is not None and not (isinstance(base_seed, str) and not base_seed.strip())
+    seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
+    slots = expected_slots(chosen, samples)
+    targets = guessing.resolve_targets(guess_methods, slots)
+    _check_design(design, chosen, samples, len(slots))
+    prompts = list(prompts)
+    if not prompts:
+        raise UserError("the study has no prompts")
+    if len(prompts) > MAX_ITEMS:
+        raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
+    return StudyPlan(name, chosen, resolved, samples, max_new, seed, targets, scorer_model, design, prompts)
+
+
+def _check_design(design: str, chosen: list[str], samples: int, responses: int) -> None:
+    if design not in STUDY_DESIGNS:
+        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
+    if design == "pairwise":
+        # A pair compares two systems; two samples of one method would be a method against itself.
+        if len(chosen) < 2:
+            raise UserError("a pairwise study compares at least two methods")
+        if samples != 1:
+            raise UserError("a pairwise study compares methods: one sample per method")
+    if responses > MAX_RESPONSES:
+        raise UserError(
+            f"{responses} responses per item is too many to rate side by side; "
+            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
+        )
 
 
 def create_study(
@@ -51,64 +130,43 @@ def create_study(
 
     `design`: "scores" (every response 1-5) or "pairwise" (two responses per item, one vote; then
     one sample per method; a guess target is asked about on the pairs it is one of)."""
-    name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
-    if not name:
-        raise UserError("give the study a name")
-    named = method_names_in(name)
-    if named:
-        raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
-    chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
-    if models:
-        chosen = systems.cross(models, chosen)
-        scorer_model = (scorer_model or "").strip() or systems.model_of(chosen[0])
-    settings = dict(settings or {})
-    unknown = set(settings) - set(chosen)
-    if unknown:
-        raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
-    resolved = {m: systems.decoder(m).resolve(settings.get(m)) for m in chosen}
-    samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
-    max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
-    typed = base_seed is not None and not (isinstance(base_seed, str) and not base_seed.strip())
-    seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
-    slots = expected_slots(chosen, samples)
-    targets = guessing.resolve_targets(guess_methods, slots)
-    if design not in STUDY_DESIGNS:
-        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
-    if design == "pairwise":
-        # A pair compares two systems; two samples of one method would be a method against itself.
-        if len(chosen) < 2:
-            raise UserError("a pairwise study compares at least two methods")
-        if samples != 1:
-            raise UserError("a pairwise study compares methods: one sample per method")
-    if len(slots) > MAX_RESPONSES:
-        raise UserError(
-            f"{len(slots)} responses per item is too many to rate side by side; "
-            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
-        )
-    prompts = list(prompts)
-    if not prompts:
-        raise UserError("the study has no prompts")
-    if len(prompts) > MAX_ITEMS:
-        raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
-    if lm is not None:
-        for k, p in enumerate(prompts, start=1):
-            try:  # as each method will read it (an instruction makes it longer)
-                for instruction in {systems.decoder(m).instruction(resolved[m], p.prompt) for m in chosen}:
-                    encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
-            except UserError as exc:
-                raise UserError(f"prompt {k}: {exc}; nothing was created") from None
-    return store.create_study(
+    plan = plan_study(
         name,
-        model=model,
-        methods=chosen,
-        settings=resolved,
-        samples_per_method=samples,
-        max_new_tokens=max_new,
-        base_seed=seed,
-        state="draft",
-        items_=[p.as_item() for p in prompts],
-        guidelines=guidelines,
-        guess_methods=targets,
+        prompts,
+        methods=methods,
+        settings=settings,
+        samples_per_method=samples_per_method,
+        max_new_tokens=max_new_tokens,
+        base_seed=base_seed,
+        guess_methods=guess_methods,
+        models=models,
         scorer_model=scorer_model,
         design=design,
     )
+    if lm is not None:
+        check_prompt_lengths(plan, lm)
+    return store.create_study(
+        plan.name,
+        model=model,
+        methods=plan.methods,
+        settings=plan.settings,
+        samples_per_method=plan.samples,
+        max_new_tokens=plan.max_new_tokens,
+        base_seed=plan.seed,
+        state="draft",
+        items_=[p.as_item() for p in plan.prompts],
+        guidelines=guidelines,
+        guess_methods=plan.guess_methods,
+        scorer_model=plan.scorer_model,
+        design=plan.design,
+    )
+
+
+def check_prompt_lengths(plan: StudyPlan, lm: Any) -> None:
+    """Every prompt fits `lm`'s context with `plan.max_new_tokens`, as each method will read it."""
+    for k, p in enumerate(plan.prompts, start=1):
+        try:  # an instruction makes it longer
+            for instruction in {systems.decoder(m).instruction(plan.settings[m], p.prompt) for m in plan.methods}:
+                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, plan.max_new_tokens, instruction)
+        except UserError as exc:
+            raise UserError(f"prompt {k}: {exc}; nothing was created") from None
