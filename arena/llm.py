@@ -42,7 +42,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from common.errors import UserError
 from decoders import DecodeContext
 
-from . import settings
+from . import bf16_verdicts, settings
 from .hardware import warn_cpu_fallback
 
 log = logging.getLogger(__name__)
@@ -141,6 +141,7 @@ class LoadedModel:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warmed: set = field(default_factory=set, repr=False)
     variant: str = ""  # the `@VARIANT` it was loaded with ("" = none), see `split_variant`
+    dtype_reason: str = ""  # why `auto` chose this dtype, for the model line ("" = set, or a GPU's rule)
 
     def __getstate__(self) -> dict:
         # Locks are per process. A LoadedModel is never sent into a ZeroGPU task (after packing its
@@ -155,7 +156,8 @@ class LoadedModel:
         self.lock = threading.Lock()
 
     def describe(self) -> str:
-        return f"{self.name} · {self.device.type} · {self.precision_line}"
+        reason = f" ({self.dtype_reason})" if self.dtype_reason else ""
+        return f"{self.name} · {self.device.type} · {self.precision_line}{reason}"
 
     @property
     def dtype_name(self) -> str:
@@ -490,10 +492,10 @@ def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
 BF16_MIN_SPEEDUP = 1.2
 
 
-def bf16_matvec_speedup(rounds: int = 5, matrices: int = 24, shape: tuple[int, int] = (1536, 576)) -> float:
+def bf16_matvec_speedup(rounds: int = 9, matrices: int = 24, shape: tuple[int, int] = (1536, 576)) -> float:
     """fp32 time over bf16 time for batch-1 matrix-vector products, decode's main cost on a CPU:
     `matrices` distinct weights of a small model's MLP shape (so they stream from memory as a model's
-    do), fp32 and bf16 timed in turn, the median of `rounds` per-round ratios (about 0.1 s in all).
+    do), fp32 and bf16 timed in turn for `rounds` rounds, fastest over fastest (about 0.2 s in all).
 
     A CPU flag says bf16 instructions exist, not that PyTorch's bf16 kernels beat its fp32 ones for
     one row: on this project's Intel machine oneDNN repacks every bf16 weight per call and bf16
@@ -510,8 +512,10 @@ def bf16_matvec_speedup(rounds: int = 5, matrices: int = 24, shape: tuple[int, i
 
     with torch.inference_mode():
         seconds(weights, x), seconds(halves, xh)  # first calls: kernels, oneDNN primitives
-        ratios = sorted(seconds(weights, x) / seconds(halves, xh) for _ in range(rounds))
-    return ratios[len(ratios) // 2]
+        pairs = [(seconds(weights, x), seconds(halves, xh)) for _ in range(rounds)]
+    # The fastest round of each: other work on the host only ever adds time, so the minimum is the
+    # closest to the kernels' own speed (a median of per-round ratios drifts with the load).
+    return min(f for f, _ in pairs) / min(b for _, b in pairs)
 
 
 def pick_dtype(
@@ -519,6 +523,7 @@ def pick_dtype(
     requested: str | None = None,
     cpuinfo: str | None = None,
     bf16_speedup: Callable[[], float] = bf16_matvec_speedup,
+    verdicts: Path | None = None,
 ) -> torch.dtype:
     """The dtype the model loads in. `ARENA_DTYPE` (auto|float32|bfloat16|float16) forces one.
 
@@ -526,21 +531,53 @@ def pick_dtype(
     (sm_75) only *emulates* bf16, which `is_bf16_supported()` counts as support, so we ask with
     `including_emulation=False`. On the CPU bf16 where it is native (avx512_bf16 or AMX) and
     `bf16_speedup()` measures it at least BF16_MIN_SPEEDUP x fp32's speed, else fp32: a slower dtype
-    that also rounds more is no default."""
+    that also rounds more is no default. The measurement is kept per CPU model in the folder
+    `verdicts` (arena/bf16_verdicts.py; None: not kept) and taken again only on demand."""
+    return cpu_dtype_choice(device, requested, cpuinfo, bf16_speedup, verdicts)[0]
+
+
+def cpu_dtype_choice(
+    device: torch.device,
+    requested: str | None = None,
+    cpuinfo: str | None = None,
+    bf16_speedup: Callable[[], float] = bf16_matvec_speedup,
+    verdicts: Path | None = None,
+) -> tuple[torch.dtype, str]:
+    """`pick_dtype`'s dtype and why, in words for the model line ("" where nothing was decided)."""
     setting = (requested if requested is not None else settings.current().dtype).strip().lower() or "auto"
     setting = DTYPE_ALIASES.get(setting, setting)
     if setting != "auto":
         if setting not in DTYPES:
             raise UserError(f"ARENA_DTYPE must be auto, float32, bfloat16 or float16, not {setting!r}")
-        return DTYPES[setting]
+        return DTYPES[setting], ""
     if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+        return (torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16), ""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
     if not cpu_has_native_bf16(cpuinfo):
-        return torch.float32
+        return torch.float32, "auto: no native bf16 in the CPU flags"
+    verdict = _bf16_verdict(cpuinfo, bf16_speedup, verdicts)
+    chosen = torch.bfloat16 if verdict.speedup >= BF16_MIN_SPEEDUP else torch.float32
+    why = f"auto: {verdict.line(chosen == torch.bfloat16)}"
+    log.info("native bf16 on this CPU (%s); %s", bf16_verdicts.cpu_model(cpuinfo), why)
+    return chosen, why
+
+
+def _bf16_verdict(cpuinfo: str, bf16_speedup: Callable[[], float], folder: Path | None) -> bf16_verdicts.Verdict:
+    """The kept verdict for this CPU model, else (or when ARENA_DTYPE_REMEASURE asks) a new measurement,
+    kept unless the host was too busy for it to be trusted."""
+    key = bf16_verdicts.key(cpuinfo, torch.__version__)
+    again = settings.current().dtype_remeasure.strip().lower() in ("1", "true", "yes", "on")
+    kept = bf16_verdicts.recall(folder, key) if folder is not None and not again else None
+    if kept is not None:
+        return kept
     speedup = bf16_speedup()
-    chosen = torch.bfloat16 if speedup >= BF16_MIN_SPEEDUP else torch.float32
-    log.info("native bf16 on this CPU; bf16 matrix-vector products at %.2fx fp32's speed: %s", speedup, chosen)
-    return chosen
+    if folder is None or bf16_verdicts.host_busy():
+        return bf16_verdicts.Verdict(speedup, time.strftime("%Y-%m-%d"), cached=False)
+    return bf16_verdicts.remember(folder, key, speedup)
 
 
 def load_model(
@@ -556,7 +593,7 @@ def load_model(
     kind, where = resolve_source(setting)
     root = cache_root(cache_dir)
     dev = pick_device(device)
-    torch_dtype = pick_dtype(dev, FLOAT_VARIANTS.get(variant, dtype))
+    torch_dtype, dtype_reason = cpu_dtype_choice(dev, FLOAT_VARIANTS.get(variant, dtype), verdicts=root)
     if dev.type == "cpu":
         warn_cpu_fallback(dev)
     load_from = materialize(setting, root)
@@ -591,6 +628,7 @@ def load_model(
         alias=embedded.alias if embedded else "",
         licence=embedded.licence if embedded else "",
         variant=variant,
+        dtype_reason=dtype_reason,
     )
     register(lm)
     return lm

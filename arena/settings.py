@@ -103,8 +103,15 @@ class Settings:
     dtype: str = _setting(
         "ARENA_DTYPE",
         "auto",
-        "model dtype: `auto` (GPU: native bf16, fp16 on T4; CPU: bf16 where native and measured faster, else fp32), "
-        "`float32`, `bfloat16`, `float16`",
+        "model dtype: `auto` (GPU: native bf16, fp16 on T4; CPU: bf16 where native and measured faster, else fp32; "
+        "the measurement is kept per CPU model in the cache), `float32`, `bfloat16`, `float16`",
+    )
+    dtype_remeasure: str = _setting(
+        "ARENA_DTYPE_REMEASURE",
+        "",
+        "`1`: time bf16 against fp32 on this CPU again at start and keep the new verdict (`auto` dtype)",
+        flag="--remeasure-dtype",
+        shown_default="off",
     )
     compile: str = _setting(
         "ARENA_COMPILE",

@@ -16,6 +16,7 @@ import time
 import httpx
 import pytest
 
+from arena.store import Store
 from tests.support.live_app import ROOT, app_env, free_port, start_app
 
 SLOW_SERVER = """
@@ -69,9 +70,11 @@ def test_starts_and_serves_when_the_first_answers_are_slow(tmp_path, slow: str):
         app.stop()
 
 
-def run_app(tmp_path, port: int, timeout_s: float = 120) -> subprocess.CompletedProcess:
+def run_app(
+    tmp_path, port: int, timeout_s: float = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port)]
-    env = app_env(tmp_path)
+    env = app_env(tmp_path, env)
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout_s)
 
 
@@ -86,3 +89,22 @@ def test_port_in_use_is_one_line_before_the_model_loads(tmp_path):
     assert lines[-1].startswith("error: ") and f"port {port}" in lines[-1] and "in use" in lines[-1], lines[-5:]
     assert "Traceback" not in done.stderr
     assert "model ready" not in done.stderr  # refused before the model's load, not after it
+
+
+@pytest.mark.parametrize("store", ["closed-port", "mysql", "read-only", "folder"])
+def test_a_store_it_cannot_use_is_one_line_at_start(tmp_path, store: str):
+    """The app refuses to start on a store it cannot write, naming why, before the model loads (it
+    used to serve and fail at the first rating with "cannot be reached ... try again")."""
+    seeded = tmp_path / "seeded.db"
+    Store(f"sqlite:///{seeded}").dispose()
+    url, says = {
+        "closed-port": (f"postgresql://u:p@127.0.0.1:{free_port()}/x", "cannot be reached"),
+        "mysql": ("mysql://u:p@localhost/x", "SQLite or PostgreSQL"),
+        "read-only": (f"sqlite:///file:{seeded}?mode=ro&uri=true", "is read-only"),
+        "folder": (f"sqlite:///{tmp_path}", "is a folder"),
+    }[store]
+    done = run_app(tmp_path, free_port(), env={"DATABASE_URL": url})
+    assert done.returncode == 2, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and says in last, last
+    assert "Traceback" not in done.stderr and "model ready" not in done.stderr
