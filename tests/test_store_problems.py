@@ -10,6 +10,7 @@ import pytest
 from arena.store import Store
 from arena.store.problems import StoreUnavailable, cause, passing
 from tests.support.seeding import seed_study
+from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
 
 
 def read_only_copy(tmp_path: Path) -> tuple[Store, int]:
@@ -46,3 +47,17 @@ def test_a_writable_store_has_no_problem(tmp_path: Path):
 def test_os_errors_are_named(error: OSError, reason: str, passes: bool):
     said = cause(error)
     assert reason in said and passing(said) is passes
+
+
+@pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON)
+def test_a_read_only_postgresql_is_named_at_start_and_on_write():
+    url, drop = fresh_pg_url()
+    try:
+        Store(url).dispose()  # the schema, created while it could be
+        read_only = Store(url + "%20-cdefault_transaction_read_only%3Don")  # the server's read-only mode
+        assert "read-only" in (read_only.write_problem() or "")
+        with pytest.raises(StoreUnavailable, match="read-only.*NOT saved"):
+            read_only.rater_id("ana")
+        read_only.dispose()
+    finally:
+        drop()

@@ -70,51 +70,48 @@ def _study(store: Store, value: int) -> int:
     return value
 
 
-def run(args: argparse.Namespace) -> dict:
-    if args.command in ("create", "generate"):
-        parse_batch_size(args.batch_size)  # every argument is checked before a row is written or a model loads
-    if args.command == "create":
-        specs = _prompts(args.prompts)
-        plan_study(
-            args.name,
-            specs,
-            methods=args.methods,
-            samples_per_method=args.samples,
-            max_new_tokens=args.max_new_tokens,
-            guess_methods=args.guess,
-            models=_models(args.models),
-            scorer_model=args.scorer,
-            design="pairwise" if args.pairwise else "scores",
-        )
+def _study_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """`create`'s study settings, as `plan_study` and `create_study` take them."""
+    return {
+        "methods": args.methods,
+        "samples_per_method": args.samples,
+        "max_new_tokens": args.max_new_tokens,
+        "guess_methods": args.guess,
+        "models": _models(args.models),
+        "scorer_model": args.scorer,
+        "design": "pairwise" if args.pairwise else "scores",
+    }
+
+
+def create(args: argparse.Namespace) -> dict:
+    """`create`: every argument checked first (no row written, no model loaded for a refused one),
+    then the study stored (or its draft resumed), generated, and checked for form and replay."""
+    parse_batch_size(args.batch_size)
+    specs = _prompts(args.prompts)
+    plan_study(args.name, specs, **_study_settings(args))
     store = Store(args.database)
+    sid = _draft_named(store, args.name)
+    lm = _model(args.model)
+    if sid is None:
+        sid = create_study(store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args))
+    else:
+        print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
+    report = _generate(store, lm, sid, args.batch_size)
+    print(str(report), file=sys.stderr)
+    for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
+        print(f"form check: {line}", file=sys.stderr)
+    if report.complete:
+        for line in replay_check.check_study(store, sid, lm).lines():
+            print(f"replay check: {line}", file=sys.stderr)
+    return {"study_id": sid}
+
+
+def run(args: argparse.Namespace) -> dict:
     if args.command == "create":
-        sid = _draft_named(store, args.name)
-        lm = _model(args.model)
-        if sid is None:
-            sid = create_study(
-                store,
-                args.name,
-                specs,
-                methods=args.methods,
-                samples_per_method=args.samples,
-                max_new_tokens=args.max_new_tokens,
-                model=lm.name,
-                lm=lm,
-                guess_methods=args.guess,
-                models=_models(args.models),
-                scorer_model=args.scorer,
-                design="pairwise" if args.pairwise else "scores",
-            )
-        else:
-            print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
-        report = _generate(store, lm, sid, args.batch_size)
-        print(str(report), file=sys.stderr)
-        for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
-            print(f"form check: {line}", file=sys.stderr)
-        if report.complete:
-            for line in replay_check.check_study(store, sid, lm).lines():
-                print(f"replay check: {line}", file=sys.stderr)
-        return {"study_id": sid}
+        return create(args)
+    if args.command == "generate":
+        parse_batch_size(args.batch_size)  # before a model loads
+    store = Store(args.database)
     sid = _study(store, args.study)
     if args.command == "generate":
         report = _generate(store, _model(args.model), sid, args.batch_size)
