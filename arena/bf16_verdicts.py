@@ -5,7 +5,8 @@ was noise: the same AMD machine loaded bf16 or fp32 depending on the moment it s
 The verdict is a property of the CPU model and PyTorch's kernels, not of the moment, so it is kept
 in `bf16-verdicts.json` in the model cache, keyed by the CPU's model name and the torch version, and
 measured again only on demand (`ARENA_DTYPE_REMEASURE=1`, `--remeasure-dtype`) or when torch changes.
-A measurement taken while the host is overloaded is used for that start but not remembered.
+A host too busy for a timing to mean anything (load over 1.5 per core) is not timed at all: it loads
+fp32 until a quieter start, or an operator's re-measure, gives a verdict to keep.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILE = "bf16-verdicts.json"
-# Load per core above which a timing is not trusted enough to keep (it is still used once).
+# Load per core above which a timing is not trusted: on two cores at load 8, 12 timings of the same
+# machine ran from 0.05x to 0.54x (issue 36's host, where a start's timing decided the dtype).
 BUSY_LOAD_PER_CORE = 1.5
 
 

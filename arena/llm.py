@@ -492,10 +492,10 @@ def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
 BF16_MIN_SPEEDUP = 1.2
 
 
-def bf16_matvec_speedup(rounds: int = 9, matrices: int = 24, shape: tuple[int, int] = (1536, 576)) -> float:
+def bf16_matvec_speedup(rounds: int = 5, matrices: int = 24, shape: tuple[int, int] = (1536, 576)) -> float:
     """fp32 time over bf16 time for batch-1 matrix-vector products, decode's main cost on a CPU:
     `matrices` distinct weights of a small model's MLP shape (so they stream from memory as a model's
-    do), fp32 and bf16 timed in turn for `rounds` rounds, fastest over fastest (about 0.2 s in all).
+    do), fp32 and bf16 timed in turn, the median of `rounds` per-round ratios (about 0.1 s in all).
 
     A CPU flag says bf16 instructions exist, not that PyTorch's bf16 kernels beat its fp32 ones for
     one row: on this project's Intel machine oneDNN repacks every bf16 weight per call and bf16
@@ -512,10 +512,8 @@ def bf16_matvec_speedup(rounds: int = 9, matrices: int = 24, shape: tuple[int, i
 
     with torch.inference_mode():
         seconds(weights, x), seconds(halves, xh)  # first calls: kernels, oneDNN primitives
-        pairs = [(seconds(weights, x), seconds(halves, xh)) for _ in range(rounds)]
-    # The fastest round of each: other work on the host only ever adds time, so the minimum is the
-    # closest to the kernels' own speed (a median of per-round ratios drifts with the load).
-    return min(f for f, _ in pairs) / min(b for _, b in pairs)
+        ratios = sorted(seconds(weights, x) / seconds(halves, xh) for _ in range(rounds))
+    return ratios[len(ratios) // 2]
 
 
 def pick_dtype(
@@ -560,24 +558,30 @@ def cpu_dtype_choice(
     if not cpu_has_native_bf16(cpuinfo):
         return torch.float32, "auto: no native bf16 in the CPU flags"
     verdict = _bf16_verdict(cpuinfo, bf16_speedup, verdicts)
+    if verdict is None:
+        why = "auto: fp32, bf16 not timed yet (the host is too busy for a timing to mean anything)"
+        log.info("native bf16 on this CPU (%s); %s", bf16_verdicts.cpu_model(cpuinfo), why)
+        return torch.float32, why
     chosen = torch.bfloat16 if verdict.speedup >= BF16_MIN_SPEEDUP else torch.float32
     why = f"auto: {verdict.line(chosen == torch.bfloat16)}"
     log.info("native bf16 on this CPU (%s); %s", bf16_verdicts.cpu_model(cpuinfo), why)
     return chosen, why
 
 
-def _bf16_verdict(cpuinfo: str, bf16_speedup: Callable[[], float], folder: Path | None) -> bf16_verdicts.Verdict:
-    """The kept verdict for this CPU model, else (or when ARENA_DTYPE_REMEASURE asks) a new measurement,
-    kept unless the host was too busy for it to be trusted."""
+def _bf16_verdict(cpuinfo: str, bf16_speedup: Callable[[], float], folder: Path | None) -> bf16_verdicts.Verdict | None:
+    """The kept verdict for this CPU model; else a new timing, kept, on a host quiet enough for it;
+    else None (a busy host's timing is noise: fp32 until a quiet start times it). ARENA_DTYPE_REMEASURE
+    times it again whatever the load, and keeps it: the operator asked. With no `folder`, no keeping."""
     key = bf16_verdicts.key(cpuinfo, torch.__version__)
     again = settings.current().dtype_remeasure.strip().lower() in ("1", "true", "yes", "on")
-    kept = bf16_verdicts.recall(folder, key) if folder is not None and not again else None
+    if folder is None:
+        return bf16_verdicts.Verdict(bf16_speedup(), time.strftime("%Y-%m-%d"), cached=False)
+    kept = None if again else bf16_verdicts.recall(folder, key)
     if kept is not None:
         return kept
-    speedup = bf16_speedup()
-    if folder is None or bf16_verdicts.host_busy():
-        return bf16_verdicts.Verdict(speedup, time.strftime("%Y-%m-%d"), cached=False)
-    return bf16_verdicts.remember(folder, key, speedup)
+    if not again and bf16_verdicts.host_busy():
+        return None
+    return bf16_verdicts.remember(folder, key, bf16_speedup())
 
 
 def load_model(

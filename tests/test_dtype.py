@@ -193,14 +193,17 @@ def test_the_verdict_is_measured_again_on_demand(tmp_path, monkeypatch):
     assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path) == torch.float32  # the new one kept
 
 
-def test_a_timing_taken_on_a_busy_host_is_used_once_not_kept(tmp_path, monkeypatch):
-    from arena import bf16_verdicts
+def test_a_busy_host_is_not_timed_and_loads_fp32_until_a_quiet_start(tmp_path, monkeypatch):
+    from arena import bf16_verdicts, settings
+    from arena.llm import cpu_dtype_choice
 
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
     monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: True)
-    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=timings(0.6), verdicts=tmp_path) == torch.float32
-    monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
-    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=timings(1.8), verdicts=tmp_path) == torch.bfloat16
+    dtype, why = cpu_dtype_choice(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path)
+    assert dtype == torch.float32 and "busy" in why, why
+    with settings.override(dtype_remeasure="1"):  # the operator asks: timed whatever the load, and kept
+        assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=timings(1.8), verdicts=tmp_path) == torch.bfloat16
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path) == torch.bfloat16  # busy, but kept
 
 
 def test_the_model_line_says_why_auto_chose_its_dtype(tmp_path, monkeypatch):
