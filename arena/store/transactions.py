@@ -31,7 +31,7 @@ def unreachable_as_user_error() -> Iterator[None]:
             reason = "cannot be reached"
         if passing(reason):
             advice = "keep this page open and try again in a moment"
-            reason += " right now"
+            reason = reason.replace("cannot be reached", "cannot be reached right now")
         else:
             advice = "keep this page open and tell the organizer"
         raise StoreUnavailable(f"the ratings database {reason}, so this was NOT saved; {advice}") from exc
