@@ -75,6 +75,7 @@ CASES = [
     Case("unreachable", "arena.studies", ["close", "--study", "1", "--database", "postgresql://u:p@127.0.0.1:{port}/x"], "cannot be reached"),
     Case("db-is-folder", "arena.export", ["--database", "sqlite:///{d}/folder"], "is a folder"),
     Case("db-is-folder-studies", "arena.studies", ["close", "--study", "1", "--database", "sqlite:///{d}/folder"], "is a folder"),
+    Case("db-folder-is-a-file", "arena.export", ["--database", "sqlite:///{d}/not-a-db.db/arena.db"], "part of its path is a file"),
     Case("db-under-proc", "arena.export", ["--database", "sqlite:////proc/arena-test.db"], "cannot be opened"),
     Case("db-not-a-db", "arena.studies", ["close", "--study", "1", "--database", "sqlite:///{d}/not-a-db.db"], "not a SQLite database"),
     Case("mysql", "arena.export", ["--database", "mysql://u:p@localhost/x"], "SQLite or PostgreSQL"),

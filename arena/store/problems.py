@@ -70,6 +70,8 @@ def known_cause(exc: BaseException, url: str = "") -> str | None:
         return "is not a SQLite database (the file holds something else)"
     if name == "SQLITE_CANTOPEN":
         return _cannot_open(url)
+    if isinstance(exc, OSError) and exc.errno in (errno.EEXIST, errno.ENOTDIR):  # from creating its folder
+        return "cannot be opened: part of its path is a file, not a folder"
     if isinstance(exc, OSError):
         return f"cannot be opened: {exc.strerror or exc}"
     if name in ("SQLITE_BUSY", "SQLITE_LOCKED") or "database is locked" in text:
