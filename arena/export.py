@@ -642,12 +642,8 @@ def _import_judgement(
 
 
 def import_file(store: Store, path: str | Path, fmt: str | None = None) -> dict[str, int]:
-    """Check the whole file first, then import it. A file with no rows is refused: an import that
-    adds nothing is a wrong file, not a success."""
-    rows = read_export(path, fmt)
-    if not rows:
-        raise UserError(f"{Path(path).name} holds no ratings to import (an export with its header only?)")
-    return import_rows(store, rows)
+    """Check the whole file first, then import it."""
+    return import_rows(store, read_export(path, fmt))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -699,7 +695,10 @@ def main(argv: list[str] | None = None) -> int:
                 n = write_votes_csv(rows, sys.stdout)
             print(f"wrote {n} votes", file=sys.stderr)
         elif args.import_path:
-            counts = import_file(store, args.import_path, args.format)
+            rows = read_export(args.import_path, args.format)
+            if not rows:  # a script that imports nothing has the wrong file: exit 2, not "0 ratings" and 0
+                raise UserError(f"{Path(args.import_path).name} holds no ratings to import (an export's header only?)")
+            counts = import_rows(store, rows)
             print(
                 f"imported {counts['ratings']} ratings (new: {counts['studies']} studies, {counts['items']} items, "
                 f"{counts['outputs']} outputs) into {store.url}",
