@@ -62,6 +62,19 @@ def seconds_per_item(ratings: pd.DataFrame) -> pd.Series:
     return pd.Series(out, dtype=float)
 
 
+def timed_items(ratings: pd.DataFrame) -> pd.Series:
+    """How many timed gaps (items after a rater's first, breaks left out) `seconds_per_item` rests on."""
+    if "created_at" not in ratings:
+        return pd.Series(dtype=int)
+    t = pd.to_datetime(ratings["created_at"], errors="coerce", utc=True)
+    df = ratings.assign(_t=t).dropna(subset=["_t"])
+    out = {}
+    for rater, group in df.groupby("rater", sort=False):
+        gaps = group.groupby("item_id")["_t"].min().sort_values().diff().dt.total_seconds().dropna()
+        out[rater] = int(((gaps >= 0) & (gaps <= BREAK_SECONDS)).sum())
+    return pd.Series(out, dtype=int)
+
+
 def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
     """Per rater: items, distinct score values used, share of items with one score everywhere, flag."""
     rows = []

@@ -116,7 +116,10 @@ def rate(
     ivs, draws = intervals(battles, _estimates(fit), fit, False, n_resamples, seed, scheme, level)
     counts = battles.per_system()
     flags, scc = list(fit.why_not_finite), fit.scc
-    no_interval = ~fit.finite
+    # An interval of no width is no interval: the resamples never moved the rating (every vote a tie,
+    # say), so the votes say nothing of how far it could be off. It is left out, and a warning says why.
+    flat = ~(np.asarray(ivs.high[:k]) - np.asarray(ivs.low[:k]) > 1e-9)
+    no_interval = ~fit.finite | flat
     table = counts.assign(
         rating=fit.ratings,
         ci_low=np.where(no_interval, math.nan, ivs.low[:k]),
@@ -150,6 +153,7 @@ def rate(
         same = fit.component[i] == fit.component[j]
         finite_gap = same and scc[i] == scc[j]
         at = k + i * k + j
+        finite_gap = finite_gap and float(ivs.high[at]) - float(ivs.low[at]) > 1e-9
         rows.append(
             {
                 "system_a": names[i],
@@ -187,6 +191,15 @@ def rate(
             + ". Each set is on its own scale (mean 1000); ratings across sets cannot be compared."
         )
 
+    if np.any(flat & fit.finite):
+        every_tie = bool(len(battles.score)) and bool(np.all(battles.score == 0.5))
+        who = ", ".join(names[s] for s in range(k) if flat[s] and fit.finite[s])
+        warnings.append(
+            "Every vote was a tie or 'both bad': the votes cannot tell the systems apart, and no interval can be "
+            "built from them (every rating is the scale's centre, 1000)."
+            if every_tie
+            else f"No interval for {who}: their votes never vary, so nothing says how far the rating could be off."
+        )
     if battles.n_raters == 1:
         warnings.append(
             "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
