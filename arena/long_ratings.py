@@ -123,89 +123,107 @@ def long_ratings(
         raise UserError(f"{label} has no ratings")
     if dimensions is not None and not [d for d in dimensions if str(d).strip()]:
         raise UserError(f"{label}: the rubric names no dimension")
-    allowed = None if dimensions is None else {check_name(d) for d in dimensions}
     given = {k: (int(lo), int(hi)) for k, (lo, hi) in (scales or {}).items()}
-    for key, (lo, hi) in given.items():
-        check_scale(lo, hi, key)
-    cells: dict[tuple[str, str, str, str], dict[str, tuple[int | None, int]]] = {}
-    extra: dict[tuple[str, str, str, str], tuple[str, int | None, str | None]] = {}
-    dims_of: dict[str, dict[str, tuple[int, int] | None]] = {}
-    names: dict[str, str | None] = {}
-    attention: dict[str, dict[str, bool]] = {}
-    repeats = 0
+    for name, (lo, hi) in given.items():
+        check_scale(lo, hi, name)
+    found = _Gathered(label, None if dimensions is None else {check_name(d) for d in dimensions})
     for row in table.rows:
-        at = f"{label}, line {row.line}"
-        v = {k: (row.values.get(k) or "").strip() for k in (*LONG_COLUMNS, *LONG_OPTIONAL)}
+        found.add(row.line, {k: (row.values.get(k) or "").strip() for k in (*LONG_COLUMNS, *LONG_OPTIONAL)})
+    return found.studies(given)
+
+
+Key = tuple[str, str, str, str]  # study, item, rater, method
+
+
+@dataclass
+class _Gathered:
+    """The rows of a long file, checked one by one and gathered per (study, item, rater, method)."""
+
+    label: str
+    allowed: set[str] | None
+    cells: dict[Key, dict[str, tuple[int | None, int]]] = field(default_factory=dict)  # dim -> (score, line)
+    extra: dict[Key, tuple[str, int | None, str | None]] = field(default_factory=dict)  # output, position, time
+    dims_of: dict[str, dict[str, tuple[int, int] | None]] = field(default_factory=dict)  # declared scales
+    names: dict[str, str | None] = field(default_factory=dict)
+    attention: dict[str, dict[str, bool]] = field(default_factory=dict)
+    repeats: int = 0
+
+    def add(self, line: int, v: Mapping[str, str]) -> None:
+        at = f"{self.label}, line {line}"
         for col in ("study_id", "item_id", "rater", "method", "dimension"):
             if not v[col]:
                 raise UserError(f"{at}: {col} is empty")
-        study, dim = v["study_id"], _dimension(v["dimension"], at, allowed)
-        names.setdefault(study, v["study_name"] or None)
+        study, dim = v["study_id"], _dimension(v["dimension"], at, self.allowed)
+        self.names.setdefault(study, v["study_name"] or None)
         declared = _declared_scale(v, at)
-        known = dims_of.setdefault(study, {})
+        known = self.dims_of.setdefault(study, {})
         if dim in known and declared is not None and known[dim] not in (None, declared):
             raise UserError(
                 f"{at}: {dim} is on the scale {_words(known[dim])} on an earlier line, {_words(declared)} here"
             )
-        if dim not in known or known[dim] is None:
+        if known.get(dim) is None:
             known[dim] = declared
         score = _score(v["score"], dim, at)
         key = (study, v["item_id"], v["rater"], v["method"])
-        scores = cells.setdefault(key, {})
+        scores = self.cells.setdefault(key, {})
         if dim in scores:
             if scores[dim][0] != score:
                 raise UserError(
                     f"{at}: rater {v['rater']!r} scored {v['method']!r} on item {v['item_id']!r} for {dim} twice "
                     f"(line {scores[dim][1]}: {scores[dim][0]}, here: {score})"
                 )
-            repeats += 1
-            continue
-        scores[dim] = (score, row.line)
+            self.repeats += 1
+            return
+        scores[dim] = (score, line)
         position = _position(v["position"], at)
-        output = v["output_id"] or f"{v['item_id']}:{v['method']}"
-        if key not in extra:
-            extra[key] = (output, position, v["created_at"] or None)
+        self.extra.setdefault(
+            key, (v["output_id"] or f"{v['item_id']}:{v['method']}", position, v["created_at"] or None)
+        )
         passed = _flag(v["attention_passed"], at)
-        rater_flags = attention.setdefault(study, {})
+        flags = self.attention.setdefault(study, {})
         if passed is not None:
-            rater_flags[v["rater"]] = rater_flags.get(v["rater"], True) and passed
-    unknown = [k for k in given if k != ALL and not any(k in dims for dims in dims_of.values())]
-    if unknown:
-        raise UserError(f"{label}: a scale was given for {', '.join(map(repr, unknown))}, which the file does not rate")
-    rubrics = {sid: _rubric(sid, dims, given, label) for sid, dims in dims_of.items()}
-    for (study, *_), scores in cells.items():
-        dim_of = rubrics[study]
-        for dim, (score, line) in scores.items():
-            d = dim_of.dimension(dim)
-            if score is not None and not d.contains(score):
-                hint = (
-                    ""
-                    if given or dims_of[study][dim]
-                    else " (give the scale: --scale MIN-MAX, or scale_min/scale_max columns)"
-                )
-                raise UserError(f"{label}, line {line}: {dim} = {score} is outside its scale {d.scale_words}{hint}")
-    studies = []
-    for sid, rubric in rubrics.items():
-        records = tuple(
+            flags[v["rater"]] = flags.get(v["rater"], True) and passed
+
+    def studies(self, given: Mapping[str, tuple[int, int]]) -> LongFile:
+        """The studies, each score checked against its dimension's scale."""
+        unknown = [k for k in given if k != ALL and not any(k in dims for dims in self.dims_of.values())]
+        if unknown:
+            raise UserError(
+                f"{self.label}: a scale was given for {', '.join(map(repr, unknown))}, which the file does not rate"
+            )
+        rubrics = {sid: _rubric(sid, dims, given, self.label) for sid, dims in self.dims_of.items()}
+        for (study, *_), scores in self.cells.items():
+            for dim, (score, line) in scores.items():
+                d = rubrics[study].dimension(dim)
+                if score is not None and not d.contains(score):
+                    unset = not given and not self.dims_of[study][dim]
+                    hint = " (give the scale: --scale MIN-MAX, or scale_min/scale_max columns)" if unset else ""
+                    raise UserError(
+                        f"{self.label}, line {line}: {dim} = {score} is outside its scale {d.scale_words}{hint}"
+                    )
+        studies = tuple(
+            LongStudy(sid, self.names.get(sid), rubric, self.records(sid, rubric), dict(self.attention.get(sid, {})))
+            for sid, rubric in rubrics.items()
+        )
+        note = f"{self.label}: {self.repeats} exact repeat(s) of a score (same rater, item, method, dimension and score) counted once"
+        return LongFile(studies, (note,) if self.repeats else ())
+
+    def records(self, study: str, rubric: Rubric) -> tuple[LongRating, ...]:
+        return tuple(
             LongRating(
                 study_id=key[0],
                 item_id=key[1],
                 rater=key[2],
                 method=key[3],
-                output_id=extra[key][0],
-                position=extra[key][1],
+                output_id=self.extra[key][0],
+                position=self.extra[key][1],
                 scores={d: scores[d][0] if d in scores else None for d in rubric.names},
                 line=min(line for _, line in scores.values()),
-                created_at=extra[key][2],
+                created_at=self.extra[key][2],
             )
-            for key, scores in cells.items()
-            if key[0] == sid
+            for key, scores in self.cells.items()
+            if key[0] == study
         )
-        studies.append(LongStudy(sid, names.get(sid), rubric, records, dict(attention.get(sid, {}))))
-    notes = (
-        f"{label}: {repeats} exact repeat(s) of a score (same rater, item, method, dimension and score) counted once",
-    )
-    return LongFile(tuple(studies), notes if repeats else ())
 
 
 def _dimension(text: str, at: str, allowed: set[str] | None) -> str:

@@ -222,6 +222,18 @@ def rubric_of(value: Rubric | Sequence[str] | None) -> Rubric:
     return Rubric.uniform(value)
 
 
+def rubric_from(value: Any) -> Rubric:
+    """A study's rubric as the store may hold it (a Rubric, its JSON text or dict), or the default
+    rubric for a study without one (every study made before rubrics existed)."""
+    if isinstance(value, Rubric):
+        return value
+    if isinstance(value, str) and value.strip():
+        return Rubric.from_json(value)
+    if isinstance(value, Mapping) and value:
+        return Rubric.from_dict(value)
+    return DEFAULT_RUBRIC
+
+
 DEFAULT_RUBRIC = Rubric(
     (
         Dimension("coherence", 1, 5, "logical, consistent, on topic"),

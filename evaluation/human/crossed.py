@@ -46,10 +46,10 @@ TASTE_TEST_LEVEL = 0.25  # the pooled taste enters when its one-sided test gives
 # ratings), that rater's taste is most of the estimate's error, while the test of the taste sees it only
 # through the few items others also rated: it has little power, and leaving the taste out when it is
 # there made the headline liberal (one rater with 80% of the ratings: 0.07-0.10 false positives, all in
-# studies where the test left it out). There the test is held to a laxer level, so the taste enters
-# unless the data speak against it (docs/statistics.md, "One rater who gave most of the ratings").
+# studies where the test left it out). There, when the taste is left out, the difference's df is capped
+# at raters - 1: the only measure of how far one rater's taste can lie from everybody's is the other
+# raters (docs/statistics.md, "One rater who gave most of the ratings").
 LOPSIDED_SHARE = 0.5
-LOPSIDED_TEST_LEVEL = 0.5
 
 
 @dataclass(frozen=True)
@@ -417,7 +417,7 @@ class Taste:
     se: float
     df: float
     p_value: float  # one-sided, H0: no taste
-    used: bool  # p < the test level (TASTE_TEST_LEVEL; LOPSIDED_TEST_LEVEL where one rater dominates)
+    used: bool  # p < TASTE_TEST_LEVEL
     n_pairs: int
     pieces: int  # independent pieces of information: sum over dimensions of (methods - 1)
     top_share: float = math.nan  # the largest share one rater has of a difference's estimate
@@ -461,15 +461,12 @@ def rater_share(items: np.ndarray, raters: np.ndarray) -> float:
     return float(np.bincount(codes, weights=item_weights(items)).max())
 
 
-def pool_taste(fits: Sequence[PairFit], pieces: int, level: float | None = None) -> Taste:
+def pool_taste(fits: Sequence[PairFit], pieces: int, level: float = TASTE_TEST_LEVEL) -> Taste:
     """Average the unconstrained rater components of `fits` and test them against 0 (a Wald test
-    with the SE at no taste) at `level`: TASTE_TEST_LEVEL, or LOPSIDED_TEST_LEVEL where one rater
-    carries more than LOPSIDED_SHARE of a difference (see the constants)."""
+    with the SE at no taste)."""
     if not fits or pieces < 1:
         return Taste(math.nan, math.nan, math.nan, math.nan, False, 0, 0)
     top = max(rater_share(f.items, f.raters) for f in fits)
-    if level is None:
-        level = LOPSIDED_TEST_LEVEL if top > LOPSIDED_SHARE else TASTE_TEST_LEVEL
     theta = np.array([f.theta[1] for f in fits])
     at = max(float(theta.mean()), 0.0)
     var_at = np.array([f.cov_at(at)[1, 1] for f in fits])
@@ -509,8 +506,10 @@ def free_variance(
 
 def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
     """The difference's mean with its interval: the rater component at the pooled taste (0 when it
-    did not enter), the pair's own item and residual components fitted given it (REML, >= 0; on a
-    complete table the closed form), Satterthwaite df over both."""
+    did not enter), the pair's own item and residual components fitted given it (REML, the item
+    component free to go below 0; on a complete table the closed form), Satterthwaite df over both
+    (capped at raters - 1 where one rater carries most of the difference and the taste is left out:
+    `lopsided_df`)."""
     base, done = _degenerate(fit.y, fit.items, fit.raters, SCOPE_ALL)
     if done is not None:
         return done
@@ -523,13 +522,21 @@ def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
         X, w = np.ones((len(fit.y), 1)), item_weights(fit.items)
         var, df, refit = free_variance(fit.y, X, blocks, w, "item", {"rater": t_used}, {"rater": taste_var}, start)
         comps = {"item": float(refit.theta[0]), "rater (pooled taste)": t_used, "residual": float(refit.theta[2])}
-        return _finish(est, var, df, level, base, comps)
-    I, R = fit.table.shape
+        return _finish(est, var, lopsided_df(df, fit, taste), level, base, comps)
+    I, R = fit.table.shape  # complete: every rater has the same share, never more than 1/3
     b_var, b_var_f, u, e = balanced_given_taste(np.array(fit.ms), I, R, t_used)
     var, var_f = float(b_var) + t_used / R, float(b_var_f) + taste_var / R**2
     df = 2 * var**2 / var_f if var > 0 and var_f > 0 else math.nan
     comps = {"item": float(u), "rater (pooled taste)": t_used, "residual": float(e)}
     return _finish(est, var, df, level, base, comps)
+
+
+def lopsided_df(df: float, fit: PairFit, taste: Taste) -> float:
+    """A difference's df, capped at raters - 1 where one rater carries more than LOPSIDED_SHARE of it
+    and the taste was left out (see LOPSIDED_SHARE)."""
+    if taste.used or not rater_share(fit.items, fit.raters) > LOPSIDED_SHARE:
+        return df
+    return min(df, len(np.unique(fit.raters)) - 1.0)
 
 
 def differences(

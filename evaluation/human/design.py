@@ -350,8 +350,9 @@ PLANNER_DRAWS = 5000  # max-T draws per simulated study in the planner (p error 
 def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_DRAWS) -> dict[str, np.ndarray]:
     """The primary analysis (`stats.pairwise`) of complete studies given as cell means, shape
     (studies, dimensions, items, raters, methods): per contrast (dimension-major, pairs in order)
-    the estimate, SE, df, raw p and the family-adjusted p. The max-T step is run only where it can
-    matter (raw p < alpha <= Holm p): elsewhere Holm's p already decides."""
+    the estimate, SE, df, raw p and the family-adjusted p, and per study the pooled taste that entered
+    (0 where it did not). The max-T step is run only where it can matter (raw p < alpha <= Holm p):
+    elsewhere Holm's p already decides."""
     S, D, I, R, M = cells.shape
     pairs = [(a, b) for a in range(M) for b in range(a + 1, M)]
     d = np.stack([cells[..., a] - cells[..., b] for a, b in pairs], axis=2).reshape(S, D * len(pairs), I, R)
@@ -408,7 +409,7 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
                 cov = cov + applied[s] / (2 * R) * pattern[np.ix_(good, good)]
                 adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
         family[s, good] = adj
-    return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family}
+    return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family, "taste": applied}
 
 
 def closed_forms_apply(design: Design) -> bool:

@@ -98,8 +98,8 @@ def consensus_tests(
                 logs[rater].append(p)
     out = []
     for rater, ps in logs.items():
-        agree = _fisher([a for a, _ in ps])
-        against = _fisher([b for _, b in ps])
+        agree = fisher([a for a, _ in ps])
+        against = fisher([b for _, b in ps])
         out.append({"rater": rater, "tested_items": len(ps), "agree_p": agree, "against_p": against})
     return pd.DataFrame(out, columns=["rater", "tested_items", "agree_p", "against_p"])
 
@@ -129,7 +129,7 @@ def _item_test(
     return upper, lower
 
 
-def _fisher(ps: Sequence[float]) -> float:
+def fisher(ps: Sequence[float]) -> float:
     """Fisher's combination of independent p-values (NaN without any)."""
     if not ps:
         return math.nan
@@ -335,3 +335,21 @@ def sensitivity_words(table: pd.DataFrame, exclusion: Exclusion, alpha: float = 
             f"{r.method_a} vs {r.method_b} on {r.dimension} is a clear difference {' and '.join(found) or 'in neither'}"
         )
     return head + "the conclusions differ: " + "; ".join(parts) + "."
+
+
+def failed_attention_of(ratings: pd.DataFrame) -> list[str]:
+    """The raters with a false `attention_passed` on any row (the column is optional: none without it)."""
+    if "attention_passed" not in ratings or ratings.empty:
+        return []
+    flag = ratings["attention_passed"].map(lambda v: v is False or (isinstance(v, (np.bool_, bool)) and not v))
+    return sorted(set(ratings.loc[flag, "rater"].astype(str)))
+
+
+def apply_rules(
+    ratings: pd.DataFrame, rubric: Rubric | Sequence[str] | None, rules: Collection[str]
+) -> tuple[pd.DataFrame, Exclusion, pd.DataFrame]:
+    """The exclusion rules set at a study's creation applied to its ratings: (the ratings kept, the
+    exclusion, every rater's flags). Attention failures come from the frame's `attention_passed`."""
+    flags = rater_flags(ratings, rubric, failed_attention_of(ratings))
+    exclusion = excluded_raters(flags, rules)
+    return apply_exclusion(ratings, exclusion), exclusion, flags

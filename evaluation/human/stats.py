@@ -400,7 +400,8 @@ def family_words(n_tests: int, n_dims: int, adjust: str) -> str:
 def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: int = 0) -> tuple[list[float], str]:
     """Family-adjusted p-values over every testable contrast, and the family in words. max-T takes its
     null from sign flips of the items where the items are the only sample in the fitted model (raters
-    fixed, or the pooled taste left out: `max_t_flips`), else from the model's covariance of the
+    fixed, or the pooled taste left out, and no rater carrying most of a contrast: `max_t_flips`), from
+    sign flips of the raters where the prompts are fixed, else from the model's covariance of the
     estimates (`family_covariance`)."""
     p = np.array([c.estimate.p_value for c in contrasts], dtype=float)
     ok = [int(k) for k in np.flatnonzero(np.isfinite(p))]
@@ -416,13 +417,20 @@ def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: i
         adj = holm_p
     elif scopes == {SCOPE_ITEMS}:  # the prompts fixed: the raters are the sample, their signs flip
         adj = max_t_flips(rater_contributions(chosen), p[ok], holm_p, seed=seed)
-    elif not any(_taste(c) > 0 for c in chosen):
+    elif not any(_taste(c) > 0 for c in chosen) and not any(_lopsided(c) for c in chosen):
         adj = max_t_flips(item_contributions(chosen), p[ok], holm_p, seed=seed)
     else:
         adj = max_t_stepdown(p[ok], correlation(family_covariance(chosen)), holm_p, seed=seed)
     for j, k in enumerate(ok):
         out[k] = float(adj[j])
     return out, family
+
+
+def _lopsided(c: _Contrast) -> bool:
+    """One rater carries most of the contrast (`crossed.LOPSIDED_SHARE`): their taste, if any, is shared
+    by every item, so flipping the items' signs is no null for it; the p-values (df capped at raters - 1)
+    go through `max_t_stepdown` instead."""
+    return c.estimate.scope == SCOPE_ALL and crossed.rater_share(c.items, c.raters) > crossed.LOPSIDED_SHARE
 
 
 def _taste(c: _Contrast) -> float:

@@ -207,14 +207,19 @@ def explain_taste(taste: Any, items_fixed: bool = False) -> str:
     if taste is None or not taste.n_pairs:
         return "Raters' own taste for a method: not estimable (needs 3+ raters on the same items)."
     p = taste.p_value
-    lopsided = getattr(taste, "lopsided", False)
-    test = f"one-sided p = {p:.2g}" + (f", tested at {taste.level:g}" if lopsided else "")
     if taste.used:
         return (
-            f"Raters' own taste for a method: present (variance {taste.variance:.3f} per difference, {test}); every "
-            "pairwise interval includes it."
+            f"Raters' own taste for a method: present (variance {taste.variance:.3f} per difference, one-sided p = "
+            f"{p:.2g}); every pairwise interval includes it."
         )
-    return f"Raters' own taste for a method: not detected ({test}); the pairwise intervals use the items' variation."
+    if getattr(taste, "lopsided", False):
+        return (
+            f"Raters' own taste for a method: not detected (p = {p:.2g}), but one rater carries most of the "
+            "differences and the test sees little of raters' taste: their degrees of freedom are capped at raters − 1."
+        )
+    return (
+        f"Raters' own taste for a method: not detected (p = {p:.2g}); the pairwise intervals use the items' variation."
+    )
 
 
 def explain_lopsided(share: float, n_raters: int) -> str:
