@@ -769,8 +769,8 @@ def fit_mixed(
     raters = df["rater"].astype(str).to_numpy()
     n_raters = len(set(raters))
     scope = SCOPE_ALL if n_raters >= MIN_RANDOM_RATERS else SCOPE_THESE
-    if len(order) < 2 or df["item_id"].nunique() < 2 or df["_score"].std() == 0:
-        return None, order, scope
+    if len(order) < 2 or df["item_id"].nunique() < crossed.MIN_RANDOM_ITEMS or df["_score"].std() == 0:
+        return None, order, scope  # 1-2 prompts: the primary analysis speaks for these prompts; no mixed model
     m = pd.Categorical(df["method"].astype(str), categories=order).codes
     k = len(order)
     X = np.column_stack([np.ones(len(df))] + [(m == j).astype(float) for j in range(1, k)])
