@@ -488,9 +488,13 @@ LINES: dict[str, tuple[str, str]] = {
         "; this holds for these {n} rater{s} only (too few raters to speak for raters in general)",
         "；这只对这 {n} 位评分者成立（评分者太少，不能代表一般的评分者）",
     ),
+    "story_scope_items": (
+        "; this holds for these {n} prompt{s} only (too few prompts to speak for prompts in general; the raters are the sample)",
+        "；这只对这 {n} 个提示词成立（提示词太少，不能代表一般的提示词；样本是评分者）",
+    ),
     "story_lead": (
-        "{method} leads on {dimension} ({confidence}: at least {lead:+.2f} points on the 1–5 scale over every other method, 95% CI {low:+.2f} to {high:+.2f}, p ≤ {p:.2g} {adjusted})",
-        "{method} 在{dimension}上领先（{confidence}：在 1–5 分制上比其他每种方法至少高 {lead:+.2f} 分，95% CI {low:+.2f} 至 {high:+.2f}，p ≤ {p:.2g}，{adjusted}）",
+        "{method} leads on {dimension} ({confidence}: at least {lead:+.2f} points on the {scale} scale over every other method, 95% CI {low:+.2f} to {high:+.2f}, p ≤ {p:.2g} {adjusted})",
+        "{method} 在{dimension}上领先（{confidence}：在 {scale} 分制上比其他每种方法至少高 {lead:+.2f} 分，95% CI {low:+.2f} 至 {high:+.2f}，p ≤ {p:.2g}，{adjusted}）",
     ),
     "story_join": ("; ", "；"),
     "story_list": (", ", "、"),
