@@ -44,7 +44,7 @@ from typing import Any
 
 import torch
 
-from .step_loop import Choice, StepLoop, staged
+from .step_loop import Choice, StepLoop, cache_of, staged
 
 
 def contrastive_scores(probs: torch.Tensor, similarity: torch.Tensor, alpha: float) -> torch.Tensor:
@@ -79,7 +79,7 @@ class ContrastiveSearch(StepLoop):
     def start(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> _State:
         out = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=True, output_hidden_states=True)
         logits = out.logits[:, -1, :].float()
-        return _State(logits, out.hidden_states[-1][0], out.past_key_values)
+        return _State(logits, out.hidden_states[-1][0], cache_of(out))
 
     def step(self, state: _State, input_ids: torch.Tensor, processors: Any) -> Choice:
         scores, stages = staged(processors, input_ids, state.logits)
@@ -91,7 +91,7 @@ class ContrastiveSearch(StepLoop):
         out = self.model(
             input_ids=top_ids.view(-1, 1),
             attention_mask=mask,
-            past_key_values=state.cache,
+            cache=state.cache,
             use_cache=True,
             output_hidden_states=True,
         )
@@ -99,7 +99,7 @@ class ContrastiveSearch(StepLoop):
         similarity = max_cosine(state.context, hidden)
         score = contrastive_scores(top_probs[0], similarity, self.alpha)
         best = int(score.argmax())
-        state.cache = out.past_key_values
+        state.cache = cache_of(out)
         state.cache.batch_select_indices(torch.tensor([best], device=input_ids.device))
         state.logits = out.logits[best : best + 1, -1, :].float()
         state.context = torch.cat([state.context, hidden[best : best + 1]], dim=0)

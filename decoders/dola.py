@@ -48,7 +48,7 @@ from typing import Any
 
 import torch
 
-from .step_loop import Choice, StepLoop, staged
+from .step_loop import Choice, StepLoop, cache_of, staged
 
 RELATIVE_TOP = 0.1
 
@@ -108,7 +108,7 @@ class DoLaDecoding(StepLoop):
         return self.model(
             input_ids=input_ids,
             attention_mask=attention_mask,
-            past_key_values=cache,
+            cache=cache,
             use_cache=True,
             output_hidden_states=True,
         )
@@ -127,4 +127,4 @@ class DoLaDecoding(StepLoop):
 
     def advance(self, state: _State, choice: Choice, attention_mask: torch.Tensor) -> None:
         token = torch.tensor([[choice.token]], device=attention_mask.device)
-        state.out = self.forward(token, attention_mask, state.out.past_key_values)
+        state.out = self.forward(token, attention_mask, cache_of(state.out))

@@ -123,3 +123,8 @@ def staged(
         if not is_passthrough(p):
             stages.append((stage_name(p), scores))
     return scores, stages
+
+
+def cache_of(out: Any) -> Any:
+    """The KV cache a forward pass returned (`cache` in transformers 5, `past_key_values` before)."""
+    return out.cache if getattr(out, "cache", None) is not None else out.past_key_values
