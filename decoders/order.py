@@ -21,7 +21,6 @@ from typing import Any
 from transformers import (
     EpsilonLogitsWarper,
     EtaLogitsWarper,
-    LogitsProcessor,
     MinPLogitsWarper,
     NoRepeatNGramLogitsProcessor,
     RepetitionPenaltyLogitsProcessor,

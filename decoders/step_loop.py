@@ -43,7 +43,9 @@ class StepLoop:
     def __init__(self, model: Any, eos_token_id: int | list[int] | None = None):
         self.model = model
         eos = eos_token_id if eos_token_id is not None else getattr(model.generation_config, "eos_token_id", None)
-        self.eos_ids = set() if eos is None else ({int(e) for e in eos} if isinstance(eos, (list, tuple)) else {int(eos)})
+        self.eos_ids = (
+            set() if eos is None else ({int(e) for e in eos} if isinstance(eos, (list, tuple)) else {int(eos)})
+        )
         self.record_k: int | None = None
         self.last_record: dict[str, Any] | None = None
 

@@ -41,9 +41,14 @@ def test_this_transformers_gives_4_55s_greedy_tokens(lm_fp32):
     for c in (c for c in REFS["cases"] if c["method"] == "Greedy"):
         ids = torch.tensor([c["prompt_ids"]])
         with torch.inference_mode():
-            out = lm_fp32.model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
-                                         max_new_tokens=REFS["max_new_tokens"], pad_token_id=2)
-        assert out[0, ids.shape[1]:].tolist()[: len(c["output_ids"])] == c["output_ids"]
+            out = lm_fp32.model.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=False,
+                max_new_tokens=REFS["max_new_tokens"],
+                pad_token_id=2,
+            )
+        assert out[0, ids.shape[1] :].tolist()[: len(c["output_ids"])] == c["output_ids"]
 
 
 @pytest.mark.parametrize("c", [c for c in REFS["cases"] if c["method"] != "Greedy"], ids=ids_of)
@@ -51,6 +56,7 @@ def test_same_tokens_as_transformers_4_55(lm_fp32, c):
     loop, processors = loop_for(lm_fp32.model, c)
     ids = torch.tensor([c["prompt_ids"]])
     with torch.inference_mode():
-        out = loop(ids, attention_mask=torch.ones_like(ids), logits_processor=processors,
-                   max_new_tokens=REFS["max_new_tokens"])
-    assert out[0, ids.shape[1]:].tolist() == c["output_ids"]
+        out = loop(
+            ids, attention_mask=torch.ones_like(ids), logits_processor=processors, max_new_tokens=REFS["max_new_tokens"]
+        )
+    assert out[0, ids.shape[1] :].tolist() == c["output_ids"]

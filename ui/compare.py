@@ -43,6 +43,7 @@ from arena.settings import current as current_settings
 from arena.studies import reserved
 from arena.zerogpu import friendly_error
 from decoders import Param
+from decoders.order import ORDER_KEY, order_text
 from evaluation.tasks.views import verdict_line
 
 from . import AppContext, admission, compare_grid, quick_blind, token_view
@@ -67,6 +68,7 @@ TIMING_COLUMNS = [
     "seed",
     "finish",
     "dtype",
+    "processor order",
     "settings",
 ]
 # A running method's text goes to the page at most this often (its first text at once).
@@ -294,7 +296,7 @@ def settings_text(settings: dict[str, Any] | None) -> str:
     return ", ".join(
         f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
         for k, v in settings.items()
-        if k not in ("dtype", "batch_size")
+        if k not in ("dtype", "batch_size", ORDER_KEY)
     )
 
 
@@ -333,6 +335,7 @@ def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
             r.seed,
             r.finish_reason,
             r.dtype or "n/a",
+            order_text((r.settings or {}).get(ORDER_KEY)),
             settings_text(r.settings),
         ]
         for r in results

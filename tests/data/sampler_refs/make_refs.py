@@ -77,15 +77,30 @@ def kept_ids(arr) -> list[int]:
 
 
 def case(sampler: str, recipe: str, vocab: int, seed: int, settings: dict, x: np.ndarray, **result) -> dict:
-    return {"sampler": sampler, "recipe": recipe, "vocab": vocab, "seed": seed, "checksum": checksum(x),
-            "settings": settings, **result}
+    return {
+        "sampler": sampler,
+        "recipe": recipe,
+        "vocab": vocab,
+        "seed": seed,
+        "checksum": checksum(x),
+        "settings": settings,
+        **result,
+    }
 
 
 def top_n_sigma_cases() -> list[dict]:
     out = []
-    for recipe, vocab, n in [("peaked", SMOL, 1.0), ("peaked", SMOL, 2.0), ("normal", SMOL, 3.0),
-                             ("peaked", GEMMA, 1.0), ("equal", SMOL, 1.0), ("one-left", SMOL, 1.0),
-                             ("masked", SMOL, 1.0), ("eos-top", SMOL, 0.5), ("peaked", SMOL, 0.0)]:
+    for recipe, vocab, n in [
+        ("peaked", SMOL, 1.0),
+        ("peaked", SMOL, 2.0),
+        ("normal", SMOL, 3.0),
+        ("peaked", GEMMA, 1.0),
+        ("equal", SMOL, 1.0),
+        ("one-left", SMOL, 1.0),
+        ("masked", SMOL, 1.0),
+        ("eos-top", SMOL, 0.5),
+        ("peaked", SMOL, 0.0),
+    ]:
         x = logits_for(recipe, vocab, 11)
         smpl = ll.llama_sampler_init_top_n_sigma(n)
         _keep, arr = token_array(x)
@@ -97,9 +112,17 @@ def top_n_sigma_cases() -> list[dict]:
 
 def xtc_cases() -> list[dict]:
     out = []
-    for recipe, vocab, threshold in [("peaked", SMOL, 0.1), ("peaked", SMOL, 0.01), ("eos-top", SMOL, 0.1),
-                                     ("peaked", GEMMA, 0.05), ("equal", SMOL, 0.1), ("one-left", SMOL, 0.1),
-                                     ("masked", SMOL, 0.1), ("peaked", SMOL, 0.6), ("normal", SMOL, 0.001)]:
+    for recipe, vocab, threshold in [
+        ("peaked", SMOL, 0.1),
+        ("peaked", SMOL, 0.01),
+        ("eos-top", SMOL, 0.1),
+        ("peaked", GEMMA, 0.05),
+        ("equal", SMOL, 0.1),
+        ("one-left", SMOL, 0.1),
+        ("masked", SMOL, 0.1),
+        ("peaked", SMOL, 0.6),
+        ("normal", SMOL, 0.001),
+    ]:
         x = logits_for(recipe, vocab, 12)
         smpl = ll.llama_sampler_init_xtc(1.0, threshold, 1, 7)  # probability 1: the coin always says yes
         _keep, arr = token_array(x)
@@ -113,8 +136,12 @@ def xtc_cases() -> list[dict]:
 
 def mirostat_cases() -> list[dict]:
     out = []
-    for recipe, vocab, tau, eta in [("peaked", SMOL, 5.0, 0.1), ("normal", SMOL, 3.0, 0.3),
-                                    ("peaked", GEMMA, 5.0, 0.1), ("masked", SMOL, 4.0, 0.2)]:
+    for recipe, vocab, tau, eta in [
+        ("peaked", SMOL, 5.0, 0.1),
+        ("normal", SMOL, 3.0, 0.3),
+        ("peaked", GEMMA, 5.0, 0.1),
+        ("masked", SMOL, 4.0, 0.2),
+    ]:
         smpl = ll.llama_sampler_init_mirostat_v2(1234, tau, eta)
         steps = []
         for step in range(6):
@@ -123,8 +150,15 @@ def mirostat_cases() -> list[dict]:
             ll.llama_sampler_apply(smpl, ctypes.byref(arr))
             ids, _, selected = read_back(arr)
             steps.append({"seed": 100 + step, "checksum": checksum(x), "kept": sorted(ids), "selected": selected})
-        out.append({"sampler": "mirostat_v2", "recipe": recipe, "vocab": vocab,
-                    "settings": {"tau": tau, "eta": eta}, "steps": steps})
+        out.append(
+            {
+                "sampler": "mirostat_v2",
+                "recipe": recipe,
+                "vocab": vocab,
+                "settings": {"tau": tau, "eta": eta},
+                "steps": steps,
+            }
+        )
         ll.llama_sampler_free(smpl)
     for recipe in ("equal", "one-left"):
         smpl = ll.llama_sampler_init_mirostat_v2(1234, 5.0, 0.1)
@@ -132,14 +166,22 @@ def mirostat_cases() -> list[dict]:
         _keep, arr = token_array(x)
         ll.llama_sampler_apply(smpl, ctypes.byref(arr))
         ids, _, selected = read_back(arr)
-        out.append({"sampler": "mirostat_v2", "recipe": recipe, "vocab": SMOL, "settings": {"tau": 5.0, "eta": 0.1},
-                    "steps": [{"seed": 13, "checksum": checksum(x), "kept": sorted(ids), "selected": selected}]})
+        out.append(
+            {
+                "sampler": "mirostat_v2",
+                "recipe": recipe,
+                "vocab": SMOL,
+                "settings": {"tau": 5.0, "eta": 0.1},
+                "steps": [{"seed": 13, "checksum": checksum(x), "kept": sorted(ids), "selected": selected}],
+            }
+        )
         ll.llama_sampler_free(smpl)
     return out
 
 
 def dry_contexts(vocab_model) -> list[tuple[str, list[int]]]:
     """Token contexts with repeats: text through llama.cpp's tokenizer, and planted id patterns."""
+
     def tok(text: str) -> list[int]:
         buf = (ll.llama_token * 512)()
         n = ll.llama_tokenize(vocab_model, text.encode(), len(text.encode()), buf, 512, False, False)
@@ -180,10 +222,22 @@ def dry_cases(model_path: str) -> list[dict]:
                 ll.llama_sampler_apply(smpl, ctypes.byref(arr))
                 ids, logits, _ = read_back(arr)
                 penalties = {str(i): -v for i, v in zip(ids, logits) if v != 0.0}
-                out.append({"sampler": "dry", "recipe": name, "vocab": width, "context": context,
-                            "settings": {"multiplier": multiplier, "base": base, "allowed_length": allowed,
-                                         "penalty_last_n": last_n, "breakers": BREAKERS},
-                            "penalties": penalties})
+                out.append(
+                    {
+                        "sampler": "dry",
+                        "recipe": name,
+                        "vocab": width,
+                        "context": context,
+                        "settings": {
+                            "multiplier": multiplier,
+                            "base": base,
+                            "allowed_length": allowed,
+                            "penalty_last_n": last_n,
+                            "breakers": BREAKERS,
+                        },
+                        "penalties": penalties,
+                    }
+                )
                 ll.llama_sampler_free(smpl)
     ll.llama_model_free(model)
     return out
@@ -194,8 +248,12 @@ def main() -> None:
 
     ll.llama_backend_init()
     cases = top_n_sigma_cases() + xtc_cases() + mirostat_cases() + dry_cases(str(embedded_gguf_path()))
-    record = {"made_by": "tests/data/sampler_refs/make_refs.py", "llama_cpp_python": ll.__version__,
-              "numpy": np.__version__, "cases": cases}
+    record = {
+        "made_by": "tests/data/sampler_refs/make_refs.py",
+        "llama_cpp_python": ll.__version__,
+        "numpy": np.__version__,
+        "cases": cases,
+    }
     OUT.write_text(json.dumps(record) + "\n")
     print(f"wrote {len(cases)} cases to {OUT} ({OUT.stat().st_size / 1e6:.1f} MB)")
 

@@ -64,7 +64,14 @@ def main(folder: str) -> None:
                             "output_ids": out[0, ids.shape[1] :].tolist(),
                         }
                     )
-        cases.append({"method": "Greedy", "settings": {}, "prompt_ids": ids[0].tolist(), "output_ids": greedy[0, ids.shape[1] :].tolist()})
+        cases.append(
+            {
+                "method": "Greedy",
+                "settings": {},
+                "prompt_ids": ids[0].tolist(),
+                "output_ids": greedy[0, ids.shape[1] :].tolist(),
+            }
+        )
     record = {
         "made_by": "tests/data/search_refs/make_refs.py",
         "transformers": transformers.__version__,
