@@ -81,8 +81,8 @@ class StepLoop:
         if streamer is not None:
             streamer.put(input_ids[0].cpu())
         state = self.start(input_ids, mask)
-        ids = input_ids
-        for _ in range(int(max_new_tokens)):
+        ids: torch.Tensor = input_ids
+        for _step in range(int(max_new_tokens)):
             choice = self.step(state, ids, processors)
             if self.record_k is not None:
                 steps.append(self.recorded_step(choice))

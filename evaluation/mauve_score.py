@@ -138,3 +138,20 @@ def score_texts(
     q = human_features(lm, language, n_human)
     low, high = mauve_interval(p, q, resamples)
     return MauveResult(mauve_value(p, q), low, high, len(kept), len(q), resamples, language)
+
+
+def study_mauve(lm: Any, outputs: Any, n_human: int = HUMAN_TEXTS) -> dict[str, MauveResult | None]:
+    """MAUVE per method for a study's outputs (a frame with method, text, language): the outputs in the
+    study's most common language against held-out human text of that language (English where the
+    items name none; the held-out set has English and Chinese only)."""
+    if outputs is None or not len(outputs):
+        return {}
+    languages = outputs["language"].fillna("").astype(str).replace("", "en")
+    language = languages.value_counts().index[0]
+    if language not in ("en", "zh"):
+        return {}
+    chosen = outputs[languages == language].drop_duplicates("output_id")
+    return {
+        str(method): score_texts(lm, list(group["text"].fillna("")), language, n_human=n_human)
+        for method, group in chosen.groupby("method", sort=False)
+    }

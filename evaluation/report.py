@@ -18,9 +18,11 @@ from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store
 from arena.text import markdown_literal
+from arena.zerogpu import on_zero_gpu
 from evaluation import blinding, human, story
 from evaluation import results as res
 from evaluation.human import pseudonymize_raters
+from evaluation.mauve_score import study_mauve
 from evaluation.pairwise import length_adjusted_contrast
 from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
@@ -89,7 +91,12 @@ def compute_view(
         if lm is not None and len(filtered_outputs)
         else None
     )
-    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
+    mauve = (
+        study_mauve(lm, filtered_outputs) if lm is not None and len(filtered_outputs) and not on_zero_gpu() else None
+    )
+    r = res.build_results(
+        ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None, mauve=mauve
+    )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
     headline = (

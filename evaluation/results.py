@@ -60,8 +60,10 @@ def method_summary(
     outputs: pd.DataFrame,
     scores: Mapping[Any, ItemScore] | None = None,
     means: pd.DataFrame | None = None,
+    mauve: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One row per method: N, human means with 95% CI, PPL, diversity, latency, throughput."""
+    """One row per method: N, human means with 95% CI, PPL, MAUVE with its interval, diversity, latency,
+    throughput."""
     means = human.method_means(ratings) if means is None else means
     rows = []
     for method in _method_order(outputs, ratings):
@@ -77,6 +79,10 @@ def method_summary(
             else:
                 row[dim] = row[f"{dim}_ci_low"] = row[f"{dim}_ci_high"] = math.nan
         row["ppl"] = corpus_ppl([scores[o] for o in outs["output_id"] if o in scores]) if scores else math.nan
+        found = (mauve or {}).get(method)
+        row["mauve"], row["mauve_ci_low"], row["mauve_ci_high"] = (
+            (found.mauve, found.ci_low, found.ci_high) if found is not None else (math.nan, math.nan, math.nan)
+        )
         texts = [t for t in outs["text"].fillna("")]
         row.update({k: v for k, v in text_metrics(texts).items() if k != "n_texts"})
         lat = pd.to_numeric(outs["latency_ms"], errors="coerce")
@@ -100,6 +106,7 @@ def build_results(
     rater: Any = None,
     mixed: bool = True,
     methods: Sequence[str] | None = None,
+    mauve: Mapping[str, Any] | None = None,
 ) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs;
     `methods`: the study's method order (pairs read a - b in it), else the registry's."""
@@ -124,7 +131,7 @@ def build_results(
             "lines": [],
         }
     return Results(
-        summary=method_summary(r, o, scores, a["means"]),
+        summary=method_summary(r, o, scores, a["means"], mauve),
         means=a["means"],
         pairwise=a["pairwise"],
         friedman=a["friedman"],
@@ -248,6 +255,7 @@ DIRECTIONS = f"{HIGHER} higher is better, {LOWER} lower is better."
 COLUMNS = {
     **{dim: f"{dim} {HIGHER}" for dim in DIMENSIONS},
     "ppl": f"PPL {LOWER}",
+    "mauve": f"MAUVE {HIGHER}",
     "distinct_2": f"distinct\u20112 {HIGHER}",
     "repetition_pct": f"repetition % {LOWER}",
     "self_bleu4": f"Self\u2011BLEU4 {LOWER}",
@@ -259,12 +267,22 @@ COLUMNS = {
 METRICS_HELP = (
     f"**Reading the table.** {DIRECTIONS} Human scores: mean over prompts on a "
     "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
-    "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
+    "predictable, fluent text (too low can mean bland or repetitive). **MAUVE**: how close the method's texts are, "
+    "as a distribution, to held-out human text of the same language under the same model's features (1 = "
+    "indistinguishable), [95% bootstrap interval]; coarse with few outputs. **distinct-2**: share of word pairs that "
     "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
     "**Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of "
     "the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall "
     "time per output in milliseconds. **tokens/s**: new tokens per second of generation."
 )
+
+
+def mauve_cell(s: Mapping[str, Any]) -> str:
+    """ "0.83 [0.71–0.90]", or "–" where MAUVE was not computed (no scorer, under 10 texts)."""
+    value = s.get("mauve", math.nan)
+    if value is None or pd.isna(value):
+        return "–"
+    return f"{_num(value)} [{_num(s['mauve_ci_low'])}–{_num(s['mauve_ci_high'])}]"
 
 
 def display_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -279,6 +297,7 @@ def display_table(summary: pd.DataFrame) -> pd.DataFrame:
         row.update(
             {
                 COLUMNS["ppl"]: _num(s["ppl"]),
+                COLUMNS["mauve"]: mauve_cell(s),
                 COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
                 COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1),
                 COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),

@@ -1,7 +1,7 @@
 """DoLa: decoding by contrasting layers (Chuang et al. 2024), our own step loop (decoders/dola.py); the same
 tokens as transformers 4.55's `generate(dola_layers=..., repetition_penalty=...)` (tested against recorded ids)."""
 
-from transformers import RepetitionPenaltyLogitsProcessor
+from transformers import LogitsProcessor, RepetitionPenaltyLogitsProcessor
 
 from ..base import DecodeContext, Decoder, GenerationPlan, InvalidSettings, Param
 from ..dola import DoLaDecoding
@@ -24,7 +24,9 @@ def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
         "premature_logits": "the output head on the layer's hidden state, without the final norm (as transformers)",
         "processor_order": ["DoLa contrast (relative top 0.1)", *penalties],
     }
-    processors = [RepetitionPenaltyLogitsProcessor(s["repetition_penalty"])] if s["repetition_penalty"] != 1.0 else []
+    processors: list[LogitsProcessor] = (
+        [RepetitionPenaltyLogitsProcessor(s["repetition_penalty"])] if s["repetition_penalty"] != 1.0 else []
+    )
     return GenerationPlan(generate_kwargs={}, logits_processors=processors, effective=effective, custom_generate=dola)
 
 

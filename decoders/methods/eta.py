@@ -10,7 +10,7 @@ from ..truncation import sampling_plan_parts, temperature_param
 
 def plan(s: dict, ctx: DecodeContext) -> GenerationPlan:
     kwargs, processors = sampling_plan_parts(
-        s, lambda: EtaLogitsWarper(s["eta"], device=ctx.device), cut_kwargs={"eta_cutoff": s["eta"]}
+        s, lambda: EtaLogitsWarper(s["eta"], device=str(ctx.device)), cut_kwargs={"eta_cutoff": s["eta"]}
     )
     effective = {
         **sampling_effective(kwargs),

@@ -148,7 +148,7 @@ def recorded_generate(
     if not record:
         return timed_generate(lm, plan, input_ids, seed, streamer, cancel), None
     if plan.custom_generate is not None:
-        loop = plan.custom_generate
+        loop: Any = plan.custom_generate
         if getattr(loop, "can_record", False):  # a loop that records itself (decoders/step_loop.py)
             loop.record_k = TOP_K
             out = timed_generate(lm, plan, input_ids, seed, streamer, cancel)
