@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from .heldout import load_heldout
 
@@ -102,8 +103,7 @@ def mauve_value(p: np.ndarray, q: np.ndarray, seed: int = 25) -> float:
     iterations instead of 5 of 500 (a bootstrap runs it dozens of times; on a few hundred points the
     clusters barely change)."""
     import faiss  # here: faiss and scikit-learn (through mauve) load only when MAUVE is computed
-    import mauve
-    from threadpoolctl import threadpool_limits
+    import mauve  # here: as above, and mauve-text is GPLv3: imported only where MAUVE runs
 
     # One thread: faiss's OpenMP team spins on a busy 2-core machine (8 s a call instead of 0.25 s).
     faiss.omp_set_num_threads(1)
