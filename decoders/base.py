@@ -17,7 +17,8 @@ from typing import Any
 import torch
 from transformers import LogitsProcessor
 
-from .errors import UserError
+from common.errors import UserError
+
 from .order import ORDER_KEY, processor_order
 
 

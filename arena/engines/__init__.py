@@ -14,16 +14,12 @@ from __future__ import annotations
 import threading
 
 from .. import settings
-from ..errors import UserError
-from ..llm import LoadedModel, tokenizer_only_model, with_variants
+from ..llm import LoadedModel, with_variants
 from ..llm import model_choices as llm_model_choices
 from .base import Engine
 from .dummy import DummyEngine
 from .local import LocalEngine
 from .vllm import VllmEngine, servers
-
-ENGINE_ENV = settings.env_of("engine")
-ENGINES = ("transformers", "vllm", "dummy")
 
 LOCAL = LocalEngine()  # stateless: the model and its lock travel with each call
 DUMMY = DummyEngine()
@@ -32,7 +28,6 @@ _lock = threading.Lock()
 
 __all__ = [
     "DUMMY",
-    "ENGINES",
     "LOCAL",
     "DummyEngine",
     "Engine",
@@ -45,11 +40,8 @@ __all__ = [
 
 
 def engine_name() -> str:
-    """The engine setting, validated (`UserError` for an unknown one)."""
-    name = (settings.current().engine or "transformers").strip().lower()
-    if name not in ENGINES:
-        raise UserError(f"{ENGINE_ENV} must be one of {', '.join(ENGINES)}, got {name!r}")
-    return name
+    """The engine setting (arena/settings.py refuses an unknown one)."""
+    return settings.current().engine
 
 
 def vllm_url() -> str:
@@ -104,12 +96,3 @@ def model_choices(default: str) -> list[str]:
     if engine_name() != "vllm":
         return with_variants(llm_model_choices(default))
     return servers.served_models(servers.parse_servers(settings.current().vllm_servers), default)
-
-
-def client_model(setting: str | None = None, cache_dir=None) -> LoadedModel:
-    """With a remote engine the app needs the model's tokenizer (prompts are sent as token ids,
-    priors are built from it), never its weights: a `LoadedModel` without a model, named as the
-    current engine names its outputs."""
-    lm = tokenizer_only_model(setting, cache_dir)
-    lm.name = current().model_label(lm)
-    return lm
