@@ -3,7 +3,7 @@ line naming what is missing, and the order the server runs is the order the outp
 
 import pytest
 
-from arena.errors import UserError
+from common.errors import UserError
 
 NEW = ("Epsilon", "Eta", "Top-H", "Top-nSigma", "XTC", "DRY", "Mirostat-v2", "Contrastive", "DoLa")
 
