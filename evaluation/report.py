@@ -17,6 +17,7 @@ from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store
 from arena.text import markdown_literal
+from arena.zerogpu import on_zero_gpu
 from common.errors import UserError
 from common.rubric import Rubric, rubric_from
 from evaluation import blinding, story
@@ -25,6 +26,7 @@ from evaluation.human import analysis as ha
 from evaluation.human import quality
 from evaluation.human import stats as hs
 from evaluation.human.stats import pseudonymize_raters
+from evaluation.mauve_score import study_mauve
 from evaluation.pairwise import length_adjusted_contrast
 from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
@@ -95,8 +97,18 @@ def compute_view(
         if lm is not None and len(filtered_outputs)
         else None
     )
+    mauve = (
+        study_mauve(lm, filtered_outputs) if lm is not None and len(filtered_outputs) and not on_zero_gpu() else None
+    )
     r = res.build_results(
-        ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None, rubric=rubric
+        ratings,
+        outputs,
+        scores,
+        scenario=scenarios,
+        rater=raters,
+        methods=study.methods or None,
+        rubric=rubric,
+        mauve=mauve,
     )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
