@@ -14,7 +14,7 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 from starlette.middleware import Middleware
 
-from arena import clients, compute, llm, settings
+from arena import clients, compute, engines, llm, settings
 from arena.errors import UserError
 from ui import AppContext, assets, i18n, store_for, web
 
@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
+        engines.prepare(lm)  # and on an engine that cannot run it (llama.cpp: its library, the model's GGUF)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)

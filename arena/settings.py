@@ -92,8 +92,9 @@ class Settings:
     engine: str = _setting(
         "ARENA_ENGINE",
         "transformers",
-        "engine: `transformers` (in process), `vllm` (see [docs/engines.md](docs/engines.md)) "
-        "or `dummy` (fake text and timing, for tests)",
+        "engine: `transformers` (in process), `llamacpp` (llama.cpp on the model's GGUF, in process), "
+        "`vllm` (see [docs/engines.md](docs/engines.md)) or `dummy` (fake text and timing, for tests)",
+        flag="--engine",
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
     vllm_servers: str = _setting(

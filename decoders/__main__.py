@@ -2,6 +2,7 @@
 
     python -m decoders "PROMPT" --methods BS-4,TS-Temp,TS-Tilted --max-new-tokens 64 --seed 1 --json
     python -m decoders "PROMPT" --models smollm2-135m,gemma-3-270m --methods BS-4,TS-Temp --raw --json
+    python -m decoders "PROMPT" --engine llamacpp            # llama.cpp on the model's GGUF file
     python -m decoders --list
 
 Per-method settings: --set TS-Tilted.alpha=0.3 --set BS-4.num_beams=2 (repeatable).
@@ -16,6 +17,7 @@ import sys
 from typing import Any, NoReturn
 
 import decoders
+from arena import engines
 from arena.errors import UserError
 from arena.llm import EMBEDDED, LoadedModel, split_variant
 from arena.prompts import clean_prompt
@@ -52,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"{' or '.join(EMBEDDED)} (embedded), a hub id, local folder or .gguf path (default: {next(iter(EMBEDDED))})",
     )
     p.add_argument("--models", help="comma-separated models, each run with every method (instead of --model)")
+    p.add_argument("--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--list", action="store_true", help="list the registered decoders and their parameters")
     return p
@@ -112,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.prompt is None:
             raise UserError("give a prompt (or --list)")
+        engines.use(args.engine)
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         req = validate_request(
             RunRequest(
