@@ -14,7 +14,7 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 from starlette.middleware import Middleware
 
-from arena import clients, compute, engines, llm, settings
+from arena import clients, compute, llm, settings
 from arena.errors import UserError
 from ui import AppContext, assets, i18n, store_for, web
 
@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> None:
     settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
     from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
     from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
+
+    from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
 
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens

@@ -133,7 +133,9 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
     with_model = argparse.ArgumentParser(add_help=False)
     with_model.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
-    with_model.add_argument("--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)")
+    with_model.add_argument(
+        "--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)"
+    )
     with_model.add_argument(
         "--batch-size",
         default="auto",
