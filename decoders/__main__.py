@@ -97,7 +97,13 @@ def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     """One result per (model, method), each naming its model; the top-level `model` and `device` of a
     one-model run stay as they were."""
     models = [
-        {"model": lm.label, "name": lm.name, "device": f"{lm.device.type} ({lm.precision})", "notes": lm.notes()}
+        {
+            "model": lm.label,
+            "name": lm.name,
+            "device": f"{lm.device.type} ({lm.precision})",
+            "engine": engines.engine_for(lm).model_label(lm),
+            "notes": lm.notes(),
+        }
         for lm, _ in runs
     ]
     results = [{"model": lm.label, **r.public()} for lm, rs in runs for r in rs]
