@@ -14,9 +14,10 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 from starlette.middleware import Middleware
 
-from arena import clients, compute, llm, settings
-from arena.errors import UserError
-from ui import AppContext, assets, i18n, store_for, web
+from arena import clients, compute, invites, llm, settings
+from common.errors import UserError
+from common.messages import english
+from ui import AppContext, assets, i18n, join_gate, store_for, web
 
 # (tab label, module under ui). A module is imported only when its tab is built.
 TABS: list[tuple[str, str]] = [
@@ -35,7 +36,7 @@ QUEUE_MAX_SIZE = 1024
 MAX_FILE_SIZE = "10mb"  # uploads (organizer only, ui/web.py): prompt files and rating exports
 # Gradio's temporary files (uploads, downloads) older than an hour go, checked every 10 minutes.
 DELETE_CACHE = (600, 3600)
-HEADER = "# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings."
+HEADER = english("app_header")
 
 
 def current_settings() -> settings.Settings:
@@ -48,11 +49,8 @@ def current_settings() -> settings.Settings:
 
 
 def app_mode() -> str:
-    mode = current_settings().mode.strip().lower() or "full"
-    if mode not in MODES:
-        print(f"error: ARENA_MODE must be one of {', '.join(MODES)}, not {mode!r}", file=sys.stderr)
-        raise SystemExit(2)
-    return mode
+    """ARENA_MODE (arena/settings.py reads it), or exit code 2 with the line that says why not."""
+    return current_settings().mode
 
 
 def build_app(ctx: AppContext | None = None) -> gr.Blocks:
@@ -85,11 +83,10 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
         gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
         gr.Markdown(HEADER)
         rating.build(rater_ctx)
-        gr.Markdown(
-            "Opened by your invite link: the code is kept by this browser until it closes. "
-            "[Leave this study on this browser](?signout=1)",
-            elem_id="rate-signout",
-        )
+        with gr.Row(elem_id="rate-signout"):
+            gr.Markdown(english("rate_page_signout"))
+            # A same-origin POST (ui/web.py): no link on another site can sign a rater out.
+            gr.Button("Leave this study on this browser", size="sm", variant="secondary").click(None, js=web.SIGNOUT_JS)
         _add_loaders(demo, rater_ctx)
     i18n.translate(demo)  # English and Chinese, by the browser's language (ui/i18n.py)
     return demo
@@ -101,20 +98,12 @@ def _add_loaders(demo: gr.Blocks, ctx: AppContext) -> None:
 
 
 def status_update_rate() -> str | float:
-    """Seconds between queue-position messages (ARENA_STATUS_UPDATE_RATE, default 2).
+    """Seconds between queue-position messages (ARENA_STATUS_UPDATE_RATE, default 2; arena/settings.py).
 
     Gradio's "auto" sends every waiting client a message each time any job ends, which grows with
     the square of the queue: with 50 raters submitting at once, 2 s cut submit p95 from 4.5-4.9 s
     to 2.7-3.2 s (benchmarks/bench_load.py, interleaved runs)."""
-    rate = current_settings().status_update_rate.strip()
-    try:
-        value: str | float = rate if rate == "auto" else float(rate)
-        if isinstance(value, float) and not value > 0:
-            raise ValueError
-    except ValueError:
-        print(f"error: ARENA_STATUS_UPDATE_RATE must be 'auto' or seconds > 0, not {rate!r}", file=sys.stderr)
-        raise SystemExit(2) from None
-    return value
+    return current_settings().status_update_rate
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -133,10 +122,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
+    from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
     from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
     from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
-
-    from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
 
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
@@ -150,17 +138,23 @@ def main(argv: list[str] | None = None) -> None:
     ctx = AppContext()
     demo = build_app(ctx)
     quick.expire(store_for(ctx))  # quick studies past their time, left by an earlier run
+    join_gate.gate.install(lambda code: invites.valid(store_for(ctx), code))
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
         server_name=config.host,
         server_port=config.port,
         run_history=False,
+        state_session_capacity=join_gate.SESSION_CAPACITY,
         max_file_size=MAX_FILE_SIZE,
         css=assets.CSS + a11y.CSS,
         head=assets.HEAD,
         i18n=i18n.I18N,
-        app_kwargs={"routes": present_routes() + web.routes(), "middleware": [Middleware(web.ArenaMiddleware)]},
+        app_kwargs={
+            "routes": present_routes() + web.routes(),
+            # The gate first: a flood is refused before anything else reads it (ui/join_gate.py).
+            "middleware": [Middleware(join_gate.JoinGateMiddleware), Middleware(web.ArenaMiddleware)],
+        },
         prevent_thread_lock=True,
     )
     # The model's work runs here, on the thread that loaded it, not on Gradio's worker threads: on a

@@ -39,8 +39,9 @@ from typing import Any
 
 import pandas as pd
 
+from common.errors import UserError
+
 from . import guessing, invites, pair_rating
-from .errors import UserError
 from .numbers import study_id as parse_study_id
 from .numbers import whole_number
 from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name

@@ -25,8 +25,9 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from common.errors import UserError
+
 from . import settings
-from .errors import UserError
 
 log = logging.getLogger(__name__)
 

@@ -24,11 +24,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import UserError
+from common.errors import UserError
+
 from .guessing import LABELS
 from .numbers import cli_whole, parse_whole
 from .pair_export import preference_rows, vote_rows, write_votes_csv
 from .preferences import preference_pairs, write_preference_jsonl
+from .readers import CsvTable, csv_table, jsonl_records, read_text
 from .store import RATING_COLUMNS, SCORE_COLUMNS, Store
 from .store.columns import DETAIL_COLUMNS, EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS
 from .store.columns import FLOAT_COLUMNS as STORE_FLOAT_COLUMNS
@@ -38,7 +40,6 @@ from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
 from .store.schema import STUDY_DESIGNS, STUDY_STATES, VOTE_WINNERS
 from .store.values import check_score, clean_comment, clean_rater_name, dumps
 from .store.vote_store import check_reasons
-from .text import FORMULA_START as FORMULA_START  # moved to arena/text.py; importable here
 from .text import escape_cell, unescape_cell
 
 # The analysis columns first (as in Store.ratings_frame), then what a lossless import needs.
@@ -341,27 +342,16 @@ def _unescaped(row: dict[str, Any]) -> dict[str, Any]:
 def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]]:
     path = Path(path)
     fmt = fmt or format_from_suffix(path)
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:  # keep "\r\n" inside texts as written
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {path.name}: {exc}") from None
+    text = read_text(path, path.name)
     raw_rows: list[tuple[str, dict[str, Any]]] = []
     if fmt == "csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        missing = set(EXPORT_COLUMNS) - set(reader.fieldnames or [])
+        table = csv_table(text, path.name) if text.strip() else CsvTable([], [])
+        missing = set(EXPORT_COLUMNS) - set(table.header)
         if missing:
             raise UserError(f"{path.name} is not an arena export: missing columns {', '.join(sorted(missing))}")
-        raw_rows = [(f"{path.name} row {n}", _unescaped(row)) for n, row in enumerate(reader, start=2)]
+        raw_rows = [(f"{path.name} line {row.line}", _unescaped(row.values)) for row in table.rows]
     else:
-        # split on "\n" only: str.splitlines would also cut at U+2028 inside a generated text
-        for n, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path.name} line {n}: not valid JSON ({exc.msg})") from None
+        for n, row in jsonl_records(text, path.name):
             if not isinstance(row, dict) or set(EXPORT_COLUMNS) - set(row):
                 raise UserError(f"{path.name} line {n} is not an arena export row")
             raw_rows.append((f"{path.name} line {n}", row))

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import systems
-from .errors import UserError
+from common.errors import UserError
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # the blind letters, position 0 = A (arena/blind.py shows them)
 DONT_KNOW = "Don't know"
@@ -42,10 +41,12 @@ def pair_question(method: str) -> str:
     return f"If one of these came from {method}, which one?"
 
 
-def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int) -> tuple[str, ...]:
+def resolve_targets(value: Any, slots: Sequence[tuple[str, int]]) -> tuple[str, ...]:
     """The methods a study asks about, from the organizer's choice: nothing ("off", None, []), "each"
     (every method of the study, in its order), a method name, or a list or comma-separated string of
-    them. Refused with the reason: a method not in the study, or one with several responses per item."""
+    them. `slots` are the study's (method, sample) pairs, in order (`arena.studies.expected_slots`).
+    Refused with the reason: a method not in the study, or one with several responses per item."""
+    methods = list(dict.fromkeys(method for method, _ in slots))
     if value is None or (isinstance(value, str) and value.strip().lower() in OFF):
         return ()
     if isinstance(value, str):
@@ -62,10 +63,11 @@ def resolve_targets(value: Any, methods: Sequence[str], samples_per_method: int)
             f"raters can only be asked about methods in the study; {', '.join(unknown)} "
             f"{'is' if len(unknown) == 1 else 'are'} not among {', '.join(methods)}"
         )
-    several = [m for m in wanted if systems.decoder(m).stochastic and int(samples_per_method) > 1]
+    responses = {m: sum(1 for method, _ in slots if method == m) for m in methods}
+    several = [m for m in wanted if responses[m] > 1]
     if several:
         raise UserError(
-            f"{', '.join(several)} has {int(samples_per_method)} responses per item, so 'which one came from it' "
+            f"{', '.join(several)} has {responses[several[0]]} responses per item, so 'which one came from it' "
             "has more than one right answer: ask about a deterministic method, or use one sample per method"
         )
     return tuple(dict.fromkeys(wanted))

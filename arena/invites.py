@@ -19,13 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from common.errors import UserError
+from common.messages import english
+
 from . import settings, throttle
-from .errors import UserError
 from .store import Enrolment, Store, clean_rater_name
 from .text import escape_cell
 
 CODE_BYTES = 24  # 192 bits
-INVALID = "that invite code is not valid; check the link or ask the organizer for a new one"
+INVALID = english("rater_code_invalid")
 MAX_CODE_LENGTH = 200
 
 
@@ -108,6 +110,14 @@ def resolve(store: Store, code: object, client: str | None = None) -> Enrolment:
         throttle.invite_codes.check(client)
         throttle.invite_codes.failed(client)
     raise UserError(INVALID)
+
+
+def valid(store: Store, code: object) -> bool:
+    """Does `code` open a seat now? (No throttling: for the queue gate, which counts a valid code's
+    browser as its own client.)"""
+    clean = code_from(code)
+    found = store.enrolment_by_code(hash_code(clean)) if clean else None
+    return found is not None and found.revoked_at is None
 
 
 def revoke(store: Store, study_id: int, rater: object) -> bool:

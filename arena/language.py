@@ -23,23 +23,21 @@ import math
 import re
 from typing import Any
 
+from common.messages import english
+
 from .prompts import SCENARIOS
 from .requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 
 # Model names (lower case) of the families trained on English only. SmolLM2's card: "primarily
 # understand and generate content in English".
 ENGLISH_ONLY = ("smollm",)
-MULTILINGUAL_ALIAS = "gemma-3-270m"
 CHINESE_SHARE = 0.5  # more than half of the letters are Han characters
 # Chinese scenarios: at least the English default, at most this (three methods stay under the
 # Compare cap of 2,048 tokens per run).
 ZH_MAX_NEW_TOKENS = 512
 ROUND_TO = 32
 
-MODEL_WARNING = (
-    "is trained on English only, so a Chinese prompt gets an English or off-topic answer. For Chinese, "
-    "start the app with the multilingual Gemma 3 270M: `python app.py --model gemma-3-270m` (docs/models.md)."
-)
+MODEL_WARNING = english("model_english_only")
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")

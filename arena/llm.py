@@ -39,10 +39,10 @@ from typing import Any
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
+from common.errors import UserError
 from decoders import DecodeContext
 
 from . import settings
-from .errors import UserError
 from .hardware import warn_cpu_fallback
 
 log = logging.getLogger(__name__)

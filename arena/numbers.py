@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import operator
 
-from .errors import UserError
+from common.errors import UserError
 
 
 def parse_whole(value: object) -> int:

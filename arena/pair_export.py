@@ -17,7 +17,8 @@ import csv
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from .errors import UserError
+from common.errors import UserError
+
 from .store import Output, Store, Study
 from .store.vote_store import Vote
 from .text import escape_cell

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from common.errors import UserError
+
 from . import guessing, invites
-from .errors import UserError
 from .numbers import whole_number
 from .pair_schedule import pair_block_size, pair_order
 from .store import Item, Store, Study
 from .store.schema import VOTE_WINNERS
-from .store.vote_store import REASONS as REASONS  # the tab's reason list, re-exported
 from .store.vote_store import check_reasons
 from .studies import ready_items
 

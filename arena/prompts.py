@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+from common.errors import UserError
 
-from .errors import UserError
 from .paper import PAPER_EN, PAPER_ZH
+from .readers import csv_table, jsonl_records, read_text, text_lines
 from .text import printable
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,9 @@ PROMPT_FILE_SUFFIXES = (".csv", ".jsonl", ".ndjson", ".json", ".txt")
 
 
 def parse_pasted(text: str | None, scenario: str = "pasted") -> list[PromptSpec]:
-    """One prompt per line, each stripped; blank lines are skipped."""
-    lines = [line.strip() for line in (text or "").splitlines()]
+    """One prompt per line ("\n" ends a line; U+2028 inside a prompt does not), each stripped; blank
+    lines are skipped."""
+    lines = [line.strip() for _, line in text_lines(text or "")]
     return [PromptSpec(clean_prompt(line), scenario) for line in lines if line]
 
 
@@ -162,37 +163,20 @@ def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[P
     suffix = path.suffix.lower()
     if suffix not in PROMPT_FILE_SUFFIXES:
         raise UserError(f"{path.name}: use a .csv (with a 'prompt' column), .jsonl or .txt file of prompts")
-    try:
-        data = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"prompt file {str(path)!r} not found") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path.name} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"cannot read {path.name}: {exc.strerror}") from None
+    data = read_text(path, path.name)
     specs: list[PromptSpec] = []
     if suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(data))
-        try:
-            if not reader.fieldnames or "prompt" not in [f.strip() for f in reader.fieldnames]:
-                raise UserError(f"{path.name}: the CSV needs a header row with a 'prompt' column")
-            for n, row in enumerate(reader, start=2):
-                row = {(k or "").strip(): v for k, v in row.items()}
-                if not (row.get("prompt") or "").strip():
-                    continue
-                specs.append(_spec_from_record(row, f"{path.name} line {n}", default_scenario))
-        except csv.Error as exc:
-            raise UserError(f"{path.name}: not a readable CSV ({exc})") from None
+        table = csv_table(data, path.name) if data.strip() else None
+        if table is None or "prompt" not in [f.strip() for f in table.header]:
+            raise UserError(f"{path.name}: the CSV needs a header row with a 'prompt' column")
+        for row in table.rows:
+            record = {k.strip(): v for k, v in row.values.items()}
+            if (record.get("prompt") or "").strip():
+                specs.append(_spec_from_record(record, f"{path.name} line {row.line}", default_scenario))
     elif suffix == ".txt":
         specs = parse_pasted(data, default_scenario)
     else:
-        for n, line in enumerate(data.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path.name} line {n}: not valid JSON ({exc.msg})") from None
+        for n, record in jsonl_records(data, path.name):
             specs.append(_spec_from_record(record, f"{path.name} line {n}", default_scenario))
     if not specs:
         raise UserError(f"{path.name} holds no prompts")
@@ -266,4 +250,6 @@ def encode_prompt(
             f"the prompt is {len(ids):,} tokens; with max_new_tokens={max_new_tokens} this model "
             f"(context {context_length:,}) allows at most {max(budget, 0):,} prompt tokens"
         )
+    import torch  # late: the prompt files, the studies and their CLIs use this module without loading torch
+
     return torch.tensor([ids], dtype=torch.long, device=device)

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import decoders
+from common.errors import UserError
 
-from .errors import UserError
 from .numbers import whole_number
 
 MAX_NEW_TOKENS_RANGE = (1, 1024)

@@ -7,9 +7,8 @@ transformers by default, arena/engines/local/; on vLLM the server that serves `l
 validates it once and runs the methods one after another with honest timing. The runs that serve
 the app (Compare's `stream_methods`, the trace tab's `run_trace`) are admitted first, whatever the
 engine (`arena.studies.reserved.admit`): a prompt of a study still being rated is refused. The
-request and result types come from arena/requests.py, and the in-process engine's helpers that
-scripts and tests import from here (`encode`, `plan_for`, `gpu_run`...) from arena/engines/local/;
-both stay importable from here as before.
+request and result types live in arena/requests.py, the in-process engine's helpers (`encode`,
+`plan_for`, `gpu_run`...) in arena/engines/local/: import them from there.
 """
 
 from __future__ import annotations
@@ -19,54 +18,27 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import compute
+from . import compute, estimate
 from .engines import LOCAL, engine_for
-from .engines.local.device import compile_enabled, device_generate_kwargs
-from .engines.local.inputs import encode, encode_ids, plan_for
-from .engines.local.tasks import gpu_run, gpu_stream, gpu_trace
 from .llm import LoadedModel, get_model, models, needs_conversion
-from .requests import (
-    DEFAULT_MAX_NEW_TOKENS,
-    MAX_NEW_TOKENS_RANGE,
-    Cancelled,
-    MethodResult,
-    RunRequest,
-    StreamEvent,
-    run_order,
-    validate_request,
-)
+from .requests import MethodResult, RunRequest, StreamEvent
 from .studies import reserved
-
-__all__ = [
-    "DEFAULT_MAX_NEW_TOKENS",
-    "MAX_NEW_TOKENS_RANGE",
-    "Cancelled",
-    "MethodResult",
-    "ModelEvent",
-    "RunRequest",
-    "StreamEvent",
-    "compile_enabled",
-    "device_generate_kwargs",
-    "encode",
-    "encode_ids",
-    "gpu_run",
-    "gpu_stream",
-    "gpu_trace",
-    "plan_for",
-    "loading_line",
-    "run_methods",
-    "run_models",
-    "run_order",
-    "run_trace",
-    "stream_methods",
-    "stream_models",
-    "validate_request",
-]
 
 
 def run_methods(lm: LoadedModel, req: RunRequest, cancel: threading.Event | None = None) -> list[MethodResult]:
     """Run every requested method on the same prompt, one after another (results in the order given)."""
-    return engine_for(lm).run_methods(lm, req, cancel)
+    results = engine_for(lm).run_methods(lm, req, cancel)
+    for result in results:
+        record_throughput(lm, result)
+    return results
+
+
+def record_throughput(lm: LoadedModel, result: MethodResult) -> None:
+    """Remember a finished method's tokens/s for the Organizer's "about T min on this machine"
+    (arena/estimate.py), whoever ran it: Compare, its grid, the CLI in this process. Under the model's
+    name (as outputs store it) and its label (as the model pickers name it)."""
+    for name in dict.fromkeys((lm.name, getattr(lm, "label", lm.name))):  # a stand-in model may have no label
+        estimate.record(name, result.method, result.tokens_per_s)
 
 
 def stream_methods(
@@ -81,7 +53,16 @@ def stream_methods(
     leaves or presses Stop), ends generation at the next token (see `arena.engines.base.Engine`).
     Compare's run: a study's prompt is refused here, before any engine sees it."""
     reserved.admit(lm, req.prompt, req.raw)
-    yield from engine_for(lm).stream_methods(lm, req, interval_s, cancel, ticks)
+    stream = engine_for(lm).stream_methods(lm, req, interval_s, cancel, ticks)
+    try:
+        for event in stream:
+            if event.result is not None:
+                record_throughput(lm, event.result)
+            yield event
+    finally:
+        close = getattr(stream, "close", None)  # closing this generator (a client left) closes the engine's
+        if close is not None:
+            close()
 
 
 def run_trace(lm: LoadedModel, req: RunRequest) -> dict[str, Any]:

@@ -16,18 +16,38 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import math
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import UserError
+from common.errors import UserError
+
 from .numbers import whole_number
 
 
 class SettingError(UserError):
     """A setting whose value cannot be read (the app stops at start with this message, exit code 2)."""
+
+
+ENGINES: tuple[str, ...] = ("transformers", "vllm", "llamacpp", "dummy")  # ARENA_ENGINE: arena/engines/
+MODES: tuple[str, ...] = ("full", "rating")  # ARENA_MODE: app.py's tabs
+
+
+def _status_update_rate(raw: str, where: str) -> str | float:
+    """Gradio's "auto", or seconds > 0."""
+    text = raw.strip()
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        raise SettingError(f"{where} must be 'auto' or seconds > 0, not {raw!r}")
+    return value
 
 
 def _setting(
@@ -39,8 +59,12 @@ def _setting(
     fallback_env: str | None = None,
     shown_default: str | None = None,
     minimum: float | None = None,
+    choices: tuple[str, ...] | None = None,
+    parse: Callable[[str, str], Any] | None = None,
 ) -> Any:
     meta = {
+        "choices": choices,
+        "parse": parse,
         "env": env,
         "flag": flag,
         "help": help,
@@ -95,6 +119,7 @@ class Settings:
         "engine: `transformers` (in process), `llamacpp` (llama.cpp on the model's GGUF, in process), "
         "`vllm` (see [docs/engines.md](docs/engines.md)) or `dummy` (fake text and timing, for tests)",
         flag="--engine",
+        choices=ENGINES,
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
     vllm_servers: str = _setting(
@@ -117,9 +142,15 @@ class Settings:
     port: int = _setting(
         "ARENA_PORT", 7860, "port the app listens on", flag="--port", fallback_env="GRADIO_SERVER_PORT", minimum=0
     )
-    mode: str = _setting("ARENA_MODE", "full", "which tabs: `full`, or `rating` (Rate + published Results only)")
-    status_update_rate: str = _setting(
-        "ARENA_STATUS_UPDATE_RATE", "2", "seconds between queue-position updates to waiting clients, or Gradio's `auto`"
+    mode: str = _setting(
+        "ARENA_MODE", "full", "which tabs: `full`, or `rating` (Rate + published Results only)", choices=MODES
+    )
+    status_update_rate: str | float = _setting(
+        "ARENA_STATUS_UPDATE_RATE",
+        2.0,
+        "seconds between queue-position updates to waiting clients, or Gradio's `auto`",
+        parse=_status_update_rate,
+        shown_default="`2`",
     )
     compare_max_tokens: int = _setting(
         "ARENA_COMPARE_MAX_TOKENS", 2048, "most max_new_tokens × methods in one Compare run", minimum=1
@@ -161,6 +192,26 @@ class Settings:
         "most Compare and trace runs waiting or running per client address (one per browser tab)",
         minimum=1,
     )
+    queue_per_client: int = _setting(
+        "ARENA_QUEUE_PER_CLIENT",
+        32,
+        "most events of one client waiting or running in the queue (any handler; a valid invite's browser "
+        "is a client of its own); more are refused at once",
+        minimum=1,
+    )
+    joins_per_second: float = _setting(
+        "ARENA_JOINS_PER_SECOND",
+        8.0,
+        "requests one client may send to the queue a second, sustained (five seconds' worth at once)",
+        minimum=0.1,
+    )
+    sessions_per_minute: float = _setting(
+        "ARENA_SESSIONS_PER_MINUTE",
+        12.0,
+        "new browser sessions (page loads) one client may open a minute (a third of that at once); each costs "
+        "the server ~90 ms and 1.7 MB",
+        minimum=0.1,
+    )
     quick_studies_per_hour: int = _setting(
         "ARENA_QUICK_STUDIES_PER_HOUR", 6, 'most "Rate these blind" quick studies per client per hour', minimum=0
     )
@@ -188,6 +239,14 @@ ENV_NAMES: tuple[str, ...] = tuple(
 
 
 def _parse(f: dataclasses.Field, raw: str, where: str) -> Any:
+    if f.metadata["parse"] is not None:
+        return f.metadata["parse"](raw, where)
+    choices = f.metadata["choices"]
+    if choices is not None:  # one of a few words: case and outer blanks do not matter, blank is the default
+        word = raw.strip().lower() or f.default
+        if word not in choices:
+            raise SettingError(f"{where} must be one of {', '.join(choices)}, not {raw.strip()!r}")
+        return word
     if f.type in ("str", str):
         return raw  # as given: blanks and case are each consumer's business, as they always were
     if not raw.strip():

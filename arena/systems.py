@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import decoders
-
-from .errors import UserError
+from common.errors import UserError
 
 SEP = " · "
 MAX_SYSTEM_CHARS = 100  # the outputs table's method column

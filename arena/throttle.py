@@ -28,9 +28,9 @@ import threading
 import time
 from dataclasses import dataclass
 
+from common.errors import UserError
+
 from . import settings
-from .clients import client_of as client_of  # re-exported: handlers call throttle.client_of(request)
-from .errors import UserError
 
 log = logging.getLogger(__name__)
 

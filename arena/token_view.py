@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import UserError
+from common.errors import UserError
 
 CHOSEN = "drawn"
 

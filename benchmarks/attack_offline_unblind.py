@@ -36,9 +36,11 @@ import torch
 from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 from arena import blind, invites, studies
+from arena.engines.local.inputs import plan_for
 from arena.llm import get_default_model
 from arena.prompts import SCENARIOS, PromptSpec, encode_prompt
-from arena.runner import DEFAULT_MAX_NEW_TOKENS, RunRequest, plan_for, run_methods
+from arena.requests import DEFAULT_MAX_NEW_TOKENS, RunRequest
+from arena.runner import run_methods
 from arena.store import Store
 from evaluation import form_cues
 

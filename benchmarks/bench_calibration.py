@@ -1,6 +1,6 @@
 """Calibration of the human-rating statistics across study designs, every figure from one run.
 
-For each design of `evaluation.stats_design.DESIGNS` (or a custom one): null studies (no method
+For each design of `evaluation.human.design.DESIGNS` (or a custom one): null studies (no method
 differs) give the false-positive rate on the headline family (any pair x dimension significant
 after the family adjustment: step-down max-T, and Holm on the same p-values; and the item-level
 analysis used before issue 22); studies with the last method shifted by --effect give the coverage
@@ -8,7 +8,7 @@ of the 95% CIs (the shifted difference, and every method's mean) and the power t
 pair (max-T against Holm). --mixed N adds N null and N shifted studies for the mixed model. The
 app's own functions analyse every simulated study; one pool of --workers processes works through
 every design in chunks of 25 studies. --closed N adds, for the complete designs, N null and N
-shifted studies analysed by the closed forms vectorised over studies (`stats_design.study_tests`,
+shifted studies analysed by the closed forms vectorised over studies (`design.study_tests`,
 the app's numbers on complete tables): enough studies to pin a rate to about +-0.005.
 
     python benchmarks/bench_calibration.py --null 1000 --known 1000 --mixed 300 --closed 20000 --workers 2 --markdown
@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from evaluation import stats_design as sd
+from evaluation.human import design as sd
 
 TARGET_FPR = (0.03, 0.07)
 TARGET_COVERAGE = (0.93, 0.97)

@@ -50,9 +50,10 @@ import torch
 from transformers import SequenceBiasLogitsProcessor, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 from arena.engines.local import batching
+from arena.engines.local.inputs import encode_ids, plan_for
 from arena.llm import load_model
 from arena.prompts import SCENARIOS
-from arena.runner import RunRequest, encode_ids, plan_for
+from arena.requests import RunRequest
 from decoders.phrases import count_phrases, default_phrases, token_sequences
 
 NAME = "TS-Tilted-Concise"

@@ -29,7 +29,8 @@ from arena.engines.local.device import device_generate_kwargs
 from arena.engines.local.generate import timed_generate, warm_up
 from arena.engines.local.inputs import encode, plan_for
 from arena.llm import load_model
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 

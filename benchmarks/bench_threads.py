@@ -27,7 +27,8 @@ from arena.engines.local.inputs import encode_ids
 from arena.engines.local.tasks import gpu_run
 from arena.llm import load_model
 from arena.numbers import cli_whole
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 METHODS = ["TS-Temp", "BS-4"]

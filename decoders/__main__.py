@@ -18,10 +18,11 @@ from typing import Any, NoReturn
 
 import decoders
 from arena import engines
-from arena.errors import UserError
 from arena.llm import EMBEDDED, LoadedModel, split_variant
 from arena.prompts import clean_prompt
-from arena.runner import RunRequest, run_models, validate_request
+from arena.requests import RunRequest, validate_request
+from arena.runner import run_models
+from common.errors import UserError
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from transformers import LogitsProcessor
 
-from .errors import UserError
+from common.errors import UserError
 
 
 class InvalidSettings(UserError):

@@ -48,7 +48,7 @@ from typing import Any
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from .errors import UserError
+from common.errors import UserError
 
 TOP_K = 10
 # Attributes that name a processor's setting, in the order they are shown ("top-k 50").

@@ -40,13 +40,14 @@ from tqdm import tqdm
 import decoders
 from arena import engines
 from arena.engines.local.inputs import encode
-from arena.errors import UserError
 from arena.llm import get_default_model, load_model
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import process_peak_rss_mb
 from arena.numbers import cli_whole
 from arena.prompts import SCENARIOS
-from arena.runner import RunRequest, run_methods, validate_request
+from arena.requests import RunRequest, validate_request
+from arena.runner import run_methods
+from common.errors import UserError
 
 from .heldout import load_heldout
 from .metrics import text_metrics

@@ -43,8 +43,6 @@ prints {"studies": {"<id>": {"methods": {METHOD: {"index", "ci_low", "ci_high", 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import math
 import sys
@@ -55,8 +53,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arena.errors import UserError
+from arena.readers import read_csv
 from arena.text import unescape_cell
+from common.errors import UserError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 Z = 1.959963984540054  # the normal 0.975 quantile
@@ -345,19 +344,9 @@ def summary_lines(result: pd.DataFrame) -> list[str]:
 def read_guesses(path: str | Path) -> pd.DataFrame:
     """A guesses CSV (or an arena export, whose guess rows are taken), checked by `check_guesses`."""
     path = Path(path)
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {path.name}: {exc}") from None
-    if not text.strip():
-        raise UserError(f"{path.name} is empty")
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        header = reader.fieldnames or []
-        records = [(n, r) for n, r in enumerate(reader, start=2)]
-    except csv.Error as exc:
-        raise UserError(f"{path.name} is not a readable CSV file: {exc}") from None
+    table = read_csv(path, path.name)
+    header = table.header
+    records = [(row.line, row.values) for row in table.rows]
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise UserError(f"{path.name}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")

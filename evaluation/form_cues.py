@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from arena.errors import UserError
+from common.errors import UserError
 
 from .metrics import has_loop, ngrams, words
 

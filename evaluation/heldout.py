@@ -5,11 +5,11 @@ Built by `scripts/build_heldout.py`; provenance and licence in `evaluation/data/
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import UserError
+from arena.readers import read_jsonl
+from common.errors import UserError
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "heldout.jsonl"
 
@@ -30,13 +30,11 @@ def load_heldout(
     path = Path(path) if path else DATA_FILE
     if not path.is_file():
         raise UserError(f"held-out file {path} is missing; build it with `python scripts/build_heldout.py`")
-    items = []
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                row = json.loads(line)
-                if language is None or row["language"] == language:
-                    items.append(HeldoutItem(**{k: row[k] for k in HeldoutItem.__dataclass_fields__}))
+    items = [
+        HeldoutItem(**{k: row[k] for k in HeldoutItem.__dataclass_fields__})
+        for _, row in read_jsonl(path)
+        if language is None or row["language"] == language
+    ]
     if limit is not None:
         if limit < 1:
             raise UserError(f"limit must be at least 1, got {limit}")

@@ -30,10 +30,10 @@ from typing import Any
 import pandas as pd
 
 from arena import systems
-from arena.errors import UserError
 from arena.numbers import study_id as parse_study_id
 from arena.pair_export import vote_rows
 from arena.store import Store, Study
+from common.errors import UserError
 
 from . import pairwise as pw
 from .pairwise_view import leaderboard_table

@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from arena.errors import UserError
 from arena.pair_export import vote_rows
 from arena.store import Store
+from common.errors import UserError
 
 from . import blinding
 from . import pairwise as pw

@@ -11,16 +11,17 @@ from typing import Any
 
 import pandas as pd
 
-from arena.errors import UserError
 from arena.llm import get_model
 from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store
 from arena.text import markdown_literal
-from evaluation import blinding, human, story
+from common.errors import UserError
+from evaluation import blinding, story
 from evaluation import results as res
-from evaluation.human import pseudonymize_raters
+from evaluation.human import stats as hs
+from evaluation.human.stats import pseudonymize_raters
 from evaluation.pairwise import length_adjusted_contrast
 from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
@@ -36,7 +37,7 @@ def present_url(study_id: int) -> str:
 def model_named() -> bool:
     """Whether pages may name the model: not on a rating-only deployment (ARENA_MODE=rating), whose
     raters should not be told which public model to replay a running study with (docs/blinding.md)."""
-    return current_settings().mode.strip().lower() != "rating"
+    return current_settings().mode != "rating"
 
 
 def output_scores(lm, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> dict[Any, ItemScore]:
@@ -91,7 +92,7 @@ def compute_view(
     )
     r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
-    unjudged = int(human.cant_judge_counts(human.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
+    unjudged = int(hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
     headline = (
         f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
@@ -122,7 +123,7 @@ def compute_view(
         "results": r,
         "blinding": blind_lines,
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
-        "length_adjusted": length_table(human.filter_ratings(ratings, scenario=scenarios, rater=raters)),
+        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters)),
     }
 
 

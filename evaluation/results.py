@@ -21,12 +21,15 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import decoders
+from common.messages import english
 
-from . import human
+from .human import analysis as ha
+from .human import columns as hcols
+from .human import stats as hs
 from .metrics import text_metrics
 from .perplexity import ItemScore, corpus_ppl
 
-DIMENSIONS = human.DIMENSIONS
+DIMENSIONS = hcols.DIMENSIONS
 
 
 @dataclass
@@ -41,9 +44,9 @@ class Results:
     n_raters: int
     n_items: int
     notes: list[str] = field(default_factory=list)
-    mixed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.MIXED_COLUMNS))
-    variance_components: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.VC_COLUMNS))
-    position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=human.POSITION_COLUMNS))
+    mixed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.MIXED_COLUMNS))
+    variance_components: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.VC_COLUMNS))
+    position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.POSITION_COLUMNS))
     lines: list[str] = field(default_factory=list)  # one plain-language line per result
     methods: list[str] = field(default_factory=list)  # the study's order
 
@@ -62,7 +65,7 @@ def method_summary(
     means: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per method: N, human means with 95% CI, PPL, diversity, latency, throughput."""
-    means = human.method_means(ratings) if means is None else means
+    means = hs.method_means(ratings) if means is None else means
     rows = []
     for method in _method_order(outputs, ratings):
         outs = outputs[outputs["method"] == method].drop_duplicates("output_id")
@@ -103,24 +106,24 @@ def build_results(
 ) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs;
     `methods`: the study's method order (pairs read a - b in it), else the registry's."""
-    r = human.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
-    o = human.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
+    r = hs.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
+    o = hs.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
     ppl = {k: v.ppl for k, v in (scores or {}).items()}
     notes = []
     if not scores:
         notes.append("perplexity not computed")
     order = list(methods) if methods is not None else _method_order(o, r)
     if len(r):
-        a = human.analyse(r, mixed=mixed, methods=order)
+        a = ha.analyse(r, mixed=mixed, methods=order)
     else:
         a = {
-            "means": human.method_means(r),
-            "pairwise": human.pairwise(r),
-            "friedman": human.friedman(r),
-            "agreement": human.krippendorff_alpha(r),
-            "position": pd.DataFrame(columns=human.POSITION_COLUMNS),
-            "mixed": pd.DataFrame(columns=human.MIXED_COLUMNS),
-            "variance_components": pd.DataFrame(columns=human.VC_COLUMNS),
+            "means": hs.method_means(r),
+            "pairwise": hs.pairwise(r),
+            "friedman": hs.friedman(r),
+            "agreement": hs.krippendorff_alpha(r),
+            "position": pd.DataFrame(columns=hs.POSITION_COLUMNS),
+            "mixed": pd.DataFrame(columns=hs.MIXED_COLUMNS),
+            "variance_components": pd.DataFrame(columns=hs.VC_COLUMNS),
             "lines": [],
         }
     return Results(
@@ -129,7 +132,7 @@ def build_results(
         pairwise=a["pairwise"],
         friedman=a["friedman"],
         agreement=a["agreement"],
-        ppl_correlation=human.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=human.PPL_COLUMNS),
+        ppl_correlation=hs.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=hs.PPL_COLUMNS),
         n_ratings=len(r),
         n_raters=int(r["rater"].nunique()) if len(r) else 0,
         n_items=int(o["item_id"].nunique()) if len(o) else 0,
@@ -142,21 +145,7 @@ def build_results(
     )
 
 
-STATS_HELP = (
-    "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about "
-    "prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its "
-    "samples). Per method: the mean over items, 95% CI from item, rater and residual variance components "
-    "with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can tell). "
-    "Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, its 95% CI "
-    "and t test, with the raters' own taste for a method as a variance component pooled over pairs and "
-    "dimensions. **One family for the headline**: every pair × dimension is adjusted together (step-down "
-    "max-T, never above Holm); the takeaway names only these. With 1–2 raters every result holds for these "
-    "raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the mixed model score ~ "
-    "method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by REML with Satterthwaite "
-    "df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score shown first minus shown last, "
-    "each output's own mean removed, t CI over items. Perplexity vs scores: Spearman within each method and "
-    "with the method partialled out, never pooled. Calibration: benchmarks/bench_calibration.py."
-)
+STATS_HELP = english("results_stats_help")
 
 
 def _cell(v: Any) -> Any:
@@ -256,15 +245,7 @@ COLUMNS = {
     "tokens_per_s": f"tokens/s {HIGHER}",
 }
 
-METRICS_HELP = (
-    f"**Reading the table.** {DIRECTIONS} Human scores: mean over prompts on a "
-    "1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more "
-    "predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that "
-    "are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. "
-    "**Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of "
-    "the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall "
-    "time per output in milliseconds. **tokens/s**: new tokens per second of generation."
-)
+METRICS_HELP = english("results_reading_the_table")
 
 
 def display_table(summary: pd.DataFrame) -> pd.DataFrame:

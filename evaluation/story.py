@@ -17,8 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from .human_words import AGREEMENT_SCALE, agreement_level, confidence_words
-from .stats_crossed import SCOPE_THESE
+from common import messages
+
+from .human.crossed import SCOPE_THESE
+from .human.words import agreement_level, confidence_words
 
 ALPHA = 0.05
 
@@ -38,81 +40,32 @@ def _testable(pairwise: pd.DataFrame) -> pd.DataFrame:
     return pairwise[ok]
 
 
-# The sentences in English and Chinese (the stakeholder page chooses; everything else reads English).
-# Method names and numbers are the same in both; dimensions and levels have their own words.
-WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "sizes": "N = {items} prompts, {ratings} ratings by {raters} rater{s}",
-        "no_ratings": "No ratings yet ({sizes}).",
-        "family_n": "adjusted over all {n} pairs × dimensions",
-        "family": "family-adjusted",
-        "scope": "; this holds for these {n} rater{s} only (too few raters to speak for raters in general)",
-        "lead": "{method} leads on {dimension} ({confidence}: at least {lead:+.2f} points on the 1–5 scale over "
-        "every other method, 95% CI {low:+.2f} to {high:+.2f}, p ≤ {p:.2g} {adjusted})",
-        "join": "; ",
-        "list": ", ",
-        "no_leader": "; no clear leader on {dimensions}",
-        "end": " ({sizes}).",
-        "pair": "No method leads overall; the clearest difference: {better} is rated above {worse} on {dimension} "
-        "by {diff:.2f} points ({confidence}, p = {p:.2g} {adjusted})",
-        "no_difference": "No clear difference yet between the methods ({sizes}).",
-        "no_agreement": "Agreement between raters: not computable yet (needs 2+ raters on the same outputs).",
-        "alpha": "{dimension} α = {alpha:.3f}",
-        "level": "{level} on {dimensions}",
-        "raters": "Raters ",
-        "they": "; they ",
-        "careful": ", so treat those scores with care",
-        "scale": AGREEMENT_SCALE,
-        "agreement_end": " ({scale}).",
-    },
-    "zh": {
-        "sizes": "N = {items} 个提示词，{raters} 位评分者的 {ratings} 条评分",
-        "no_ratings": "还没有评分（{sizes}）。",
-        "family_n": "已对全部 {n} 个方法对 × 维度做多重比较校正",
-        "family": "已做多重比较校正",
-        "scope": "；这只对这 {n} 位评分者成立（评分者太少，不能代表一般的评分者）",
-        "lead": "{method} 在{dimension}上领先（{confidence}：在 1–5 分制上比其他每种方法至少高 {lead:+.2f} 分，"
-        "95% CI {low:+.2f} 至 {high:+.2f}，p ≤ {p:.2g}，{adjusted}）",
-        "join": "；",
-        "list": "、",
-        "no_leader": "；在{dimensions}上没有明确的领先者",
-        "end": "（{sizes}）。",
-        "pair": "没有方法全面领先；最明显的差异：{better} 在{dimension}上的评分比 {worse} 高 {diff:.2f} 分"
-        "（{confidence}，p = {p:.2g}，{adjusted}）",
-        "no_difference": "各方法之间还没有明确的差异（{sizes}）。",
-        "no_agreement": "评分者之间的一致性：暂时无法计算（需要至少 2 位评分者评过相同的输出）。",
-        "alpha": "{dimension}（α = {alpha:.3f}）",
-        "level": "在{dimensions}上{level}",
-        "raters": "评分者",
-        "they": "；",
-        "careful": "，因此请谨慎看待这些分数",
-        "scale": "Krippendorff α：1 = 完全一致，0 = 相当于随机，低于 0 = 比随机还差，≥ 0.8 为好，≥ 0.667 为初步可信",
-        "agreement_end": "（{scale}）。",
-    },
-}
-DIMENSION_ZH = {"coherence": "连贯性", "informativeness": "信息量", "naturalness": "自然度"}
-CONFIDENCE_ZH = {"very clearly": "非常明确", "clearly": "明确", "probably": "很可能"}
-LEVEL_ZH = {
-    "agree well": "一致性好",
-    "agree only tentatively": "只是初步一致",
-    "often disagree": "经常意见不一",
-    "barely agree": "几乎没有一致",
-    "disagree more than chance would": "分歧比随机还大",
-}
-LANGUAGES = tuple(WORDS)
+# The sentences come in English and Chinese from common/messages.py (the stakeholder page chooses;
+# everything else reads English). Method names and numbers are the same in both; dimensions and
+# levels have their own words.
+LANGUAGES = messages.LANGUAGES
+LEVELS = ("agree well", "agree only tentatively", "often disagree", "barely agree", "disagree more than chance would")
 
 
 def _words(lang: str) -> dict[str, str]:
-    return WORDS.get(lang, WORDS["en"])
+    """The story's templates in `lang` (keys as in common/messages.py, without "story_")."""
+    return {key[len("story_") :]: messages.text(key, lang) for key in messages.LINES if key.startswith("story_")}
 
 
 def _dim(dimension: Any, lang: str) -> str:
-    return DIMENSION_ZH.get(str(dimension), str(dimension)) if lang == "zh" else str(dimension)
+    return (
+        messages.text(f"dimension_name_{dimension}", lang)
+        if f"dimension_name_{dimension}" in messages.LINES
+        else str(dimension)
+    )
 
 
 def _sure(p: float, lang: str) -> str:
-    words = confidence_words(p)
-    return CONFIDENCE_ZH[words] if lang == "zh" else words
+    return messages.text("confidence_" + confidence_words(p).replace(" ", "_"), lang)
+
+
+def _level(level: str, lang: str) -> str:
+    return messages.text("agreement_" + level.replace(" ", "_"), lang)
 
 
 def _plural(n: int, lang: str) -> str:
@@ -232,12 +185,12 @@ def agreement_words(agreement: pd.DataFrame, lang: str = "en") -> str:
     vals = [(str(r["dimension"]), float(r["alpha"])) for _, r in agreement.iterrows() if _finite(r["alpha"])]
     if not vals:
         return w["no_agreement"]
-    order = list(LEVEL_ZH)[::-1]  # worst first
+    order = list(LEVELS)[::-1]  # worst first
     groups: dict[str, list[str]] = {}
     for dim, a in sorted(vals, key=lambda v: v[1]):
         groups.setdefault(agreement_level(a), []).append(w["alpha"].format(dimension=_dim(dim, lang), alpha=a))
     parts = [
-        w["level"].format(level=LEVEL_ZH[level] if lang == "zh" else level, dimensions=w["list"].join(groups[level]))
+        w["level"].format(level=_level(level, lang), dimensions=w["list"].join(groups[level]))
         for level in order
         if level in groups
     ]

@@ -9,7 +9,8 @@ import torch
 
 import decoders
 from arena.llm import EMBEDDED, package_folder
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
 
 COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\n1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\n1, 2, 3,"
 PROSE = "The library opened at nine, and the first visitor"

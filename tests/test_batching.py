@@ -8,7 +8,8 @@ import pytest
 from arena import studies
 from arena.engines.local import batching
 from arena.engines.local.inputs import encode_ids
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
 from arena.store import Store
 
 PROMPTS = [

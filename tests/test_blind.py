@@ -10,7 +10,7 @@ import pytest
 
 import decoders
 from arena import blind
-from arena.errors import UserError
+from common.errors import UserError
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
 

@@ -20,7 +20,8 @@ import pytest
 from scipy import stats
 
 from arena import blind, studies
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
 from arena.store import Output, Store
 
 SYSTEMS = [("BS-4", 0), ("TS-Temp", 0), ("TS-Tilted", 0)]

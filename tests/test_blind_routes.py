@@ -16,10 +16,10 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from arena import blind, clients, export, invites, sessions, studies
-from arena.errors import UserError
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.settings import override
 from arena.studies import quick, reserved
+from common.errors import UserError
 from tests.support.seeding import seed_study
 from ui import admission, web
 
@@ -61,9 +61,10 @@ def test_client_of_reads_a_request_through_the_setting():
 
 def test_fold_drops_what_does_not_show_and_what_does_not_count():
     assert reserved.fold("Ｅxplain  the\u200b basic\u0001 principles, please!") == "explainthebasicprinciplesplease"
-    assert reserved.fold("caf\u00e9") == reserved.fold("cafe\u0301")  # NFKC composes the accent
+    assert reserved.fold("caf\u00e9") == reserved.fold("cafe\u0301") == "cafe"  # the accent comes off
     assert reserved.fold("h\u0430rbour \u3164") == "harbour"  # Cyrillic a, a Hangul filler
-    assert reserved.fold("解释一下量子计算的基本原理。") == "解释一下量子计算的基本原理"
+    zh = reserved.fold("解释一下量子计算的基本原理。")  # the skeleton maps 一 to its prototype ー: both sides alike
+    assert len(zh) == 13 and zh == reserved.fold("解释 一下量子计算的基本原理") and "量子计算" in zh
 
 
 def test_the_index_refuses_disguises_and_lets_other_prompts_through(lm):
@@ -89,6 +90,34 @@ def test_the_index_refuses_disguises_and_lets_other_prompts_through(lm):
         assert index.matches(text, reserved.model_input(tok, text, raw)), name
     assert reserved.model_input(tok, template, True) == template  # raw: the model gets the typed text
     for allowed in ("Write a haiku about autumn.", "Describe a harbour at night.", "Hi there, how was your day?"):
+        assert not index.matches(allowed, reserved.model_input(tok, allowed, False)), allowed
+
+
+SHORT = "Say hello to a friend."  # 16 letters: below the trigram rule's 20
+
+
+def test_attack_look_alike_letters_and_one_dropped_letter_are_refused(lm):
+    """Issue 32, route 6: on main b69a925 the check admitted a diacritic, dotless ı, a small capital,
+    a Cherokee look-alike and, under 20 letters, one dropped letter."""
+    tok = lm.tokenizer
+    index = reserved.ReservedIndex([(PROMPT, False), (SHORT, False)], tok)
+    attacks = {
+        "a diacritic": PROMPT.replace("a", "á"),
+        "combining diaeresis": PROMPT.replace("o", "o\u0308"),
+        "dotless i": PROMPT.replace("i", "\u0131"),
+        "small capital u": PROMPT.replace("u", "\u1d1c"),
+        "Cherokee look-alikes": PROMPT.replace("D", "\u13a0").replace("T", "\u13a2"),
+        "mathematical letters": PROMPT.replace("e", "\U0001d41e"),
+        "short, one letter dropped": SHORT.replace("hello", "helo"),
+        "short, one letter added": SHORT.replace("friend", "friends"),
+        "short, one letter changed": SHORT.replace("hello", "hallo"),
+        "short, a diacritic": SHORT.replace("a friend", "à friend"),
+    }
+    let_through = [
+        name for name, text in attacks.items() if not index.matches(text, reserved.model_input(tok, text, False))
+    ]
+    assert not let_through, let_through
+    for allowed in ("Say goodbye to a friend.", "Say hello to the family.", "Play a song."):
         assert not index.matches(allowed, reserved.model_input(tok, allowed, False)), allowed
 
 
@@ -231,20 +260,73 @@ def web_client():
     sessions.organizer.reset()
 
 
+TYPED = {"Sec-Fetch-Site": "none"}  # what a browser sends for an address typed, pasted or opened from mail
+OWN_PAGE = {"Sec-Fetch-Site": "same-origin"}
+OTHER_SITE = {"Sec-Fetch-Site": "cross-site"}
+
+
 def test_an_invite_link_becomes_a_strict_http_only_cookie_and_a_clean_address(web_client):
-    r = web_client.get("/?invite=Abc-123_x&__theme=dark", follow_redirects=False)
+    r = web_client.get("/?invite=Abc-123_x&__theme=dark", headers=TYPED, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/rate?__theme=dark"
     cookie = r.headers["set-cookie"]
     for part in ("arena_invite=Abc-123_x", "HttpOnly", "SameSite=Strict", "Secure", "Path=/"):
         assert part in cookie
     assert r.headers["referrer-policy"] == "no-referrer"
-    bad = web_client.get("/?invite=<script>", follow_redirects=False)
+    web_client.cookies.clear()
+    bad = web_client.get("/?invite=<script>", headers=TYPED, follow_redirects=False)
     assert "arena_invite=-;" in bad.headers["set-cookie"]  # no markup in a cookie; the page says "not valid"
+    web_client.cookies.clear()
+    web_client.get("/?invite=Abc-123_x", headers=TYPED, follow_redirects=False)
     home = web_client.get("/", follow_redirects=False)  # the cookie is held now: the rating page
     assert home.status_code == 303 and home.headers["location"] == "/rate"
-    out = web_client.get("/?signout=1", follow_redirects=False)
+    out = web_client.post(web.SIGNOUT_PATH, headers=OWN_PAGE, follow_redirects=False)
     assert "Max-Age=0" in out.headers["set-cookie"] and out.headers["location"] == "/"
     assert web_client.get("/rate").headers["x-content-type-options"] == "nosniff"
+
+
+def test_attack_a_link_on_another_site_cannot_swap_a_raters_seat(web_client):
+    """Issue 32, route 4: on main b69a925 a top-level link to `/?invite=OTHER` from anywhere replaced the
+    rater's cookie, and `/?signout=1` signed them out."""
+    web_client.get("/?invite=seat-A", headers=TYPED, follow_redirects=False)
+    assert web_client.cookies.get("arena_invite") == "seat-A"
+    # From another site, or from an unknown sender: a page of this site, no cookie.
+    for headers in (OTHER_SITE, {"Sec-Fetch-Site": "same-site"}, {}):
+        page = web_client.get("/?invite=seat-B", headers=headers, follow_redirects=False)
+        assert page.status_code == 200 and "set-cookie" not in page.headers, headers
+        assert web.INVITE_PATH in page.text and "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    # Typed or pasted while holding another seat: asked too.
+    asked = web_client.get("/?invite=seat-B", headers=TYPED, follow_redirects=False)
+    assert asked.status_code == 200 and "set-cookie" not in asked.headers
+    # The page posts the code back: this site sees the seat it holds and asks before switching.
+    confirm = web_client.post(web.INVITE_PATH, data={"code": "seat-B"}, headers=OWN_PAGE, follow_redirects=False)
+    assert confirm.status_code == 200 and "set-cookie" not in confirm.headers and "confirm" in confirm.text
+    # Another site posting the form, or the confirmation, itself: refused.
+    for headers in (OTHER_SITE, {"Origin": "https://evil.example"}, {}):
+        forged = web_client.post(
+            web.INVITE_PATH, data={"code": "seat-B", "confirm": "1"}, headers=headers, follow_redirects=False
+        )
+        assert forged.status_code == 403 and "set-cookie" not in forged.headers, headers
+        assert web_client.post(web.SIGNOUT_PATH, headers=headers, follow_redirects=False).status_code == 403
+    assert web_client.cookies.get("arena_invite") == "seat-A"
+    # A link can no longer sign anybody out.
+    left = web_client.get("/?signout=1", headers=OTHER_SITE, follow_redirects=False)
+    assert "set-cookie" not in left.headers and web_client.cookies.get("arena_invite") == "seat-A"
+    # The rater's own choice on this site's page switches; an Origin that matches the host counts as own.
+    switched = web_client.post(
+        web.INVITE_PATH,
+        data={"code": "seat-B", "confirm": "1"},
+        headers={"Origin": "https://arena.example"},
+        follow_redirects=False,
+    )
+    assert switched.status_code == 303 and "arena_invite=seat-B" in switched.headers["set-cookie"]
+
+
+def test_a_fresh_browser_from_another_site_gets_its_seat_after_one_post(web_client):
+    page = web_client.get("/?invite=seat-C", headers=OTHER_SITE, follow_redirects=False)
+    assert page.status_code == 200 and 'name="code" value="seat-C"' in page.text and "submit()" in page.text
+    done = web_client.post(web.INVITE_PATH, data={"code": "seat-C"}, headers=OWN_PAGE, follow_redirects=False)
+    assert done.status_code == 303 and done.headers["location"] == "/rate"
+    assert "arena_invite=seat-C" in done.headers["set-cookie"]
 
 
 def test_uploads_need_the_organizer_session(web_client):

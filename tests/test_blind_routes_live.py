@@ -495,7 +495,7 @@ def test_route5_rate_these_blind_is_for_the_tab_that_ran_the_compare(world):
 
 def test_route6_the_invite_link_becomes_a_cookie_and_a_clean_address(world):
     app, code = world["app"], world["codes"]["bob"]
-    http = httpx.Client(timeout=60, trust_env=False)
+    http = httpx.Client(timeout=60, trust_env=False, headers={"Sec-Fetch-Site": "none"})  # a pasted link
     r = http.get(f"{app.url}/?invite={code}", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/rate"
     cookie = r.headers["set-cookie"]
@@ -595,7 +595,7 @@ def test_route7_uploads_need_the_organizer_session_and_are_removed_after_import(
 
 def test_route8_the_invite_link_opens_a_page_with_rating_only(world):
     app, code = world["app"], world["codes"]["carol"]
-    http = httpx.Client(timeout=60, trust_env=False, follow_redirects=True)
+    http = httpx.Client(timeout=60, trust_env=False, follow_redirects=True, headers={"Sec-Fetch-Site": "none"})
     page = http.get(f"{app.url}/?invite={code}")
     assert page.status_code == 200 and str(page.url).endswith("/rate")
     found = re.search(r"window\.gradio_config = (\{.*?\});\s*</script>", page.text, re.S)
@@ -614,6 +614,6 @@ def test_route8_the_invite_link_opens_a_page_with_rating_only(world):
     # The main page sends a browser holding an invite back to its rating page, in full mode.
     again = http.get(f"{app.url}/")
     assert str(again.url).endswith("/rate")
-    left = http.get(f"{app.url}/?signout=1")
+    left = http.post(f"{app.url}/arena/signout", headers={"Sec-Fetch-Site": "same-origin"})
     assert str(left.url).rstrip("/") == app.url and "Organizer" in left.text
     http.close()

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from arena.errors import UserError
-from arena.runner import Cancelled, RunRequest, run_methods, run_order, stream_methods
+from arena.requests import Cancelled, RunRequest, run_order
+from arena.runner import run_methods, stream_methods
+from common.errors import UserError
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea."
 

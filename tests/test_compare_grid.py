@@ -13,8 +13,8 @@ import torch
 
 from arena import llm, runner
 from arena.engines.dummy import DummyEngine
-from arena.errors import UserError
-from arena.runner import RunRequest
+from arena.requests import RunRequest, run_order
+from common.errors import UserError
 from tests.support.stand_ins import stand_in
 from ui import AppContext, compare, compare_grid
 
@@ -121,7 +121,7 @@ def test_stop_ends_the_running_model_and_the_next_one_never_starts(dummy):
 
 def test_grid_views_put_methods_in_rows_and_models_in_columns(dummy):
     req = RunRequest(PROMPT, METHODS, max_new_tokens=4, seed=0)
-    order = runner.run_order(METHODS)
+    order = run_order(METHODS)
     views = list(
         compare_grid.grid_views(runner.stream_models(["m-a", "m-b"], req, load=dummy.load), ["m-a", "m-b"], order)
     )
@@ -218,7 +218,7 @@ def test_rate_these_blind_after_a_grid_rates_its_cells_as_systems(dummy, tmp_pat
 
     store = Store(f"sqlite:///{tmp_path / 'q.db'}")
     req = RunRequest(PROMPT, METHODS, max_new_tokens=4, seed=2)
-    order = runner.run_order(METHODS)
+    order = run_order(METHODS)
     *_, last = compare_grid.grid_views(
         runner.stream_models(["m-a", "m-b"], req, load=dummy.load), ["m-a", "m-b"], order
     )

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import torch
 
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from ui import compare
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from arena import compute, runner
 from arena.engines.local import stream
-from arena.runner import RunRequest, stream_methods
+from arena.requests import RunRequest
+from arena.runner import stream_methods
 from arena.zerogpu import gpu_task
 
 

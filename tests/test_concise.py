@@ -15,12 +15,13 @@ from transformers import LogitsProcessorList, SequenceBiasLogitsProcessor, Tempe
 import decoders
 from arena import studies
 from arena.engines.local import batching
-from arena.engines.local.inputs import method_ids
-from arena.errors import UserError
+from arena.engines.local.inputs import encode, encode_ids, method_ids
 from arena.llm import decode_context
 from arena.prompts import SCENARIOS, chat_messages, default_system_prompt, encode_prompt
-from arena.runner import RunRequest, encode, encode_ids, run_methods, validate_request
+from arena.requests import RunRequest, validate_request
+from arena.runner import run_methods
 from arena.store import Store
+from common.errors import UserError
 from decoders.methods.ts_tilted_concise import INSTRUCTIONS, prompt_language
 from decoders.phrases import count_phrases, default_phrases, normalize_phrases, parse_phrases, token_sequences
 from decoders.priors import build_prior

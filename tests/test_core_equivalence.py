@@ -7,7 +7,8 @@ from transformers import LogitsProcessor, LogitsProcessorList
 import decoders
 from arena.engines.local.device import device_generate_kwargs
 from arena.engines.local.inputs import encode
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
 from decoders.priors import build_prior
 
 PROMPT = "Explain the basic principles of quantum computing."

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import decoders
-from arena.errors import UserError
 from arena.llm import resolve_source
 from arena.prompts import clean_prompt, encode_prompt
-from arena.runner import RunRequest, validate_request
+from arena.requests import RunRequest, validate_request
+from common.errors import UserError
 from ui.compare import PRESETS, apply_preset, make_request, param_keys, timing_frame
 
 ROOT = Path(__file__).resolve().parents[1]

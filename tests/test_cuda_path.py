@@ -16,8 +16,9 @@ import torch
 from arena.engines.local import batching, generate
 from arena.engines.local.device import compile_enabled, device_generate_kwargs
 from arena.engines.local.inputs import encode, plan_for
-from arena.errors import UserError
-from arena.runner import RunRequest, run_methods
+from arena.requests import RunRequest
+from arena.runner import run_methods
+from common.errors import UserError
 
 PROMPT = "Explain the basic principles of quantum computing."
 N = 10

@@ -15,10 +15,11 @@ import pytest
 from sqlalchemy import MetaData, func, select
 
 from arena import blind, export, studies
-from arena.errors import UserError
 from arena.store import Store, make_engine
 from arena.store.schema import assignments, items, metadata, outputs, ratings, study_raters
 from arena.store.schema import studies as studies_table
+from common.errors import UserError
+from evaluation import report
 from tests.support.seeding import invite, publish, seed_study
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
 from ui import AppContext, organizer, rating, results
@@ -484,8 +485,8 @@ def test_after_deletion_the_rate_and_results_tabs_fail_cleanly(store):
 
     assert [v for _, v in results.study_options(store)] == [b]
     with pytest.raises(UserError, match="no published study"):
-        results.compute_view(store, a)
-    assert results.compute_view(store, b)["headline"]
+        report.compute_view(store, a)
+    assert report.compute_view(store, b)["headline"]
 
 
 def test_when_the_copy_cannot_be_written_nothing_is_deleted(store, tmp_path, monkeypatch):

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from arena.errors import UserError
 from arena.llm import BF16_MIN_SPEEDUP, bf16_matvec_speedup, cpu_has_native_bf16, pick_dtype
+from common.errors import UserError
 
 CUDA = torch.device("cuda")
 CPU = torch.device("cpu")
@@ -97,7 +97,8 @@ def test_arena_dtype_overrides_on_cpu_and_bad_values_are_refused(monkeypatch):
 
 
 def test_dtype_is_in_the_model_line_and_with_every_output(lm):
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
 
     assert lm.dtype_name in lm.describe()
     (res,) = run_methods(lm, RunRequest("Hello", ["TS-Temp"], max_new_tokens=2, seed=0, raw=True))
@@ -111,7 +112,8 @@ def test_runner_equals_bare_generate_in_bf16(lm):
 
     from arena.engines.local.inputs import encode
     from arena.llm import LoadedModel
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
 
     model = copy.deepcopy(lm.model).to(torch.bfloat16)
     bf16 = LoadedModel(

@@ -33,8 +33,8 @@ from arena.engines.llamacpp.run import method_plan
 from arena.engines.llamacpp.sampling import Sampler
 from arena.engines.llamacpp.translate import translate
 from arena.engines.local.inputs import encode_ids, plan_for
-from arena.errors import UserError
 from arena.requests import Cancelled, RunRequest, Slot, SlotJob
+from common.errors import UserError
 from decoders import GenerationPlan
 from decoders.recording import recording
 from tests.support.torch_runtime import TorchRuntime

@@ -16,9 +16,10 @@ import torch
 from transformers import TemperatureLogitsWarper
 
 from arena import studies
-from arena.errors import UserError
-from arena.runner import RunRequest, encode_ids
+from arena.engines.local.inputs import encode_ids
+from arena.requests import RunRequest
 from arena.store import Store
+from common.errors import UserError
 from decoders.priors import build_prior
 from decoders.processors import TiltedLogitsProcessor
 

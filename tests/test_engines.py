@@ -19,9 +19,9 @@ from arena import engines, studies
 from arena.engines import DummyEngine, Engine, LocalEngine, VllmEngine
 from arena.engines.base import Engine as BaseEngine
 from arena.engines.vllm import ServerInfo, VllmClient
-from arena.errors import UserError
 from arena.requests import MethodResult, RunRequest, SlotJob, run_order
 from arena.store import Store
+from common.errors import UserError
 
 PROMPT = "Name a colour."
 ENGINES_MADE = {

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from arena import blind
-from arena.errors import UserError
 from arena.export import EXPORT_COLUMNS, OPTIONAL_COLUMNS, export_rows, export_to_path, import_file, main
 from arena.store import RATING_COLUMNS, Store
+from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from arena import blind, invites
-from arena.errors import UserError
 from arena.export import EXPORT_COLUMNS, export_rows, export_to_path, import_file
 from arena.store import Store
+from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
 
 KEYS = (

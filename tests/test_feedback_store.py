@@ -11,9 +11,9 @@ from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import IntegrityError
 
 from arena import blind
-from arena.errors import UserError
 from arena.store import Store
 from arena.store.schema import ratings
+from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")

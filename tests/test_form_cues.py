@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arena import blind, invites, studies
-from arena.errors import UserError
+from common.errors import UserError
 from evaluation import form_cues
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")

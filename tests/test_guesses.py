@@ -12,10 +12,10 @@ from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import IntegrityError
 
 from arena import blind, export, guessing, invites, studies
-from arena.errors import UserError
 from arena.prompts import PromptSpec
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION, guesses
+from common.errors import UserError
 from evaluation import blinding
 from tests.support.stores import BACKENDS, open_store
 

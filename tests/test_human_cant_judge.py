@@ -12,7 +12,12 @@ import pytest
 from arena import blind
 from arena.export import export_to_path
 from arena.store import Store
-from evaluation import human
+from common.errors import UserError
+from evaluation.human import analysis as ha
+from evaluation.human import cli as hcli
+from evaluation.human import ratings as hread
+from evaluation.human import stats as hs
+from evaluation.human import summary as hsum
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 RATERS = ("ann", "bob", "cy")
@@ -49,7 +54,7 @@ def test_item_means_are_over_the_raters_who_scored(rated):
     frame = store.ratings_frame(sid)
     assert len(frame) == 6 * 3 * 3  # every answer is a rating row; none is dropped
     assert frame["naturalness"].isna().sum() == 2 * 3 and frame["coherence"].isna().sum() == 1
-    table = human.item_table(frame, "naturalness")
+    table = hs.item_table(frame, "naturalness")
     for (item, method), group in frame.groupby(["item_id", "method"]):
         scored = group["naturalness"].dropna()
         assert table.loc[item, method] == pytest.approx(scored.mean())
@@ -57,7 +62,7 @@ def test_item_means_are_over_the_raters_who_scored(rated):
         if len(scored) < len(group):
             assert table.loc[item, method] != pytest.approx(group["naturalness"].fillna(0).mean())
             assert len(scored) == 2
-    means = human.method_means(frame, ["naturalness"], n_resamples=200)
+    means = hs.method_means(frame, ["naturalness"], n_resamples=200)
     for row in means.to_dict("records"):
         assert row["mean"] == pytest.approx(table[row["method"]].mean())
         assert row["n_ratings"] == int(frame.loc[frame.method == row["method"], "naturalness"].notna().sum())
@@ -66,7 +71,7 @@ def test_item_means_are_over_the_raters_who_scored(rated):
 def test_every_statistic_runs_and_counts_the_answers(rated):
     store, sid = rated
     frame = store.ratings_frame(sid)
-    result = human.analyse(frame, mixed=True)
+    result = ha.analyse(frame, mixed=True)
     counts = result["cant_judge"]
     by = {(r["method"], r["dimension"]): r["n"] for r in counts.to_dict("records")}
     assert sum(n for (m, d), n in by.items() if d == "naturalness") == 6
@@ -74,10 +79,10 @@ def test_every_statistic_runs_and_counts_the_answers(rated):
     alpha = result["agreement"].set_index("dimension")["alpha"]
     assert np.isfinite(alpha["naturalness"])
     # Krippendorff's data: bob's unjudged outputs are empty cells, not scores
-    matrix = human.reliability_matrix(frame, "naturalness")
+    matrix = hs.reliability_matrix(frame, "naturalness")
     assert np.isnan(matrix).sum() == 6
     assert frame["naturalness"].dropna().between(1, 5).all()
-    summary = human.summarise(frame, mixed=False)
+    summary = hsum.summarise(frame, mixed=False)
     [study] = summary["studies"].values()
     assert study["n_cant_judge"] == 7 and sum(study["dimensions"]["naturalness"]["cant_judge"].values()) == 6
 
@@ -88,15 +93,15 @@ def test_the_cli_reads_an_export_with_cant_judge_skips_and_flags(rated, tmp_path
     blind.skip(store, "dee", view.item, "unclear")  # a skip row in the export: not a rating
     path = tmp_path / "export.csv"
     export_to_path(store, path)
-    read = human.read_ratings(str(path))
+    read = hread.read_ratings(str(path))
     assert len(read) == 54 and read["naturalness"].isna().sum() == 6
-    direct = human.method_means(store.ratings_frame(sid), n_resamples=200)
-    via_csv = human.method_means(read, n_resamples=200)
+    direct = hs.method_means(store.ratings_frame(sid), n_resamples=200)
+    via_csv = hs.method_means(read, n_resamples=200)
     pd.testing.assert_series_equal(direct["mean"], via_csv["mean"])
-    assert human.main([str(path), "--no-mixed"]) == 0
+    assert hcli.main([str(path), "--no-mixed"]) == 0
     assert '7 "can\'t judge" answers' in capsys.readouterr().out
     bad = pd.read_csv(path, dtype=str, keep_default_na=False)
     bad.loc[bad["cant_judge"] != "", "cant_judge"] = ""  # an empty score without "can't judge" is an error
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    with pytest.raises(human.InputError, match="not a score"):
-        human.read_ratings(str(tmp_path / "bad.csv"))
+    with pytest.raises(UserError, match="not a score"):
+        hread.read_ratings(str(tmp_path / "bad.csv"))

@@ -1,5 +1,5 @@
 """Human-rating statistics on synthetic ratings tables whose answers are known. The unit is the item:
-each method's score on an item is the mean over its raters (see evaluation/human.py)."""
+each method's score on an item is the mean over its raters (see evaluation/hs.py)."""
 
 import math
 
@@ -8,7 +8,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evaluation import human, stats_design
+from evaluation.human import columns as hcols
+from evaluation.human import crossed
+from evaluation.human import design as stats_design
+from evaluation.human import stats as hs
+from evaluation.human import words as hw
 
 NAN = math.nan
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers,
@@ -58,23 +62,23 @@ def ordered_study(n_items=4, raters=("ann", "bob")):
 
 def test_method_means_with_ci_and_n():
     df = ordered_study()
-    m = human.method_means(df).set_index(["method", "dimension"])
+    m = hs.method_means(df).set_index(["method", "dimension"])
     assert m.loc[("A", "coherence"), "mean"] == 5 and m.loc[("C", "coherence"), "mean"] == 1
     # n counts items (4), not ratings (8): two raters of one item are not two independent units
     assert m.loc[("A", "coherence"), "n"] == 4 and m.loc[("A", "coherence"), "n_ratings"] == 8
     # every score the same: no interval can be built from no variation (never a zero-width CI)
     b = m.loc[("B", "coherence")]
     assert b["status"] == "not estimable" and math.isnan(b["ci_low"]) and math.isnan(b["ci_high"])
-    assert "not estimable" in human.explain_mean(b.to_dict() | {"method": "B", "dimension": "coherence"})
+    assert "not estimable" in hw.explain_mean(b.to_dict() | {"method": "B", "dimension": "coherence"})
     nat = m.loc[("A", "naturalness")]
     item_means = df[df.method == "A"].groupby("item_id")["naturalness"].mean()
     assert nat["mean"] == pytest.approx(item_means.mean()) and nat["status"] == "ok"
     assert nat["ci_low"] < nat["mean"] < nat["ci_high"]
-    assert nat["scope"] == human.SCOPE_THESE  # two raters: the interval is about these raters
+    assert nat["scope"] == crossed.SCOPE_THESE  # two raters: the interval is about these raters
 
 
 def test_pairwise_wilcoxon_exact_p_and_holm():
-    pw = human.pairwise_wilcoxon(ordered_study()).set_index(["dimension", "method_a", "method_b"])
+    pw = hs.pairwise_wilcoxon(ordered_study()).set_index(["dimension", "method_a", "method_b"])
     row = pw.loc[("coherence", "A", "B")]
     # 4 items (the unit), all differences positive: exact two-sided p = 2 / 2^4. Each (item, rater)
     # as a unit would give 8 "pairs" and p = 2 / 2^8, overstating the evidence.
@@ -88,22 +92,22 @@ def test_pairwise_wilcoxon_exact_p_and_holm():
 
 
 def test_the_primary_analysis_says_not_estimable_and_not_testable_in_words():
-    pw = human.pairwise(ordered_study()).set_index(["dimension", "method_a", "method_b"])
+    pw = hs.pairwise(ordered_study()).set_index(["dimension", "method_a", "method_b"])
     row = pw.loc[("coherence", "A", "B")]
     assert row["status"] == "not estimable" and math.isnan(row["p_holm"]) and math.isnan(row["ci_low"])
-    line = human.explain_pair(row.to_dict() | {"dimension": "coherence", "method_a": "A", "method_b": "B"})
+    line = hw.explain_pair(row.to_dict() | {"dimension": "coherence", "method_a": "A", "method_b": "B"})
     assert "not estimable" in line and "CI" not in line
-    one = human.pairwise(ordered_study(n_items=1), ["naturalness"]).iloc[0]
+    one = hs.pairwise(ordered_study(n_items=1), ["naturalness"]).iloc[0]
     assert one["status"] == "not testable" and math.isnan(one["p_value"])
-    assert "not testable" in human.explain_pair(one)
-    pos = human.position_effect(ordered_study(n_items=1).assign(position=[0, 1, 2] * 2), ["naturalness"]).iloc[0]
-    assert "not testable" in human.explain_position(pos)
+    assert "not testable" in hw.explain_pair(one)
+    pos = hs.position_effect(ordered_study(n_items=1).assign(position=[0, 1, 2] * 2), ["naturalness"]).iloc[0]
+    assert "not testable" in hw.explain_position(pos)
 
 
 def test_more_raters_copying_the_same_scores_add_no_evidence_to_the_item_level_tests():
     df = simulate_study(seed=5)
     copies = pd.concat([df, df.assign(rater=df["rater"] + "-copy")])
-    one, two = human.pairwise_wilcoxon(df), human.pairwise_wilcoxon(copies)
+    one, two = hs.pairwise_wilcoxon(df), hs.pairwise_wilcoxon(copies)
     assert list(two["n_pairs"]) == list(one["n_pairs"])
     assert list(two["p_value"]) == pytest.approx(list(one["p_value"]), nan_ok=True)
     assert list(two["ci_low"]) == pytest.approx(list(one["ci_low"]), nan_ok=True)
@@ -111,20 +115,20 @@ def test_more_raters_copying_the_same_scores_add_no_evidence_to_the_item_level_t
 
 def test_t_interval_of_item_differences_by_hand():
     d = np.array([0.5, 1.0, -0.5, 0.0, 1.5])
-    mean, lo, hi = human.t_interval(d)
+    mean, lo, hi = hs.t_interval(d)
     half = 2.7764451051977987 * d.std(ddof=1) / np.sqrt(5)  # t(0.975, 4)
     assert (mean, lo, hi) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
-    mean, lo, hi = human.t_interval([1.0, 1.0, 1.0])
+    mean, lo, hi = hs.t_interval([1.0, 1.0, 1.0])
     assert mean == 1.0 and math.isnan(lo) and math.isnan(hi)
 
 
 def test_holm_by_hand():
-    assert human.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
-    assert human.holm([0.5, NAN, 0.01]) == pytest.approx([0.5, NAN, 0.02], nan_ok=True)
+    assert hs.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert hs.holm([0.5, NAN, 0.01]) == pytest.approx([0.5, NAN, 0.02], nan_ok=True)
 
 
 def test_friedman_on_a_perfect_ordering():
-    fr = human.friedman(ordered_study()).set_index("dimension")
+    fr = hs.friedman(ordered_study()).set_index("dimension")
     # n=4 items (blocks), k=3, rank sums 12, 8, 4: chi2 = 12/(n k (k+1)) * sum R^2 - 3 n (k+1) = 8
     assert fr.loc["coherence", "statistic"] == pytest.approx(8.0)
     assert fr.loc["coherence", "p_value"] == pytest.approx(math.exp(-4))  # chi2, 2 df
@@ -135,9 +139,9 @@ def test_krippendorff_alpha_is_the_packages_value():
     import krippendorff
 
     df = simulate_study(seed=3)
-    for dim in human.DIMENSIONS:
-        data = human.reliability_matrix(df, dim)
-        ours = human.krippendorff_alpha(df, [dim])["alpha"].iloc[0]
+    for dim in hcols.DIMENSIONS:
+        data = hs.reliability_matrix(df, dim)
+        ours = hs.krippendorff_alpha(df, [dim])["alpha"].iloc[0]
         ref = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
         assert ours == pytest.approx(ref, abs=1e-12)
 
@@ -149,9 +153,9 @@ def test_krippendorff_alpha_on_the_published_example():
         for unit, value in enumerate(line)
         if not math.isnan(value)
     ]
-    alpha = human.krippendorff_alpha(ratings_frame(rows)).set_index("dimension")
+    alpha = hs.krippendorff_alpha(ratings_frame(rows)).set_index("dimension")
     assert alpha.loc["coherence", "alpha"] == pytest.approx(0.815, abs=5e-4)
-    nominal = human.krippendorff_alpha(ratings_frame(rows), level="nominal")
+    nominal = hs.krippendorff_alpha(ratings_frame(rows), level="nominal")
     assert nominal["alpha"].iloc[0] == pytest.approx(0.743, abs=5e-4)
     assert alpha.loc["coherence", "raters"] == 4 and alpha.loc["coherence", "units_pairable"] == 11
 
@@ -167,7 +171,7 @@ def test_ppl_correlation_within_method_not_pooled():
     ppl = {100 * k + item: base + item for k, base in enumerate((5, 20, 60)) for item in range(6)}
     pooled = stats.spearmanr([ppl[o] for o in df["output_id"]], df["coherence"]).statistic
     assert pooled < -0.8
-    corr = human.ppl_correlation(df, ppl).set_index(["dimension", "method"])
+    corr = hs.ppl_correlation(df, ppl).set_index(["dimension", "method"])
     assert corr.loc[("coherence", "B"), "spearman_rho"] > 0.8 and corr.loc[("coherence", "B"), "n_outputs"] == 6
     partial = corr.loc[("coherence", "(method partialled out)")]
     assert partial["spearman_rho"] > 0.5 and partial["n_outputs"] == 18
@@ -176,11 +180,11 @@ def test_ppl_correlation_within_method_not_pooled():
 
 def test_filters_by_study_scenario_and_rater():
     df = pd.concat([ordered_study(), ordered_study().assign(study_id=2, study_name="study 2")])
-    assert len(human.filter_ratings(df, study=2)) == len(df) / 2
-    assert len(human.filter_ratings(df, study="study 1")) == len(df) / 2
-    only = human.filter_ratings(df, study=1, scenario="qa", rater="ann")
+    assert len(hs.filter_ratings(df, study=2)) == len(df) / 2
+    assert len(hs.filter_ratings(df, study="study 1")) == len(df) / 2
+    only = hs.filter_ratings(df, study=1, scenario="qa", rater="ann")
     assert set(only["scenario"]) == {"qa"} and set(only["rater"]) == {"ann"} and len(only) == 2 * 3
-    assert len(human.filter_ratings(df, rater=["ann", "bob"])) == len(df)
+    assert len(hs.filter_ratings(df, rater=["ann", "bob"])) == len(df)
 
 
 def test_exact_signed_rank_p_is_scipys():
@@ -194,5 +198,5 @@ def test_exact_signed_rank_p_is_scipys():
         if np.count_nonzero(x) == 0:
             continue
         ref = stats.wilcoxon(x, zero_method="wilcox")
-        stat, p = human.wilcoxon_p(x)
+        stat, p = hs.wilcoxon_p(x)
         assert p == pytest.approx(ref.pvalue, abs=1e-12) and stat == pytest.approx(ref.statistic)

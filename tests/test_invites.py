@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from arena import blind, invites, studies, throttle
-from arena.errors import UserError
 from arena.store import clean_rater_name
+from common.errors import UserError
 from ui.safe import md_text, toast
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]

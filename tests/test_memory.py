@@ -109,7 +109,8 @@ def test_overlapping_measurement_is_not_trusted():
 
 @linux_proc
 def test_run_methods_fills_peak_memory_on_cpu(lm):
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
 
     if lm.device.type != "cpu":
         pytest.skip("CPU path only")

@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from arena import settings
-from arena.errors import UserError
 from arena.llm import EMBEDDED, LoadedModel, ModelCache, licence_path, package_folder, resolve_source
 from arena.prompts import SCENARIOS
+from common.errors import UserError
 
 GEMMA = "gemma-3-270m"
 needs_gemma = pytest.mark.skipif(

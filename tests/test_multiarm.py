@@ -6,6 +6,7 @@ import torch
 from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 import decoders
+from common.messages import english
 from decoders.multiarm import (
     DEFAULT_ARMS,
     ArmConfig,
@@ -200,7 +201,8 @@ def test_weights_are_normalised_scores_and_the_verifier_is_pluggable(lm, forced)
 
 
 def test_runner_contract(lm):
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
 
     d = decoders.get("Multi-Arm")
     assert d.streams is False and d.stochastic
@@ -231,7 +233,8 @@ def test_trace_view_data(lm, forced):
 def test_a_trace_is_the_runners_own_run(lm):
     """The trace tab generates through the in-process engine (warm-up, timed generation, result), so with the
     same seed it gives Compare's answer, with Compare's timing fields."""
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
     from ui.trace import run_trace
 
     run = run_trace(lm, PROMPT, raw=True, max_new_tokens=4, seed=7)
@@ -252,4 +255,4 @@ def test_trace_tab_builds_without_a_model_call():
     with gr.Blocks() as demo:
         trace.build(AppContext(model=no_model))
     assert any(getattr(fn, "api_name", None) == "multiarm_trace" for fn in demo.fns.values())
-    assert "not** the article's trained 200M verifier" in trace.HONESTY
+    assert "not** the article's trained 200M verifier" in english("trace_intro")

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from arena.errors import UserError
 from arena.numbers import cli_whole, parse_whole, study_id, whole_number
+from common.errors import UserError
 
 
 @pytest.mark.parametrize(

@@ -97,3 +97,20 @@ def test_the_rater_table_counts_skips_as_done_and_the_flag_table_names_no_method
     text = flags.to_csv()
     assert "BS-4" not in text and "TS-Temp" not in text  # the organizer stays blind while rating runs
     store.dispose()
+
+
+def test_every_run_through_the_runner_feeds_the_estimate_not_only_compares(monkeypatch):
+    """Throughput is recorded below the UI: a CLI's run_methods and a stream (Compare, its grid) alike,
+    under the model's name and the label the model pickers use."""
+    from types import SimpleNamespace
+
+    from arena import runner
+    from arena.requests import RunRequest
+
+    monkeypatch.setenv("ARENA_ENGINE", "dummy")
+    lm = SimpleNamespace(name="/models/run-model", label="run-model@bf16", context_length=2048)
+    runner.run_methods(lm, RunRequest(prompt="Hello there", methods=["Greedy"], max_new_tokens=6))
+    assert set(estimate.measured("/models/run-model")) == {"Greedy"}
+    assert estimate.measured("run-model@bf16") == estimate.measured("/models/run-model")
+    events = list(runner.stream_methods(lm, RunRequest(prompt="Hello again", methods=["TS-Temp"], max_new_tokens=6)))
+    assert events[-1].result is not None and "TS-Temp" in estimate.measured("run-model@bf16")

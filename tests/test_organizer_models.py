@@ -10,9 +10,9 @@ import gradio as gr
 import pytest
 
 from arena import systems
-from arena.errors import UserError
 from arena.llm import EMBEDDED, tokenizer_only_model
 from arena.store import Store
+from common.errors import UserError
 from tests.support.stand_ins import stand_in
 from ui import AppContext, organizer, organizer_models
 from ui.i18n import ZH

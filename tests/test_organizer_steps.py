@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from arena import blind, clients, invites
-from arena.errors import UserError
 from arena.store import Store
+from common.errors import UserError
 from ui import organizer
 from ui import organizer_dashboard as dash
 

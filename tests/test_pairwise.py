@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from arena.preferences import preference_pairs, write_preference_jsonl
 from evaluation import pairwise as pw
 from evaluation.pairwise import bootstrap, bt
 from evaluation.pairwise import cli as pw_cli
@@ -345,9 +346,9 @@ def test_length_adjusted_contrast_for_1_to_5_ratings():
     assert out["ci_low"] > 0  # unadjusted: "long" wins
     assert out["ci_low_length_adjusted"] < 0 < out["ci_high_length_adjusted"]  # adjusted: no method effect left
     assert out["length_slope_ci_low"] > 0
-    from evaluation import human
+    from evaluation.human import stats as hs
 
-    primary = human.pairwise_wilcoxon(frame, ["coherence"]).iloc[0]
+    primary = hs.pairwise_wilcoxon(frame, ["coherence"]).iloc[0]
     # Complete data, two methods: the unadjusted contrast is the primary one, interval included.
     if primary["method_a"] == out["method_a"]:
         expected = (primary["mean_diff"], primary["ci_low"], primary["ci_high"])
@@ -443,19 +444,19 @@ def test_preference_pairs_keep_decisive_majorities_only():
         {"prompt": "p3", "text_a": "u", "text_b": "v", "winner": "bothbad"},
         {"prompt": "p4", "text_a": "same", "text_b": "same", "winner": "a"},
     ]
-    assert pw.preference_pairs(rows) == [{"prompt": "p1", "chosen": "long", "rejected": "short"}]
-    assert len(pw.preference_pairs(rows, policy="every")) == 5
+    assert preference_pairs(rows) == [{"prompt": "p1", "chosen": "long", "rejected": "short"}]
+    assert len(preference_pairs(rows, policy="every")) == 5
     buf = io.StringIO()
     assert (
-        pw.write_preference_jsonl(
-            pw.preference_pairs(rows + [{"prompt": "é", "text_a": "ü", "text_b": "o", "winner": "a"}]), buf
+        write_preference_jsonl(
+            preference_pairs(rows + [{"prompt": "é", "text_a": "ü", "text_b": "o", "winner": "a"}]), buf
         )
         == 2
     )
     lines = [json.loads(line) for line in buf.getvalue().splitlines()]
     assert lines[1] == {"prompt": "é", "chosen": "ü", "rejected": "o"} and "ü" in buf.getvalue()
     with pytest.raises(ValueError, match="winner"):
-        pw.preference_pairs([{"prompt": "p", "text_a": "x", "text_b": "y", "winner": "left"}])
+        preference_pairs([{"prompt": "p", "text_a": "x", "text_b": "y", "winner": "left"}])
 
 
 def test_two_way_variance_is_never_below_either_part():

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from arena import export, pair_export, studies
-from arena.errors import UserError
 from arena.preferences import preference_pairs
-from arena.store.feedback import CANT_JUDGE_KEY
+from arena.store.rating_store import CANT_JUDGE_KEY
+from common.errors import UserError
 from evaluation import pairwise as pw
 from evaluation import pairwise_board as pb
 from evaluation.pairwise_view import pairwise_view
@@ -205,7 +205,6 @@ def test_preference_pairs_of_a_closed_study_through_the_cli(store, tmp_path):
     assert lines == preference_pairs(pair_export.preference_rows(store, sid))
     assert len(preference_pairs(pair_export.preference_rows(store, sid), policy="every")) == 3
     assert export.main(["--database", url, "--preferences"]) == 2  # no study named
-    assert pw.preference_pairs is preference_pairs  # still importable where it was
 
 
 def test_the_results_tab_layer_shows_the_board_without_a_browser(store):

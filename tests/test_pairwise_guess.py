@@ -14,9 +14,9 @@ import re
 import pytest
 
 from arena import export, guessing, invites, pair_rating, studies
-from arena.errors import UserError
 from arena.prompts import PromptSpec
 from arena.store import Store
+from common.errors import UserError
 from evaluation import blinding
 from evaluation.pairwise_view import pairwise_view
 

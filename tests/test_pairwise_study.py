@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from arena import blind, invites, pair_rating, pair_schedule
-from arena.errors import UserError
 from arena.store import Store
+from common.errors import UserError
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
 

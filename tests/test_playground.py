@@ -86,7 +86,8 @@ def test_same_tokens_as_bare_generate(lm, name, overrides, bare):
 
 
 def test_greedy_through_the_runner_matches_bare_generate(lm):
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
 
     prompt = "The capital of France is"
     (res,) = run_methods(lm, RunRequest(prompt, ["Greedy"], max_new_tokens=6, seed=0, raw=True))

@@ -9,8 +9,9 @@ from starlette.testclient import TestClient
 
 from arena import studies
 from arena.store import Store
-from evaluation import human, story
 from evaluation import results as res
+from evaluation import story
+from evaluation.human import words as hw
 from tests.support.seeding import publish, rate_every_output
 from tests.support.stores import sqlite_url
 from ui import present
@@ -85,9 +86,9 @@ def test_only_a_negative_alpha_is_worse_than_chance(alphas, says, never):
     words = story.agreement_words(ag)
     assert says in words and not any(n in words for n in never)
     for row in ag.to_dict("records"):  # the Results tab's line per dimension agrees with the headline
-        line = human.explain_alpha(row)
+        line = hw.explain_alpha(row)
         assert ("more than chance" in line) == (row["alpha"] < 0)
-        assert human.agreement_level(row["alpha"]) in line
+        assert hw.agreement_level(row["alpha"]) in line
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from arena import studies
-from arena.errors import UserError
 from arena.prompts import PromptSpec, read_prompt_file
+from common.errors import UserError
 from evaluation import benchmark
 
 

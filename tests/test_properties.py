@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import decoders
-from arena.errors import UserError
 from arena.prompts import MAX_PROMPT_CHARS, clean_prompt, encode_prompt
-from arena.runner import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
+from arena.requests import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
+from common.errors import UserError
 
 STATS: Counter = Counter()
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

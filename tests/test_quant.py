@@ -10,8 +10,8 @@ import json
 import pytest
 import torch
 
-from arena.errors import UserError
 from arena.llm import LoadedModel, load_model, refuse_variant, split_variant, tokenizer_only_model
+from common.errors import UserError
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_the_clis_refuse_an_unknown_variant_with_one_line_and_exit_2(capsys):
 def test_the_vllm_engine_refuses_every_variant_before_anything_runs(lm):
     from arena.engines.vllm import VllmEngine
     from arena.engines.vllm.__main__ import main as vllm_main
-    from arena.runner import RunRequest
+    from arena.requests import RunRequest
 
     with pytest.raises(UserError, match="@int8 is torchao quantization in the transformers engine"):
         refuse_variant("int8", "vllm")
@@ -84,8 +84,8 @@ def lm_int8():
 
 
 def test_the_int8_variant_quantizes_with_torchao_and_its_outputs_record_int8(lm_int8):
-    from arena.requests import output_fields
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest, output_fields
+    from arena.runner import run_methods
 
     down = lm_int8.model.model.layers[0].mlp.down_proj.weight
     assert type(down).__module__.startswith("torchao") and type(down).__name__ == "Int8Tensor"
@@ -108,11 +108,12 @@ def test_a_grid_and_a_study_over_a_model_and_its_int8_variant_record_each_ones_p
     every output records the precision it ran in, the grid's recorded cells open in "Why this
     token?" with their own model's tokenizer, and a study stores each system's dtype."""
     from arena import runner, studies
+    from arena.requests import RunRequest
     from arena.store import Store
     from ui import compare_grid, token_view
 
     loaded = {"smollm2-135m": lm, "smollm2-135m@int8": lm_int8}
-    req = runner.RunRequest("Hello", ["TS-Temp"], max_new_tokens=3, seed=0, raw=True, record=True)
+    req = RunRequest("Hello", ["TS-Temp"], max_new_tokens=3, seed=0, raw=True, record=True)
     events = runner.stream_models(list(loaded), req, load=loaded.__getitem__)
     *_, last = compare_grid.grid_views(events, list(loaded), ["TS-Temp"])
     state = compare_grid.grid_state(req.prompt, req.raw, last.done, last.total)

@@ -18,8 +18,8 @@ import pytest
 import torch
 from gradio.state_holder import SessionState
 
-from arena.errors import UserError
 from arena.studies import quick
+from common.errors import UserError
 from ui import AppContext, compare, quick_blind
 from ui.safe import md_text
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from arena import blind, invites
 from arena.store.feedback import SKIP_REASONS
+from common import messages
 from ui import rater_words as words
 
 
@@ -32,7 +33,7 @@ def test_english_lines_are_unchanged():
     view = _view(skipped_items=1)
     assert words.progress(view, "en") == view.progress == "Item 2 of 8 · you have rated 3 of 8 (1 skipped)"
     assert words.rater_line("ann*", "S", "en") == "Rating as **ann\\*** in **S**."
-    assert words.say("Saved. Here is the next item.", "en") == "Saved. Here is the next item."
+    assert words.say("rater_saved_next", "en") == "Saved. Here is the next item."
     assert words.message(invites.INVALID, "en") == invites.INVALID
     assert words.skip_reason(next(iter(SKIP_REASONS)), "en") == next(iter(SKIP_REASONS.values())).lower()
 
@@ -40,7 +41,7 @@ def test_english_lines_are_unchanged():
 def test_chinese_lines_carry_the_numbers_and_no_english():
     line = words.progress(_view(skipped_items=1), "zh")
     assert line == "第 2 题，共 8 题 · 你已评 3 / 8 题（其中跳过 1 题）"
-    assert words.say("Saved. Here is the next item.", "zh") == "已保存。下面是下一题。"
+    assert words.say("rater_saved_next", "zh") == "已保存。下面是下一题。"
     assert words.message(invites.INVALID, "zh").startswith("邀请码无效")
     done = words.message(
         "You have rated all 12 items of this study. Thank you! Use Previous to review or change a rating.", "zh"
@@ -53,5 +54,6 @@ def test_chinese_lines_carry_the_numbers_and_no_english():
 
 def test_every_template_has_the_same_fields_in_both_languages():
     fields = lambda text: {f for _, f, _, _ in string.Formatter().parse(text) if f}  # noqa: E731
-    for english, chinese in words.LINES_ZH.items():
-        assert fields(english) == fields(chinese), english
+    for key, (english, chinese) in messages.LINES.items():
+        if key.startswith("rater_"):  # the rating page's lines (common/messages.py)
+            assert fields(english) == fields(chinese), english

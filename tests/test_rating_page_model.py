@@ -13,9 +13,9 @@ import pytest
 
 import app
 from evaluation import report
+from evaluation.report import compute_view
 from tests.support.seeding import publish, rate_every_output, seed_study
 from ui import AppContext, present
-from ui.results import compute_view
 
 MODEL = "SecretModel-135M (embedded)"
 

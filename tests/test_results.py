@@ -135,7 +135,7 @@ def test_compute_view_from_a_store_with_perplexity(store, lm):
 
 
 def test_compute_view_rejects_a_missing_study(store):
-    from arena.errors import UserError
+    from common.errors import UserError
 
     with pytest.raises(UserError):
         tab.compute_view(store, None)
@@ -153,7 +153,7 @@ def test_compute_view_rejects_a_missing_study(store):
 def test_an_unpublished_study_is_answered_like_a_missing_one(store, state):
     """Nothing per method leaves the server through the public tab before the organizer publishes
     the study, and the reply does not even tell whether it exists."""
-    from arena.errors import UserError
+    from common.errors import UserError
 
     study = fill(store, published=False)
     if state == "closed":

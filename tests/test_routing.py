@@ -91,7 +91,8 @@ def test_routing_when_only_ids_are_known(lm):
     """Without the prompt text in the context, routing happens on the decoded ids at generation
     time; the effective settings are completed before the runner records them, and the tokens are
     those of bare generate with the code preset."""
-    from arena.runner import RunRequest, run_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods
 
     prompt = "def fibonacci(n):"
     (res,) = run_methods(lm, RunRequest(prompt, ["Routed"], max_new_tokens=6, seed=2, raw=True))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from evaluation.human import pseudonymize_raters
+from evaluation.human.stats import pseudonymize_raters
 from evaluation.perplexity import ItemScore, ScoreCache
 
 

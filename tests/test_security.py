@@ -37,8 +37,8 @@ import pytest
 
 import decoders
 from arena import blind, export, invites
-from arena.errors import UserError
 from arena.store.schema import skips
+from common.errors import UserError
 from tests.support.live_app import (
     API,
     ORGANIZER_PASSWORD,

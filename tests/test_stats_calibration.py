@@ -10,12 +10,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evaluation import human
-from evaluation import stats_design as sd
+from evaluation.human import columns as hcols
+from evaluation.human import crossed
+from evaluation.human import design as sd
+from evaluation.human import stats as hs
 
 
 def _any_significant(p: np.ndarray) -> np.ndarray:
-    return (np.nan_to_num(p, nan=1.0) < human.ALPHA).any(axis=1)
+    return (np.nan_to_num(p, nan=1.0) < hs.ALPHA).any(axis=1)
 
 
 @pytest.mark.parametrize("name", ["taste", "variance"])
@@ -27,7 +29,7 @@ def test_fast_calibration_of_the_closed_forms(name):
     rng = np.random.default_rng(2026)
     null = sd.study_tests(sd.observed(sd.latent(design, rng, 600, 3)["latent"]).mean(axis=-1), draws=sd.PLANNER_DRAWS)
     fwer = _any_significant(null["p_family"]).mean()  # any pair x dimension after max-T over the family
-    holm = np.array([human.holm(p) for p in null["p"]])
+    holm = np.array([hs.holm(p) for p in null["p"]])
     print(
         f"\n{name}, closed forms: family false positives {fwer:.3f} (max-T), {_any_significant(holm).mean():.3f} (Holm)"
     )
@@ -38,8 +40,8 @@ def test_fast_calibration_of_the_closed_forms(name):
     truth = sd.population_scores(known)
     half = stats.t.ppf(0.975, shifted["df"][:, k]) * shifted["se"][:, k]
     coverage = (np.abs(shifted["estimate"][:, k] - (truth[0] - truth[-1])) <= half).mean()
-    power = (shifted["p_family"][:, k] < human.ALPHA).mean()
-    power_holm = (np.array([human.holm(p)[k] for p in shifted["p"]]) < human.ALPHA).mean()
+    power = (shifted["p_family"][:, k] < hs.ALPHA).mean()
+    power_holm = (np.array([hs.holm(p)[k] for p in shifted["p"]]) < hs.ALPHA).mean()
     print(f"coverage {coverage:.3f}, power {power:.3f} (max-T) vs {power_holm:.3f} (Holm)")
     assert 0.93 <= coverage <= 0.97
     assert power >= power_holm  # max-T never loses to Holm on the same p-values
@@ -52,7 +54,7 @@ def test_fast_calibration_of_the_app_on_the_raters_taste_design():
     print(f"\ntaste, app: {cal.row()}")
     assert cal.fwer <= 0.2 and cal.fwer_item >= 0.25
     assert cal.coverage >= 0.85 and 0.88 <= cal.coverage_means <= 0.995
-    assert cal.scope == human.SCOPE_ALL
+    assert cal.scope == crossed.SCOPE_ALL
 
 
 def test_closed_form_calibration_covers_complete_designs_only():
@@ -88,9 +90,9 @@ def test_the_planner_makes_the_apps_decisions():
         frame = pd.DataFrame(
             {"study_id": 1, "item_id": i, "output_id": i * 3 + m, "method": np.array(list("ABC"))[m], "rater": r}
         ).assign(position=0)
-        for d, dim in enumerate(human.DIMENSIONS):
+        for d, dim in enumerate(hcols.DIMENSIONS):
             frame[dim] = scores[s, d, :, :, :, 0][i, r, m]
-        app = human.pairwise(frame)
+        app = hs.pairwise(frame)
         assert fast["p"][s] == pytest.approx(app["p_value"].to_numpy())
         assert fast["df"][s] == pytest.approx(app["df"].to_numpy())
         assert list(np.nan_to_num(fast["p_family"][s], nan=1) < 0.05) == list(app["p_holm"] < 0.05)

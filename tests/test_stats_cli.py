@@ -14,7 +14,11 @@ import pytest
 from arena import blind
 from arena.export import export_to_path
 from arena.store import Store
-from evaluation import human, stats_design
+from evaluation.human import cli as hcli
+from evaluation.human import columns as hcols
+from evaluation.human import crossed
+from evaluation.human import design as stats_design
+from evaluation.human import stats as hs
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
@@ -74,7 +78,7 @@ def test_cli_on_a_real_export(tmp_path):
     assert (study["n_items"], study["n_raters"], study["n_ratings"]) == (6, 3, 54)
     coh = study["dimensions"]["coherence"]
     frame = store.ratings_frame(sid)
-    expected = human.method_means(frame, ["coherence"]).set_index("method")
+    expected = hs.method_means(frame, ["coherence"]).set_index("method")
     for method in METHODS:
         m = coh["means"][method]
         assert m["mean"] == pytest.approx(expected.loc[method, "mean"]) and m["n_items"] == 6
@@ -91,7 +95,7 @@ def test_cli_on_a_real_export(tmp_path):
     family = study["family"]
     assert family["tests"] == sum(p["p_holm"] is not None for d in study["dimensions"].values() for p in d["pairwise"])
     assert first["family"] == family["description"] and family["adjustment"] == "step-down max-T"
-    assert study["methods"] == list(METHODS) and first["scope"] == human.SCOPE_ALL
+    assert study["methods"] == list(METHODS) and first["scope"] == crossed.SCOPE_ALL
     assert 0 <= coh["friedman_p"] < 0.05
     assert coh["agreement"] is not None
     pos = coh["position_effect"]
@@ -99,8 +103,8 @@ def test_cli_on_a_real_export(tmp_path):
     assert coh["mixed_model"]["contrasts"] and "item" in coh["mixed_model"]["variance_components"]
     # the same numbers on a file with only the required columns
     minimal = tmp_path / "minimal.csv"
-    pd.read_csv(path)[list(human.REQUIRED_COLUMNS)].to_csv(minimal, index=False)
-    assert human.main([str(minimal), "--json", "--no-mixed"]) == 0
+    pd.read_csv(path)[list(hcols.REQUIRED_COLUMNS)].to_csv(minimal, index=False)
+    assert hcli.main([str(minimal), "--json", "--no-mixed"]) == 0
 
 
 def test_cli_on_a_minimal_file(tmp_path, capsys):
@@ -111,13 +115,13 @@ def test_cli_on_a_minimal_file(tmp_path, capsys):
         ]
     )
     path = tmp_path / "minimal.csv"
-    df.assign(extra="ignored")[[*human.REQUIRED_COLUMNS, "extra"]].to_csv(path, index=False)
-    assert human.main([str(path), "--json", "--no-mixed"]) == 0
+    df.assign(extra="ignored")[[*hcols.REQUIRED_COLUMNS, "extra"]].to_csv(path, index=False)
+    assert hcli.main([str(path), "--json", "--no-mixed"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out["studies"]) == {"7", "9"}
     nat = out["studies"]["9"]["dimensions"]["naturalness"]
     assert set(nat["means"]) == {"A", "B"} and len(nat["pairwise"]) == 1 and nat["friedman_p"] is None
-    assert human.main([str(path)]) == 0 and "study 7" in capsys.readouterr().out
+    assert hcli.main([str(path)]) == 0 and "study 7" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -146,11 +150,11 @@ def test_cli_on_a_minimal_file(tmp_path, capsys):
 def test_bad_input_is_one_error_line_and_exit_2(tmp_path, capsys, content, message):
     path = tmp_path / "bad.csv"
     path.write_text(content, encoding="utf-8")
-    assert human.main([str(path), "--json"]) == 2
+    assert hcli.main([str(path), "--json"]) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0] and captured.out == ""
-    assert human.main([str(tmp_path / "missing.csv")]) == 2
+    assert hcli.main([str(tmp_path / "missing.csv")]) == 2
     assert capsys.readouterr().err.startswith("error:")
 
 
@@ -162,7 +166,7 @@ def test_reversed_rows_give_the_same_json(tmp_path, capsys):
     frame.iloc[::-1].to_csv(tmp_path / "reversed.csv", index=False)
     outputs = []
     for name in ("ratings.csv", "reversed.csv"):
-        assert human.main([str(tmp_path / name), "--json", "--no-mixed"]) == 0
+        assert hcli.main([str(tmp_path / name), "--json", "--no-mixed"]) == 0
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0]["studies"] == outputs[1]["studies"]
 
@@ -170,19 +174,19 @@ def test_reversed_rows_give_the_same_json(tmp_path, capsys):
 def test_repeated_ratings_are_collapsed_with_a_warning_and_conflicts_refused(tmp_path, capsys):
     df = stats_design.simulate(stats_design.Design(items=6, raters=3, methods=3), 4)
     path = tmp_path / "once.csv"
-    df[list(human.REQUIRED_COLUMNS)].to_csv(path, index=False)
-    assert human.main([str(path), "--json", "--no-mixed"]) == 0
+    df[list(hcols.REQUIRED_COLUMNS)].to_csv(path, index=False)
+    assert hcli.main([str(path), "--json", "--no-mixed"]) == 0
     once = json.loads(capsys.readouterr().out)
     twice = tmp_path / "twice.csv"
-    pd.concat([df, df.iloc[:7]])[list(human.REQUIRED_COLUMNS)].to_csv(twice, index=False)
-    assert human.main([str(twice), "--json", "--no-mixed"]) == 0
+    pd.concat([df, df.iloc[:7]])[list(hcols.REQUIRED_COLUMNS)].to_csv(twice, index=False)
+    assert hcli.main([str(twice), "--json", "--no-mixed"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out) == once
     assert captured.err.startswith("warning:") and "7 exact repeat" in captured.err
     clash = df.iloc[:1].assign(coherence=(df["coherence"].iloc[0] % 5) + 1)
     bad = tmp_path / "clash.csv"
-    pd.concat([df, clash])[list(human.REQUIRED_COLUMNS)].to_csv(bad, index=False)
-    assert human.main([str(bad), "--json"]) == 2
+    pd.concat([df, clash])[list(hcols.REQUIRED_COLUMNS)].to_csv(bad, index=False)
+    assert hcli.main([str(bad), "--json"]) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "different scores" in lines[0] and not captured.out

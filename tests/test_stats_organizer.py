@@ -6,8 +6,8 @@ from __future__ import annotations
 import gradio as gr
 import pytest
 
-from arena.errors import UserError
 from arena.store import Store
+from common.errors import UserError
 from tests.test_stats_cli import rated_store
 from ui import AppContext, organizer_stats
 

@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evaluation import human, story
-from evaluation import stats_crossed as crossed
-from evaluation import stats_reml as reml
-from evaluation import stats_sim as sim
+from evaluation import story
+from evaluation.human import analysis as ha
+from evaluation.human import crossed, reml, sim
+from evaluation.human import stats as hs
+from evaluation.human import words as hw
 
 
 def crossed_data(seed=1, I=15, R=4, M=3, drop=0.15):
@@ -94,25 +95,25 @@ def test_satterthwaite_df_by_hand_on_a_balanced_table():
 
 def test_max_t_between_its_limits():
     p = np.array([0.01, 0.02, 0.2, 0.5])
-    independent = human.max_t_stepdown(p, np.eye(4))
+    independent = hs.max_t_stepdown(p, np.eye(4))
     sidak = [1 - (1 - 0.01) ** 4, 1 - (1 - 0.02) ** 3, 1 - (1 - 0.2) ** 2, 0.5]
     assert independent == pytest.approx(sidak, abs=0.006)  # Monte Carlo error of 20,000 draws
-    same = human.max_t_stepdown(p, np.full((4, 4), 0.9999) + np.eye(4) * 0.0001)
+    same = hs.max_t_stepdown(p, np.full((4, 4), 0.9999) + np.eye(4) * 0.0001)
     assert same == pytest.approx(p, abs=0.004)  # one test four times: no correction needed
-    holm = np.array(human.holm(p))
+    holm = np.array(hs.holm(p))
     for corr in (np.eye(4), np.full((4, 4), 0.5) + np.eye(4) * 0.5):
-        adj = human.max_t_stepdown(p, corr, holm)
+        adj = hs.max_t_stepdown(p, corr, holm)
         assert np.all(adj >= p) and np.all(adj <= holm + 1e-12)
         assert np.all(np.diff(adj[np.argsort(p)]) >= 0)  # step-down: monotone
-    assert human.max_t_stepdown(p, np.eye(4)) == pytest.approx(human.max_t_stepdown(p, np.eye(4)))  # seeded
+    assert hs.max_t_stepdown(p, np.eye(4)) == pytest.approx(hs.max_t_stepdown(p, np.eye(4)))  # seeded
 
 
 def test_one_family_over_pairs_and_dimensions():
     df = sim.simulate(sim.Design(items=12).with_effect(0.8), 4)
-    pw = human.pairwise(df)
+    pw = hs.pairwise(df)
     assert len(pw) == 9 and pw["family"].nunique() == 1 and pw["family"].iloc[0].startswith("9 tests")
-    holm = human.pairwise(df, adjust="holm")
-    assert list(holm["p_holm"]) == pytest.approx(human.holm(holm["p_value"]))  # over all 9, not per dimension
+    holm = hs.pairwise(df, adjust="holm")
+    assert list(holm["p_holm"]) == pytest.approx(hs.holm(holm["p_value"]))  # over all 9, not per dimension
     assert (pw["p_holm"] <= holm["p_holm"] + 1e-12).all() and (pw["p_holm"] >= pw["p_value"]).all()
 
 
@@ -120,35 +121,35 @@ def test_reversing_rows_changes_nothing_and_pairs_follow_the_study_order():
     df = sim.simulate(sim.Design(items=10, methods=3).with_effect(0.5), 2)
     df = df.assign(method=df["method"].map({"A": "TS-Temp", "B": "BS-4", "C": "TS-Tilted"}))
     order = ["BS-4", "TS-Temp", "TS-Tilted"]
-    forward = human.analyse(df, mixed=False, methods=order)
-    backward = human.analyse(df.iloc[::-1].reset_index(drop=True), mixed=False, methods=order)
+    forward = ha.analyse(df, mixed=False, methods=order)
+    backward = ha.analyse(df.iloc[::-1].reset_index(drop=True), mixed=False, methods=order)
     pd.testing.assert_frame_equal(forward["pairwise"], backward["pairwise"])
     pd.testing.assert_frame_equal(forward["means"], backward["means"])
     assert forward["lines"] == backward["lines"]
     assert list(forward["pairwise"]["method_a"][:3]) == ["BS-4", "BS-4", "TS-Temp"]
     # without an order given, the export's study_methods column gives it; else names sorted
     tagged = df.assign(study_methods='["TS-Tilted", "TS-Temp", "BS-4"]')
-    assert human.method_order(tagged.iloc[::-1]) == ["TS-Tilted", "TS-Temp", "BS-4"]
-    assert human.method_order(df.iloc[::-1]) == sorted(order)
+    assert hs.method_order(tagged.iloc[::-1]) == ["TS-Tilted", "TS-Temp", "BS-4"]
+    assert hs.method_order(df.iloc[::-1]) == sorted(order)
 
 
 def test_duplicate_ratings_are_collapsed_once_for_every_analysis():
     df = sim.simulate(sim.Design(items=8), 3)
     doubled = pd.concat([df, df.iloc[:5]], ignore_index=True)
-    with pytest.warns(human.DuplicateRatingsWarning, match="5 repeated"):
-        result = human.analyse(doubled, mixed=False)
-    clean = human.analyse(df, mixed=False)
+    with pytest.warns(hs.DuplicateRatingsWarning, match="5 repeated"):
+        result = ha.analyse(doubled, mixed=False)
+    clean = ha.analyse(df, mixed=False)
     for key in ("pairwise", "means", "friedman", "agreement", "position"):
         pd.testing.assert_frame_equal(result[key], clean[key])
 
 
 def test_two_raters_hold_for_these_raters_only_in_every_word():
     df = sim.simulate(sim.Design(items=30, raters=2).with_effect(1.2), 5)
-    result = human.analyse(df, mixed=True)
+    result = ha.analyse(df, mixed=True)
     pw = result["pairwise"]
-    assert (pw["scope"] == human.SCOPE_THESE).all() and (result["means"]["scope"] == human.SCOPE_THESE).all()
-    assert (result["mixed"]["scope"] == human.SCOPE_THESE).all()
-    assert all("these 2 raters only" in human.explain_pair(r) for r in pw.to_dict("records"))
+    assert (pw["scope"] == crossed.SCOPE_THESE).all() and (result["means"]["scope"] == crossed.SCOPE_THESE).all()
+    assert (result["mixed"]["scope"] == crossed.SCOPE_THESE).all()
+    assert all("these 2 raters only" in hw.explain_pair(r) for r in pw.to_dict("records"))
     sentence = story.takeaway(pw, 30, len(df), 2)
     assert "leads" in sentence or "rated above" in sentence
     assert "these 2 raters only" in sentence
@@ -157,19 +158,19 @@ def test_two_raters_hold_for_these_raters_only_in_every_word():
 def test_raters_taste_enters_when_it_is_there():
     strong = sim.simulate(sim.Design(items=20, raters=4, sd_rater_method=0.6), 8)
     none = sim.simulate(sim.Design(items=20, raters=4, sd_rater_method=0.0, sd_rater=0.0), 8)
-    _, taste = human.pairwise_analysis(strong)
+    _, taste = hs.pairwise_analysis(strong)
     assert taste.used and taste.variance > 0 and taste.n_pairs == 9 and taste.pieces == 6
-    _, no_taste = human.pairwise_analysis(none)
+    _, no_taste = hs.pairwise_analysis(none)
     assert not no_taste.used
-    assert "present" in human.explain_taste(taste) and "not detected" in human.explain_taste(no_taste)
+    assert "present" in hw.explain_taste(taste) and "not detected" in hw.explain_taste(no_taste)
 
 
 def test_missing_cells_go_through_reml_and_stay_sensible():
     df = sim.simulate(sim.Design(items=16, cant_judge=0.2, skipped=0.15).with_effect(0.6), 9)
-    pw = human.pairwise(df)
+    pw = hs.pairwise(df)
     assert (pw["status"] == "ok").all() and (pw["df"] > 1).all()
     assert (pw["ci_low"] < pw["mean_diff"]).all() and (pw["mean_diff"] < pw["ci_high"]).all()
-    means = human.method_means(df)
+    means = hs.method_means(df)
     assert (means["status"] == "ok").all() and (means["ci_high"] - means["ci_low"] < 3).all()
 
 
@@ -177,9 +178,9 @@ def test_the_takeaway_names_only_what_survives_the_family_over_dimensions():
     # a null study (seeded) where Holm within informativeness alone would call B - C significant (0.041),
     # but not after the family of 3 pairs x 3 dimensions: the sentence must not name it
     df = sim.simulate(sim.Design(items=12), 16)
-    pw = human.pairwise(df)
+    pw = hs.pairwise(df)
     info = pw[pw["dimension"] == "informativeness"]
-    assert min(human.holm(info["p_value"])) < 0.05 and (pw["p_holm"] >= 0.05).all()
+    assert min(hs.holm(info["p_value"])) < 0.05 and (pw["p_holm"] >= 0.05).all()
     assert story.takeaway(pw, 12, len(df), 3).startswith("No clear difference yet")
     # the same rows with family-adjusted p below 0.05: now it is named, with the family in words
     named = story.takeaway(pw.assign(p_holm=pw["p_value"]), 12, len(df), 3)

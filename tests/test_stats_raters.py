@@ -5,8 +5,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from evaluation import human, stats_raters
-from evaluation import stats_design as sd
+from evaluation.human import columns as hcols
+from evaluation.human import design as sd
+from evaluation.human import raters as stats_raters
+from evaluation.human import stats as hs
+from evaluation.human import words as hw
 
 
 def study_with_odd_raters():
@@ -14,7 +17,7 @@ def study_with_odd_raters():
     rng = np.random.default_rng(4)
     lazy = df[df["rater"] == "r0"].assign(rater="lazy", coherence=3, informativeness=3, naturalness=3)
     noisy = df[df["rater"] == "r0"].assign(rater="noisy")
-    for dim in human.DIMENSIONS:
+    for dim in hcols.DIMENSIONS:
         noisy[dim] = rng.integers(1, 6, len(noisy))
     df = pd.concat([df, lazy, noisy], ignore_index=True)
     # one item every 40 s per rater, then a 2-hour break before the last item
@@ -28,7 +31,7 @@ def test_rater_diagnostics_flag_the_straight_liner_and_the_random_rater():
     assert bool(diag.loc["lazy", "straight_lining"]) and diag.loc["lazy", "distinct_scores"] == 1
     assert not diag.loc[["r0", "r1", "r2", "r3", "noisy"], "straight_lining"].any()
     assert (diag["median_s_per_item"] == 40).all()  # the 2-hour break is not counted
-    for dim in human.DIMENSIONS:  # the others agree better without the random rater
+    for dim in hcols.DIMENSIONS:  # the others agree better without the random rater
         assert diag.loc["noisy", f"alpha_change_{dim}"] < 0 < diag.loc["r1", f"alpha_change_{dim}"]
     lines = stats_raters.explain(diag.reset_index())
     assert any(l.startswith("lazy:") for l in lines) and any(l.startswith("noisy:") and "agreement" in l for l in lines)
@@ -42,17 +45,17 @@ def test_no_times_no_seconds():
 
 def test_position_effect_is_recovered_and_zero_without_one():
     biased = sd.simulate(sd.Design(items=60, raters=3, methods=3, position_effect=1.0, effects=(0, 0.5, 1.0)), 9)
-    pos = human.position_effect(biased).set_index("dimension")
+    pos = hs.position_effect(biased).set_index("dimension")
     # first minus last on the 1-5 scale: a latent +1 shrinks a little through rounding and clipping
     assert 0.5 < pos.loc["coherence", "diff"] < 1.1 and pos.loc["coherence", "ci_low"] > 0.3
     assert pos.loc["coherence", "adjusted_for"] == "output" and pos.loc["coherence", "n_items"] == 60
-    fair = human.position_effect(sd.simulate(sd.Design(items=60, raters=3, effects=(0, 0.5, 1.0)), 9))
+    fair = hs.position_effect(sd.simulate(sd.Design(items=60, raters=3, effects=(0, 0.5, 1.0)), 9))
     assert (fair["ci_low"] < 0).all() and (fair["ci_high"] > 0).all()
-    one_rater = human.position_effect(sd.simulate(sd.Design(items=30, raters=1, position_effect=1.0), 2))
+    one_rater = hs.position_effect(sd.simulate(sd.Design(items=30, raters=1, position_effect=1.0), 2))
     assert set(one_rater["adjusted_for"]) == {"method"} and (one_rater["diff"] > 0).all()
-    assert "shown first" in human.explain_position(pos.reset_index().iloc[0])
+    assert "shown first" in hw.explain_position(pos.reset_index().iloc[0])
     assert (
-        math.isnan(human.position_effect(biased.assign(position=np.nan))["diff"].iloc[0])
-        if len(human.position_effect(biased.assign(position=np.nan)))
+        math.isnan(hs.position_effect(biased.assign(position=np.nan))["diff"].iloc[0])
+        if len(hs.position_effect(biased.assign(position=np.nan)))
         else True
     )

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import IntegrityError
 
-from arena.errors import UserError
 from arena.store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, default_db_path, default_url, normalize_url
 from arena.store.schema import outputs, ratings
+from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
 
 

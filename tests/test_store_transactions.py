@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import func, select
 
 from arena import export, studies
-from arena.errors import UserError
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.store import Item, Store, Study
 from arena.store.schema import items, outputs, raters, ratings
+from common.errors import UserError
 from tests.support.stores import open_store
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from arena import blind, studies
-from arena.errors import UserError
 from arena.prompts import SCENARIOS
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.store import Store
+from common.errors import UserError
 
 
 @pytest.fixture

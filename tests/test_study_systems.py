@@ -12,11 +12,11 @@ from sqlalchemy import create_engine, text
 
 from arena import blind, settings, studies, systems
 from arena.engines.dummy import DummyEngine
-from arena.errors import UserError
 from arena.export import export_rows, export_to_path, import_file
-from arena.runner import RunRequest
+from arena.requests import RunRequest
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION
+from common.errors import UserError
 from evaluation.perplexity import ItemScore
 from evaluation.report import compute_view
 from tests.support.seeding import publish

@@ -370,3 +370,69 @@ def test_a_signal_death_reads_as_killed_whether_direct_or_through_bwrap():
     assert direct.killed_by() == wrapped.killed_by() == 9
     assert "killed by SIGKILL" in direct.failure() and "killed by SIGKILL" in wrapped.failure()
     assert plain.killed_by() is None and plain.failure() == "crashed (exit 1): ValueError: x"
+
+
+@needs_sandbox
+def test_attack_the_sandbox_cannot_fill_the_hosts_memory_through_its_filesystems():
+    """Issue 32, route 5: on main b69a925 `/`, `/dev` and `/dev/shm` inside were writable tmpfs mounts
+    without a size, so one check wrote 1,000 MiB of the host's memory in 3.3 s. Now the root and /dev
+    are read-only and the two writable mounts have a size."""
+    body = """
+    written = {}
+    chunk = b"x" * 2**20
+    for folder in ("/", "/dev", "/dev/shm", "/tmp"):
+        n = 0
+        try:
+            with open(folder.rstrip("/") + "/fill", "wb") as fh:
+                for _ in range(1000):
+                    fh.write(chunk)
+                    fh.flush()
+                    n += 1
+        except OSError:
+            pass
+        written[folder] = n
+    return written
+    """
+    result = _run(body, limits=sandbox.Limits(file_mb=2000, wall_s=60, cpu_s=30))
+    written = result.report["calls"][0]["value"]
+    limits = sandbox.Limits()
+    assert written["/"] == 0 and written["/dev"] == 0, written
+    assert written["/dev/shm"] <= limits.shm_mb and written["/tmp"] <= limits.tmp_mb, written
+
+
+WHOLE_MEMORY_BODY = """
+import os, time
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        hold = b"x" * (150 * 2**20)  # written, so every page is really there
+        time.sleep(4)
+        os._exit(0 if len(hold) else 1)
+    children.append(pid)
+survived = 0
+for pid in children:
+    _, status = os.waitpid(pid, 0)
+    survived += os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+return survived
+"""
+
+
+@needs_sandbox
+def test_attack_many_processes_cannot_add_up_past_the_sandboxs_memory_cap():
+    """Four processes of 150 MiB each stay under the per-process limit (256 MiB) but not under the
+    cap on the sandbox as a whole (384 MiB), where this host lets the app make a memory cgroup."""
+    if not sandbox.cgroup.state().startswith("as a whole"):
+        pytest.skip(f"no memory cgroup can be made here: {sandbox.cgroup.state()}")
+    result = _run(WHOLE_MEMORY_BODY, limits=sandbox.Limits(wall_s=60, cpu_s=30))
+    survived = result.report["calls"][0]["value"] if result.report else 0
+    assert survived <= 2, (survived, result.stderr[-500:])
+    generous = _run(WHOLE_MEMORY_BODY, limits=sandbox.Limits(wall_s=60, cpu_s=30, total_memory_mb=1024))
+    assert generous.report["calls"][0]["value"] == 4  # the control: the same code under a larger cap
+
+
+def test_no_sandbox_cgroup_is_left_behind():
+    before = set(sandbox.cgroup.ROOT.glob(f"**/{sandbox.cgroup.PREFIX}*")) if sandbox.cgroup.ROOT.exists() else set()
+    state = sandbox.cgroup.state()
+    after = set(sandbox.cgroup.ROOT.glob(f"**/{sandbox.cgroup.PREFIX}*")) if sandbox.cgroup.ROOT.exists() else set()
+    assert after <= before, state

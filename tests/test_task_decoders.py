@@ -10,7 +10,7 @@ import torch
 from transformers import LogitsProcessorList, TemperatureLogitsWarper
 
 import decoders
-from arena.runner import plan_for
+from arena.engines.local.inputs import plan_for
 from decoders.methods.code_stabilizer import ARTICLE_BLOCKED
 from decoders.methods.math_arms import CutFaceCheck, SumTrigger
 from decoders.processors import LengthAwareTemperatureLogitsWarper
@@ -230,7 +230,7 @@ def test_multiarm_hooks_prefer_and_trigger_through_the_generator(lm):
 
 def test_the_task_decoders_are_refused_on_the_vllm_engine_not_approximated(lm):
     from arena.engines.vllm import plan_on_engine, translate
-    from arena.errors import UserError
+    from common.errors import UserError
 
     for method, why in (
         ("Math-Arms", "drives the model itself"),

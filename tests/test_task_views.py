@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from arena.prompts import SCENARIOS, TASK_SCENARIOS
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from evaluation.tasks import sandbox, views
 from tests.support.seeding import rate_every_output, seed_study
 from ui import compare

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner import MethodResult
+from arena import llm
+from arena.requests import MethodResult
+from evaluation.tasks import TASKS, bench
 from evaluation.tasks import __main__ as cli
-from evaluation.tasks import bench
 from evaluation.tasks.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,7 @@ def test_bad_answer_files_print_one_error_line_and_exit_2(tmp_path, capsys, line
     ],
 )
 def test_bad_arguments_print_one_error_line_and_exit_2_before_any_model_loads(capsys, monkeypatch, argv, message):
-    monkeypatch.setattr(cli, "get_default_model", lambda: pytest.fail("a model was loaded"))
+    monkeypatch.setattr(llm, "get_default_model", lambda: pytest.fail("a model was loaded"))
     try:
         code = cli.main(argv)
     except SystemExit as exc:  # argparse's own errors exit through the parser
@@ -144,7 +145,7 @@ def test_wilson_interval():
 
 def test_plan_runs_deterministic_methods_once_and_the_preset_per_task():
     calls = bench.plan(
-        [bench.TASKS["math-cylinder"], bench.TASKS["code-indices"]], ["preset", "Greedy", "Math-Arms"], ["en"], 3, 10
+        [TASKS["math-cylinder"], TASKS["code-indices"]], ["preset", "Greedy", "Math-Arms"], ["en"], 3, 10
     )
     assert [(t.id, seed, names) for t, _, seed, names in calls] == [
         ("math-cylinder", 10, ["Math-Arms", "Greedy"]),
@@ -168,7 +169,7 @@ def test_cells_pool_samples_and_languages_with_failure_reasons(monkeypatch):
         return [_fake_result(m, "91.23 cm²" if m == "Greedy" else next(answers)) for m in methods]
 
     monkeypatch.setattr(bench, "generate", fake_generate)
-    runs = bench.run(None, [bench.TASKS["math-cylinder"]], ["preset", "Greedy"], ["zh", "en"], 3)
+    runs = bench.run(None, [TASKS["math-cylinder"]], ["preset", "Greedy"], ["zh", "en"], 3)
     cells = {c["method"]: c for c in bench.summarize(runs)}
     arms = cells["Math-Arms"]
     assert (arms["successes"], arms["checked"], arms["preset"]) == (3, 6, True)
@@ -182,7 +183,7 @@ def test_cells_pool_samples_and_languages_with_failure_reasons(monkeypatch):
 
 
 def test_a_real_run_through_the_runner(lm, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "get_default_model", lambda: lm)
+    monkeypatch.setattr(llm, "get_default_model", lambda: lm)
     code, out, err = run_cli(
         capsys,
         "--methods",

@@ -15,8 +15,8 @@ from arena import token_view
 from arena.engines import LOCAL
 from arena.engines.dummy import DummyEngine
 from arena.engines.local.inputs import device_ids, encode_ids, plan_for
-from arena.errors import UserError
 from arena.requests import RunRequest
+from common.errors import UserError
 from decoders.recording import recording
 from ui import token_view as panel
 

@@ -9,7 +9,7 @@ import pytest
 
 from arena import engines, settings
 from arena.engines.vllm import servers
-from arena.errors import UserError
+from common.errors import UserError
 
 MAP = "smollm2-135m=http://gpu-a:8000/, gemma-3-270m=https://gpu-b:9000"
 

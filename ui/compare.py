@@ -20,28 +20,27 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import decoders
-from arena import estimate, language
+from arena import language
 from arena.engines import current, model_choices
-from arena.errors import UserError
 from arena.hardware import hardware_banner
 from arena.llm import models as model_cache
 from arena.memory import DESCRIPTION as MEMORY_HELP
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.prompts import SCENARIOS, TASK_SCENARIOS
-from arena.runner import (
+from arena.requests import (
     DEFAULT_MAX_NEW_TOKENS,
     MAX_NEW_TOKENS_RANGE,
     MethodResult,
     RunRequest,
-    load_on_compute,
     run_order,
-    stream_methods,
-    stream_models,
     validate_request,
 )
+from arena.runner import load_on_compute, stream_methods, stream_models
 from arena.settings import current as current_settings
 from arena.studies import reserved
 from arena.zerogpu import friendly_error
+from common.errors import UserError
+from common.messages import english
 from decoders import Param
 from evaluation.tasks.views import verdict_line
 
@@ -98,7 +97,7 @@ def status_line(method: str, position: int, total: int) -> str:
 
 
 RESERVED_EXAMPLE = "🔒 in a study being rated: not available here until it is published"
-RESERVED_PICKED = "⚠ That example is in a study being rated, so Compare will not run it until the study is published."
+RESERVED_PICKED = english("compare_reserved_picked")
 BUSY_LABEL = "Running…"
 WHOLE_NOTE = "beam search runs last and arrives whole"
 
@@ -415,7 +414,7 @@ def build(ctx: AppContext) -> None:
                 components=[prompt, raw_box],
                 samples=[[s.prompt, s.raw] for s in TASK_SCENARIOS],
                 type="index",
-                label="Article 003's tasks: each output gets an automatic check (docs/tasks.md)",
+                label=english("compare_tasks_label"),
                 elem_id="compare-task-examples",
             )
         with gr.Column(scale=2):
@@ -568,8 +567,6 @@ def build(ctx: AppContext) -> None:
                     sent[method], shown = texts[method], time.perf_counter()
                 if event.result is not None:
                     done.append(event.result)
-                    # measured throughput for the Organizer's "about T min on this machine" preview
-                    estimate.record(ctx.model().name, event.result.method, event.result.tokens_per_s)
                 if len(done) == len(order):
                     note = f"Done: {len(done)} methods. {head}"
                 elif finished or starting:
@@ -643,9 +640,6 @@ def build(ctx: AppContext) -> None:
                     yield grid_page()
                     continue
                 status, frame = view.status, view.frame
-                if view.finished:
-                    model, result = view.done[-1]
-                    estimate.record(model, result.method, result.tokens_per_s)
                 yield grid_page(*timing_now()) if view.finished else grid_page()
             yield grid_page(*timing_now()) if view is not None and view.done else grid_page()
 

@@ -15,7 +15,8 @@ from typing import Any
 import pandas as pd
 
 from arena import systems
-from arena.runner import MethodResult, ModelEvent
+from arena.requests import MethodResult
+from arena.runner import ModelEvent
 
 GRID_LABEL = "Outputs by model"
 MODELS_LABEL = "Models"

@@ -20,15 +20,17 @@ import pandas as pd
 import decoders
 from arena import blind, clients, export, guessing, invites, pair_export, sessions, studies, systems
 from arena.engines import model_choices
-from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.numbers import study_id as parse_study_id
 from arena.preferences import preference_pairs, write_preference_jsonl
-from arena.runner import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE, load_on_compute
+from arena.requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from arena.runner import load_on_compute
 from arena.settings import current as current_settings
-from evaluation import form_cues
+from common.errors import UserError
+from common.messages import english
+from evaluation import form_cues, replay_check
 from evaluation.perplexity import SCORES
 
 from . import (
@@ -42,8 +44,6 @@ from . import (
 )
 from .empty import shown
 from .organizer_auth import check as _check
-from .organizer_auth import check_password as check_password
-from .organizer_auth import check_request as check_request
 from .rating import DEFAULT_GUIDELINES, store_for
 from .safe import md_text, toast
 
@@ -249,10 +249,7 @@ def _locked(columns: list[str]) -> pd.DataFrame:
 
 
 def build(ctx: AppContext) -> None:
-    gr.Markdown(
-        "Organizer tools. Everything here needs the organizer password "
-        "(set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server)."
-    )
+    gr.Markdown(english("organizer_intro"))
     loaded = loaded_default()  # the model's device, if it is loaded (a rating-only app may not load it)
     for banner in (storage_banner(), hardware_banner(loaded.device if loaded is not None else None)):
         if banner:
@@ -268,7 +265,7 @@ def build(ctx: AppContext) -> None:
             language = gr.Dropdown(["all", "en", "zh"], value="all", label="Built-in scenarios: language")
         pasted = gr.Textbox(label="Pasted prompts (one per line)", lines=4)
         upload = gr.File(
-            label="Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)",
+            label=english("organizer_prompt_file"),
             file_types=[".csv", ".jsonl", ".txt"],
         )
         with gr.Row():
@@ -283,11 +280,13 @@ def build(ctx: AppContext) -> None:
                 maximum=MAX_NEW_TOKENS_RANGE[1],
                 label="max_new_tokens",
             )
-            seed = gr.Number(
-                None,
-                precision=0,
-                minimum=0,
-                label="Base seed (empty: a secret random one; each output's seed derives from it)",
+            # A text box, not gr.Number: a Number shows and sends 0 when left empty, and a study made
+            # without touching it got the public base seed 0 (issue 32).
+            seed = gr.Textbox(
+                "",
+                label=english("organizer_base_seed"),
+                placeholder="empty: secret and random",
+                max_lines=1,
             )
         # Models (ui/organizer_models.py): the app's alone = a study of methods, as before.
         model_names = model_choices(current_settings().model)
@@ -311,21 +310,18 @@ def build(ctx: AppContext) -> None:
             )
         for note in organizer_models.model_notes(model_names) if len(model_names) > 1 else []:
             gr.Markdown(note, elem_classes=["organizer-model-note"])
-        guidelines = gr.Textbox(label="Guidelines for raters (Markdown; empty = the default shown below)", lines=4)
+        guidelines = gr.Textbox(label=english("organizer_guidelines_box"), lines=4)
         guess = gr.Dropdown(
             GUESS_CHOICES,
             value="off",
             # No method is named here: this text is in the translation table every page gets, the
             # rating page included (tests/test_blind_routes_live.py route 8).
-            label="Measure the blind: after scoring (or voting on) each item, raters are asked which response came "
-            "from the chosen method (in a pairwise study, on every pair); never told if they were right. "
-            "The blinding index is shown once the study is closed.",
+            label=english("organizer_measure_blind"),
         )
         design_choice = gr.Radio(
             list(DESIGNS),
             value=next(iter(DESIGNS)),
-            label="How raters judge: each response 1–5, or two responses side by side and one vote "
-            "(A better, B better, tie, both bad; one sample per method)",
+            label=english("organizer_design"),
             elem_id="organizer-design",
         )
         with gr.Accordion("The default guidelines", open=False):
@@ -355,11 +351,7 @@ def build(ctx: AppContext) -> None:
             open_btn = gr.Button("Open for rating")
             close_btn = gr.Button("Close rating")
             publish_btn = gr.Button("Publish results")
-        gr.Markdown(
-            "A study is a **draft** until its outputs are generated, then **open**: raters with an invite "
-            "code rate it. **Close** ends rating and shows you the mapping and seeds; **Publish** makes its "
-            "results public in the Results tab. Until then nothing per method leaves the server."
-        )
+        gr.Markdown(english("organizer_lifecycle"))
         with gr.Row():
             invite_names = gr.Textbox(
                 label="Invite raters (names, comma or line separated; display only)", lines=2, scale=3
@@ -369,7 +361,7 @@ def build(ctx: AppContext) -> None:
             revoke_btn = gr.Button("Revoke", variant="stop", scale=1)
         invite_table = gr.Dataframe(
             value=organizer_dashboard.empty_table(["rater", "code", "link"], "no new codes yet"),
-            label="New invite codes: shown once, only their hashes are kept. Send each rater their link.",
+            label=english("organizer_new_codes"),
             interactive=False,
             wrap=True,
         )
@@ -386,7 +378,7 @@ def build(ctx: AppContext) -> None:
         with gr.Row():
             balance = gr.Dataframe(
                 value=_locked(["position balance"]),
-                label="Position balance (pass/fail while open; counts per method and position after closing)",
+                label=english("organizer_position_balance"),
                 interactive=False,
             )
             blocks = gr.Dataframe(
@@ -404,21 +396,13 @@ def build(ctx: AppContext) -> None:
             interactive=False,
         )
         export_data = gr.Textbox(visible=False)
-        gr.Markdown(
-            "The export covers every study and downloads in the browser (nothing is kept on the server). "
-            "Until a study is closed its rows carry no method, seed, settings or output id: you are blind "
-            "too. The command line exports everything: `python -m arena.export -o ratings.csv`."
-        )
+        gr.Markdown(english("organizer_export_note"))
         with gr.Row():
             import_file = gr.File(label="Import an export (.csv or .jsonl)", file_types=[".csv", ".jsonl"])
             import_btn = gr.Button("Import")
 
     with gr.Accordion("Danger zone: delete a study or one rater's ratings", open=False):
-        gr.Markdown(
-            "Deleting cannot be undone. Before anything is deleted, the study's ratings are exported "
-            "(the file below; **Import** puts them back) together with every item and output, so "
-            "nothing goes without a copy. Raters of a deleted study are told it no longer exists."
-        )
+        gr.Markdown(english("organizer_delete_note"))
         with gr.Row():
             del_study = gr.Dropdown(choices=[], label="Study", scale=2, allow_custom_value=True)
             del_confirm = gr.Textbox(label="Type the study's exact name to confirm", max_lines=1, scale=2)
@@ -549,6 +533,10 @@ def build(ctx: AppContext) -> None:
         # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
         form = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
         message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}"
+        if (made := store.get_study(sid)) is not None and made.state == "open":  # every output is stored
+            progress(None, desc="Replay check: running a few items again with fresh seeds")
+            replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
+            message += f"\n\n**Replay check** (can a rater reproduce a response at home?):\n{replay}"
         return choice, table_value, raters, message, danger
 
     def _generate(store, lm, sid, progress) -> str:

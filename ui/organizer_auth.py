@@ -13,7 +13,7 @@ from typing import Any
 import gradio as gr
 
 from arena import clients, sessions, throttle
-from arena.errors import UserError
+from common.errors import UserError
 
 from . import AppContext
 from .safe import toast
@@ -37,7 +37,7 @@ def check_password(ctx: AppContext, password: Any, client: str | None = None, ex
 def check_request(ctx: AppContext, password: Any, request: Any) -> None:
     """`check_password` for a handler's request: its client, and whether it carries an organizer session."""
     exempt = sessions.organizer.valid(clients.cookie(request, sessions.ORGANIZER_COOKIE))
-    check_password(ctx, password, throttle.client_of(request), exempt)
+    check_password(ctx, password, clients.client_of(request), exempt)
 
 
 def check(ctx: AppContext, password: Any, request: Any) -> None:

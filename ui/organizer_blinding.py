@@ -16,23 +16,12 @@ import gradio as gr
 import pandas as pd
 
 from arena.numbers import study_id as parse_study_id
+from common.messages import english
 from evaluation import blinding, form_cues
 
 from . import AppContext, organizer_auth
 from .rating import store_for
 from .safe import md_text
-
-FORM_HELP = (
-    "**Form check** (before raters start, and after the study is closed): a simple classifier that sees only "
-    "the form of the responses (length, whether it stopped by itself or ran into max tokens, how it ends, "
-    "repetition, distinct words), trained on the other items, picks each method's response on every item. "
-    "Far above chance means raters can tell that method by its form, whatever its quality."
-)
-INDEX_HELP = (
-    "**Blinding index** (once the study is closed; raters are never told): from raters' answers to "
-    '"Which response do you think came from METHOD?". 0 = chance, 1 = always recognised, negative = '
-    'systematically wrong; "don\'t know" counts as chance; 95% CI over items (docs/blinding.md).'
-)
 
 
 def form_check_text(store: Any, study: Any) -> str:
@@ -54,8 +43,8 @@ def blinding_text(store: Any, study: Any) -> tuple[str, pd.DataFrame]:
 
 
 def build(ctx: AppContext, password: Any, study: Any) -> None:
-    with gr.Accordion("Is the blind holding? Form check and blinding index (chosen study)", open=False):
-        gr.Markdown(FORM_HELP + "\n\n" + INDEX_HELP)
+    with gr.Accordion(english("organizer_blinding_title"), open=False):
+        gr.Markdown(english("organizer_form_check_help"))
         with gr.Row():
             form_btn = gr.Button("Form check")
             index_btn = gr.Button("Blinding index")

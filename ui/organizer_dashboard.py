@@ -2,7 +2,7 @@
 
 `preview` counts what "Create study" would generate and how long it would take on this machine
 (arena/estimate.py, from measured throughput); `rater_table` shows per rater: % of the study done,
-the median seconds per item (evaluation.stats_raters) and the last activity to the minute, with a
+the median seconds per item (evaluation.human.raters) and the last activity to the minute, with a
 totals row.
 """
 
@@ -17,11 +17,11 @@ import pandas as pd
 
 from arena import estimate, studies, systems
 from arena.blind import LABELS
-from arena.errors import UserError
 from arena.numbers import parse_whole
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS
-from evaluation.stats_raters import seconds_per_item
+from common.errors import UserError
+from evaluation.human.raters import seconds_per_item
 
 from .organizer_auth import check_request
 from .rating import store_for

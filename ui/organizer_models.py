@@ -15,17 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena import guessing, systems
-from arena.errors import UserError
 from arena.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
+from common.errors import UserError
+from common.messages import english, text
 
-MODELS_LABEL = "Models"
-MODELS_INFO = (
-    "The app's model alone: a study of methods, as before. With other models ticked, raters compare "
-    "every method on each model (blind, as methods are); each model loads when its outputs are generated, "
-    "and every output records the precision it ran in (@int8: torchao int8 weights; @bf16 / @fp32: the dtype)"
-)
-SCORER_LABEL = "Perplexity scorer (with several models: one model scores every system's outputs)"
-SCORER_FIRST = "the first chosen model"
+MODELS_LABEL = english("models")
+MODELS_INFO = english("organizer_models_info")
+SCORER_LABEL = english("organizer_scorer_label")
+SCORER_FIRST = english("the_first_chosen_model")
 
 
 def scorer_choices(names: Sequence[str]) -> list[str]:
@@ -38,21 +35,13 @@ def model_notes(names: Sequence[str]) -> list[str]:
     return [model_note(model) for alias, model in EMBEDDED.items() if alias in offered]
 
 
-def model_note(model: EmbeddedModel, zh: bool = False) -> str:
+def model_note(model: EmbeddedModel, lang: str = "en") -> str:
     """Where the model is chosen: its alias, its licence (with the file its package ships) and, for a
-    base model, that prompts are continued as raw text; in Chinese with `zh` (ui/i18n.py's entry)."""
+    base model, that prompts are continued as raw text (ui/i18n.py gives each note its Chinese)."""
     where = model.licence_file.rsplit("/", 1)[-1]
-    if zh:
-        line = f"**{model.alias}** · 许可：{model.licence}" + (f"（见其包内的 `{where}`）" if where else "")
-        return line + (
-            "；基础模型（无对话模板）：提示按原始文本续写" if model.base_model else "；对话模型：提示经其对话模板"
-        )
-    line = f"**{model.alias}** · licence: {model.licence}" + (f" (`{where}` in its package)" if where else "")
-    return line + (
-        "; base model (no chat template): prompts are continued as raw text"
-        if model.base_model
-        else "; chat model: prompts go through its chat template"
-    )
+    line = text("model_note", lang, alias=model.alias, licence=model.licence)
+    line += text("model_note_where", lang, where=where) if where else ""
+    return line + text("model_note_base" if model.base_model else "model_note_chat", lang)
 
 
 def _embedded_alias(name: str) -> str:

@@ -1,6 +1,6 @@
 """Organizer section "Raters, position and power": rater diagnostics and the position effect of a
 study, and a simulation-based power planner for the next study. The numbers come from
-`evaluation.stats_raters`, `evaluation.human` and `evaluation.stats_design`; this module checks the
+`evaluation.human.raters`, `evaluation.human` and `evaluation.human.design`; this module checks the
 organizer password on every handler (server side, throttled per client, as the rest of the
 organizer tab) and shows the results.
 
@@ -16,10 +16,15 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena.errors import UserError
 from arena.numbers import parse_whole
 from arena.numbers import study_id as parse_study_id
-from evaluation import human, stats_design, stats_raters
+from common.errors import UserError
+from common.messages import english
+from evaluation.human import columns as hcols
+from evaluation.human import design as stats_design
+from evaluation.human import raters as stats_raters
+from evaluation.human import stats as hs
+from evaluation.human import words as hw
 
 from . import AppContext, organizer_auth
 from .empty import shown
@@ -73,9 +78,9 @@ def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str
     if ratings.empty:
         return pd.DataFrame(), pd.DataFrame(), f"Study #{sid} has no ratings yet."
     diag = stats_raters.rater_diagnostics(ratings)
-    pos = human.position_effect(ratings)
+    pos = hs.position_effect(ratings)
     lines = [md_text(line) for line in stats_raters.explain(diag)]
-    lines += [md_text(human.explain_position(r)) for r in pos.to_dict("records")]
+    lines += [md_text(hw.explain_position(r)) for r in pos.to_dict("records")]
     lines.append(
         "Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over "
         "30 min not counted). Leave-one-out α: the others' agreement without this rater; a negative change "
@@ -97,7 +102,7 @@ def power_plan(
         raise UserError(f"at most {MAX_GRID_CELLS} items × raters combinations at once")
     if n_sims * sum(i * r * k for i in item_list for r in rater_list) > MAX_WORK:
         raise UserError("that grid is too large to simulate here: fewer simulated studies, items or raters")
-    if dimension not in human.DIMENSIONS:
+    if dimension not in hcols.DIMENSIONS:
         raise UserError("choose a dimension")
     source = "default SDs"
     sds = dict(stats_design.DEFAULT_SD)
@@ -132,7 +137,7 @@ def build(ctx: AppContext, password: Any = None) -> None:
     with gr.Accordion("Raters, position and power", open=False):
         if password is None:
             password = gr.Textbox(label="Organizer password", type="password", max_lines=1)
-        gr.Markdown("**Rater diagnostics and position effect** of a study (organizer only: shows rater names).")
+        gr.Markdown(english("organizer_diagnostics_help"))
         with gr.Row():
             study = gr.Dropdown(choices=[], label="Study", allow_custom_value=True, scale=3)
             load = gr.Button("Load studies", scale=1)
@@ -140,19 +145,13 @@ def build(ctx: AppContext, password: Any = None) -> None:
         diag_text = gr.Markdown("")
         # Tables hidden until they have a value (no empty boxes; see ui/results.py).
         diag_table = gr.Dataframe(label="Per rater", interactive=False, wrap=True, visible=False)
-        pos_table = gr.Dataframe(
-            label="Position effect: shown first − shown last (95% CI over items)", interactive=False, visible=False
-        )
-        gr.Markdown(
-            "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two "
-            "methods with the primary analysis (items and raters as samples, every pair × dimension adjusted "
-            "together), by simulation."
-        )
+        pos_table = gr.Dataframe(label=english("organizer_position_effect"), interactive=False, visible=False)
+        gr.Markdown(english("organizer_power_help"))
         with gr.Row():
             pilot = gr.Dropdown(
                 choices=[], label="Pilot study for the variances (empty: defaults)", allow_custom_value=True, scale=2
             )
-            dimension = gr.Dropdown(list(human.DIMENSIONS), value=human.DIMENSIONS[0], label="Dimension", scale=1)
+            dimension = gr.Dropdown(list(hcols.DIMENSIONS), value=hcols.DIMENSIONS[0], label="Dimension", scale=1)
             delta = gr.Number(0.5, label="Δ (score points)", minimum=0.05, maximum=4, scale=1)
             methods = gr.Number(3, precision=0, minimum=2, maximum=10, label="Methods in the study", scale=1)
         with gr.Row():

@@ -26,68 +26,26 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import FileResponse, HTMLResponse
 from starlette.routing import Route
 
-from arena.errors import UserError
 from arena.llm import loaded_default
 from arena.model_names import model_in_words
 from arena.numbers import study_id as parse_study_id
 from arena.store import Store, get_store
+from common import messages
+from common.errors import UserError
 from evaluation import results as res
 from evaluation import story
 from evaluation.pairwise_view import pairwise_view
 from evaluation.report import PRESENT_PATH, compute_view, model_named
-from evaluation.report import present_url as present_url  # moved to evaluation/report.py, importable here
 
 PATH = PRESENT_PATH
 PLOTLY_PATH = "/present/plotly.js"
-NOT_FOUND = "There is no published study with that id."
+NOT_FOUND = messages.english("present_not_found")
 
 # The page in Chinese: chosen from the request (`?lang=zh|en`, else Accept-Language), rendered here.
 # Method names, numbers and a study's own name stay as they are.
-LANGUAGES = ("en", "zh")
-ZH = {
-    NOT_FOUND: "没有这个编号的已发布研究。",
-    "Per method": "每种方法",
-    "Charts": "图表",
-    "How the timing was measured": "计时是怎样测量的",
-    "Was the blind kept?": "盲评是否保持住了？",
-    "Leaderboard": "排行榜",
-    "No numbers yet.": "还没有数据。",
-    "No votes yet.": "还没有投票。",
-    "none": "无",
-    "Per method. Human scores: mean over prompts on 1–5 [95% CI]. ": "每种方法。人工评分：各提示词上的平均分，1–5 分 [95% CI]。",
-    res.DIRECTIONS: "↑ 越高越好，↓ 越低越好。",
-    "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts "
-    "and raters; a rank only where intervals separate; at equal length = with the length difference fitted.": (
-        "Bradley–Terry 评分，换算到 Elo 尺度（均值 1000；相差 400 分 = 10:1 的胜算），95% 区间同时考虑提示词和"
-        "评分者的抽样；只有区间分开时才给出名次；“等长时”= 拟合了长度差异之后的评分。"
-    ),
-    "study": "研究",
-    "sub": "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {ratings} 条评分，双盲 · 方法：{methods}",
-    "sub_pairwise": "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {votes} 次 A/B 投票，双盲 · 方法：{methods}",
-    "help": (
-        "读表方法：↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。"
-        "distinct‑2：不重复的词对所占的比例，越高越多样。重复率 %：连续 3 次以上重复同一短语的输出所占的比例。"
-        "Self‑BLEU4：同一方法的各条输出彼此有多相似，越低越多样。Zipf：词频曲线的斜率，自然文本接近 1，"
-        "没有好坏之分。延迟 ms：每条输出的平均耗时（毫秒）。token/秒：生成时每秒产生的新 token 数。"
-    ),
-}
+LANGUAGES = messages.LANGUAGES
 # The table's column names (evaluation.results.COLUMNS) and the leaderboard's, in Chinese.
-COLUMNS_ZH = {
-    "method": "方法",
-    res.COLUMNS["coherence"]: f"连贯性 {res.HIGHER}",
-    res.COLUMNS["informativeness"]: f"信息量 {res.HIGHER}",
-    res.COLUMNS["naturalness"]: f"自然度 {res.HIGHER}",
-    res.COLUMNS["repetition_pct"]: f"重复率 % {res.LOWER}",
-    res.COLUMNS["latency_ms"]: f"延迟 ms {res.LOWER}",
-    res.COLUMNS["tokens_per_s"]: f"token/秒 {res.HIGHER}",
-    "rank": "名次",
-    "rating [95% CI]": "评分 [95% CI]",
-    "at equal length [95% CI]": "等长时 [95% CI]",
-    "votes": "投票数",
-    "items": "提示词数",
-    "wins / losses / ties": "胜 / 负 / 平",
-    "provisional": "暂定",
-}
+COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswith("column_")}
 
 
 def language_of(query: str | None, accept_language: str | None) -> str:
@@ -108,8 +66,8 @@ def language_of(query: str | None, accept_language: str | None) -> str:
     return "zh" if best == "zh" or best.startswith("zh-") else "en"
 
 
-def _w(text: str, lang: str) -> str:
-    return ZH.get(text, text) if lang == "zh" else text
+def _w(key: str, lang: str) -> str:
+    return messages.text(key, lang)
 
 
 def _e(text: Any) -> str:
@@ -236,7 +194,7 @@ th{word-break:keep-all;white-space:normal;hyphens:none;vertical-align:bottom} td
 
 def _table_html(table: pd.DataFrame, lang: str = "en") -> str:
     if table.empty:
-        return f"<p>{_w('No numbers yet.', lang)}</p>"
+        return f"<p>{_w('present_no_numbers_yet', lang)}</p>"
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
     body = "".join(
         "<tr>"
@@ -245,45 +203,39 @@ def _table_html(table: pd.DataFrame, lang: str = "en") -> str:
         for row in table.itertuples(index=False)
     )
     return (
-        f'<div class="table-wrap" role="region" aria-label="{_w("Per method", lang)}" tabindex="0"><table>'
-        f'<caption class="note">{_w("Per method. Human scores: mean over prompts on 1–5 [95% CI]. ", lang)}'
-        f"{_w(res.DIRECTIONS, lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        f'<div class="table-wrap" role="region" aria-label="{_w("per_method", lang)}" tabindex="0"><table>'
+        f'<caption class="note">{_w("present_per_method_caption", lang)}'
+        f"{_w('present_higher_is_better', lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
-
-
-LEADERBOARD_NOTE = (
-    "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts "
-    "and raters; a rank only where intervals separate; at equal length = with the length difference fitted."
-)
 
 
 def _leaderboard_html(table: pd.DataFrame, lang: str = "en") -> str:
     if table.empty:
-        return f"<p>{_w('No votes yet.', lang)}</p>"
+        return f"<p>{_w('present_no_votes_yet', lang)}</p>"
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>" for row in table.itertuples(index=False)
     )
     return (
-        f'<div class="table-wrap" role="region" aria-label="{_w("Leaderboard", lang)}" tabindex="0"><table>'
-        f'<caption class="note">{_w(LEADERBOARD_NOTE, lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+        f'<div class="table-wrap" role="region" aria-label="{_w("present_leaderboard", lang)}" tabindex="0"><table>'
+        f'<caption class="note">{_w("present_bradley_terry_note", lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     )
 
 
 def _sub(view: dict[str, Any], lang: str) -> str:
     """The line under the title: the study's id, sizes and methods."""
     n_items, n_ratings, n_raters = view["sizes"]
-    methods = _e(", ".join(view["methods"]) or _w("none", lang))
-    pairwise = view.get("kind") == "pairwise"
-    if lang == "zh":
-        key = "sub_pairwise" if pairwise else "sub"
-        return ZH[key].format(
-            id=view["study_id"], items=n_items, ratings=n_ratings, votes=n_ratings, raters=n_raters, methods=methods
-        )
-    counted = f"{n_ratings} A-vs-B votes" if pairwise else f"{n_ratings} ratings"
-    return (
-        f"Study #{view['study_id']} · {n_items} prompts · {counted} by {n_raters} raters, double-blind · "
-        f"methods: {methods}"
+    methods = _e(", ".join(view["methods"]) or _w("present_none", lang))
+    key = "present_sub_pairwise" if view.get("kind") == "pairwise" else "present_sub"
+    return messages.text(
+        key,
+        lang,
+        id=view["study_id"],
+        items=n_items,
+        ratings=n_ratings,
+        votes=n_ratings,
+        raters=n_raters,
+        methods=methods,
     )
 
 
@@ -292,7 +244,7 @@ def pairwise_page_body(view: dict[str, Any], lang: str = "en") -> str:
         f"<h1>{_e(view['name'])}</h1>"
         f'<p class="sub">{_sub(view, lang)}</p>'
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
-        f"<h2>{_w('Leaderboard', lang)}</h2>{_leaderboard_html(view['table'], lang)}"
+        f"<h2>{_w('present_leaderboard', lang)}</h2>{_leaderboard_html(view['table'], lang)}"
         + "".join(f'<p class="note">{_e(line)}</p>' for line in view["lines"][1:])
         + _blinding_html(view, lang)
     )
@@ -301,7 +253,7 @@ def pairwise_page_body(view: dict[str, Any], lang: str = "en") -> str:
 def _blinding_html(view: dict[str, Any], lang: str) -> str:
     """The blinding index lines (a study that asked raters which response came from METHOD)."""
     return "".join(
-        f'<p class="blinding"><strong>{_w("Was the blind kept?", lang)}</strong> {_e(line)}</p>'
+        f'<p class="blinding"><strong>{_w("present_was_the_blind_kept", lang)}</strong> {_e(line)}</p>'
         for line in view.get("blinding", [])
     )
 
@@ -309,7 +261,7 @@ def _blinding_html(view: dict[str, Any], lang: str) -> str:
 def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
     """The whole page in `lang` (en or zh); `view` None = the neutral "no published study" page."""
     if view is None:
-        title, body = "Decoding Arena", f"<h1>Decoding Arena</h1><p>{_e(_w(NOT_FOUND, lang))}</p>"
+        title, body = "Decoding Arena", f"<h1>Decoding Arena</h1><p>{_e(_w('present_not_found', lang))}</p>"
         return _document(title, body, charts=False, lang=lang)
     study = view["study_id"]
     if view.get("kind") == "pairwise":
@@ -327,19 +279,12 @@ def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f'<p id="agreement">{_e(view["agreement"])}</p>'
         + _blinding_html(view, lang)
-        + f"<h2>{_w('Per method', lang)}</h2>{_table_html(view['table'], lang)}"
-        f'<p class="note">{_e(ZH["help"] if lang == "zh" else _help_plain())}</p>'
-        f'<h2>{_w("Charts", lang)}</h2><div class="charts">{charts}</div>'
-        f'<h2>{_w("How the timing was measured", lang)}</h2><p class="note" id="timing">{_e(view["timing"])}</p>'
+        + f"<h2>{_w('per_method', lang)}</h2>{_table_html(view['table'], lang)}"
+        f'<p class="note">{_e(_w("present_help", lang))}</p>'
+        f'<h2>{_w("present_charts", lang)}</h2><div class="charts">{charts}</div>'
+        f'<h2>{_w("present_how_the_timing_was_measured", lang)}</h2><p class="note" id="timing">{_e(view["timing"])}</p>'
     )
     return _document(f"{view['name']} · Decoding Arena", body, charts=bool(view["figures"]), lang=lang, study=study)
-
-
-def _help_plain() -> str:
-    # The page's table has no perplexity column (it needs the model; the Results tab computes it).
-    import re
-
-    return re.sub(r"PPL \(perplexity\):.*?repetitive\)\. ", "", res.METRICS_HELP.replace("**", ""))
 
 
 def _switch(lang: str, study: Any) -> str:

@@ -19,11 +19,11 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, throttle
-from arena.errors import UserError
+from arena import blind, clients
 from arena.store import SCORE_COLUMNS
 from arena.studies import quick
 from arena.studies.limits import MAX_RESPONSES
+from common.errors import UserError
 
 from . import AppContext, store_for
 from .safe import md_text, response_html
@@ -184,9 +184,9 @@ def wire(
                 sealed.get("prompt") or "",
                 results,
                 bool(sealed.get("raw", False)),
-                throttle.client_of(request),
+                clients.client_of(request),
             )
-            view, why = blind.open_with_code(store, code, client=throttle.client_of(request))
+            view, why = blind.open_with_code(store, code, client=clients.client_of(request))
             if view is None:
                 raise UserError(why)
         except UserError as exc:  # e.g. one method only, or the hour's share of quick ratings used
@@ -206,7 +206,7 @@ def wire(
         keep = [gr.update()] * (len(revealing) + 3 + len(panel.radios))
         if not isinstance(sealed, dict) or not sealed.get("code"):
             return keep[:-1] + [gr.update(value="Nothing to rate: press Run blind first.")]
-        client = throttle.client_of(request)
+        client = clients.client_of(request)
         try:
             rows = [list(values[k * width : (k + 1) * width]) for k in range(MAX_RESPONSES)]
             blind.submit_slots_with_code(store, sealed["code"], sealed["item"], rows, [None] * MAX_RESPONSES, client)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena import clients, invites, sessions, throttle
-from arena.errors import UserError
+from arena import clients, invites, sessions
 from arena.store import Store
+from common.errors import UserError
+from common.messages import english
 
 
 def code_of(typed: Any, request: Any) -> Any:
@@ -22,8 +23,8 @@ def enrolled(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[inv
     when the code now names another study than the one on screen."""
     sess = dict(sess) if isinstance(sess, dict) else {}
     if not sess.get("study_id"):
-        raise UserError("enter your invite code and press Start")
-    enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
+        raise UserError(english("rater_enter_code"))
+    enrolment = invites.resolve(store, code_of(code_text, request), clients.client_of(request))
     if enrolment.study_id != sess["study_id"]:
-        raise UserError("the invite code changed: press Start to continue with the new code")
+        raise UserError(english("rater_code_changed"))
     return enrolment, sess

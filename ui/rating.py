@@ -16,13 +16,14 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, clients, guessing, invites, pair_rating, sessions, studies, throttle
-from arena.errors import UserError
+from arena import blind, clients, guessing, invites, pair_rating, sessions, studies
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
 from arena.store import SCORE_COLUMNS, Store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from arena.studies import quick
+from common.errors import UserError
+from common.messages import english
 
 from . import AppContext, assets, rater_words, rating_pairwise, store_for
 from .i18n import t
@@ -34,30 +35,8 @@ SCORES = list(blind.FORM_SCORES)
 # Each dimension's row of buttons: 1-5, then "Can't judge" (an answer, not a score: see arena/blind.py).
 CHOICES: list[int | str] = [*SCORES, blind.CANT_JUDGE]
 WHOLE_ITEM = "The whole item"
-DEFAULT_GUIDELINES = """**Rate each response on its own, from 1 to 5, on three things:**
-
-- **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·
-  *3* mostly holds together, with a slip or two · *5* clear and consistent from start to end.
-- **Informativeness / creativity**: does it say something useful or interesting? *1* empty or
-  generic · *3* some substance · *5* specific, useful or genuinely inventive.
-- **Naturalness**: does it read like fluent human writing? *1* broken or robotic · *3* understandable
-  but awkward · *5* reads as if a fluent person wrote it.
-
-Responses are **cut off after a fixed number of tokens on purpose**: don't mark a response down
-because it stops mid-sentence. The order of the responses is random; which method wrote which stays
-hidden. You can go back and change a rating.
-"""
-HELP = dict(
-    zip(
-        SCORE_COLUMNS,
-        (
-            "Coherence: logical, consistent, on topic",
-            "Informativeness / creativity: says something useful or interesting",
-            "Naturalness: reads like fluent human writing",
-        ),
-        strict=True,
-    )
-)
+DEFAULT_GUIDELINES = english("rate_guidelines")
+HELP = {dim: english(f"dimension_label_{dim}") for dim in SCORE_COLUMNS}  # each row's label: what to judge
 
 
 def handoff_state(ctx: AppContext) -> gr.State:
@@ -92,7 +71,7 @@ def install_quick_rate(ctx: AppContext) -> None:
                         run.get("prompt") or "",
                         run.get("results") or [],
                         bool(run.get("raw", False)),
-                        throttle.client_of(request),
+                        clients.client_of(request),
                     )
                     run["quick_code"] = code
             except UserError as exc:
@@ -125,10 +104,7 @@ def rater_line(enrolment: invites.Enrolment, store: Store, lang: str = "en") -> 
 def build(ctx: AppContext) -> None:
     store = store_for(ctx)
     gr.Markdown(
-        "Rate each response from 1 (poor) to 5 (excellent). The responses come from different decoding "
-        "methods; which is which stays hidden, and their order differs between items and raters. "
-        "Your ratings are saved when you press **Submit**; you can go back and change them. "
-        "To take part you need an invite code (or link) from the study's organizer.",
+        english("rate_intro"),
         elem_id="rate-intro",  # hidden once a code is accepted (assets.CSS): the answers come first
     )
     loaded = loaded_default()  # the model's device, if it is loaded (a rating-only app may not load it)
@@ -181,11 +157,7 @@ def build(ctx: AppContext) -> None:
             comments.append(comment)
             slot_components.extend([box, text, *mine, comment])
             slot_values.extend([text, *mine, comment])
-    keys_help = gr.Markdown(
-        "Keys: **1–5** score the focused row and move on to the next (then the next response, then "
-        "Submit) · **0** can't judge · **Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response "
-        "(it counts as answered, not as a score)."
-    )
+    keys_help = gr.Markdown(english("rate_keys"))
     with gr.Accordion(
         "Skip this item, or flag a problem", open=False, visible=False, elem_id="rate-feedback"
     ) as feedback_box:
@@ -202,19 +174,13 @@ def build(ctx: AppContext) -> None:
             )
             flag_note = gr.Textbox(label="Flag note (optional; needed for Other)", max_lines=2, scale=3)
             flag_btn = gr.Button("Flag", scale=1)
-        gr.Markdown(
-            "A skipped item counts as done and gets no scores from you; you can still go back and rate "
-            "it. A flag goes to the organizer; your scores on screen stay, and you can go on rating."
-        )
+        gr.Markdown(english("rate_skip_note"))
     missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
     # The blinding question(s) of the item on screen, once it is scored ({"methods", "shown"}), else
     # None; server-side, as the session. Only the methods asked about reach the page, never the answer.
     guess_ask = gr.State(None)
     with gr.Column(visible=False, elem_id="rate-guess") as guess_box:
-        gr.Markdown(
-            "**Your scores are saved.** One more question about this item; it does not change your scores, "
-            f"and if you have no idea, choose **{guessing.DONT_KNOW}**."
-        )
+        gr.Markdown(english("rate_guess_prompt"))
         # Every letter is a valid choice from the start (the item's own letters are set when it is
         # shown): the server checks the answer against the letters the rater was really shown.
         every = [*blind.LABELS[:SLOTS], guessing.DONT_KNOW]
@@ -247,7 +213,7 @@ def build(ctx: AppContext) -> None:
         for k in range(SLOTS):
             if k < len(view.responses):
                 r = view.responses[k]
-                name = rater_words.say("Response {label}", lang, label=r.label)
+                name = rater_words.say("rater_response", lang, label=r.label)
                 slots.append(
                     (response_html(r.label, r.text, name), [r.scores.get(d) for d in blind.DIMENSIONS], r.comment)
                 )
@@ -255,16 +221,12 @@ def build(ctx: AppContext) -> None:
                 slots.append(("", [None] * len(blind.DIMENSIONS), ""))
         if view.skipped:
             note = rater_words.say(
-                " · you skipped this item ({reason}); rating it and submitting replaces the skip",
+                "rater_skipped_note",
                 lang,
                 reason=rater_words.skip_reason(view.skipped, lang),
             )
         else:
-            note = (
-                rater_words.say(" · already rated: submitting again updates your ratings", lang)
-                if view.complete
-                else ""
-            )
+            note = rater_words.say("rater_already_rated", lang) if view.complete else ""
         return sess, len(view.responses), f"**{rater_words.progress(view, lang)}**{note}", view.prompt, slots
 
     def render(view: blind.RaterView | None, message: str, sess: dict[str, Any], status_text: str = "") -> list[Any]:
@@ -350,7 +312,7 @@ def build(ctx: AppContext) -> None:
     def on_start(code_text: Any, sess: Any, request: gr.Request):
         lang = rater_words.language(request)
         try:
-            enrolment = invites.resolve(store, code_of(code_text, request), throttle.client_of(request))
+            enrolment = invites.resolve(store, code_of(code_text, request), clients.client_of(request))
             shown = opened(enrolment, lang)
         except UserError as exc:
             fail(exc, lang)
@@ -405,8 +367,7 @@ def build(ctx: AppContext) -> None:
                     f"{blind.LABELS[k]} · {rater_words.dimension(d, sess.get('lang', 'en'))}" for k, d in empty
                 )
                 out[-2] = rater_words.say(
-                    "**Not saved yet**: {scored} of {needed} scored. Missing: {where}. "
-                    "Your scores are kept: fill in the marked rows and submit again.",
+                    "rater_not_saved_yet",
                     sess.get("lang", "en"),
                     scored=3 * shown - len(empty),
                     needed=3 * shown,
@@ -493,24 +454,20 @@ def build(ctx: AppContext) -> None:
             fail(exc, rater_words.language(request))
         lang = sess.get("lang", "en")
         what = (
-            rater_words.say("this item", lang)
+            rater_words.say("rater_this_item", lang)
             if label is None
-            else rater_words.say("response {label}", lang, label=label)
+            else rater_words.say("rater_response_lower", lang, label=label)
         )
-        why = (
-            rater_words.ZH.get(FLAG_REASONS[reason], FLAG_REASONS[reason])
-            if lang == "zh"
-            else FLAG_REASONS[reason].lower()
-        )
+        why = rater_words.flag_reason(reason, lang)
         line = (
             rater_words.say(
-                "Flagged {what}: {reason}. The organizer will see it; go on rating.",
+                "rater_flagged",
                 lang,
                 what=what,
                 reason=md_text(why),
             )
             if new
-            else rater_words.say("You had already flagged {what} for that reason.", lang, what=what)
+            else rater_words.say("rater_already_flagged", lang, what=what)
         )
         return line, ""
 
@@ -528,17 +485,16 @@ def build(ctx: AppContext) -> None:
     tab = [ctx.tabs] if ctx.tabs is not None else []
 
     def on_load(sess: Any, request: gr.Request):
-        """An invite link opens the study: its cookie (ui/web.py made it from ?invite=CODE), else the
-        code still in the address (an app run without that layer). The code box stays empty."""
+        """An invite link opens the study: its cookie (ui/web.py made it from ?invite=CODE). Never a code
+        in a request's address: a proxy's log of query strings would hold it (issue 32). The code box
+        stays empty."""
         given = clients.cookie(request, sessions.RATER_COOKIE)
-        if not given and request is not None:
-            given = (getattr(request, "query_params", None) or {}).get("invite")
         if not given:
             return [gr.update()] * (2 + len(view_outputs) + len(pair_outputs) + len(tab))
         switch = [gr.Tabs(selected="rating")] * len(tab)
         lang = rater_words.language(request)
         try:
-            enrolment = invites.resolve(store, given, throttle.client_of(request))
+            enrolment = invites.resolve(store, given, clients.client_of(request))
             shown = opened(enrolment, lang)
         except UserError as exc:
             return [gr.update(), ""] + render(None, str(exc), {"lang": lang}) + hidden_pair() + switch

@@ -18,29 +18,18 @@ from typing import Any
 import gradio as gr
 
 from arena import guessing, invites, pair_rating, studies
-from arena.errors import UserError
-from arena.store import Store
+from arena.store import Store, vote_store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
+from common.errors import UserError
+from common.messages import english
 
 from . import rater_session
 from .safe import response_html
 
 WHOLE_ITEM = "The whole item"
 ASKED_MAX = studies.MAX_RESPONSES  # every target of the study is asked about, on every pair
-GUESS_INTRO = (
-    "**Your vote is saved.** One more question about this pair; it does not change your vote, "
-    f"and if you have no idea, choose **{guessing.DONT_KNOW}**."
-)
-DEFAULT_PAIR_GUIDELINES = """**Read both responses to the prompt, then vote once:**
-
-- **A is better** (key 1) or **B is better** (key 2): the one you would rather get, as a whole.
-- **Tie** (key 3): about equally good. **Both bad** (key 4): neither is acceptable.
-
-Optionally tick why, or write a word, before you vote: the vote saves and the next item comes.
-Responses are **cut off after a fixed number of tokens on purpose**: don't mark one down because it
-stops mid-sentence. Which method wrote which stays hidden, and the sides differ between items and
-raters. You can go back and change a vote.
-"""
+GUESS_INTRO = english("pair_guess_prompt")
+DEFAULT_PAIR_GUIDELINES = english("pair_guidelines")
 
 
 @dataclass
@@ -75,7 +64,7 @@ def build(store: Store, code: gr.Textbox, code_of: Any) -> PairPanel:
             text_b = gr.HTML("", elem_id="pair-b")
         # (label, key): the page shows the label (translated where the browser asks), the server gets the key
         reasons = gr.CheckboxGroup(
-            [(v, k) for k, v in pair_rating.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
+            [(v, k) for k, v in vote_store.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
         )
         note = gr.Textbox(label="Anything else about your choice (optional)", max_lines=2, elem_id="pair-note")
         with gr.Column(visible=False, elem_id="pair-guess") as guess_box:

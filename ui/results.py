@@ -15,19 +15,14 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena.errors import UserError
 from arena.store import Store
 from arena.text import markdown_literal
+from common.errors import UserError
+from common.messages import english
 from evaluation import pairwise_board
 from evaluation import results as res
 from evaluation.pairwise_view import pairwise_view
-
-# The report moved to evaluation/report.py (issue 23); these names stay importable from here.
-from evaluation.report import compute_view as compute_view
-from evaluation.report import label_scenarios as label_scenarios
-from evaluation.report import output_scores as output_scores
-from evaluation.report import present_url
-from evaluation.report import stats_tables as stats_tables
+from evaluation.report import compute_view, present_url
 
 from . import AppContext, store_for
 from .empty import hidden_table, shown
@@ -70,14 +65,7 @@ PAIRWISE_HELP = (
     "of the two responses fitted as a covariate (docs/pairwise.md)."
 )
 
-BOARD_HELP = (
-    "One leaderboard over the published studies of the same models. Pairwise studies give their votes; a 1–5 "
-    "study gives one comparison per prompt, rater and pair of methods (the higher mean score wins, equal "
-    "scores tie). Bradley–Terry on the Elo scale (mean 1000), 95% intervals resampling prompts within their "
-    "study, raters across studies and (prompt, rater) cells; a rank only where intervals separate; a system "
-    "with under 30 comparisons or 10 prompts is provisional. A method run with other settings in another "
-    "study is another system. A study still being rated is never on the board."
-)
+BOARD_HELP = english("results_board_help")
 
 
 def board_sets(store: Store) -> tuple[Any, Any]:
@@ -125,21 +113,14 @@ def build(ctx: AppContext) -> None:
         verdict = gr.Markdown("")
     with gr.Accordion("Statistics", open=False):
         gr.Markdown(STATS_HELP)
-        pairwise = hidden_table(
-            "Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family"
-        )
+        pairwise = hidden_table(english("results_pairwise_label"))
         friedman = hidden_table("Friedman on items (exploratory: raters fixed)")
-        mixed = hidden_table(
-            "Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater"
-        )
+        mixed = hidden_table(english("results_mixed_label"))
         components = hidden_table("Mixed model: variance components")
         position = hidden_table("Position effect: shown first − shown last")
         agreement = hidden_table("Inter-rater agreement (Krippendorff's alpha, ordinal)")
         correlation = hidden_table("Spearman: perplexity vs human scores, within each method")
-        length_adjusted = hidden_table(
-            "Length-adjusted contrast (exploratory): the pairs above at equal length "
-            "(item + method + log2 length, items as clusters)"
-        )
+        length_adjusted = hidden_table(english("results_length_adjusted"))
     with gr.Accordion("Leaderboard across studies (same models)", open=False):
         gr.Markdown(BOARD_HELP)
         with gr.Row():

@@ -17,12 +17,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from arena import token_view
-from arena.errors import UserError
+from common.errors import UserError
+from common.messages import english
 
 from . import AppContext
 
 RECORD_LABEL = "Record why each token was chosen"
-RECORD_INFO = "For the token view below; the recording's cost is inside that run's timing"
+RECORD_INFO = english("compare_record_info")
 STAGE_COLORS = ("#9d9d9d", "#e45756", "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#72b7b2")
 WORDS = ("the", "的")
 

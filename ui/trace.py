@@ -17,10 +17,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from arena import runner
-from arena.errors import UserError
 from arena.llm import LoadedModel
 from arena.requests import RunRequest
 from arena.zerogpu import friendly_error
+from common.errors import UserError
+from common.messages import english
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
 
@@ -28,11 +29,6 @@ from . import AppContext, admission
 
 METHOD = "Multi-Arm"
 COLORS = ("#e45756", "#4c78a8", "#54a24b", "#b279a2", "#f58518")
-HONESTY = (
-    "The verifier scores paths from the generating model's own signals (variance of token "
-    "log-probabilities, entropy of its next-token distribution). It is **not** the article's "
-    "trained 200M verifier, which is not published."
-)
 
 
 @dataclass
@@ -187,10 +183,7 @@ def events_frame(trace: MultiArmTrace) -> pd.DataFrame:
 
 
 def build(ctx: AppContext) -> None:
-    gr.Markdown(
-        "Run the **multi-arm decoder** on one prompt and see each arm's path, its scores, every backtrack and prune. "
-        + HONESTY
-    )
+    gr.Markdown(english("trace_intro"))
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=3, placeholder="A question or a text to continue")

@@ -7,7 +7,15 @@
   in no address bar, history entry, screenshot or later request line; the rating handlers read the
   cookie on the server (arena/sessions.py). A browser holding that cookie that asks for the main
   page is sent to `/rate` too: an invited rater sees a page with nothing but rating on it, also when
-  the app runs in full mode. `?signout` on any page drops the cookie.
+  the app runs in full mode.
+* **No seat swaps from elsewhere** (issue 32, route 4). A link on another site to `/?invite=OTHER`
+  used to replace the rater's cookie, so their next ratings went to another seat. The cookie is set
+  straight from the link only when the browser says the address was typed, pasted or opened from
+  this site (`Sec-Fetch-Site: none` or `same-origin`) and it holds no other code. Otherwise the
+  link gets a page of this site that posts the code back here (`POST /arena/invite`, same-origin
+  only), where the Strict cookie is visible: with no other code it is set at once; with another
+  one, the rater is asked whether to keep it or switch. Leaving a study is `POST /arena/signout`,
+  same-origin only: a link cannot sign anybody out.
 * **Uploads** (`POST /gradio_api/upload`, where Gradio stores a file before any handler runs) are
   refused without an organizer session cookie: only a browser that has given the organizer password
   can put a file on the server or learn a server path.
@@ -21,6 +29,7 @@ Strict keeps every other site from making a browser send them, top-level links i
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
+from html import escape
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -34,6 +43,16 @@ from arena import invites, sessions
 RATE_PAGE = "rate"  # the rating-only page (app.py builds it with Blocks.route)
 UPLOAD_PATH = "/gradio_api/upload"
 SESSION_PATH = "/arena/organizer-session"
+INVITE_PATH = "/arena/invite"
+SIGNOUT_PATH = "/arena/signout"
+# Sec-Fetch-Site values for which a browser vouches that no other site started the navigation.
+OWN_NAVIGATION = (b"none", b"same-origin")
+PAGE_HEADERS = (
+    (b"content-type", b"text/html; charset=utf-8"),
+    (b"cache-control", b"no-store"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+)
 SECURITY_HEADERS = ((b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff"))
 UPLOAD_REFUSED = "uploads need the organizer password: unlock the Organizer tab first, then upload"
 
@@ -91,14 +110,20 @@ class ArenaMiddleware:
 
         if method in ("GET", "HEAD") and ("invite" in names or "signout" in names):
             rest = [(k, v) for k, v in query if k not in ("invite", "signout")]
-            if "signout" in names:
-                cookie = cookie_header(sessions.RATER_COOKIE, "", secure=secure, path=root or "/", max_age=0)
-                target = f"{root}/"
-            else:
-                code = invites.code_from(dict(query).get("invite")) or "-"
-                cookie = cookie_header(sessions.RATER_COOKIE, code, secure=secure, path=root or "/")
-                target = f"{root}/{RATE_PAGE}"
+            code = invites.code_from(dict(query).get("invite")) or "-" if "invite" in names else None
+            held = _cookies(headers).get(sessions.RATER_COOKIE)
+            if code is not None and (headers.get(b"sec-fetch-site") not in OWN_NAVIGATION or held not in (None, code)):
+                await _page(send_with_headers, 200, handover_page(code, root, _zh(headers)))
+                return
+            # `?signout` is only dropped from the address now: signing out is a same-origin POST.
+            cookie = (
+                None if code is None else cookie_header(sessions.RATER_COOKIE, code, secure=secure, path=root or "/")
+            )
+            target = f"{root}/{RATE_PAGE}" if code is not None else f"{root}/"
             await self._redirect(target + (f"?{urlencode(rest)}" if rest else ""), cookie, send_with_headers)
+            return
+        if method == "POST" and path in (INVITE_PATH, SIGNOUT_PATH):
+            await self._own_post(path, scope, receive, headers, root, secure, send_with_headers)
             return
         if method in ("GET", "HEAD") and path == "/" and sessions.RATER_COOKIE in _cookies(headers):
             target = f"{root}/{RATE_PAGE}" + (f"?{urlencode(query)}" if query else "")
@@ -108,6 +133,27 @@ class ArenaMiddleware:
             await PlainTextResponse(UPLOAD_REFUSED, status_code=403)(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
+
+    async def _own_post(
+        self, path: str, scope: Any, receive: Any, headers: dict[bytes, bytes], root: str, secure: bool, send: Any
+    ) -> None:
+        """`POST /arena/invite` (code, confirm) and `POST /arena/signout`, from this site's own pages only."""
+        zh = _zh(headers)
+        if not same_origin(headers):
+            await _page(send, 403, message_page(REFUSED[zh], zh))
+            return
+        if path == SIGNOUT_PATH:
+            cookie = cookie_header(sessions.RATER_COOKIE, "", secure=secure, path=root or "/", max_age=0)
+            await self._redirect(f"{root}/", cookie, send)
+            return
+        form = dict(parse_qsl((await _body(receive)).decode("utf-8", "replace"), keep_blank_values=True))
+        code = invites.code_from(form.get("code")) or "-"
+        held = _cookies(headers).get(sessions.RATER_COOKIE)
+        if held not in (None, "-", code) and form.get("confirm") != "1":
+            await _page(send, 200, confirm_page(code, root, zh))
+            return
+        cookie = cookie_header(sessions.RATER_COOKIE, code, secure=secure, path=root or "/")
+        await self._redirect(f"{root}/{RATE_PAGE}", cookie, send)
 
     @staticmethod
     async def _redirect(location: str, cookie: bytes | None, send: Any) -> None:
@@ -148,4 +194,108 @@ TRADE_TICKET_JS = (
     "async (ticket) => { if (ticket) { await fetch('"
     + SESSION_PATH.lstrip("/")
     + "', {method: 'POST', body: ticket, credentials: 'same-origin'}); } return []; }"
+)
+
+
+def same_origin(headers: dict[bytes, bytes]) -> bool:
+    """Did this site's own page send the request? The browser's `Sec-Fetch-Site` when it sends one (no
+    page can forge it), else `Origin` against the host the request was made to."""
+    site = headers.get(b"sec-fetch-site")
+    if site is not None:
+        return site == b"same-origin"
+    origin = headers.get(b"origin")
+    if not origin or b"://" not in origin:
+        return False
+    host = headers.get(b"x-forwarded-host") or headers.get(b"host") or b""
+    return origin.split(b"://", 1)[1].rstrip(b"/") == host.split(b",")[0].strip()
+
+
+async def _body(receive: Any, limit: int = 4096) -> bytes:
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body") or len(body) > limit:
+            return body[:limit]
+
+
+def _zh(headers: dict[bytes, bytes]) -> bool:
+    return headers.get(b"accept-language", b"").strip().lower().startswith(b"zh")
+
+
+async def _page(send: Any, status: int, html: str) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": list(PAGE_HEADERS)})
+    await send({"type": "http.response.body", "body": html.encode("utf-8")})
+
+
+REFUSED = {
+    False: "This form can only be sent from this site's own page. Open your invite link again.",
+    True: "此表单只能从本站自己的页面提交。请重新打开你的邀请链接。",
+}
+HANDOVER = {
+    False: ("Opening your invitation…", "Continue to the rating page"),
+    True: ("正在打开你的邀请……", "继续前往评分页面"),
+}
+CONFIRM = {
+    False: (
+        "This browser is already taking part in a rating study with another invitation.",
+        "Your ratings so far are saved either way. Which invitation should this browser use from now on?",
+        "Keep the one I have",
+        "Use the new invitation",
+    ),
+    True: (
+        "此浏览器已经在用另一个邀请参加评分研究。",
+        "无论选哪个，你已给出的评分都已保存。此浏览器今后使用哪个邀请？",
+        "保留现在的邀请",
+        "使用新的邀请",
+    ),
+}
+
+
+def _html(body: str, zh: bool) -> str:
+    return (
+        f'<!doctype html><html lang="{"zh" if zh else "en"}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">'
+        "<title>Decoding Arena</title></head>"
+        '<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5">'
+        f"{body}</body></html>"
+    )
+
+
+def message_page(text: str, zh: bool) -> str:
+    return _html(f"<p>{escape(text)}</p>", zh)
+
+
+def handover_page(code: str, root: str, zh: bool) -> str:
+    """The page an invite link gets when the browser may hold another seat or another site sent it: it
+    posts the code back to this site (at once, by script; by the button without one)."""
+    title, button = HANDOVER[zh]
+    form = (
+        f'<form id="handover" method="post" action="{escape(root)}{INVITE_PATH}">'
+        f'<input type="hidden" name="code" value="{escape(code)}"><button type="submit">{escape(button)}</button></form>'
+    )
+    # The address bar loses the code at once; the form posts it to this site, where the cookie is visible.
+    script = (
+        "<script>history.replaceState(null,'',location.pathname);document.getElementById('handover').submit();</script>"
+    )
+    return _html(f"<p>{escape(title)}</p>{form}{script}", zh)
+
+
+def confirm_page(code: str, root: str, zh: bool) -> str:
+    """Keep the seat this browser holds, or switch to the new invitation: the rater's choice, on this site."""
+    held, note, keep, switch = CONFIRM[zh]
+    return _html(
+        f'<h1 style="font-size:1.3rem">{escape(held)}</h1><p>{escape(note)}</p>'
+        f'<p><a href="{escape(root)}/{RATE_PAGE}">{escape(keep)}</a></p>'
+        f'<form method="post" action="{escape(root)}{INVITE_PATH}"><input type="hidden" name="code" value="{escape(code)}">'
+        f'<input type="hidden" name="confirm" value="1"><button type="submit">{escape(switch)}</button></form>',
+        zh,
+    )
+
+
+# The rating page's "Leave this study" button: the same-origin POST, then the main page.
+SIGNOUT_JS = (
+    "async () => { await fetch('"
+    + SIGNOUT_PATH.lstrip("/")
+    + "', {method: 'POST', credentials: 'same-origin', redirect: 'manual'}); window.location.assign('./'); return []; }"
 )

@@ -16,17 +16,13 @@ import dataclasses
 import threading
 
 from .. import settings
-from ..errors import UserError
-from ..llm import LoadedModel, tokenizer_only_model, with_variants
+from ..llm import LoadedModel, with_variants
 from ..llm import model_choices as llm_model_choices
 from .base import Engine
 from .dummy import DummyEngine
 from .llamacpp import LlamaCppEngine
 from .local import LocalEngine
 from .vllm import VllmEngine, servers
-
-ENGINE_ENV = settings.env_of("engine")
-ENGINES = ("transformers", "vllm", "llamacpp", "dummy")
 
 LOCAL = LocalEngine()  # stateless: the model and its lock travel with each call
 DUMMY = DummyEngine()
@@ -36,7 +32,6 @@ _lock = threading.Lock()
 
 __all__ = [
     "DUMMY",
-    "ENGINES",
     "LOCAL",
     "LLAMACPP",
     "DummyEngine",
@@ -53,11 +48,8 @@ __all__ = [
 
 
 def engine_name() -> str:
-    """The engine setting, validated (`UserError` for an unknown one)."""
-    name = (settings.current().engine or "transformers").strip().lower()
-    if name not in ENGINES:
-        raise UserError(f"{ENGINE_ENV} must be one of {', '.join(ENGINES)}, got {name!r}")
-    return name
+    """The engine setting (arena/settings.py refuses an unknown one)."""
+    return settings.current().engine
 
 
 def vllm_url() -> str:
@@ -123,23 +115,14 @@ def prepare(lm: LoadedModel) -> None:
     """What the configured engine needs before the app serves (app.py, at start): llama.cpp checks its
     library and loads the model's GGUF, so a missing library or a model without a GGUF stops the app
     with one line. Other engines report problems on the first run, as before."""
-    if (settings.current().engine or "").strip().lower() == "llamacpp":
+    if engine_name() == "llamacpp":
         LLAMACPP.prepare(lm)
 
 
 def use(name: str | None) -> None:
-    """A command line's `--engine NAME`: the current settings, with this engine, installed for the process."""
+    """A command line's `--engine NAME`: the current settings, with this engine, installed for the
+    process (an unknown name is refused as app.py's `--engine` is, `SettingError`)."""
     if name is None:
         return
-    config = dataclasses.replace(settings.current(), engine=name)
-    settings.install(config)
-    engine_name()  # an unknown name is refused here, with the same line as ARENA_ENGINE's
-
-
-def client_model(setting: str | None = None, cache_dir=None) -> LoadedModel:
-    """With a remote engine the app needs the model's tokenizer (prompts are sent as token ids,
-    priors are built from it), never its weights: a `LoadedModel` without a model, named as the
-    current engine names its outputs."""
-    lm = tokenizer_only_model(setting, cache_dir)
-    lm.name = current().model_label(lm)
-    return lm
+    engine = settings.load(["--engine", name], {}).engine
+    settings.install(dataclasses.replace(settings.current(), engine=engine))

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import decoders
+from common.errors import UserError
 
-from ..errors import UserError
 from ..llm import LoadedModel
 from ..requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent
 

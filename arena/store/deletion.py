@@ -6,7 +6,8 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, select
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .schema import (
     assignments,
     flags,

@@ -12,8 +12,9 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from common.errors import UserError
+
 from .. import settings
-from ..errors import UserError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # The databases the store is written and tested for; any other URL is refused up front.

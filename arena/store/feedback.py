@@ -14,8 +14,10 @@ from typing import Any
 
 from sqlalchemy import Table, and_, delete, func, select
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..text import printable
+from .rating_store import RatingStore
 from .rows import Flag, Skip, T, from_row
 from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow
 
@@ -33,7 +35,6 @@ FLAG_REASONS: dict[str, str] = {
     "other": "Other (say why)",
 }
 MAX_NOTE = 1000
-CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
 
 
 def clean_note(note: object, what: str = "note") -> str | None:
@@ -57,35 +58,14 @@ def check_reason(reason: object, allowed: Mapping[str, str], note: str | None, w
     return reason
 
 
-def cant_judge_dims(row: Mapping[str, Any]) -> set[str]:
-    """The dimensions a rating row marks as can't-judge; such a dimension must carry no score."""
-    given = row.get(CANT_JUDGE_KEY) or ()
-    if isinstance(given, str):
-        given = [d for d in given.split(",") if d.strip()]
-    dims = {str(d).strip() for d in given}
-    unknown = dims - set(SCORE_COLUMNS)
-    if unknown:
-        raise UserError(f"can't judge: unknown dimension {', '.join(sorted(unknown))}")
-    for dim in dims:
-        if row.get(dim) not in (None, ""):
-            raise UserError(f"{dim} is marked can't judge and has a score: give one or the other")
-    return dims
-
-
-def cant_judge_values(dims: Iterable[str]) -> dict[str, bool]:
-    dims = set(dims)
-    return {cant_judge_column(name): name in dims for name in SCORE_COLUMNS}
-
-
-class FeedbackStore:
-    """Skips, flags and can't-judge counts. Mixed into `Store`, whose `write`, `read` and
-    `transaction` it uses."""
+class FeedbackStore(RatingStore):
+    """Skips, flags and can't-judge counts: a rated item ends its skip in the ratings' transaction."""
 
     def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Any]) -> None:
         """A rater's ratings of one item and the end of their skip of it, in one transaction: an item
         rated after a skip counts as rated, never as both."""
-        with self.transaction() as conn:  # type: ignore[attr-defined]
-            self.save_ratings(rater_id, rows)  # type: ignore[attr-defined]  # joins this transaction
+        with self.transaction() as conn:
+            self.save_ratings(rater_id, rows)  # joins this transaction
             conn.execute(delete(skips).where(skips.c.rater_id == int(rater_id), skips.c.item_id == int(item_id)))
 
     def skip_item(self, rater_id: int, item_id: int, reason: object, note: object = None, created_at=None) -> None:
@@ -93,7 +73,7 @@ class FeedbackStore:
         responses: a skipped item has no scores, and ratings are never dropped silently."""
         note = clean_note(note)
         reason = check_reason(reason, SKIP_REASONS, note, "skip")
-        with self.write() as conn:  # type: ignore[attr-defined]
+        with self.write() as conn:
             rated = conn.execute(
                 select(func.count())
                 .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id))
@@ -122,7 +102,7 @@ class FeedbackStore:
 
     def skipped_items(self, study_id: int, rater_id: int) -> dict[int, str]:
         """{item_id: reason} of the items of a study this rater skipped."""
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             rows = conn.execute(
                 select(skips.c.item_id, skips.c.reason)
                 .join(items, items.c.id == skips.c.item_id)
@@ -147,7 +127,7 @@ class FeedbackStore:
         )
         if study_id is not None:
             query = query.where(items.c.study_id == int(study_id))
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             return [from_row(row, r) for r in conn.execute(query).mappings()]
 
     def skips(self, study_id: int | None = None) -> list[Skip]:
@@ -169,7 +149,7 @@ class FeedbackStore:
         note = clean_note(note)
         reason = check_reason(reason, FLAG_REASONS, note, "flag this")
         oid = None if output_id is None else int(output_id)
-        with self.write() as conn:  # type: ignore[attr-defined]
+        with self.write() as conn:
             if oid is not None:
                 owner = conn.execute(select(outputs.c.item_id).where(outputs.c.id == oid)).scalar()
                 if owner != int(item_id):
@@ -209,7 +189,7 @@ class FeedbackStore:
         if not ids:
             return {}
         flag_cols = [ratings.c[cant_judge_column(d)] for d in SCORE_COLUMNS]
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             rows = conn.execute(
                 select(ratings.c.output_id, *flag_cols).where(
                     ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids)
@@ -219,12 +199,9 @@ class FeedbackStore:
 
 
 __all__ = [
-    "CANT_JUDGE_KEY",
     "FLAG_REASONS",
     "FeedbackStore",
     "SKIP_REASONS",
-    "cant_judge_dims",
-    "cant_judge_values",
     "check_reason",
     "clean_note",
 ]

@@ -13,13 +13,15 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import select
 
-from ..errors import UserError
+from common.errors import UserError
+
+from .feedback import FeedbackStore
 from .rows import Guess
 from .schema import guesses, pair_guess_marks, raters, utcnow
 
 
-class GuessStore:
-    """Guesses. Mixed into `Store`, whose `write`, `read` and `_insert` it uses."""
+class GuessStore(FeedbackStore):
+    """Guesses: the blind question's answers, read back with the query of skips and flags."""
 
     def save_guesses(
         self,
@@ -56,11 +58,11 @@ class GuessStore:
             return 0
         # RETURNING, not rowcount: psycopg reports no row count for an INSERT ... ON CONFLICT DO NOTHING.
         stmt = (
-            self._insert(guesses)  # type: ignore[attr-defined]
+            self._insert(guesses)
             .on_conflict_do_nothing(index_elements=["rater_id", "item_id", "target_method"])
             .returning(guesses.c.id)
         )
-        with self.write() as conn:  # type: ignore[attr-defined]
+        with self.write() as conn:
             return sum(conn.execute(stmt.values(**row)).first() is not None for row in rows)
 
     def guessed_targets(self, rater_id: int, item_ids: Iterable[int]) -> dict[int, set[str]]:
@@ -68,7 +70,7 @@ class GuessStore:
         ids = [int(i) for i in item_ids]
         if not ids:
             return {}
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             rows = conn.execute(
                 select(guesses.c.item_id, guesses.c.target_method).where(
                     guesses.c.rater_id == int(rater_id), guesses.c.item_id.in_(ids)
@@ -82,10 +84,10 @@ class GuessStore:
     def mark_pair_answers(self, rater_id: int, item_id: int, methods: Iterable[str]) -> None:
         """Note that this rater answered the blind question about these methods on a pair that did not
         hold them (pairwise studies): no answer is kept, only the mark (a mark made before stays)."""
-        stmt = self._insert(pair_guess_marks).on_conflict_do_nothing(  # type: ignore[attr-defined]
+        stmt = self._insert(pair_guess_marks).on_conflict_do_nothing(
             index_elements=["rater_id", "item_id", "target_method"]
         )
-        with self.write() as conn:  # type: ignore[attr-defined]
+        with self.write() as conn:
             for method in dict.fromkeys(str(m) for m in methods):
                 conn.execute(
                     stmt.values(rater_id=int(rater_id), item_id=int(item_id), target_method=method, created_at=utcnow())
@@ -94,7 +96,7 @@ class GuessStore:
     def pair_answered(self, rater_id: int, item_id: int) -> bool:
         """Whether this rater answered the blind question on this item of a pairwise study: a guess
         stored, or a mark (`mark_pair_answers`)."""
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             for table in (guesses, pair_guess_marks):
                 found = conn.execute(
                     select(table.c.id)
@@ -107,9 +109,7 @@ class GuessStore:
 
     def guesses(self, study_id: int | None = None) -> list[Guess]:
         """Every guess (of one study), in study, item, rater and method order, with the answer key."""
-        # the query of skips and flags (FeedbackStore, the other base of Store), for this table
-        feedback = self._feedback  # type: ignore[attr-defined]
-        return feedback(guesses, Guess, study_id, raters.c.name, guesses.c.target_method)
+        return self._feedback(guesses, Guess, study_id, raters.c.name, guesses.c.target_method)
 
 
 __all__ = ["GuessStore"]

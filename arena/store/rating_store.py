@@ -9,11 +9,13 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import case, func, select
 
+from common.errors import UserError
+
 from .columns import EXTRA_COLUMNS, FLOAT_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
-from .feedback import cant_judge_dims, cant_judge_values
 from .rows import Rating, from_row
 from .schema import (
     SCORE_COLUMNS,
+    cant_judge_column,
     items,
     outputs,
     raters,
@@ -24,6 +26,28 @@ from .schema import (
 )
 from .transactions import StoreBase
 from .values import check_score, clean_comment
+
+CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
+
+
+def cant_judge_dims(row: Mapping[str, Any]) -> set[str]:
+    """The dimensions a rating row marks as can't-judge; such a dimension must carry no score."""
+    given = row.get(CANT_JUDGE_KEY) or ()
+    if isinstance(given, str):
+        given = [d for d in given.split(",") if d.strip()]
+    dims = {str(d).strip() for d in given}
+    unknown = dims - set(SCORE_COLUMNS)
+    if unknown:
+        raise UserError(f"can't judge: unknown dimension {', '.join(sorted(unknown))}")
+    for dim in dims:
+        if row.get(dim) not in (None, ""):
+            raise UserError(f"{dim} is marked can't judge and has a score: give one or the other")
+    return dims
+
+
+def cant_judge_values(dims: Iterable[str]) -> dict[str, bool]:
+    dims = set(dims)
+    return {cant_judge_column(name): name in dims for name in SCORE_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -188,7 +212,11 @@ class RatingStore(StoreBase):
                 .join(studies, studies.c.id == items.c.study_id)
                 .join(raters, raters.c.id == ratings.c.rater_id)
             )
-            .order_by(studies.c.id, items.c.ordinal, raters.c.name, outputs.c.method, outputs.c.sample_index)
+            # By what the rater saw (the letter), never by method: row k of an (item, rater) group was the
+            # k-th method alphabetically on main b69a925, which gave the organizer's blind export of an
+            # open study every rater's mapping (issue 32). Imported ratings without a position follow
+            # their row id, which an import numbers in the file's order.
+            .order_by(studies.c.id, items.c.ordinal, raters.c.name, ratings.c.position, ratings.c.id)
         )
         return query if study_id is None else query.where(studies.c.id == int(study_id))
 

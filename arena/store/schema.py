@@ -29,7 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator
 
-SCORE_COLUMNS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
+from ..dimensions import SCORE_COLUMNS
+
 STUDY_STATES: tuple[str, ...] = ("draft", "open", "closed", "published")
 # How raters judge a study's outputs: "scores" (every response 1-5 on each dimension) or
 # "pairwise" (two responses, one vote: A better, B better, tie, both bad; arena/pair_rating.py).

@@ -10,7 +10,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .columns import EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
 from .deletion import DeletionStore
 from .engine import DIALECTS, make_engine, normalize_url
@@ -25,7 +26,7 @@ from .values import MAX_COMMENT, MAX_RATER_NAME, check_score, clean_comment, cle
 from .vote_store import VoteStore
 
 
-class Store(StudyStore, RaterStore, RatingStore, DeletionStore, FeedbackStore, GuessStore, VoteStore):
+class Store(StudyStore, RaterStore, GuessStore, FeedbackStore, RatingStore, DeletionStore, VoteStore):
     """A ratings database. `Store()` uses `DATABASE_URL` or the default SQLite file.
 
     One class for callers, one module per job: studies, items and outputs (study_store.py), raters,

@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, select, update
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .rows import Item, Output, Study, from_row
 from .schema import (
     STUDY_DESIGNS,

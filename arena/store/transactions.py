@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from ..errors import UserError
+from common.errors import UserError
 
 
 class StoreUnavailable(UserError):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..numbers import parse_whole
 from ..text import printable
 

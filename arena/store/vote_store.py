@@ -16,8 +16,10 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import and_, delete, select
 
-from ..errors import UserError
+from common.errors import UserError
+
 from .schema import VOTE_WINNERS, items, outputs, raters, skips, utcnow, votes
+from .transactions import StoreBase
 from .values import clean_comment, dumps
 
 # The optional "why" of a vote, a short list (stored as keys) beside a free text.
@@ -72,8 +74,8 @@ def check_winner(winner: object) -> str:
     return text
 
 
-class VoteStore:
-    """Votes. Mixed into `Store`, whose `write`, `read` and `transaction` it uses."""
+class VoteStore(StoreBase):
+    """Pairwise votes, one per rater and item."""
 
     def save_vote(
         self,
@@ -101,7 +103,7 @@ class VoteStore:
             updated_at=updated_at or now,
         )
         where = and_(votes.c.rater_id == int(rater_id), votes.c.item_id == int(item_id))
-        with self.transaction() as conn:  # type: ignore[attr-defined]
+        with self.transaction() as conn:
             found = conn.execute(
                 select(outputs.c.item_id).where(outputs.c.id.in_([int(output_a), int(output_b)]))
             ).all()
@@ -119,7 +121,7 @@ class VoteStore:
 
     def voted_items(self, study_id: int, rater_id: int) -> dict[int, str]:
         """{item_id: winner} of the items of a study this rater voted on."""
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             rows = conn.execute(
                 select(votes.c.item_id, votes.c.winner)
                 .join(items, items.c.id == votes.c.item_id)
@@ -174,7 +176,7 @@ class VoteStore:
         )
         if where is not None:
             query = query.where(where)
-        with self.read() as conn:  # type: ignore[attr-defined]
+        with self.read() as conn:
             return [
                 Vote(
                     study_id=int(r.study_id),

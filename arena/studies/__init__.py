@@ -8,13 +8,13 @@ expiry), delete.py; `python -m arena.studies` is __main__.py.
 The names below are the package's interface (`from arena import studies; studies.create_study`).
 """
 
-from ..prompts import PromptSpec
+from ..prompts import PromptSpec, parse_pasted
 from .create import create_study
 from .delete import BACKUP_ENV, Deletion, backup_folder, delete_rater_ratings, delete_study
 from .generate import GenerationReport, ProgressFn, generate_study, identical_texts
 from .lifecycle import being_generated, close_study, generating, open_study, publish_study
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
-from .prompt_sets import builtin_prompts, parse_pasted, parse_prompt_file, task_prompts
+from .prompt_sets import builtin_prompts, parse_prompt_file, task_prompts
 from .quick import QUICK_SCENARIO, quick_item
 from .reserved import check_not_reserved
 from .seeds import derive_seed, slots_seed

@@ -5,6 +5,7 @@
     python -m arena.studies create ... --pairwise       # A-vs-B votes instead of 1-5 scores
     python -m arena.studies create ... --guess          # raters are asked which response came from BS-4
     python -m arena.studies form-check --study 7   # how recognisable each method is from its form alone
+    python -m arena.studies replay-check --study 7 # which methods anyone with the public model reproduces
     python -m arena.studies generate --study 7     # resume an interrupted generation
     python -m arena.studies generate --study 7 --engine llamacpp   # ... on llama.cpp (the model's GGUF)
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
@@ -25,7 +26,6 @@ import sys
 from typing import Any
 
 from arena import engines, guessing, invites
-from arena.errors import UserError
 from arena.eta import GenerationEta
 from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
@@ -34,7 +34,8 @@ from arena.store import Store
 from arena.studies.create import create_study
 from arena.studies.generate import GenerationReport, generate_study
 from arena.studies.lifecycle import close_study, open_study, publish_study
-from evaluation import form_cues
+from common.errors import UserError
+from evaluation import form_cues, replay_check
 
 
 def _prompts(path: str) -> list[PromptSpec]:
@@ -94,6 +95,9 @@ def run(args: argparse.Namespace) -> dict:
         print(str(report), file=sys.stderr)
         for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
             print(f"form check: {line}", file=sys.stderr)
+        if report.complete:
+            for line in replay_check.check_study(store, sid, lm).lines():
+                print(f"replay check: {line}", file=sys.stderr)
         return {"study_id": sid}
     sid = _study(store, args.study)
     if args.command == "generate":
@@ -112,6 +116,15 @@ def run(args: argparse.Namespace) -> dict:
                 for r in result.to_dict("records")
             },
             "lines": form_cues.summary_lines(result),
+        }
+    if args.command == "replay-check":
+        replay = replay_check.check_study(store, sid, _model(args.model))
+        return {
+            "study_id": sid,
+            "model": replay.model,
+            "public_model": replay.public,
+            "methods": {m.method: {"checked": m.checked, "identical": m.identical} for m in replay.methods},
+            "lines": replay.lines(),
         }
     if args.command == "invite":
         names = [n for n in (args.raters or "").split(",") if n.strip()]
@@ -174,6 +187,13 @@ def parser() -> argparse.ArgumentParser:
         "form-check", parents=[common], help="how recognisable each method is from its form (before rating)"
     )
     check.add_argument("--study", type=cli_whole, required=True)
+    replay = sub.add_parser(
+        "replay-check",
+        parents=[common],
+        help="run a few items again with fresh seeds: which methods anyone with the public model reproduces",
+    )
+    replay.add_argument("--study", type=cli_whole, required=True)
+    replay.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
     invite = sub.add_parser("invite", parents=[common], help="enrol raters; prints their codes and links once")
     invite.add_argument("--study", type=cli_whole, required=True)
     invite.add_argument("--raters", required=True, help="comma-separated display names")

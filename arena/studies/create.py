@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import decoders
+from common.errors import UserError
 
 from .. import guessing, systems
-from ..errors import UserError
 from ..numbers import whole_number
 from ..prompts import PromptSpec, encode_prompt
 from ..requests import MAX_NEW_TOKENS_RANGE
@@ -28,7 +28,7 @@ def create_study(
     settings: Mapping[str, Mapping[str, Any]] | None = None,
     samples_per_method: int = 1,
     max_new_tokens: int = 128,
-    base_seed: int | None = None,
+    base_seed: int | str | None = None,
     model: str = "",
     lm: Any = None,
     guidelines: str | None = None,
@@ -68,9 +68,10 @@ def create_study(
     resolved = {m: systems.decoder(m).resolve(settings.get(m)) for m in chosen}
     samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
     max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
-    seed = secrets.randbelow(2**62) if base_seed in (None, "") else whole_number(base_seed, "base seed", 0, 2**62)
+    typed = base_seed is not None and not (isinstance(base_seed, str) and not base_seed.strip())
+    seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
     slots = expected_slots(chosen, samples)
-    targets = guessing.resolve_targets(guess_methods, chosen, samples)
+    targets = guessing.resolve_targets(guess_methods, slots)
     if design not in STUDY_DESIGNS:
         raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
     if design == "pairwise":

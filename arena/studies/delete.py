@@ -20,8 +20,9 @@ from typing import Any
 
 import pandas as pd
 
+from common.errors import UserError
+
 from .. import export
-from ..errors import UserError
 from ..numbers import study_id as parse_study_id
 from ..settings import current as current_settings
 from ..settings import env_of

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from common.errors import UserError
+
 from .. import engines, systems
 from ..engines import Engine
-from ..errors import UserError
 from ..eta import GenerationEta
 from ..llm import LoadedModel, get_model
 from ..numbers import whole_number

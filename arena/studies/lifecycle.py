@@ -11,7 +11,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..store import Store
 from .slots import pending_slots
 

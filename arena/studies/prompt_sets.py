@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..errors import UserError
-from ..prompts import SCENARIOS, TASK_SCENARIOS, PromptSpec, Scenario, read_prompt_file
-from ..prompts import parse_pasted as parse_pasted  # re-exported: the Organizer and tests call studies.parse_pasted
+from common.errors import UserError
 
-__all__ = ["PromptSpec", "builtin_prompts", "parse_pasted", "parse_prompt_file", "task_prompts"]
+from ..prompts import SCENARIOS, TASK_SCENARIOS, PromptSpec, Scenario, read_prompt_file
+
+__all__ = ["builtin_prompts", "parse_prompt_file", "task_prompts"]
 
 
 def builtin_prompts(language: str | None = None) -> list[PromptSpec]:

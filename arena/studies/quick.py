@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from common.errors import UserError
+
 from .. import invites, systems
-from ..errors import UserError
 from ..guessing import LABELS
 from ..prompts import clean_prompt
 from ..requests import MethodResult, output_fields

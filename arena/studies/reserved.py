@@ -12,14 +12,16 @@ The check is on what the model will see, then on what a person would call the sa
 1. **The model's input.** The token ids after cleaning and templating (the chat template, unless
    raw) equal those of a study item: the same input gives the same outputs, whatever was typed.
 2. **Disguises.** Both texts are folded (`fold`): NFKC (full width and compatibility forms), case
-   folding, a few Cyrillic and Greek look-alikes of Latin letters mapped to them, then only letters
-   and digits kept. Control, format and zero-width characters, other invisible fillers, spaces of
+   folding, the UTS #39 skeleton (NFD, so a diacritic comes off its letter, and every look-alike
+   character to its prototype: dotless ı, small capitals, Cherokee, Cyrillic, Greek, mathematical
+   letters), then only letters and digits kept. Control, format and zero-width characters, other invisible fillers, spaces of
    every kind and punctuation all drop out, and so does a chat template typed out by hand around a
    raw prompt (what is left of it is a few words around the prompt). Refused when the folded request
    equals a folded study prompt; when it contains one (study prompts of `MIN_CONTAINED` letters or
    more: a prompt inside a longer raw text or a typed template); or when it covers `NEAR` of a study
    prompt's letter trigrams (study prompts of `MIN_NEAR` letters or more: a letter changed, a word
-   dropped or added, the end cut off).
+   dropped or added, the end cut off); or, for the shorter study prompts (`MIN_CONTAINED` to
+   `MIN_NEAR` letters), when it is one letter away (dropped, added or changed).
 
 The refusal never names the study. The index of reserved prompts (folded keys, trigram sets, token
 ids) is built once per store and tokenizer and kept until the set of reserved items changes, which
@@ -28,15 +30,19 @@ one aggregate query per run notices (`Store.reserved_fingerprint`).
 
 from __future__ import annotations
 
+import json
 import re
 import threading
+import unicodedata
 import weakref
 from collections import Counter
 from collections.abc import Callable
+from importlib.resources import files
 from itertools import chain
 from typing import Any
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..prompts import clean_prompt
 from ..store import Store
 from ..text import folded
@@ -47,21 +53,50 @@ MIN_NEAR = 20  # letters: below this, near-copies are too easy to make by accide
 NEAR = 0.8  # share of a study prompt's letter trigrams that a near-copy covers
 NO_LIMIT = 10**9
 
-# Letters that render as a Latin letter (after case folding): Cyrillic, Greek. Not the full Unicode
-# confusables table, the ones a person would reach for.
+# Letters that render as a Latin letter (after case folding): Cyrillic, Greek. Kept after the skeleton
+# below: UTS #39 maps some of them to each other rather than to Latin.
 LOOK_ALIKES = str.maketrans("авеёкмнорстухіїјѕԁԛԝһӏαβεηικνορτυχω", "abeekmhopctyxiijsdqwhlabenikvoptuxw")
-# What `fold` drops: everything but letters and digits (\W, and "_"), and the letters (category Lo)
-# that show as nothing, the Hangul fillers.
+# What `fold` drops: everything but letters and digits (\W, and "_": combining marks too, so a letter
+# with a diacritic keeps its base letter after NFD), and the letters (category Lo) that show as
+# nothing, the Hangul fillers.
 NOT_LETTERS = re.compile("[\\W_\u115f\u1160\u3164\uffa0]+")
 
 
-def fold(text: str) -> str:
-    """Letters and digits of `text` after NFKC, case folding and look-alike mapping.
+def _prototypes() -> dict[int, str]:
+    """UTS #39's confusables: each look-alike code point to its prototype (dotless ı to i, small
+    capital ᴜ to u, Cherokee Ꭺ to A...), from arena/data/confusables.json (scripts/build_confusables.py)."""
+    data = json.loads(files("arena").joinpath("data/confusables.json").read_text(encoding="utf-8"))
+    return {ord(k): v for k, v in data["prototypes"].items()}
 
-    >>> fold("Ｅxplain  the\u200b basic\u0001 principles, please!")
-    'explainthebasicprinciplesplease'
+
+PROTOTYPES = _prototypes()
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton of case-folded `text`: NFD, each character to its prototype, NFD again.
+
+    >>> skeleton("ｐrıncıpᴜs") == skeleton("principus")
+    True
     """
-    return NOT_LETTERS.sub("", folded(text, LOOK_ALIKES))
+    once = unicodedata.normalize("NFD", text).translate(PROTOTYPES)
+    return unicodedata.normalize("NFD", once).casefold()
+
+
+def fold(text: str) -> str:
+    """Letters and digits of `text` after NFKC, case folding, the look-alike skeleton and mapping.
+
+    >>> fold("Ｅxplain  the\u200b basic\u0001 principles, please!") == fold("explain the basic principles please")
+    True
+    >>> fold("Explain the bäsic prıncıples") == fold("Explain the basic principles")
+    True
+    """
+    return NOT_LETTERS.sub("", skeleton(folded(text)).translate(LOOK_ALIKES))
+
+
+def near_one_edit(key: str) -> set[str]:
+    """`key` and every one-letter deletion of it: two keys within one edit (a letter dropped, added or
+    changed) share one of these, which is how the shorter prompts' index finds near-copies."""
+    return {key} | {key[:i] + key[i + 1 :] for i in range(len(key))}
 
 
 def trigrams(key: str) -> frozenset[str]:
@@ -88,6 +123,7 @@ class ReservedIndex:
         self.sizes: list[int] = []  # trigrams per key
         self.short: set[str] = set()  # keys too short to be looked for inside a longer prompt
         self.postings: dict[str, list[int]] = {}
+        self.edits: set[str] = set()  # one-deletion forms of the keys of MIN_CONTAINED..MIN_NEAR letters
         self.inputs: set[str] = set()
         runnable = []
         for prompt, raw in items:
@@ -101,6 +137,8 @@ class ReservedIndex:
             if len(key) < MIN_CONTAINED:
                 self.short.add(key)
                 continue
+            if len(key) < MIN_NEAR:
+                self.edits |= near_one_edit(key)
             grams = trigrams(key)
             for gram in grams:
                 self.postings.setdefault(gram, []).append(len(self.keys))
@@ -117,6 +155,8 @@ class ReservedIndex:
             return False
         if key in self.short:
             return True
+        if MIN_CONTAINED - 1 <= len(key) <= MIN_NEAR and not near_one_edit(key).isdisjoint(self.edits):
+            return True  # a prompt of under 20 letters with one letter dropped, added or changed
         hits = Counter(chain.from_iterable(self.postings.get(gram, ()) for gram in trigrams(key)))
         for k, n in hits.items():
             size = self.sizes[k]

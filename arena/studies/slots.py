@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import UserError
+from common.errors import UserError
+
 from ..store import Item, Store, Study
 from .limits import expected_slots
 

@@ -9,8 +9,7 @@ What a caller uses:
     leaderboard(votes, ratings)           pairwise and 1-5 studies of one model, one table
     implied_votes(ratings)                the comparisons a 1-5 study's scores imply
     length_adjusted_contrast(ratings)     1-5 method contrasts with and without length
-    preference_pairs(rows)                {prompt, chosen, rejected} lines for DPO
-    check_votes(frame), read_votes(path)  validation (VoteError names the line and column)
+    check_votes(frame), read_votes(path)  validation (a UserError names the line and column)
 
 `python -m evaluation.pairwise VOTES.csv --json` runs `rate` on each study of a votes file.
 Models and calibration: docs/pairwise.md.
@@ -20,10 +19,9 @@ from .bt import ELO_MEAN, ELO_SCALE, Fit, fit_bt, win_probability
 from .implied import implied_votes
 from .leaderboard import Leaderboard, leaderboard
 from .length_adjust import length_adjusted_contrast
-from .preferences import preference_pairs, write_preference_jsonl
 from .ranks import rank_label, rank_ranges, tied_groups
 from .rate import MIN_ITEMS, MIN_VOTES, StudyRatings, rate
-from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, WINNERS, Battles, VoteError, check_votes, read_votes
+from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, WINNERS, Battles, check_votes, read_votes
 from .words import as_dict, explain, table_lines
 
 __all__ = [
@@ -38,7 +36,6 @@ __all__ = [
     "Fit",
     "Leaderboard",
     "StudyRatings",
-    "VoteError",
     "as_dict",
     "check_votes",
     "explain",
@@ -46,7 +43,6 @@ __all__ = [
     "implied_votes",
     "leaderboard",
     "length_adjusted_contrast",
-    "preference_pairs",
     "rank_label",
     "rank_ranges",
     "read_votes",
@@ -54,5 +50,4 @@ __all__ = [
     "tied_groups",
     "rate",
     "win_probability",
-    "write_preference_jsonl",
 ]

@@ -18,8 +18,10 @@ import json
 import sys
 from collections.abc import Sequence
 
+from common.errors import UserError
+
 from .rate import MIN_ITEMS, MIN_VOTES, N_RESAMPLES, rate
-from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, VoteError, read_votes
+from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, read_votes
 from .words import as_dict, explain, table_lines
 
 
@@ -40,11 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.resamples < 50:
-            raise VoteError("--resamples must be at least 50")
+            raise UserError("--resamples must be at least 50")
         if not 0.5 <= args.level < 1:
-            raise VoteError("--level must be in [0.5, 1)")
+            raise UserError("--level must be in [0.5, 1)")
         votes = read_votes(args.votes)
-    except VoteError as exc:
+    except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     studies = {}

@@ -27,10 +27,10 @@ def implied_votes(ratings: pd.DataFrame, dimensions: Sequence[str] | None = None
     """Votes (study_id, item_id, rater, system_a, system_b, winner, and len_a, len_b when the
     ratings carry `new_tokens`) from a 1-5 ratings frame (`evaluation.human` columns); systems are
     the methods, `system_a` the first of the two in sorted order. `dimensions`: default all three
-    (`evaluation.human.DIMENSIONS`). Empty frame: no votes."""
+    (`evaluation.human.columns.DIMENSIONS`). Empty frame: no votes."""
     if dimensions is None:
-        # late: evaluation.human imports the store, and with it torch (seconds): not for the votes CLI
-        from ..human import DIMENSIONS
+        # late: the 1-5 columns come from the store's schema (SQLAlchemy), which the votes CLI never needs
+        from ..human.columns import DIMENSIONS
 
         dimensions = DIMENSIONS
     columns = [*KEYS, "system_a", "system_b", "winner"]

@@ -2,7 +2,7 @@
 
 Decoders differ most in how long they write, and raters reward length. The model, per dimension,
 on the item scores of the primary analysis (each method's score on an item is the mean over the
-item's raters, `evaluation.human.item_table`):
+item's raters, `evaluation.human.stats.item_table`):
 
     score[i, m] = alpha_i + mu_m + beta * log2(length[i, m]) + error
 
@@ -90,11 +90,12 @@ def length_adjusted_contrast(
     length-adjusted contrast with its interval and p, and the length slope (score points per
     doubling of length, shared by all methods of the dimension); see the module docstring.
 
-    `ratings` is the 1-5 frame (`evaluation.human.REQUIRED_COLUMNS`) with a `length` column per
+    `ratings` is the 1-5 frame (`evaluation.human.columns.REQUIRED_COLUMNS`) with a `length` column per
     output (the store's `new_tokens`, or any count); `dimensions` default to all three. Methods
     are in sorted order (method_a before method_b). Raises ValueError without that column."""
-    # late: evaluation.human imports the store, and with it torch (seconds): not for the votes CLI
-    from ..human import DIMENSIONS, item_table
+    # late: the 1-5 columns come from the store's schema (SQLAlchemy), which the votes CLI never needs
+    from ..human.columns import DIMENSIONS
+    from ..human.stats import item_table  # late, as the line above
 
     if length not in ratings.columns:
         raise ValueError(f"the ratings have no {length!r} column (the output lengths)")

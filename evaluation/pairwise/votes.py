@@ -7,12 +7,14 @@ a win for each side (as FastChat's leaderboard counts them), so a vote's score f
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from arena.readers import read_csv
+from common.errors import UserError
 
 VOTE_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "rater", "system_a", "system_b", "winner")
 LENGTH_COLUMNS: tuple[str, ...] = ("len_a", "len_b")
@@ -21,52 +23,49 @@ SCORE_OF_A: dict[str, float] = {"a": 1.0, "b": 0.0, "tie": 0.5, "bothbad": 0.5}
 _TEXT_COLUMNS = ("study_id", "item_id", "rater", "system_a", "system_b")
 
 
-class VoteError(ValueError):
-    """Votes that cannot be analysed; the message names the row (as a CSV line number) and the column."""
-
-
-def _line(row: int) -> int:
-    return row + 2  # the header is line 1
-
-
-def check_votes(votes: pd.DataFrame, source: str = "votes") -> pd.DataFrame:
+def check_votes(votes: pd.DataFrame, source: str = "votes", lines: Sequence[int] | None = None) -> pd.DataFrame:
     """A validated copy of `votes`: text columns stripped, `winner` lower-cased, and the lengths as
     floats when both `len_a` and `len_b` are there (columns that are blank throughout count as absent).
 
-    Raises VoteError on a missing column, a blank id, an unknown winner, a system against itself, a
-    length that is not a non-negative number, or no votes at all."""
+    Raises UserError on a missing column, a blank id, an unknown winner, a system against itself, a
+    length that is not a non-negative number, or no votes at all, naming the file's line of the row
+    (`lines[row]`; by default a plain CSV's: the header is line 1)."""
+
+    def _line(row: int) -> int:
+        return lines[row] if lines is not None else row + 2
+
     missing = [c for c in VOTE_COLUMNS if c not in votes.columns]
     if missing:
-        raise VoteError(f"{source}: missing column(s) {', '.join(missing)}")
+        raise UserError(f"{source}: missing column(s) {', '.join(missing)}")
     if votes.empty:
-        raise VoteError(f"{source} has no votes")
+        raise UserError(f"{source} has no votes")
     out = pd.DataFrame({c: votes[c].astype(str).str.strip() for c in _TEXT_COLUMNS}, index=votes.index)
     for col in _TEXT_COLUMNS:
         blank = (out[col] == "") | votes[col].isna().to_numpy()
         if blank.any():
-            raise VoteError(f"{source}, line {_line(int(np.flatnonzero(blank)[0]))}: {col} is empty")
+            raise UserError(f"{source}, line {_line(int(np.flatnonzero(blank)[0]))}: {col} is empty")
     winner = votes["winner"].astype(str).str.strip().str.lower()
     bad = ~winner.isin(WINNERS)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise VoteError(
+        raise UserError(
             f"{source}, line {_line(row)}: winner = {votes['winner'].iloc[row]!r} is not one of {', '.join(WINNERS)}"
         )
     out["winner"] = winner
     same = out["system_a"] == out["system_b"]
     if same.any():
         row = int(np.flatnonzero(same)[0])
-        raise VoteError(f"{source}, line {_line(row)}: system_a and system_b are both {out['system_a'].iloc[row]!r}")
+        raise UserError(f"{source}, line {_line(row)}: system_a and system_b are both {out['system_a'].iloc[row]!r}")
     present = [c for c in LENGTH_COLUMNS if c in votes.columns and (votes[c].astype(str).str.strip() != "").any()]
     if len(present) == 1:
-        raise VoteError(f"{source}: {present[0]} without {({*LENGTH_COLUMNS} - {present[0]}).pop()}")
+        raise UserError(f"{source}: {present[0]} without {({*LENGTH_COLUMNS} - {present[0]}).pop()}")
     for col in present:
         text = votes[col].astype(str).str.strip()
         values = pd.to_numeric(text, errors="coerce").astype(float)
         wrong = values.isna() | ~np.isfinite(values) | (values < 0)
         if wrong.any():
             row = int(np.flatnonzero(wrong)[0])
-            raise VoteError(
+            raise UserError(
                 f"{source}, line {_line(row)}: {col} = {votes[col].iloc[row]!r} is not a length (a number ≥ 0)"
             )
         out[col] = values.to_numpy()
@@ -75,15 +74,9 @@ def check_votes(votes: pd.DataFrame, source: str = "votes") -> pd.DataFrame:
 
 def read_votes(path: str) -> pd.DataFrame:
     """The votes of a CSV file (VOTE_COLUMNS, optional LENGTH_COLUMNS; other columns ignored), validated."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except FileNotFoundError:
-        raise VoteError(f"{path}: no such file") from None
-    except pd.errors.EmptyDataError:
-        raise VoteError(f"{path} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise VoteError(f"{path} is not a readable CSV: {str(exc).splitlines()[0]}") from None
-    return check_votes(frame, path)
+    table = read_csv(path)
+    frame = pd.DataFrame([row.values for row in table.rows], columns=table.header, dtype=str)
+    return check_votes(frame, path, [row.line for row in table.rows])
 
 
 def relative_length_difference(len_a: np.ndarray, len_b: np.ndarray) -> np.ndarray:
@@ -191,7 +184,3 @@ class Battles:
 def _codes(keys: pd.Series) -> np.ndarray:
     order = {k: i for i, k in enumerate(sorted(set(keys)))}
     return keys.map(order).to_numpy(int)
-
-
-def finite_or_none(x: float) -> float | None:
-    return float(x) if x is not None and math.isfinite(x) else None

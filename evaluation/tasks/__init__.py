@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.errors import UserError
 from arena.prompts import TASK_SCENARIOS, Scenario
+from common.errors import UserError
 
 from . import code_task, math_task, summary_task
 from .verdict import Verdict
@@ -93,3 +93,16 @@ def scenario_for(prompt: object) -> Scenario | None:
 
 
 __all__ = ["TASKS", "Task", "Verdict", "check", "get", "scenario_for"]
+
+
+def task_list(ids: str | None) -> list[Task]:
+    """The tasks a comma-separated list of ids names (None: all), each once, in the order given."""
+    if ids is None:
+        return list(TASKS.values())
+    chosen = [s.strip() for s in ids.split(",") if s.strip()]
+    if not chosen:
+        raise UserError("choose at least one task")
+    unknown = [t for t in chosen if t not in TASKS]
+    if unknown:
+        raise UserError(f"unknown task {unknown[0]!r}; the tasks are {', '.join(TASKS)}")
+    return [TASKS[t] for t in dict.fromkeys(chosen)]

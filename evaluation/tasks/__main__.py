@@ -21,15 +21,14 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any, NoReturn
 
-from arena.errors import UserError
-from arena.llm import get_default_model, load_model
 from arena.numbers import cli_whole
 from arena.prompts import TASK_SCENARIOS
+from arena.readers import read_jsonl
+from common.errors import UserError
 
-from . import TASKS, bench, check
+from . import TASKS, check, task_list
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,22 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_answers(path: str) -> list[tuple[str, str]]:
     """(task, text) per line of a JSONL file; blank lines skipped; any other problem is a UserError."""
-    try:
-        data = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"answers file {path!r} not found") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
     answers = []
-    for n, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path} line {n}: not valid JSON ({exc.msg})") from None
+    for n, record in read_jsonl(path):
         if not isinstance(record, dict):
             raise UserError(f'{path} line {n}: expected an object {{"task": ..., "text": ...}}')
         for field in ("task", "text"):
@@ -106,7 +91,7 @@ def _languages(value: str) -> list[str]:
 
 
 def write_prompts(args: argparse.Namespace) -> int:
-    tasks = {t.id for t in bench.task_list(args.tasks)}
+    tasks = {t.id for t in task_list(args.tasks)}
     languages = _languages(args.language)
     chosen = [s for s in TASK_SCENARIOS if s.key in tasks and s.language in languages]
     with open(args.write_prompts, "w", encoding="utf-8") as fh:
@@ -121,9 +106,15 @@ def _progress(done: int, total: int, what: str) -> None:
     print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
 
 
-def benchmark(args: argparse.Namespace) -> dict[str, Any]:
+def benchmark(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The JSON of a run, and its table for people."""
+    # late: only generating needs the decoders and a model; --answers, --write-prompts and --help stay light
+    from arena.llm import get_default_model, load_model
+
+    from . import bench  # late, as the line above
+
     methods = bench.parse_methods(args.methods)
-    tasks = bench.task_list(args.tasks)
+    tasks = task_list(args.tasks)
     languages = _languages(args.language)
     samples = 3 if args.samples is None else args.samples
     if samples < 1:
@@ -134,7 +125,8 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     lm = load_model(args.model) if args.model else get_default_model()
     progress = None if args.no_progress else _progress
     runs = bench.run(lm, tasks, methods, languages, samples, args.seed, args.max_new_tokens, progress)
-    return {
+    cells = bench.summarize(runs)
+    out = {
         "config": {
             "model": lm.describe(),
             "methods": methods,
@@ -148,9 +140,10 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
             "wall_s": round(time.time() - started, 1),
         },
-        "cells": bench.summarize(runs),
+        "cells": cells,
         "runs": [r.as_dict() for r in runs],
     }
+    return out, bench.table(cells)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,20 +151,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.write_prompts:
             return write_prompts(args)
-        out = score_answers(args) if args.answers else benchmark(args)
+        out, table = (score_answers(args), "") if args.answers else benchmark(args)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=1))
-        if "cells" in out:  # the table too, for people, where it does not mix with the JSON
-            print(bench.table(out["cells"]), file=sys.stderr)
+        if table:  # the table too, for people, where it does not mix with the JSON
+            print(table, file=sys.stderr)
     elif "answers" in out:
         for i, a in enumerate(out["answers"], start=1):
             mark = {True: "pass", False: "FAIL", None: "not checked"}[a["success"]]
             print(f"{i}\t{a['task']}\t{mark}\t{a['reason']}")
     else:
-        print(bench.table(out["cells"]))
+        print(table)
         c = out["config"]
         print(f"\n{c['model']} · load {c['load_average_at_start']} → {c['load_average_at_end']} · {c['wall_s']} s")
     return 0

@@ -20,7 +20,7 @@ from typing import Any
 
 import decoders
 
-from . import TASKS, Task
+from . import Task
 from .generate import generate
 from .stats import wilson
 from .verdict import Verdict
@@ -193,15 +193,3 @@ def table(cells: Sequence[dict[str, Any]]) -> str:
     lines.insert(1, "-" * len(lines[0]))
     lines.append("* = the task's own preset (the article's configuration)")
     return "\n".join(lines)
-
-
-def task_list(ids: str | None) -> list[Task]:
-    if ids is None:
-        return list(TASKS.values())
-    chosen = [s.strip() for s in ids.split(",") if s.strip()]
-    if not chosen:
-        raise decoders.InvalidSettings("choose at least one task")
-    unknown = [t for t in chosen if t not in TASKS]
-    if unknown:
-        raise decoders.InvalidSettings(f"unknown task {unknown[0]!r}; the tasks are {', '.join(TASKS)}")
-    return [TASKS[t] for t in dict.fromkeys(chosen)]

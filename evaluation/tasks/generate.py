@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.prompts import clean_prompt
-from arena.runner import MethodResult, RunRequest, run_methods, validate_request
+from arena.requests import MethodResult, RunRequest, validate_request
+from arena.runner import run_methods
 
 
 def generate(lm: Any, prompt: str, methods: Sequence[str], seed: int, max_new_tokens: int) -> list[MethodResult]:

@@ -6,7 +6,14 @@ What the sandbox allows (Debian's `bubblewrap`, installed by scripts/services/bw
   * no network: a new, empty network namespace (`--unshare-net`; not even a usable loopback);
   * a read-only view of /usr (and of the Python it runs, if that lives elsewhere) and of the task's
     own folder; everything else of the machine (/home, /root, /work, /etc, the app's database) is
-    not there at all. The only writable place is a small tmpfs at /tmp, gone when the run ends;
+    not there at all. The root and /dev are remounted read-only; the only writable places are two
+    small tmpfs mounts with a size (`/tmp`, `/dev/shm`), gone when the run ends. A tmpfs lives in
+    the host's memory, so an unsized one (bwrap's own root and /dev are) would lend the code as much
+    of it as it cares to write;
+  * where the host lets this process make a memory cgroup (v1 or v2, e.g. root in a container), the
+    whole sandbox (every process, and the tmpfs pages it wrote) is capped by one limit there
+    (`Limits.total_memory_mb`); without one, the cap is per process (address space) times the
+    process limit, and `cgroup_state()` says which holds;
   * new user, PID, IPC, UTS and cgroup namespaces, no capabilities, no further user namespaces,
     a new session (no terminal injection), killed with its parent;
   * limits set with `prlimit` before bwrap starts: address space, CPU seconds, file size, open
@@ -39,7 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import UserError
+from common.errors import UserError
+
+from . import cgroup
 
 MARK = "@@ARENA-TASK-RESULT@@"
 NOBODY = 65534
@@ -89,6 +98,8 @@ class Limits:
     open_files: int = 64
     processes: int = 16  # beyond what the sandbox user already runs
     tmp_mb: int = 16
+    shm_mb: int = 1
+    total_memory_mb: int = 384  # every process and tmpfs page together, where a cgroup can be made
 
 
 @dataclass
@@ -218,10 +229,12 @@ def command(task_dir: Path, limits: Limits, extra_ro_binds: tuple[Path, ...] = (
         "C.UTF-8",
     ]
     cmd += ["--hostname", "sandbox", *_system_binds(python), "--dev", "/dev"]
+    cmd += ["--size", str(limits.shm_mb * 2**20), "--tmpfs", "/dev/shm"]
     cmd += ["--size", str(limits.tmp_mb * 2**20), "--tmpfs", "/tmp", "--ro-bind", str(task_dir), "/task"]
     for path in extra_ro_binds:  # after the tmpfs, so that a folder under /tmp is not hidden by it
         cmd += ["--ro-bind", str(path), str(path)]
-    cmd += ["--chdir", "/tmp"]
+    # Last, once every mount point exists: bwrap's root and /dev are tmpfs mounts without a size.
+    cmd += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
     cmd += [str(python), "-I", "-S", "-B", "/task/harness.py"]
     return cmd
 
@@ -255,22 +268,17 @@ def run_python(
         for f in task_dir.iterdir():
             f.chmod(0o644)
         cmd = command(task_dir, limits, extra_ro_binds)
-        # Output goes to files out here (never seen inside); RLIMIT_FSIZE caps their size.
-        with open(Path(folder) / "out", "w+b") as out, open(Path(folder) / "err", "w+b") as err:
-            proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, close_fds=True
-            )
-            timed_out = False
-            try:
-                proc.wait(timeout=limits.wall_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill(proc)
-                proc.wait()
-            out.seek(0)
-            err.seek(0)
-            stdout = out.read().decode("utf-8", "replace")
-            stderr = err.read(20_000).decode("utf-8", "replace")
+        group = cgroup.create(limits.total_memory_mb * 2**20)
+        if group is not None:
+            # The shell joins the cgroup, then becomes prlimit: everything the run starts is inside it.
+            cmd = ["/bin/sh", "-c", 'echo $$ >"$0" && exec "$@"', str(group.procs), *cmd]
+        try:
+            stdout, stderr, returncode, timed_out = _run_command(cmd, Path(folder), limits.wall_s)
+        finally:
+            if group is not None:
+                group.remove()
+    if group is not None and group.oom_killed():
+        stderr += "\nkilled by the sandbox's memory limit (all its processes and files together)"
     report = None
     if not timed_out:
         line = next((ln for ln in reversed(stdout.splitlines()) if ln.startswith(MARK)), None)
@@ -279,7 +287,33 @@ def run_python(
                 report = json.loads(line[len(MARK) :])
             except json.JSONDecodeError:
                 report = None
-    return SandboxResult(report, proc.returncode, timed_out, stderr)
+    return SandboxResult(report, returncode, timed_out, stderr)
+
+
+def _run_command(cmd: list[str], folder: Path, wall_s: float) -> tuple[str, str, int | None, bool]:
+    """(stdout, stderr, return code, timed out) of `cmd`, its whole process group killed at `wall_s`."""
+    # Output goes to files out here (never seen inside); RLIMIT_FSIZE caps their size.
+    with open(folder / "out", "w+b") as out, open(folder / "err", "w+b") as err:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, close_fds=True
+        )
+        timed_out = False
+        try:
+            proc.wait(timeout=wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill(proc)
+            proc.wait()
+        # Whatever the run left behind in its group (a fork that outlived the harness) goes too.
+        _kill(proc)
+        out.seek(0)
+        err.seek(0)
+        return (
+            out.read().decode("utf-8", "replace"),
+            err.read(20_000).decode("utf-8", "replace"),
+            proc.returncode,
+            timed_out,
+        )
 
 
 _probe: tuple[bool, str] | None = None

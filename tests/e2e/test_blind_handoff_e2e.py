@@ -17,7 +17,7 @@ import gradio as gr
 import pytest
 
 from arena import invites
-from arena.runner import MethodResult
+from arena.requests import MethodResult
 from arena.store import Store
 from tests.support.browser_helpers import response_text, score_all
 from ui import AppContext, rating

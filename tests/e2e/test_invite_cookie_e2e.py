@@ -59,8 +59,39 @@ def test_an_invite_link_from_another_site_opens_a_clean_rating_only_page(page, a
         store.dispose()
 
 
+def test_attack_a_link_on_another_site_cannot_swap_the_raters_seat(page, app, tmp_path):
+    """Issue 32, route 4: a link elsewhere to `/?invite=OTHER` replaced the rater's cookie on main
+    b69a925, so their next ratings went to another seat. Now this site asks the rater first."""
+    store = db_store(app.workdir)
+    texts = {m: f"{m} seat reply {TOKEN}" for m in ("BS-4", "TS-Temp", "TS-Tilted")}
+    sid, _ = seed_study(store, f"Seat study {TOKEN}", [f"Seat prompt {TOKEN}"], [texts])
+    mine, other = invite(store, sid, f"seat-mine-{TOKEN}"), invite(store, sid, f"seat-other-{TOKEN}")
+    server, mail = serve_link_page(tmp_path, f"{app.url}/?invite={other}")
+    try:
+        page.goto(f"{app.url}/?invite={mine}", wait_until="domcontentloaded")
+        expect(page.get_by_text(f"seat-mine-{TOKEN}").first).to_be_visible()
+        page.goto(mail)
+        page.click("#invite")
+        expect(page.get_by_text("already taking part in a rating study with another invitation")).to_be_visible()
+        assert other not in page.url and page.context.cookies()[0]["value"] == mine
+        page.get_by_role("link", name="Keep the one I have").click()
+        expect(page.get_by_text(f"seat-mine-{TOKEN}").first).to_be_visible()
+        # The rater's own choice switches; leaving is the page's button (a same-origin POST).
+        page.goto(mail)
+        page.click("#invite")
+        page.get_by_role("button", name="Use the new invitation").click()
+        expect(page.get_by_text(f"seat-other-{TOKEN}").first).to_be_visible()
+        page.get_by_role("button", name="Leave this study on this browser").click()
+        expect(page.get_by_role("tab", name="Compare")).to_be_visible()
+        assert not [c for c in page.context.cookies() if c["name"] == "arena_invite" and c["value"]]
+    finally:
+        server.shutdown()
+        server.server_close()
+        store.dispose()
+
+
 def test_the_organizers_unlock_gives_the_browser_its_upload_session(page, app):
-    page.goto(f"{app.url}/?signout=1")
+    page.goto(f"{app.url}/")
     page.get_by_role("tab", name="Organizer").click()
     box = page.get_by_label("Organizer password")
     box.fill(ORGANIZER_PASSWORD)

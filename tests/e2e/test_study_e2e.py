@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 import secrets
 
+import httpx
 from playwright.sync_api import expect
 
 import decoders
+from arena.store import Store
 from tests.support.browser_helpers import open_app, panel, pick_option, response_region, response_text, score_all
 
 GENERATION_TIMEOUT_MS = 480_000  # three 4-token outputs, beam search included, on two busy cores
@@ -33,11 +35,18 @@ def test_create_study_rate_blind_and_see_results(page, app, artifacts_dir):
     org.get_by_label("Pasted prompts (one per line)").fill("Say hello to a friend.")
     org.get_by_label("max_new_tokens").fill("4")
     org.get_by_label("max_new_tokens").blur()
+    # The seed box is left as it opens: empty, never a pre-filled 0 (issue 32, route 1).
+    expect(org.get_by_role("textbox", name=re.compile("Base seed"))).to_have_value("")
     org.get_by_role("button", name="Create study and generate its outputs").click()
     created = org.get_by_text(re.compile(r"Study #\d+ created: 3 of 3 outputs stored"))
     expect(created).to_be_visible(timeout=GENERATION_TIMEOUT_MS)
     study_id = int(re.search(r"Study #(\d+)", created.inner_text()).group(1))
     expect(org.get_by_text(re.compile(r"now open for rating"))).to_be_visible()
+    # Its base seed is secret and random: far from 0 and the small numbers people type, and in no page.
+    base_seed = Store(f"sqlite:///{app.env['ARENA_DB_PATH']}").get_study(study_id).base_seed
+    assert base_seed >= 2**20, base_seed
+    config = httpx.get(f"{app.url}/config", timeout=60, trust_env=False).text
+    assert str(base_seed) not in page.content() and str(base_seed) not in config
     page.screenshot(path=str(artifacts_dir / "e2e-organizer-study.png"), full_page=True)
 
     # Organizer: invite the rater; the code and its link are shown once.
@@ -64,6 +73,7 @@ def test_create_study_rate_blind_and_see_results(page, app, artifacts_dir):
     assert all(t.strip() for t in texts), texts
     expect(response_region(rate, "D")).to_be_hidden()
     shown = rate.inner_text()
+    assert str(base_seed) not in page.content()
     for name in decoders.names():  # blind: no method name anywhere on the rating page
         assert name not in shown, f"{name} is visible while rating"
     score_all(page, rate, 3, [4, 3, 5])

@@ -53,6 +53,11 @@ def app_env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str
         # Security and fault tests send many wrong codes and passwords from 127.0.0.1 on purpose; the
         # backoff itself is tested with its own app started with the default (extra_env overrides).
         ARENA_AUTH_FREE_ATTEMPTS="1000",
+        # Likewise, tests play many browsers through one client (a fresh Gradio session per call, as
+        # few scripts and no browser do); the queue gate's limits are attacked with their defaults in
+        # tests/test_blind_closed_live.py, which passes them back in `extra`.
+        ARENA_JOINS_PER_SECOND="100000",
+        ARENA_SESSIONS_PER_MINUTE="1000000",
     )
     env.pop("DATABASE_URL", None)  # a test that wants PostgreSQL passes it in `extra`
     env.update(extra or {})

@@ -172,7 +172,8 @@ def main() -> int:
     from arena import hardware
     from arena import zerogpu as gpu
     from arena.llm import get_default_model
-    from arena.runner import RunRequest, run_methods, stream_methods
+    from arena.requests import RunRequest
+    from arena.runner import run_methods, stream_methods
     from arena.store import get_store
     from arena.studies import PromptSpec, create_study, generate_study
     from evaluation.perplexity import score_outputs

@@ -18,8 +18,9 @@ from typing import Any
 
 import torch
 
+from common.errors import UserError
+
 from ... import compute
-from ...errors import UserError
 from ...llm import LoadedModel
 from ...requests import (
     Cancelled,

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import UserError
+from common.errors import UserError
 
 VERSION = "0.3.36"  # the pinned llama-cpp-python, built by scripts/setup.sh
 INSTALL = (

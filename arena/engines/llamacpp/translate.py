@@ -39,11 +39,11 @@ from transformers import (
 )
 
 import decoders
+from common.errors import UserError
 from decoders import GenerationPlan
 from decoders.processors import TiltedLogitsProcessor
 from decoders.recording import stage_name
 
-from ...errors import UserError
 from ...llm import LoadedModel, decode_context
 
 ENGINE = "llama.cpp"

@@ -7,7 +7,8 @@ from typing import Any
 
 import torch
 
-from ...errors import UserError
+from common.errors import UserError
+
 from ...settings import current as current_settings
 from ...settings import env_of
 

@@ -12,7 +12,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from ...errors import UserError
+from common.errors import UserError
+
 from ...llm import LoadedModel
 from ...requests import (
     Cancelled,

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from common.errors import UserError
+
 from ... import settings
-from ...errors import UserError
 from ...llm import materialize, refuse_variant, split_variant
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import httpx
 
-from ...errors import UserError
+from common.errors import UserError
+
 from ...llm import LoadedModel, end_ids
 from ...prompts import encode_prompt
 from ...requests import MethodResult, RunRequest, instruction_for

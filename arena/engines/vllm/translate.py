@@ -18,10 +18,10 @@ from typing import Any
 from transformers import SequenceBiasLogitsProcessor
 
 import decoders
+from common.errors import UserError
 from decoders import GenerationPlan
 from decoders.processors import TiltedLogitsProcessor
 
-from ...errors import UserError
 from ...llm import LoadedModel, decode_context
 
 # vllm_xargs understood by serving/vllm_arena.py

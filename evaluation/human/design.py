@@ -1,7 +1,7 @@
 """Calibration of the human-rating analysis across study designs, and the power planner.
 
-`calibrate` runs the app's own functions (`evaluation.human_stats`) on simulated studies
-(`evaluation.stats_sim`) and counts: null studies (no method differs) give the false-positive rate
+`calibrate` runs the app's own functions (`evaluation.human.stats`) on simulated studies
+(`evaluation.human.sim`) and counts: null studies (no method differs) give the false-positive rate
 on the headline family (any pair x dimension significant after the family adjustment); studies
 where the last method is shifted give how often the 95% CIs cover the known values (a difference,
 and every method's mean) and how often the shifted pair is found (power, max-T against Holm on the
@@ -10,7 +10,7 @@ same p-values). `DESIGNS` are the designs of the calibration table in docs/stati
 
 `simulated_power` is the planner's engine: the primary analysis in closed form on complete
 (every rater rates every item) simulated studies, vectorised over studies; a test checks it gives
-the p-values of `human_stats.pairwise`.
+the p-values of `stats.pairwise`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from . import human_stats as hs
-from . import stats_crossed as crossed
-from .stats_sim import (
+from . import crossed
+from . import stats as hs
+from .sim import (
     DEFAULT_SD,
     METHOD_NAMES,
     Design,
@@ -51,7 +51,6 @@ __all__ = [
     "Calibration",
     "Design",
     "calibrate",
-    "calibration_table",
     "calibrations",
     "closed_form_calibration",
     "conditional_scores",
@@ -292,19 +291,6 @@ def calibrate(
     return next(iter(calibrations([design], n_null, n_known, effect, seed, mixed_reps, workers)))
 
 
-def calibration_table(
-    names: Sequence[str] = tuple(DESIGNS),
-    n_null: int = 500,
-    n_known: int = 500,
-    mixed_reps: int = 0,
-    effect: float = 0.5,
-    seed: int = 0,
-    workers: int = 2,
-) -> list[Calibration]:
-    """`calibrate` for several designs over one pool of `workers` processes."""
-    return list(calibrations(names, n_null, n_known, effect, seed, mixed_reps, workers))
-
-
 # ---- the primary analysis in closed form, vectorised over simulated studies -------------------------
 
 
@@ -312,7 +298,7 @@ PLANNER_DRAWS = 5000  # max-T draws per simulated study in the planner (p error 
 
 
 def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_DRAWS) -> dict[str, np.ndarray]:
-    """The primary analysis (`human_stats.pairwise`) of complete studies given as cell means, shape
+    """The primary analysis (`stats.pairwise`) of complete studies given as cell means, shape
     (studies, dimensions, items, raters, methods): per contrast (dimension-major, pairs in order)
     the estimate, SE, df, raw p and the family-adjusted p. The max-T step is run only where it can
     matter (raw p < alpha <= Holm p): elsewhere Holm's p already decides."""
@@ -361,7 +347,7 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
             X = contributions[s, good].T
             if R < crossed.MIN_RANDOM_RATERS or not applied[s] > 0:
                 adj = hs.max_t_flips(X[np.any(X != 0, axis=1)], p[s, good], holm_p, draws=draws)
-            else:  # `human_stats.family_covariance` on a complete table
+            else:  # `stats.family_covariance` on a complete table
                 centred = X - X.mean(axis=0)
                 cov = centred.T @ centred * (I / (I - 1))
                 cov = cov + applied[s] / (2 * R) * pattern[np.ix_(good, good)]

@@ -1,13 +1,13 @@
 """Statistics over human ratings, on the store's `ratings_frame()` (one row per rating), fixed in
-advance. The words for each result are in `evaluation.human_words`, the command line in
-`evaluation.human_cli`; `evaluation.human` re-exports all three. The full reference, with the
+advance. The words for each result are in `evaluation.human.words`, the command line in
+`evaluation.human.cli` (a map of the package: `evaluation/human/__init__.py`). The full reference, with the
 calibration behind every choice, is docs/statistics.md.
 
 Items and raters are both samples: the claim is about prompts and raters in general. The unit of
 data is the cell (item, rater, method): a rater's mean score over the method's samples on the item.
 
   * per method: the mean over items of the item means; its variance from REML variance
-    components of item, rater and residual (`evaluation.stats_reml`), with Satterthwaite degrees
+    components of item, rater and residual (`evaluation.human.reml`), with Satterthwaite degrees
     of freedom, so 3 raters give an interval about as wide as 2 degrees of freedom make it;
   * pairwise (the primary analysis): per (item, rater) the difference a - b, so a rater's taste
     for a method is a rater component of the difference, shared by all their items. The estimate
@@ -37,15 +37,11 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from arena.store.schema import SCORE_COLUMNS
+from . import crossed, reml
+from .columns import DIMENSIONS
+from .crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_THESE, Estimate, item_weights
 
-from . import stats_crossed as crossed
-from . import stats_reml as reml
-from .stats_crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_THESE, Estimate, item_weights
-
-DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the rating dimensions, named once: arena.store.schema
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]  # Krippendorff's levels of measurement
-REQUIRED_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position", *DIMENSIONS)
 ALPHA = 0.05
 FAMILY_DRAWS = 20000  # Monte Carlo draws of the max-T null (p error about 0.0015 near 0.05)
 
@@ -735,7 +731,7 @@ def fit_mixed(
     start: Mapping[str, float] | None = None,
 ):
     """score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by
-    REML (`stats_reml`). The output term: each output is one sample rated by several raters; the
+    REML (`reml`). The output term: each output is one sample rated by several raters; the
     rater:method term: a rater's taste for a method is shared by all their items; item:rater: a
     rater's mood on one item is shared by the methods. With fewer than MIN_RANDOM_RATERS raters,
     rater and rater:method are fixed (sum-coded) and the contrasts hold for these raters only.
@@ -780,7 +776,7 @@ def mixed_model(
 
     The rater:method variance is pooled over the dimensions as in the primary analysis (the
     unconstrained estimate of each dimension averaged, entering when its one-sided test reaches
-    `stats_crossed.TASTE_TEST_LEVEL`); each dimension is then refitted with it held there."""
+    `crossed.TASTE_TEST_LEVEL`); each dimension is then refitted with it held there."""
     first = {dim: fit_mixed(ratings, dim, methods, unconstrained=("rater:method",)) for dim in dimensions}
     pooled = [(dim, fit) for dim, (fit, _, scope) in first.items() if fit is not None and "rater:method" in fit.names]
     taste = {"rater:method": 0.0}

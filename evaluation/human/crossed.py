@@ -1,9 +1,9 @@
 """Means and differences over a crossed items x raters table, with intervals that hold for items
-and raters in general: the estimators of the human-rating analysis (`evaluation.human_stats`).
+and raters in general: the estimators of the human-rating analysis (`evaluation.human.stats`).
 
 Every estimate is the mean over items of item means of cell values (a cell: one rater's score, or
 difference of scores, on one item). Its variance is w'Vw, V from variance components of item,
-rater and residual, and its t has Satterthwaite degrees of freedom (`evaluation.stats_reml`).
+rater and residual, and its t has Satterthwaite degrees of freedom (`evaluation.human.reml`).
 
 * `crossed_mean` (a method's mean score): REML components, each >= 0; one estimated at 0 is
   dropped from the model, so it adds no degrees of freedom it does not have.
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from . import stats_reml as reml
+from . import reml
 
 MIN_RANDOM_RATERS = 3  # below this, raters are fixed and results hold for these raters only
 SCOPE_ALL = "items and raters"
@@ -177,7 +177,7 @@ def _df_at(
     components: Mapping[str, float],
     level: float,
 ) -> Estimate:
-    """`est` with its df evaluated at `components` (`balanced_df_at`, `stats_reml.df_at`)."""
+    """`est` with its df evaluated at `components` (`balanced_df_at`, `reml.df_at`)."""
     if source is None or est.status != "ok":
         return est
     if isinstance(source, np.ndarray):
@@ -191,7 +191,7 @@ def _df_at(
 
 def balanced_df_at(I: int, R: int, components: Mapping[str, float]) -> float:
     """Satterthwaite df of the grand mean of a complete I x R table, evaluated at `components`
-    (item, rater, residual; one at 0 leaves the model), as `stats_reml.df_at` does by REML."""
+    (item, rater, residual; one at 0 leaves the model), as `reml.df_at` does by REML."""
     theta = np.array([components.get("item", 0.0), components.get("rater", 0.0), components["residual"]])
     B = np.array([[R, 0, 1], [0, I, 1], [0, 0, 1]], dtype=float)  # expected mean squares = B @ theta
     E = B @ theta

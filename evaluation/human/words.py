@@ -1,4 +1,4 @@
-"""The human-rating results in words: one line per result of `evaluation.human_stats`, for the
+"""The human-rating results in words: one line per result of `evaluation.human.stats`, for the
 Results tab, the organizer and the command line. Plain text (method names come from the registry,
 but whoever shows a line escapes it)."""
 
@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .stats_crossed import SCOPE_THESE
+from common.messages import english
+
+from .crossed import SCOPE_THESE
 
 ALPHA = 0.05
 
@@ -112,9 +114,7 @@ def explain_mixed(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
     )
 
 
-AGREEMENT_SCALE = (
-    "Krippendorff's α: 1 = perfect, 0 = chance, below 0 = worse than chance, ≥ 0.8 good, ≥ 0.667 tentative"
-)
+AGREEMENT_SCALE = english("story_scale")
 
 
 def agreement_level(alpha: float) -> str:

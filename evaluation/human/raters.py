@@ -21,13 +21,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from . import human
+from . import stats
+from .columns import DIMENSIONS
 
 BREAK_SECONDS = 30 * 60
 FLAT_SHARE = 0.8
 
 
-def leave_one_out_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = human.DIMENSIONS) -> pd.DataFrame:
+def leave_one_out_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
     """One row per rater: for each dimension, alpha without this rater and the change
     (alpha with everybody - alpha without)."""
     raters = list(dict.fromkeys(ratings["rater"]))
@@ -35,10 +36,10 @@ def leave_one_out_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = human
     for dim in dimensions:
         df = ratings.assign(_score=pd.to_numeric(ratings[dim], errors="coerce")).dropna(subset=["_score"])
         table = df.pivot_table(index="rater", columns="output_id", values="_score", aggfunc="mean")
-        full = human.alpha_of(table.to_numpy(float))
+        full = stats.alpha_of(table.to_numpy(float))
         for r in raters:
             without = (
-                human.alpha_of(table.drop(index=r, errors="ignore").to_numpy(float)) if len(table) > 2 else math.nan
+                stats.alpha_of(table.drop(index=r, errors="ignore").to_numpy(float)) if len(table) > 2 else math.nan
             )
             rows[r][f"alpha_without_{dim}"] = without
             rows[r][f"alpha_change_{dim}"] = full - without if np.isfinite(full) and np.isfinite(without) else math.nan
@@ -61,7 +62,7 @@ def seconds_per_item(ratings: pd.DataFrame) -> pd.Series:
     return pd.Series(out, dtype=float)
 
 
-def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = human.DIMENSIONS) -> pd.DataFrame:
+def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
     """Per rater: items, distinct score values used, share of items with one score everywhere, flag."""
     rows = []
     for rater, group in ratings.groupby("rater", sort=False):
@@ -87,7 +88,7 @@ def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = human.DIM
     )
 
 
-def rater_diagnostics(ratings: pd.DataFrame, dimensions: Sequence[str] = human.DIMENSIONS) -> pd.DataFrame:
+def rater_diagnostics(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
     """Everything above, one row per rater."""
     if ratings.empty:
         return pd.DataFrame(
@@ -106,7 +107,7 @@ def rater_diagnostics(ratings: pd.DataFrame, dimensions: Sequence[str] = human.D
     return out.merge(leave_one_out_alpha(ratings, dimensions), on="rater", how="left")
 
 
-def explain(diag: pd.DataFrame, dimensions: Sequence[str] = human.DIMENSIONS) -> list[str]:
+def explain(diag: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> list[str]:
     """One line per rater who stands out (or one line saying nobody does)."""
     lines = []
     for row in diag.to_dict("records"):

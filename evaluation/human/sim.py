@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .human_stats import DIMENSIONS
+from .columns import DIMENSIONS
 
 DEFAULT_SD = {"item": 0.7, "rater": 0.4, "output": 0.6, "resid": 0.8}
 METHOD_NAMES = tuple("ABCDEFGHIJ")

@@ -1,5 +1,5 @@
 """The primary analysis of one study's ratings, fixed in advance: every frame of
-`evaluation.human_stats` and one line per result (`evaluation.human_words`)."""
+`evaluation.human.stats` and one line per result (`evaluation.human.words`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from . import human_stats as hs
-from . import human_words as words
+from . import stats as hs
+from . import words
 
 
 def analyse(

@@ -1,0 +1,568 @@
+"""Every sentence the app shows people, in English and Chinese, keyed by a message id: one table for
+the tabs, the rating page's server-side lines, the stakeholder page and the report's takeaway.
+
+`PAGE` holds the fixed texts of the pages, which Gradio translates in the browser (ui/i18n.py marks
+them): plain text, no braces (Gradio reads them as ICU messages). `LINES` holds what the server writes
+with values in it, as Python format strings (`{name}`), in the reader's language. Code names a
+message by its id (`english("rate_guidelines")`, `text("rater_saved", lang)`), never by copying
+its English, so an edit of the English keeps its Chinese (tests/test_messages.py checks every id has
+both, with the same fields). Imports nothing: every layer may read it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LANGUAGES: tuple[str, ...] = ("en", "zh")
+
+PAGE: dict[str, tuple[str, str]] = {
+    "how_to_vote_guidelines": ("How to vote (guidelines)", "如何投票（评分指南）"),
+    "pair_guidelines": (
+        "**Read both responses to the prompt, then vote once:**\n\n- **A is better** (key 1) or **B is better** (key 2): the one you would rather get, as a whole.\n- **Tie** (key 3): about equally good. **Both bad** (key 4): neither is acceptable.\n\nOptionally tick why, or write a word, before you vote: the vote saves and the next item comes.\nResponses are **cut off after a fixed number of tokens on purpose**: don't mark one down because it\nstops mid-sentence. Which method wrote which stays hidden, and the sides differ between items and\nraters. You can go back and change a vote.",
+        "**请读完针对提示词的两个回答，然后投一票：**\n\n- **A 更好**（按键 1）或 **B 更好**（按键 2）：整体上你更想要的那个。\n- **平局**（按键 3）：差不多一样好。**都不好**（按键 4）：两个都不可接受。\n\n投票前可以勾选理由或写几个字：投票即保存，并进入下一项。\n回答**按固定的词元数截断是有意为之**：不要因为某个回答在句中停止而扣分。哪个方法写了哪个回答是隐藏的，左右位置在不同条目和评分者之间也不同。你可以返回修改投票。",
+    ),
+    "a_is_better_1": ("A is better (1)", "A 更好 (1)"),
+    "b_is_better_2": ("B is better (2)", "B 更好 (2)"),
+    "tie_3": ("Tie (3)", "平局 (3)"),
+    "both_bad_4": ("Both bad (4)", "都不好 (4)"),
+    "why_optional": ("Why (optional)", "理由（可选）"),
+    "anything_else_about_your_choice": (
+        "Anything else about your choice (optional)",
+        "关于你的选择，还有什么想说的（可选）",
+    ),
+    "more_accurate_or_on_topic": ("More accurate or on topic", "更准确或更切题"),
+    "clearer_reads_better": ("Clearer, reads better", "更清楚，读起来更好"),
+    "more_complete_or_useful": ("More complete or useful", "更完整或更有用"),
+    "more_concise": ("More concise", "更简洁"),
+    "safer_less_harmful": ("Safer, less harmful", "更安全，危害更小"),
+    "app_header": (
+        "# Decoding Arena\nOne prompt, several decoding methods, honest timing, blind ratings.",
+        "# 解码竞技场\n同一个提示词，多种解码方法，如实计时，盲评打分。",
+    ),
+    "compare": ("Compare", "对比"),
+    "rate_blind": ("Rate (blind)", "盲评"),
+    "results": ("Results", "结果"),
+    "organizer": ("Organizer", "组织者"),
+    "multi_arm_trace": ("Multi-arm trace", "多臂追踪"),
+    "rate_intro": (
+        "Rate each response from 1 (poor) to 5 (excellent). The responses come from different decoding methods; which is which stays hidden, and their order differs between items and raters. Your ratings are saved when you press **Submit**; you can go back and change them. To take part you need an invite code (or link) from the study's organizer.",
+        "请为每条回答打 1（差）到 5（优秀）分。这些回答来自不同的解码方法；哪条来自哪种方法不会公开，回答的顺序在不同题目和不同评分者之间也不相同。按下 **提交** 后评分即保存；之后仍可返回修改。参与评分需要研究组织者提供的邀请码（或链接）。",
+    ),
+    "invite_code_or_link": ("Invite code or link", "邀请码或链接"),
+    "opened_from_your_invite_link": ("opened from your invite link: leave empty", "已通过邀请链接打开：留空即可"),
+    "start_continue": ("Start / continue", "开始 / 继续"),
+    "prompt": ("Prompt", "提示词"),
+    "how_to_rate_guidelines": ("How to rate (guidelines)", "如何评分（评分指南）"),
+    "rate_guidelines": (
+        "**Rate each response on its own, from 1 to 5, on three things:**\n\n- **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·\n  *3* mostly holds together, with a slip or two · *5* clear and consistent from start to end.\n- **Informativeness / creativity**: does it say something useful or interesting? *1* empty or\n  generic · *3* some substance · *5* specific, useful or genuinely inventive.\n- **Naturalness**: does it read like fluent human writing? *1* broken or robotic · *3* understandable\n  but awkward · *5* reads as if a fluent person wrote it.\n\nResponses are **cut off after a fixed number of tokens on purpose**: don't mark a response down\nbecause it stops mid-sentence. The order of the responses is random; which method wrote which stays\nhidden. You can go back and change a rating.\n",
+        "**请单独评价每条回答，按以下三个方面各打 1 到 5 分：**\n\n- **连贯性**：是否有逻辑、前后一致、切题？*1* 自相矛盾或跑题 · *3* 大体连贯，偶有疏漏 · *5* 从头到尾清晰一致。\n- **信息量 / 创造性**：是否说出了有用或有趣的内容？*1* 空洞或泛泛而谈 · *3* 有一些实质内容 · *5* 具体、有用或确有新意。\n- **自然度**：读起来是否像流畅的人写的？*1* 不通顺或机械 · *3* 能看懂但别扭 · *5* 像母语流利的人写的。\n\n回答**有意在固定的 token 数后截断**：不要因为回答在句子中间停下而扣分。回答的顺序是随机的；\n哪种方法写了哪条回答不会公开。你可以返回修改评分。\n",
+    ),
+    "can_t_judge": ("Can't judge", "无法判断"),
+    "rate_keys": (
+        "Keys: **1–5** score the focused row and move on to the next (then the next response, then Submit) · **0** can't judge · **Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response (it counts as answered, not as a score).",
+        "按键：**1–5** 为当前行打分并跳到下一行（然后是下一条回答，最后是提交）· **0** 无法判断 · **Ctrl+Enter** 提交。某个方面无法评价时选择 **无法判断**（算作已作答，不计分）。",
+    ),
+    "skip_this_item_or_flag": ("Skip this item, or flag a problem", "跳过此题，或报告问题"),
+    "reason_to_skip_this_item": ("Reason to skip this item", "跳过此题的原因"),
+    "i_can_t_read_the": ("I can't read the language", "我看不懂这种语言"),
+    "the_prompt_is_unclear": ("The prompt is unclear", "提示词不清楚"),
+    "offensive_or_unsafe_content": ("Offensive or unsafe content", "冒犯性或不安全的内容"),
+    "other_say_why": ("Other (say why)", "其他（请说明原因）"),
+    "skip_say_why_needed_for": ("Skip: say why (needed for Other)", "跳过：说明原因（选“其他”时必填）"),
+    "skip_this_item": ("Skip this item", "跳过此题"),
+    "flag": ("Flag", "报告"),
+    "the_whole_item": ("The whole item", "整道题"),
+    "flag_reason": ("Flag reason", "报告原因"),
+    "broken_or_empty_output": ("Broken or empty output", "输出损坏或为空"),
+    "problem_with_the_prompt": ("Problem with the prompt", "提示词有问题"),
+    "contains_personal_data": ("Contains personal data", "包含个人数据"),
+    "flag_note_optional_needed_for": ("Flag note (optional; needed for Other)", "报告说明（可选；选“其他”时必填）"),
+    "rate_skip_note": (
+        "A skipped item counts as done and gets no scores from you; you can still go back and rate it. A flag goes to the organizer; your scores on screen stay, and you can go on rating.",
+        "跳过的题目算作已完成，不计入你的评分；你仍可返回为它打分。报告会发送给组织者；屏幕上的评分会保留，你可以继续评分。",
+    ),
+    "rate_guess_prompt": (
+        "**Your scores are saved.** One more question about this item; it does not change your scores, and if you have no idea, choose **Don't know**.",
+        "**你的评分已保存。** 关于此题还有一个问题；它不会改变你的评分，如果完全不知道，请选 **不知道**。",
+    ),
+    "pair_guess_prompt": (
+        "**Your vote is saved.** One more question about this pair; it does not change your vote, and if you have no idea, choose **Don't know**.",
+        "**你的投票已保存。** 关于这组回答还有一个问题；它不会改变你的投票，如果完全不知道，请选 **不知道**。",
+    ),
+    "don_t_know": ("Don't know", "不知道"),
+    "send_answer_and_go_on": ("Send answer and go on", "提交答案并继续"),
+    "previous": ("← Previous", "← 上一题"),
+    "submit_ratings": ("Submit ratings", "提交评分"),
+    "next": ("Next →", "下一题 →"),
+    "rate_page_signout": (
+        "Opened by your invite link: the code is kept by this browser until it closes.",
+        "已通过你的邀请链接打开：此浏览器会保留邀请码直到关闭。",
+    ),
+    "leave_this_study_on_this": ("Leave this study on this browser", "在此浏览器上退出本研究"),
+    "ask_a_question_or_paste": ("Ask a question, or paste a text to continue", "提一个问题，或粘贴一段要续写的文字"),
+    "raw_continuation_no_chat_template": ("Raw continuation (no chat template)", "直接续写（不用对话模板）"),
+    "record_why_each_token_was": ("Record why each token was chosen", "记录每个 token 被选中的原因"),
+    "compare_record_info": (
+        "For the token view below; the recording's cost is inside that run's timing",
+        "用于下方的 token 视图；记录的开销计入该次运行的计时",
+    ),
+    "the_article_s_scenarios_zh": ("The article's scenarios (zh and en)", "文章中的场景（中文和英文）"),
+    "compare_tasks_label": (
+        "Article 003's tasks: each output gets an automatic check (docs/tasks.md)",
+        "文章 003 的任务：每个输出都会自动检查（docs/tasks.md）",
+    ),
+    "methods": ("Methods", "方法"),
+    "article_presets": ("Article presets", "文章预设"),
+    "creative": ("Creative", "创意"),
+    "balanced": ("Balanced", "平衡"),
+    "precise": ("Precise", "精确"),
+    "run": ("Run", "运行"),
+    "stop": ("Stop", "停止"),
+    "rate_these_blind": ("Rate these blind", "盲评这些输出"),
+    "settings": ("Settings", "设置"),
+    "seed_torch_manualseed_before_each": (
+        "Seed (torch.manual_seed before each method; empty = random)",
+        "随机种子（每种方法前调用 torch.manual_seed；留空 = 随机）",
+    ),
+    "timing": ("Timing", "计时"),
+    "latency_and_throughput": ("Latency and throughput", "延迟与吞吐量"),
+    "running": ("Running…", "运行中…"),
+    "starting": ("Starting…", "正在开始…"),
+    "stopped_before_it_started": ("**Stopped** before it started.", "开始前已 **停止**。"),
+    "compare_reserved_picked": (
+        "⚠ That example is in a study being rated, so Compare will not run it until the study is published.",
+        "⚠ 该示例属于正在评分的研究，研究发布前“对比”不会运行它。",
+    ),
+    "model_english_only": (
+        "is trained on English only, so a Chinese prompt gets an English or off-topic answer. For Chinese, start the app with the multilingual Gemma 3 270M: `python app.py --model gemma-3-270m` (docs/models.md).",
+        "只用英文训练，中文提示词会得到英文或离题的回答。要用中文，请用多语言的 Gemma 3 270M 启动应用：`python app.py --model gemma-3-270m`（docs/models.md）。",
+    ),
+    "study": ("Study", "研究"),
+    "refresh_studies": ("Refresh studies", "刷新研究列表"),
+    "scenarios_empty_all": ("Scenarios (empty = all)", "场景（留空 = 全部）"),
+    "raters_empty_all": ("Raters (empty = all)", "评分者（留空 = 全部）"),
+    "perplexity_under_the_loaded_model": ("Perplexity under the loaded model", "用已加载的模型计算困惑度"),
+    "show_results": ("Show results", "显示结果"),
+    "choose_a_study_and_press": ("Choose a study and press **Show results**.", "选择一个研究，然后按 **显示结果**。"),
+    "per_method": ("Per method", "每种方法"),
+    "results_reading_the_table": (
+        "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a 1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. **Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall time per output in milliseconds. **tokens/s**: new tokens per second of generation.",
+        "**读表方法。** ↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。**PPL**（困惑度）：已加载的模型对这段文字有多意外；越低表示文字越可预测、越流畅（太低可能意味着平淡或重复）。**distinct-2**：不重复的词对所占的比例，越高越多样。**重复率 %**：连续 3 次以上重复同一短语的输出所占的比例。**Self-BLEU4**：同一方法的各条输出彼此有多相似，越低越多样。**Zipf**：词频曲线的斜率，自然文本接近 1，没有好坏之分。**latency ms**：每条输出的平均耗时（毫秒）。**tokens/s**：生成时每秒产生的新 token 数。",
+    ),
+    "human_scores": ("Human scores", "人工评分"),
+    "quality_against_latency": ("Quality against latency", "质量与延迟"),
+    "csv_numbers_per_method": ("CSV (numbers per method)", "CSV（每种方法的数据）"),
+    "what_the_ratings_say_items": (
+        "What the ratings say (items and raters as samples)",
+        "评分说明了什么（题目和评分者都视为样本）",
+    ),
+    "statistics": ("Statistics", "统计方法"),
+    "leaderboard_across_studies_same_models": ("Leaderboard across studies (same models)", "跨研究排行榜（相同模型）"),
+    "model_set": ("Model set", "模型组合"),
+    "studies_empty_all_of_this": ("Studies (empty = all of this model set)", "研究（留空 = 该模型组合的全部研究）"),
+    "show_the_leaderboard": ("Show the leaderboard", "显示排行榜"),
+    "results_length_adjusted": (
+        "Length-adjusted contrast (exploratory): the pairs above at equal length (item + method + log2 length, items as clusters)",
+        "长度调整后的对比（探索性）：上面各对方法在长度相同时的差异（题目 + 方法 + log2 长度，以题目为聚类）",
+    ),
+    "systems_across_studies": ("Systems across studies", "各研究中的系统"),
+    "what_the_board_rests_on": ("What the board rests on (one row per study)", "排行榜依据的数据（每个研究一行）"),
+    "results_board_help": (
+        "One leaderboard over the published studies of the same models. Pairwise studies give their votes; a 1–5 study gives one comparison per prompt, rater and pair of methods (the higher mean score wins, equal scores tie). Bradley–Terry on the Elo scale (mean 1000), 95% intervals resampling prompts within their study, raters across studies and (prompt, rater) cells; a rank only where intervals separate; a system with under 30 comparisons or 10 prompts is provisional. A method run with other settings in another study is another system. A study still being rated is never on the board.",
+        "对相同模型的已发布研究给出一个排行榜。成对比较研究提供其投票；1–5 分研究对每个提示词、评分者和每对方法给出一次比较（平均分高者胜，分数相同为平局）。采用 Elo 刻度上的 Bradley–Terry 模型（均值 1000），95% 置信区间在各自研究内重抽提示词、跨研究重抽评分者以及（提示词，评分者）单元；只有区间分开时才给出名次；比较少于 30 次或提示词少于 10 个的系统为暂定。在另一个研究中用不同设置运行的方法算作另一个系统。仍在评分中的研究绝不会出现在排行榜上。",
+    ),
+    "results_stats_help": (
+        "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its samples). Per method: the mean over items, 95% CI from item, rater and residual variance components with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can tell). Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, its 95% CI and t test, with the raters' own taste for a method as a variance component pooled over pairs and dimensions. **One family for the headline**: every pair × dimension is adjusted together (step-down max-T, never above Holm); the takeaway names only these. With 1–2 raters every result holds for these raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the mixed model score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by REML with Satterthwaite df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: Spearman within each method and with the method partialled out, never pooled. Calibration: benchmarks/bench_calibration.py.",
+        "事先确定（docs/statistics.md）。**题目和评分者都是样本**：结论针对的是一般的提示词和评分者。一个单元格是一位评分者对某方法在某题上的评分（多个样本时取平均）。每种方法：各题的平均分，95% CI 来自题目、评分者和残差的方差分量，自由度用 Satterthwaite 近似（3 位评分者的区间很宽：这正是 3 位评分者能说明的程度）。两两比较（主要分析）：各题上（题目，评分者）差值 a − b 的平均值、其 95% CI 和 t 检验，评分者对某方法的个人偏好作为方差分量，在各方法对和各维度间合并估计。**标题结论只用一个检验族**：所有方法对 × 维度一起校正（逐步 max-T，从不高于 Holm）；结论只提这些结果。只有 1–2 位评分者时，每个结果只对这些评分者成立。探索性分析，不进标题结论：按题目的 Friedman 检验（评分者视为固定），混合模型 score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater)，用 REML 估计、Satterthwaite 自由度。一致性：按输出计算的 Krippendorff alpha（有序）。位置效应：先展示的评分减去最后展示的评分，去掉每条输出自身的均值，按题目的 t CI。困惑度与评分：在每种方法内部、以及控制方法之后的 Spearman 相关，从不混合计算。校准：benchmarks/bench_calibration.py。",
+    ),
+    "results_pairwise_label": (
+        "Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family",
+        "两两比较（主要）：（题目，评分者）差值的平均、95% CI、t 检验、族内校正后的 p",
+    ),
+    "friedman_on_items_exploratory_raters": (
+        "Friedman on items (exploratory: raters fixed)",
+        "按题目的 Friedman 检验（探索性：评分者视为固定）",
+    ),
+    "results_mixed_label": (
+        "Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater",
+        "混合模型（探索性）：score ~ method + item + rater + output + rater:method + item:rater",
+    ),
+    "mixed_model_variance_components": ("Mixed model: variance components", "混合模型：方差分量"),
+    "position_effect_shown_first_shown": ("Position effect: shown first − shown last", "位置效应：先展示 − 最后展示"),
+    "inter_rater_agreement_krippendorff_s": (
+        "Inter-rater agreement (Krippendorff's alpha, ordinal)",
+        "评分者间一致性（Krippendorff alpha，有序）",
+    ),
+    "spearman_perplexity_vs_human_scores": (
+        "Spearman: perplexity vs human scores, within each method",
+        "Spearman：困惑度与人工评分（每种方法内部）",
+    ),
+    "organizer_intro": (
+        "Organizer tools. Everything here needs the organizer password (set with the environment variable `ARENA_ORGANIZER_PASSWORD` on the server).",
+        "组织者工具。这里的一切操作都需要组织者密码（在服务器上用环境变量 `ARENA_ORGANIZER_PASSWORD` 设置）。",
+    ),
+    "organizer_password": ("Organizer password", "组织者密码"),
+    "create_a_study": ("Create a study", "创建研究"),
+    "raters_see_the_study_s": (
+        "Raters see the study's name: keep method names out of it.",
+        "评分者能看到研究名称：名称里不要出现方法名。",
+    ),
+    "study_name": ("Study name", "研究名称"),
+    "prompts": ("Prompts", "提示词"),
+    "built_in_scenarios_language": ("Built-in scenarios: language", "内置场景：语言"),
+    "pasted_prompts_one_per_line": ("Pasted prompts (one per line)", "粘贴的提示词（每行一条）"),
+    "organizer_prompt_file": (
+        "Prompt file (.csv with a 'prompt' column, .jsonl, or .txt with one per line)",
+        "提示词文件（带 “prompt” 列的 .csv、.jsonl，或每行一条的 .txt）",
+    ),
+    "samples_per_stochastic_method": ("Samples per stochastic method", "每种随机方法的样本数"),
+    "organizer_base_seed": (
+        "Base seed (empty: a secret random one; each output's seed derives from it)",
+        "基础随机种子（留空：使用保密的随机种子；每条输出的种子由它派生）",
+    ),
+    "empty_secret_and_random": ("empty: secret and random", "留空：保密且随机"),
+    "organizer_guidelines_box": (
+        "Guidelines for raters (Markdown; empty = the default shown below)",
+        "给评分者的指南（Markdown；留空 = 下面显示的默认指南）",
+    ),
+    "organizer_measure_blind": (
+        "Measure the blind: after scoring (or voting on) each item, raters are asked which response came from the chosen method (in a pairwise study, on every pair); never told if they were right. The blinding index is shown once the study is closed.",
+        "测量盲评效果：每题评分（或投票）后，询问评分者哪条回答来自所选的方法（成对研究中每组配对都询问）；从不告诉他们是否猜对。研究关闭后显示盲法指数。",
+    ),
+    "organizer_design": (
+        "How raters judge: each response 1–5, or two responses side by side and one vote (A better, B better, tie, both bad; one sample per method)",
+        "评分方式：每条回答打 1–5 分，或两条回答并排、投一票（A 更好、B 更好、平局、都不好；每种方法一个样本）",
+    ),
+    "the_default_guidelines": ("The default guidelines", "默认指南"),
+    "create_study_and_generate_its": ("Create study and generate its outputs", "创建研究并生成输出"),
+    "studies_and_progress": ("Studies and progress", "研究与进度"),
+    "refresh": ("Refresh", "刷新"),
+    "resume_generation": ("Resume generation", "继续生成"),
+    "studies": ("Studies", "研究列表"),
+    "progress_per_rater_chosen_study": ("Progress per rater (chosen study)", "每位评分者的进度（所选研究）"),
+    "flags_from_raters_chosen_study": (
+        "Flags from raters (chosen study): problems they reported",
+        "评分者的报告（所选研究）：他们指出的问题",
+    ),
+    "open_for_rating": ("Open for rating", "开放评分"),
+    "close_rating": ("Close rating", "结束评分"),
+    "publish_results": ("Publish results", "发布结果"),
+    "organizer_lifecycle": (
+        "A study is a **draft** until its outputs are generated, then **open**: raters with an invite code rate it. **Close** ends rating and shows you the mapping and seeds; **Publish** makes its results public in the Results tab. Until then nothing per method leaves the server.",
+        "研究在输出生成之前是 **草稿**，之后为 **开放**：持有邀请码的评分者可以评分。**结束** 会停止评分，并向你显示对应关系和随机种子；**发布** 会在“结果”页公开其结果。在此之前，任何按方法区分的信息都不会离开服务器。",
+    ),
+    "invite_raters_names_comma_or": (
+        "Invite raters (names, comma or line separated; display only)",
+        "邀请评分者（姓名，用逗号或换行分隔；仅用于显示）",
+    ),
+    "create_invite_codes": ("Create invite codes", "生成邀请码"),
+    "revoke_a_rater_s_code": ("Revoke a rater's code", "撤销某位评分者的邀请码"),
+    "revoke": ("Revoke", "撤销"),
+    "organizer_new_codes": (
+        "New invite codes: shown once, only their hashes are kept. Send each rater their link.",
+        "新的邀请码：只显示一次，服务器只保存其哈希值。请把各自的链接发给每位评分者。",
+    ),
+    "download_the_new_invite_codes": ("Download the new invite codes (CSV)", "下载新的邀请码（CSV）"),
+    "enrolled_raters_chosen_study": ("Enrolled raters (chosen study)", "已加入的评分者（所选研究）"),
+    "organizer_position_balance": (
+        "Position balance (pass/fail while open; counts per method and position after closing)",
+        "位置平衡（开放期间显示通过/未通过；关闭后显示每种方法在各位置的次数）",
+    ),
+    "balanced_blocks_per_rater": ("Balanced blocks per rater", "每位评分者的平衡区组"),
+    "reveal_the_blind_mapping": ("Reveal the blind mapping", "揭示盲评对应关系"),
+    "export_ratings_csv": ("Export ratings (CSV)", "导出评分（CSV）"),
+    "export_ratings_jsonl": ("Export ratings (JSONL)", "导出评分（JSONL）"),
+    "export_votes_pairwise_closed": ("Export votes (pairwise, closed)", "导出投票（成对比较，已关闭）"),
+    "export_preference_pairs_dpo_jsonl": (
+        "Export preference pairs (DPO JSONL, closed)",
+        "导出偏好对（DPO JSONL，已关闭）",
+    ),
+    "blind_mapping_which_method_stood": (
+        "Blind mapping: which method stood behind each label",
+        "盲评对应关系：每个标签背后是哪种方法",
+    ),
+    "organizer_export_note": (
+        "The export covers every study and downloads in the browser (nothing is kept on the server). Until a study is closed its rows carry no method, seed, settings or output id: you are blind too. The command line exports everything: `python -m arena.export -o ratings.csv`.",
+        "导出包含所有研究，并在浏览器中下载（服务器上不保留任何文件）。研究关闭之前，导出的行不含方法、种子、设置或输出编号：你也处于盲态。命令行可以导出全部内容：`python -m arena.export -o ratings.csv`。",
+    ),
+    "import_an_export_csv_or": ("Import an export (.csv or .jsonl)", "导入导出文件（.csv 或 .jsonl）"),
+    "import": ("Import", "导入"),
+    "danger_zone_delete_a_study": (
+        "Danger zone: delete a study or one rater's ratings",
+        "危险操作：删除研究或某位评分者的评分",
+    ),
+    "organizer_delete_note": (
+        "Deleting cannot be undone. Before anything is deleted, the study's ratings are exported (the file below; **Import** puts them back) together with every item and output, so nothing goes without a copy. Raters of a deleted study are told it no longer exists.",
+        "删除无法撤销。删除之前，研究的评分会连同所有题目和输出一起导出（即下面的文件；**导入** 可以恢复），所以不会有任何内容在没有副本的情况下丢失。已删除研究的评分者会被告知该研究已不存在。",
+    ),
+    "type_the_study_s_exact": ("Type the study's exact name to confirm", "输入研究的完整名称以确认"),
+    "organizer_delete_rater_name": (
+        "Rater (only to delete one rater's ratings)",
+        "评分者（仅在删除某位评分者的评分时填写）",
+    ),
+    "delete_this_study": ("Delete this study", "删除此研究"),
+    "delete_this_rater_s_ratings": ("Delete this rater's ratings in this study", "删除此评分者在此研究中的评分"),
+    "export_written_before_deleting": ("Export written before deleting", "删除前写出的导出文件"),
+    "organizer_blinding_title": (
+        "Is the blind holding? Form check and blinding index (chosen study)",
+        "盲评是否有效？形式检查与盲法指数（所选研究）",
+    ),
+    "organizer_form_check_help": (
+        '**Form check** (before raters start, and after the study is closed): a simple classifier that sees only the form of the responses (length, whether it stopped by itself or ran into max tokens, how it ends, repetition, distinct words), trained on the other items, picks each method\'s response on every item. Far above chance means raters can tell that method by its form, whatever its quality.\n\n**Blinding index** (once the study is closed; raters are never told): from raters\' answers to "Which response do you think came from METHOD?". 0 = chance, 1 = always recognised, negative = systematically wrong; "don\'t know" counts as chance; 95% CI over items (docs/blinding.md).',
+        "**形式检查**（评分者开始之前，以及研究关闭之后）：一个只看回答形式的简单分类器（长度、是自行结束还是达到最大 token 数、如何结尾、重复、不同词的数量），在其他题目上训练，在每道题上挑出每种方法的回答。远高于随机水平意味着评分者可以凭形式认出该方法，不论其质量如何。\n\n**盲法指数**（研究关闭后；从不告诉评分者）：来自评分者对“你认为哪条回答来自 METHOD？”的回答。0 = 随机水平，1 = 总能认出，负数 = 系统性地猜错；“不知道”按随机水平计；按题目的 95% CI（docs/blinding.md）。",
+    ),
+    "form_check": ("Form check", "形式检查"),
+    "blinding_index": ("Blinding index", "盲法指数"),
+    "blinding_index_per_method": ("Blinding index per method", "每种方法的盲法指数"),
+    "raters_position_and_power": ("Raters, position and power", "评分者、位置与检验效能"),
+    "organizer_diagnostics_help": (
+        "**Rater diagnostics and position effect** of a study (organizer only: shows rater names).",
+        "研究的 **评分者诊断与位置效应**（仅组织者可见：会显示评分者姓名）。",
+    ),
+    "load_studies": ("Load studies", "加载研究"),
+    "diagnose": ("Diagnose", "诊断"),
+    "per_rater": ("Per rater", "每位评分者"),
+    "organizer_position_effect": (
+        "Position effect: shown first − shown last (95% CI over items)",
+        "位置效应：先展示 − 最后展示（按题目的 95% CI）",
+    ),
+    "organizer_power_help": (
+        "**Power planner**: how many items × raters give 80% power to detect a difference Δ between two methods with the primary analysis (items and raters as samples, every pair × dimension adjusted together), by simulation.",
+        "**检验效能规划**：用主要分析（题目和评分者都视为样本，所有方法对 × 维度一起校正）检测两种方法之间差异 Δ，需要多少题目 × 评分者才能达到 80% 的检验效能，通过模拟估计。",
+    ),
+    "pilot_study_for_the_variances": (
+        "Pilot study for the variances (empty: defaults)",
+        "用于估计方差的预研究（留空：使用默认值）",
+    ),
+    "dimension": ("Dimension", "维度"),
+    "score_points": ("Δ (score points)", "Δ（分）"),
+    "methods_in_the_study": ("Methods in the study", "研究中的方法数"),
+    "items_to_try": ("Items to try", "要尝试的题目数"),
+    "raters_to_try": ("Raters to try", "要尝试的评分者数"),
+    "simulated_studies_per_design": ("Simulated studies per design", "每种设计模拟的研究数"),
+    "plan": ("Plan", "规划"),
+    "power_by_items_rows_and": (
+        "Power by items (rows) and raters (columns)",
+        "检验效能：按题目数（行）和评分者数（列）",
+    ),
+    "trace_intro": (
+        "Run the **multi-arm decoder** on one prompt and see each arm's path, its scores, every backtrack and prune. The verifier scores paths from the generating model's own signals (variance of token log-probabilities, entropy of its next-token distribution). It is **not** the article's trained 200M verifier, which is not published.",
+        "在一个提示词上运行 **多臂解码器**，查看每个分支的路径、得分，以及每次回溯和剪枝。验证器根据生成模型自身的信号（token 对数概率的方差、下一个 token 分布的熵）为路径打分。它 **不是** 文章中训练的 200M 验证器，那个验证器没有公开。",
+    ),
+    "a_question_or_a_text": ("A question or a text to continue", "一个问题，或一段要续写的文字"),
+    "seed": ("Seed", "随机种子"),
+    "trace": ("Trace", "追踪"),
+    "answer_the_arm_with_the": ("Answer (the arm with the highest mean score)", "答案（平均得分最高的分支）"),
+    "arms_over_the_loop_steps": ("Arms over the loop steps", "各分支在循环步骤中的变化"),
+    "arms": ("Arms", "分支"),
+    "backtracks_and_prunes": ("Backtracks and prunes", "回溯与剪枝"),
+    "models": ("Models", "模型"),
+    "organizer_models_info": (
+        "The app's model alone: a study of methods, as before. With other models ticked, raters compare every method on each model (blind, as methods are); each model loads when its outputs are generated, and every output records the precision it ran in (@int8: torchao int8 weights; @bf16 / @fp32: the dtype)",
+        "只选本应用的模型：按方法比较的研究，与以前一样。勾选其他模型后，评分者比较每个模型上的每种方法（与方法一样盲评）；每个模型在生成其输出时才加载，每个输出都记录其运行精度（@int8：torchao int8 权重；@bf16 / @fp32：数据类型）",
+    ),
+    "organizer_scorer_label": (
+        "Perplexity scorer (with several models: one model scores every system's outputs)",
+        "困惑度评分模型（有多个模型时：由同一个模型为所有系统的输出打分）",
+    ),
+    "the_first_chosen_model": ("the first chosen model", "第一个选中的模型"),
+    "dimension_label_coherence": ("Coherence: logical, consistent, on topic", "连贯性：有逻辑、前后一致、切题"),
+    "dimension_label_informativeness": (
+        "Informativeness / creativity: says something useful or interesting",
+        "信息量 / 创造性：内容有用或有趣",
+    ),
+    "dimension_label_naturalness": ("Naturalness: reads like fluent human writing", "自然度：读起来像流畅的人写的"),
+}
+
+LINES: dict[str, tuple[str, str]] = {
+    "present_charts": ("Charts", "图表"),
+    "present_how_the_timing_was_measured": ("How the timing was measured", "计时是怎样测量的"),
+    "present_was_the_blind_kept": ("Was the blind kept?", "盲评是否保持住了？"),
+    "present_leaderboard": ("Leaderboard", "排行榜"),
+    "present_no_numbers_yet": ("No numbers yet.", "还没有数据。"),
+    "present_no_votes_yet": ("No votes yet.", "还没有投票。"),
+    "present_none": ("none", "无"),
+    "present_study": ("study", "研究"),
+    "present_sub": (
+        "Study #{id} · {items} prompts · {ratings} ratings by {raters} raters, double-blind · methods: {methods}",
+        "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {ratings} 条评分，双盲 · 方法：{methods}",
+    ),
+    "present_sub_pairwise": (
+        "Study #{id} · {items} prompts · {votes} A-vs-B votes by {raters} raters, double-blind · methods: {methods}",
+        "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {votes} 次 A/B 投票，双盲 · 方法：{methods}",
+    ),
+    "present_help": (
+        "Reading the table. ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a 1–5 scale, [95% CI]. distinct-2: share of word pairs that are unique; higher = more varied. repetition %: outputs that repeat a phrase 3+ times in a row. Self-BLEU4: how much a method's outputs resemble each other; lower = more diverse. Zipf: slope of the word-frequency curve; natural text is near 1, no better/worse direction. latency ms: mean wall time per output in milliseconds. tokens/s: new tokens per second of generation.",
+        "读表方法：↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。distinct‑2：不重复的词对所占的比例，越高越多样。重复率 %：连续 3 次以上重复同一短语的输出所占的比例。Self‑BLEU4：同一方法的各条输出彼此有多相似，越低越多样。Zipf：词频曲线的斜率，自然文本接近 1，没有好坏之分。延迟 ms：每条输出的平均耗时（毫秒）。token/秒：生成时每秒产生的新 token 数。",
+    ),
+    "column_method": ("method", "方法"),
+    "column_coherence": ("coherence ↑", "连贯性 ↑"),
+    "column_informativeness": ("informativeness ↑", "信息量 ↑"),
+    "column_naturalness": ("naturalness ↑", "自然度 ↑"),
+    "column_repetition": ("repetition % ↓", "重复率 % ↓"),
+    "column_latency_ms": ("latency ms ↓", "延迟 ms ↓"),
+    "column_tokens_s": ("tokens/s ↑", "token/秒 ↑"),
+    "column_rank": ("rank", "名次"),
+    "column_rating_95_ci": ("rating [95% CI]", "评分 [95% CI]"),
+    "column_at_equal_length_95_ci": ("at equal length [95% CI]", "等长时 [95% CI]"),
+    "column_votes": ("votes", "投票数"),
+    "column_items": ("items", "提示词数"),
+    "column_wins_losses_ties": ("wins / losses / ties", "胜 / 负 / 平"),
+    "column_provisional": ("provisional", "暂定"),
+    "rater_progress": (
+        "Item {index} of {total} · you have rated {rated} of {total}",
+        "第 {index} 题，共 {total} 题 · 你已评 {rated} / {total} 题",
+    ),
+    "rater_progress_skipped": (" ({skipped} skipped)", "（其中跳过 {skipped} 题）"),
+    "rater_skipped_note": (
+        " · you skipped this item ({reason}); rating it and submitting replaces the skip",
+        " · 你跳过了此题（{reason}）；为它打分并提交会取代跳过",
+    ),
+    "rater_already_rated": (
+        " · already rated: submitting again updates your ratings",
+        " · 已评分：再次提交会更新你的评分",
+    ),
+    "rater_rating_as": ("Rating as **{rater}** in **{study}**.", "评分者 **{rater}** · 研究 **{study}**。"),
+    "rater_not_saved_yet": (
+        "**Not saved yet**: {scored} of {needed} scored. Missing: {where}. Your scores are kept: fill in the marked rows and submit again.",
+        "**尚未保存**：已打分 {scored} / {needed}。缺少：{where}。你的评分仍在：填好标出的行后再次提交。",
+    ),
+    "rater_saved": ("Saved.", "已保存。"),
+    "rater_saved_one_more_question": (
+        "Saved. One more question about this item, below.",
+        "已保存。下面还有一个关于此题的问题。",
+    ),
+    "rater_saved_next": ("Saved. Here is the next item.", "已保存。下面是下一题。"),
+    "rater_skipped": ("Skipped.", "已跳过。"),
+    "rater_skipped_next": ("Skipped. Here is the next item.", "已跳过。下面是下一题。"),
+    "rater_thank_you": ("Thank you.", "谢谢。"),
+    "rater_thank_you_next": ("Thank you. Here is the next item.", "谢谢。下面是下一题。"),
+    "rater_flagged": (
+        "Flagged {what}: {reason}. The organizer will see it; go on rating.",
+        "已报告{what}：{reason}。组织者会看到；请继续评分。",
+    ),
+    "rater_already_flagged": ("You had already flagged {what} for that reason.", "你已经因为这个原因报告过{what}。"),
+    "rater_this_item": ("this item", "此题"),
+    "rater_response": ("Response {label}", "回答 {label}"),
+    "rater_response_lower": ("response {label}", "回答 {label}"),
+    "rater_all_rated": (
+        "You have rated all {n} items of this study. Thank you! Use Previous to review or change a rating.",
+        "你已评完本研究的全部 {n} 道题。谢谢！可以用“上一题”查看或修改评分。",
+    ),
+    "rater_no_items_ready": ("This study has no items ready for rating yet.", "本研究还没有可以评分的题目。"),
+    "rater_no_earlier_item": ("no earlier item", "没有更早的题目"),
+    "rater_no_further_item": ("no further item: this is the last one", "没有下一题：这是最后一题"),
+    "rater_no_item_on_screen": ("there is no item on screen", "屏幕上没有题目"),
+    "rater_no_item_to_rate": ("there is no item on screen to rate", "屏幕上没有可评分的题目"),
+    "rater_no_item_to_skip": ("there is no item on screen to skip", "屏幕上没有可跳过的题目"),
+    "rater_no_item_to_flag": ("there is no item on screen to flag", "屏幕上没有可报告的题目"),
+    "rater_choose_skip_reason": ("choose a reason to skip this item", "请选择跳过此题的原因"),
+    "rater_choose_flag_reason": ("choose a reason for the flag", "请选择报告的原因"),
+    "rater_choose_flag_target": (
+        "choose what to flag: the whole item or one response",
+        "请选择要报告的内容：整道题或其中一条回答",
+    ),
+    "rater_enter_code": ("enter your invite code and press Start", "请输入邀请码，然后按“开始”"),
+    "rater_code_changed": (
+        "the invite code changed: press Start to continue with the new code",
+        "邀请码已更改：请按“开始”用新邀请码继续",
+    ),
+    "rater_code_invalid": (
+        "that invite code is not valid; check the link or ask the organizer for a new one",
+        "邀请码无效；请检查链接，或向组织者索取新的邀请码",
+    ),
+    "rater_study_not_open": ("this study is not open for rating", "本研究未开放评分"),
+    "rater_study_not_open_yet": ("this study is not open for rating yet", "本研究尚未开放评分"),
+    "rater_study_closed": ("this study is closed: rating has ended. Thank you!", "本研究已关闭：评分已结束。谢谢！"),
+    "dimension_name_coherence": ("coherence", "连贯性"),
+    "dimension_name_informativeness": ("informativeness", "信息量"),
+    "dimension_name_naturalness": ("naturalness", "自然度"),
+    "story_sizes": (
+        "N = {items} prompts, {ratings} ratings by {raters} rater{s}",
+        "N = {items} 个提示词，{raters} 位评分者的 {ratings} 条评分",
+    ),
+    "story_no_ratings": ("No ratings yet ({sizes}).", "还没有评分（{sizes}）。"),
+    "story_family_n": ("adjusted over all {n} pairs × dimensions", "已对全部 {n} 个方法对 × 维度做多重比较校正"),
+    "story_family": ("family-adjusted", "已做多重比较校正"),
+    "story_scope": (
+        "; this holds for these {n} rater{s} only (too few raters to speak for raters in general)",
+        "；这只对这 {n} 位评分者成立（评分者太少，不能代表一般的评分者）",
+    ),
+    "story_lead": (
+        "{method} leads on {dimension} ({confidence}: at least {lead:+.2f} points on the 1–5 scale over every other method, 95% CI {low:+.2f} to {high:+.2f}, p ≤ {p:.2g} {adjusted})",
+        "{method} 在{dimension}上领先（{confidence}：在 1–5 分制上比其他每种方法至少高 {lead:+.2f} 分，95% CI {low:+.2f} 至 {high:+.2f}，p ≤ {p:.2g}，{adjusted}）",
+    ),
+    "story_join": ("; ", "；"),
+    "story_list": (", ", "、"),
+    "story_no_leader": ("; no clear leader on {dimensions}", "；在{dimensions}上没有明确的领先者"),
+    "story_end": (" ({sizes}).", "（{sizes}）。"),
+    "story_pair": (
+        "No method leads overall; the clearest difference: {better} is rated above {worse} on {dimension} by {diff:.2f} points ({confidence}, p = {p:.2g} {adjusted})",
+        "没有方法全面领先；最明显的差异：{better} 在{dimension}上的评分比 {worse} 高 {diff:.2f} 分（{confidence}，p = {p:.2g}，{adjusted}）",
+    ),
+    "story_no_difference": (
+        "No clear difference yet between the methods ({sizes}).",
+        "各方法之间还没有明确的差异（{sizes}）。",
+    ),
+    "story_no_agreement": (
+        "Agreement between raters: not computable yet (needs 2+ raters on the same outputs).",
+        "评分者之间的一致性：暂时无法计算（需要至少 2 位评分者评过相同的输出）。",
+    ),
+    "story_alpha": ("{dimension} α = {alpha:.3f}", "{dimension}（α = {alpha:.3f}）"),
+    "story_level": ("{level} on {dimensions}", "在{dimensions}上{level}"),
+    "story_raters": ("Raters ", "评分者"),
+    "story_they": ("; they ", "；"),
+    "story_careful": (", so treat those scores with care", "，因此请谨慎看待这些分数"),
+    "story_scale": (
+        "Krippendorff's α: 1 = perfect, 0 = chance, below 0 = worse than chance, ≥ 0.8 good, ≥ 0.667 tentative",
+        "Krippendorff α：1 = 完全一致，0 = 相当于随机，低于 0 = 比随机还差，≥ 0.8 为好，≥ 0.667 为初步可信",
+    ),
+    "story_agreement_end": (" ({scale}).", "（{scale}）。"),
+    "confidence_very_clearly": ("very clearly", "非常明确"),
+    "confidence_clearly": ("clearly", "明确"),
+    "confidence_probably": ("probably", "很可能"),
+    "agreement_agree_well": ("agree well", "一致性好"),
+    "agreement_agree_only_tentatively": ("agree only tentatively", "只是初步一致"),
+    "agreement_often_disagree": ("often disagree", "经常意见不一"),
+    "agreement_barely_agree": ("barely agree", "几乎没有一致"),
+    "agreement_disagree_more_than_chance_would": ("disagree more than chance would", "分歧比随机还大"),
+    "present_higher_is_better": ("↑ higher is better, ↓ lower is better.", "↑ 越高越好，↓ 越低越好。"),
+    "present_bradley_terry_note": (
+        "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts and raters; a rank only where intervals separate; at equal length = with the length difference fitted.",
+        "Bradley–Terry 评分，换算到 Elo 尺度（均值 1000；相差 400 分 = 10:1 的胜算），95% 区间同时考虑提示词和评分者的抽样；只有区间分开时才给出名次；“等长时”= 拟合了长度差异之后的评分。",
+    ),
+    "present_per_method_caption": (
+        "Per method. Human scores: mean over prompts on 1–5 [95% CI]. ",
+        "每种方法。人工评分：各提示词上的平均分，1–5 分 [95% CI]。",
+    ),
+    "present_not_found": ("There is no published study with that id.", "没有这个编号的已发布研究。"),
+    "model_note": ("**{alias}** · licence: {licence}", "**{alias}** · 许可：{licence}"),
+    "model_note_where": (" (`{where}` in its package)", "（见其包内的 `{where}`）"),
+    "model_note_base": (
+        "; base model (no chat template): prompts are continued as raw text",
+        "；基础模型（无对话模板）：提示按原始文本续写",
+    ),
+    "model_note_chat": ("; chat model: prompts go through its chat template", "；对话模型：提示经其对话模板"),
+    "rater_comment_on_label": ("Comment on {label} (optional)", "对 {label} 的评论（可选）"),
+}
+
+MESSAGES: dict[str, tuple[str, str]] = {**PAGE, **LINES}
+_BY_ENGLISH = {en: key for key, (en, _) in MESSAGES.items()}
+
+
+def english(key: str) -> str:
+    """The English of message `key` (a KeyError names an id that is not in the table)."""
+    return MESSAGES[key][0]
+
+
+def text(key: str, lang: str = "en", **values: Any) -> str:
+    """Message `key` in `lang` ("zh", else English), with `values` filled in."""
+    en, zh = MESSAGES[key]
+    template = zh if lang == "zh" else en
+    return template.format(**values) if values else template
+
+
+def key_of(english_text: str) -> str | None:
+    """The id of the message whose English is `english_text`, else None: how a fixed sentence that a lower
+    layer wrote (a refusal from arena/) finds its translation."""
+    return _BY_ENGLISH.get(english_text)

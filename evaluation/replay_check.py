@@ -1,0 +1,124 @@
+"""Can a rater reproduce a study's outputs at home with the public model? Checked before raters come.
+
+The offline attack of issue 21 (22 of 24 labels recovered, chance 8) rests on one fact: a method whose
+output does not depend on the seed (beam search, greedy) writes the same text for anyone who runs the
+same public model on the same prompt. A rater who copies a prompt out of the study, runs it at home
+and finds a response byte for byte has unblinded that method, whatever the study's secret seed.
+
+`check_study` replays that attack for the organizer: for a few items, each method is run again on the
+study's model with a fresh random seed (never the study's), and the new text is compared with the
+stored one. A method whose outputs come back identical is replayable by anyone holding the model; a
+sampled method with a secret seed is not (exactly; its style may still give it away, which the form
+check and the blinding question measure). The check says which, with the count, and what to do.
+
+It generates (three items × every method by default), so it runs where the study was generated:
+after generation in the Organizer and in `python -m arena.studies create`, and on demand
+(`python -m arena.studies replay-check --study N`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena import llm, systems
+from arena.requests import RunRequest
+from arena.runner import run_methods
+from common.errors import UserError
+
+ITEMS = 3
+REMEDIES = (
+    "use a model the raters cannot run (not a public or embedded one)",
+    "serve the study from a rating-only deployment (ARENA_MODE=rating: no Compare, no model for the public)",
+    "ask the blinding question (Measure the blind) and report the blinding index with the results",
+    "leave the deterministic methods out, or say in the report that raters could have recognised them",
+)
+
+
+@dataclass(frozen=True)
+class MethodReplay:
+    """How many of a method's checked outputs came back identical from a fresh-seed run."""
+
+    method: str
+    checked: int
+    identical: int
+
+    @property
+    def replayable(self) -> bool:
+        return self.checked > 0 and self.identical == self.checked
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    model: str
+    public: bool  # raters can get the model: embedded (a PyPI wheel) or a hub id
+    methods: tuple[MethodReplay, ...]
+
+    def lines(self) -> list[str]:
+        """The organizer's summary: one line per method, then what to do where anything replays."""
+        where = "the public model" if self.public else "the study's model (if raters can get it)"
+        out = []
+        for m in self.methods:
+            if m.checked == 0:
+                out.append(f"{m.method}: not checked (no stored output on the checked items)")
+            elif m.replayable:
+                out.append(
+                    f"{m.method}: REPLAYABLE: {m.identical} of {m.checked} outputs came back word for word from "
+                    f"{where} with another seed; a rater who runs the prompt at home recognises it"
+                )
+            else:
+                out.append(
+                    f"{m.method}: {m.identical} of {m.checked} outputs came back identical with another seed "
+                    "(the secret seed keeps the exact text private)"
+                )
+        if any(m.replayable for m in self.methods):
+            out.append("What to do: " + "; or ".join(REMEDIES) + ".")
+        return out
+
+
+def public_model(setting: str) -> bool:
+    """Can a rater get this model? Embedded models ship in PyPI wheels; a hub id is public; a local
+    folder or GGUF file is taken as private (the organizer knows better, and the lines say so)."""
+    base, _ = llm.split_variant(setting)
+    if llm.embedded_model(base) is not None:
+        return True
+    try:
+        kind, _ = llm.resolve_source(base)
+    except UserError:
+        return False
+    return kind == "hub"
+
+
+def check_study(
+    store: Any,
+    study_id: int,
+    lm: llm.LoadedModel,
+    items: int = ITEMS,
+    run: Callable[[llm.LoadedModel, RunRequest], Sequence[Any]] = run_methods,
+) -> ReplayReport:
+    """Replay up to `items` items of the study, every method of `lm`'s model, with fresh seeds."""
+    study = store.get_study(study_id)
+    if study is None:
+        raise UserError(f"there is no study #{study_id}")
+    mine = {s: systems.method_of(s) for s in study.methods if systems.model_of(s) in ("", lm.name)}
+    counts = {s: [0, 0] for s in mine}
+    for item in store.items(study_id)[:items]:
+        stored = {(o.method, o.sample_index): o.text for o in store.outputs_for_item(item.id)}
+        present = [s for s in mine if (s, 0) in stored]
+        if not present:
+            continue
+        request = RunRequest(
+            item.prompt,
+            [mine[s] for s in present],
+            {mine[s]: dict(study.settings.get(s) or {}) for s in present},
+            study.max_new_tokens,
+            seed=secrets.randbelow(2**53),
+            raw=bool(item.raw),
+        )
+        for system, result in zip(present, run(lm, request)):
+            counts[system][0] += 1
+            counts[system][1] += int(result.text == stored[(system, 0)])
+    methods = tuple(MethodReplay(s, checked, same) for s, (checked, same) in counts.items())
+    return ReplayReport(lm.name, public_model(lm.name), methods)
