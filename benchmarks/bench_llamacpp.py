@@ -152,29 +152,31 @@ def agreement(lm32, prompts: tuple[str, ...], n: int) -> dict:
 def table(result: dict) -> str:
     s, bw = result["speed"], result["bandwidth_gbs"]
     lines = [
-        "| method | transformers tok/s | llama.cpp tok/s | ratio |",
-        "|---|---|---|---|",
+        "| method | transformers tok/s | llama.cpp tok/s | ratio | tokens (transformers / llama.cpp) |",
+        "|---|---|---|---|---|",
     ]
     for m in result["methods"]:
-        t, ll = s[f"transformers|{m}"]["tok_s"], s[f"llamacpp|{m}"]["tok_s"]
-        lines.append(f"| {m} | {t:.1f} | {ll:.1f} | {ll / t:.2f}x |")
+        t, ll = s[f"transformers|{m}"], s[f"llamacpp|{m}"]
+        ratio = ll["tok_s"] / t["tok_s"]
+        lines.append(f"| {m} | {t['tok_s']:.1f} | {ll['tok_s']:.1f} | {ratio:.2f}x | {t['tokens']} / {ll['tokens']} |")
     compare = result["compare_ratio"]
-    lines.append(f"| Compare (BS-4, TS-Temp, TS-Tilted), total time | | | {compare:.2f}x faster |")
-    bare = s["bare|Greedy"]["tok_s"]
+    lines.append(f"| Compare (BS-4, TS-Temp, TS-Tilted), total time | | | {compare:.2f}x faster | |")
+    bare = s["bare|Greedy"]
     lines.append(
-        f"| bare llama.cpp greedy (`Llama.generate`) | | {bare:.1f} | engine/bare {result['engine_over_bare']:.2f} |"
+        f"| bare llama.cpp greedy (`Llama.generate`) | | {bare['tok_s']:.1f} | engine/bare "
+        f"{result['engine_over_bare']:.2f} | {bare['tokens']} |"
     )
     for e, key in (("transformers", "transformers_bytes"), ("llama.cpp", "gguf_bytes")):
         tok = s[f"{'llamacpp' if e == 'llama.cpp' else e}|Greedy"]["tok_s"]
         frac = tok * result[key] / (bw * 1e9)
-        lines.append(f"| {e} Greedy: {result[key] / 1e6:.0f} MB/token, {frac:.0%} of {bw:.1f} GB/s | | | |")
+        lines.append(f"| {e} Greedy: {result[key] / 1e6:.0f} MB/token, {frac:.0%} of {bw:.1f} GB/s | | | | |")
     a = result.get("agreement")
     if a:
         lines.append(
             f"| agreement over {a['prompts']} prompts x {a['max_new_tokens']} tokens: greedy top-1 "
             f"{a['greedy_top1_teacher_forced']:.1%} (teacher-forced); identical Greedy {a['identical']['Greedy']}, "
             f"BS-4 {a['identical']['BS-4']}; shared prefix Greedy {a['mean_shared_prefix']['Greedy']:.0%}, "
-            f"BS-4 {a['mean_shared_prefix']['BS-4']:.0%} | | | |"
+            f"BS-4 {a['mean_shared_prefix']['BS-4']:.0%} | | | | |"
         )
     return "\n".join(lines)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import LlamaConfig, LlamaForCausalLM, LogitsProcessor
 
 import decoders
 from arena import token_view
@@ -29,6 +29,7 @@ from arena.engines import LLAMACPP, LOCAL
 from arena.engines.llamacpp.beams import beam_tokens
 from arena.engines.llamacpp.generate import sample_tokens
 from arena.engines.llamacpp.record import candidates
+from arena.engines.llamacpp.run import generate as run_generate
 from arena.engines.llamacpp.run import method_plan
 from arena.engines.llamacpp.sampling import Sampler
 from arena.engines.llamacpp.translate import translate
@@ -97,6 +98,34 @@ def test_every_method_runs_generates_own_processor_list_or_is_refused(lm):
             )
         assert ours.stages == rec.stages[1:], method
     assert refused == REFUSED
+
+
+def documented_routes() -> dict[str, str]:
+    """docs/engines.md's llama.cpp method map: method -> its route ("native", "hooks", "beam search", "refused")."""
+    text = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
+    section = text.split("## llama.cpp in process", 1)[1].split("\n## ", 1)[0]
+    table = section.split("| method | on llama.cpp |", 1)[1].split("\n\n", 1)[0]
+    routes = {}
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        for method in cells[0].split(", "):
+            routes[method] = cells[1]
+    return routes
+
+
+def test_the_docs_method_map_names_every_method_with_its_route(lm):
+    """Every registered method is in docs/engines.md's llama.cpp table, with the route it takes here
+    (a new method, or a processor that becomes native, changes the table)."""
+    documented = documented_routes()
+    for method in decoders.names():
+        ids = encode_ids(lm, RunRequest(PROMPT, [method]), method)
+        try:
+            plan = method_plan(lm, method, None, len(ids), 8, PROMPT)
+            route = "beam search" if plan.beams else "hooks" if plan.hooks else "native"
+        except UserError:
+            route = "refused"
+        assert documented.get(method) == route, (method, route, documented.get(method))
+    assert set(documented) == set(decoders.names())
 
 
 def test_every_native_stage_leaves_what_transformers_processors_leave(lm, rt, first_logits):
@@ -265,6 +294,24 @@ def test_a_seed_replays_its_text_and_another_seed_differs(lm):
     assert [r.token_ids for r in a] == [r.token_ids for r in b]
     assert [r.token_ids for r in a] != [r.token_ids for r in c]
     assert all(r.seed == 11 and "dist seed 11" in r.settings["sampler_seed"] for r in a)
+
+
+class Jitter(LogitsProcessor):
+    """A hook that draws from torch's generator, as XTC does: noise on every logit."""
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        return scores + 8 * torch.rand_like(scores)
+
+
+def test_a_hook_that_draws_replays_with_the_runs_seed(lm, rt):
+    """The run's seed seeds torch's generator too (as the in-process engine does), so a Python hook
+    that draws gives the same tokens for the same seed."""
+    ids = encode_ids(lm, RunRequest(PROMPT, ["Greedy"]))
+    plan = tiny_plan({"do_sample": False}, lm.tokenizer.eos_token_id, [Jitter()])
+    assert plan.hooks and not plan.natives
+    with rt.lock:
+        a, b, c = (run_generate(rt, lm, plan, ids, seed, 8).tokens for seed in (5, 5, 6))
+    assert a == b and a != c
 
 
 def test_results_say_where_they_come_from_and_time_themselves(lm):

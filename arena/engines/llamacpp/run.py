@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import torch
+
 from ...llm import LoadedModel, end_ids
 from ...memory import PeakMemory
 from ...requests import MethodResult
@@ -62,6 +64,8 @@ def generate(
 ) -> Timed:
     if plan.beams is not None:
         return beam_tokens(rt, plan, prompt_ids, max_new_tokens, cancel, record)
+    if seed is not None:  # a hook that draws (torch's generator, as in process) replays with its seed too
+        torch.manual_seed(seed)
     stops = frozenset(plan.eos_ids) | end_ids(lm.tokenizer)
     return sample_tokens(rt, plan, prompt_ids, seed, max_new_tokens, stops, on_token, cancel, record)
 

@@ -17,6 +17,7 @@ With `record`, each step keeps what every stage left (recording.py's format, the
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,27 +34,34 @@ def sampler_seed(seed: int | None) -> int:
     return RANDOM_SEED if seed is None else int(seed) % RANDOM_SEED
 
 
-def native_sampler(rt: Runtime, stage: Stage, penalty_window: int) -> Any:
-    """llama.cpp's sampler for a stage's native spec."""
+def logit_bias(rt: Runtime, bias: torch.Tensor) -> Any:
     lib = rt.lib
+    pairs = bias_values(bias[: rt.n_vocab])
+    array = (lib.llama_logit_bias * len(pairs))(*[lib.llama_logit_bias(t, b) for t, b in pairs])
+    return lib.llama_sampler_init_logit_bias(rt.n_vocab, len(pairs), array)
+
+
+# llama.cpp's sampler for each kind of native spec translate.py makes, from (runtime, the spec's
+# arguments, the penalty window: prompt and every new token, the run's 32-bit seed for a sampler
+# that draws). One entry per kind.
+NATIVE: dict[str, Callable[[Runtime, tuple[Any, ...], int, int], Any]] = {
+    "temp": lambda rt, a, window, seed: rt.lib.llama_sampler_init_temp(a[0]),
+    "top_k": lambda rt, a, window, seed: rt.lib.llama_sampler_init_top_k(a[0]),
+    "top_p": lambda rt, a, window, seed: rt.lib.llama_sampler_init_top_p(a[0], 1),
+    "min_p": lambda rt, a, window, seed: rt.lib.llama_sampler_init_min_p(a[0], 1),
+    "typical": lambda rt, a, window, seed: rt.lib.llama_sampler_init_typical(a[0], 1),
+    # the repetition penalty alone (frequency and presence 0)
+    "penalties": lambda rt, a, window, seed: rt.lib.llama_sampler_init_penalties(rt.n_vocab, window, a[0], 0.0, 0.0),
+    "logit_bias": lambda rt, a, window, seed: logit_bias(rt, a[0]),
+}
+
+
+def native_sampler(rt: Runtime, stage: Stage, penalty_window: int, seed: int) -> Any:
+    """llama.cpp's sampler for a stage's native spec."""
     kind, *args = stage.native or ("",)
-    if kind == "temp":
-        return lib.llama_sampler_init_temp(args[0])
-    if kind == "top_k":
-        return lib.llama_sampler_init_top_k(args[0])
-    if kind == "top_p":
-        return lib.llama_sampler_init_top_p(args[0], 1)
-    if kind == "min_p":
-        return lib.llama_sampler_init_min_p(args[0], 1)
-    if kind == "typical":
-        return lib.llama_sampler_init_typical(args[0], 1)
-    if kind == "penalties":  # the repetition penalty alone; the window holds the prompt and every new token
-        return lib.llama_sampler_init_penalties(rt.n_vocab, penalty_window, args[0], 0.0, 0.0)
-    if kind == "logit_bias":
-        pairs = bias_values(args[0][: rt.n_vocab])
-        array = (lib.llama_logit_bias * len(pairs))(*[lib.llama_logit_bias(t, b) for t, b in pairs])
-        return lib.llama_sampler_init_logit_bias(rt.n_vocab, len(pairs), array)
-    raise ValueError(f"no llama.cpp sampler for {stage.native!r}")
+    if kind not in NATIVE:
+        raise ValueError(f"no llama.cpp sampler for {stage.native!r}")
+    return NATIVE[kind](rt, tuple(args), penalty_window, seed)
 
 
 class Sampler:
@@ -65,7 +73,7 @@ class Sampler:
         lib = rt.lib
         self.lib, self.rt, self.plan = lib, rt, plan
         window = len(prompt) + max_new
-        self.natives = [native_sampler(rt, s, window) for s in plan.natives]
+        self.natives = [native_sampler(rt, s, window, sampler_seed(seed)) for s in plan.natives]
         self.pick = lib.llama_sampler_init_dist(sampler_seed(seed)) if plan.sample else lib.llama_sampler_init_greedy()
         n = rt.n_vocab
         self.cand = np.zeros(n, dtype=TOKEN_DATA)

@@ -168,11 +168,17 @@ CONTROL = {"do_sample", "num_beams", "max_new_tokens", "length_penalty", "early_
 KNOWN = CONTROL | {r.key for r in PROCESSORS + WARPERS}
 
 
+# A plan's own processor that llama.cpp also implements, by type: its native spec (sampling.py's
+# NATIVE builds the sampler from it). One entry per processor; a type not here runs as a hook.
+NATIVE_PROCESSORS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    TiltedLogitsProcessor: lambda p: ("logit_bias", p.bias),  # a static bias −λ·T·S, before the temperature
+}
+
+
 def custom_stage(processor: LogitsProcessor) -> Stage:
-    """A plan's own processor: the tilt is a static bias, llama.cpp's logit bias; any other runs as a hook."""
-    if type(processor) is TiltedLogitsProcessor:
-        return Stage(processor, ("logit_bias", processor.bias))
-    return Stage(processor)
+    """A plan's own processor: native where NATIVE_PROCESSORS has its type, else a hook."""
+    native = NATIVE_PROCESSORS.get(type(processor))
+    return Stage(processor, native(processor) if native is not None else None)
 
 
 def merged(defaults: list[Stage], custom: list[Stage]) -> list[Stage]:
@@ -217,7 +223,11 @@ def plan_on_engine(
         return decoder.plan(settings, ctx)
     except decoders.InvalidSettings as exc:
         if "DecodeContext.model" in str(exc):
-            raise refuse(method, "it drives the transformers model itself, step by step") from None
+            raise refuse(
+                method,
+                "it needs the transformers model in this process (to drive it step by step, or to run a drafting "
+                "model beside it)",
+            ) from None
         raise
 
 
