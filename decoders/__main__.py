@@ -96,7 +96,8 @@ def announce_loading(line: str) -> None:
 
 def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     """One result per (model, method), each naming its model; the top-level `model` and `device` of a
-    one-model run stay as they were."""
+    one-model run stay as they were (`model`: as the engine names its outputs, e.g. "... (llama.cpp,
+    GGUF Q4_1 weights)"; on transformers the model's name)."""
     models = [
         {
             "model": lm.label,
@@ -110,7 +111,7 @@ def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     results = [{"model": lm.label, **r.public()} for lm, rs in runs for r in rs]
     out: dict[str, Any] = {}
     if len(runs) == 1:
-        out = {"model": runs[0][0].name, "device": models[0]["device"]}
+        out = {"model": models[0]["engine"], "device": models[0]["device"]}
     return {**out, "models": models, "results": results}
 
 
@@ -143,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(json_report(runs), ensure_ascii=False, indent=2))
     else:
         for lm, results in runs:
+            label = engines.engine_for(lm).model_label(lm)
+            if label != lm.name:  # another engine than transformers made the outputs
+                print(f"# {lm.label}: {label}")
             for note in lm.notes():
                 print(f"# {lm.label}: {note}")
             for r in results:

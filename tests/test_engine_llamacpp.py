@@ -11,6 +11,7 @@ de-quantised float32 ones), so there the test asks for agreement above a floor m
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -322,6 +323,25 @@ def test_results_say_where_they_come_from_and_time_themselves(lm):
     assert r.settings["engine"]["threads"] == torch.get_num_threads()
     assert 0 < r.ttft_ms <= r.latency_ms and r.tokens_per_s == pytest.approx(r.new_tokens / r.latency_ms * 1000, 1e-3)
     assert r.text == lm.tokenizer.decode(r.token_ids, skip_special_tokens=True) and r.new_tokens == len(r.token_ids)
+
+
+def test_the_cli_names_the_engine_and_its_weights(lm, capsys):
+    """`python -m decoders --engine llamacpp`: the JSON's model line is the engine's, and so is the text's."""
+    from arena import settings
+    from decoders.__main__ import main as cli
+
+    try:
+        assert (
+            cli(["Name a river.", "--engine", "llamacpp", "--methods", "Greedy", "--max-new-tokens", "4", "--json"])
+            == 0
+        )
+        out = json.loads(capsys.readouterr().out)
+        assert cli(["Name a river.", "--engine", "llamacpp", "--methods", "Greedy", "--max-new-tokens", "4"]) == 0
+        text = capsys.readouterr().out
+    finally:
+        settings.install(None)  # --engine installed settings for the process
+    assert out["model"].endswith("(llama.cpp, GGUF Q4_1 weights)") and out["results"][0]["dtype"] == "GGUF Q4_1"
+    assert "(llama.cpp, GGUF Q4_1 weights)" in text.splitlines()[0]
 
 
 def test_streaming_grows_and_stop_ends_the_run(lm):

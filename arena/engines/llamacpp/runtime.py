@@ -28,7 +28,7 @@ from common.errors import UserError
 VERSION = "0.3.36"  # the pinned llama-cpp-python, built by scripts/setup.sh
 INSTALL = (
     f"the llama.cpp engine needs llama-cpp-python {VERSION}, built on this machine: run "
-    "`ARENA_ENGINE=llamacpp bash scripts/setup.sh` (about 8 minutes on 2 cores, once; the wheel is cached)"
+    "`ARENA_ENGINE=llamacpp bash scripts/setup.sh` (8-10 minutes on 2 cores, once; the wheel is cached)"
 )
 MAX_SEQUENCES = 32  # two banks of up to 16 beams (BS-4's num_beams goes to 16), see beams.py
 BATCH = 512  # tokens per llama_decode call while reading a prompt
