@@ -123,11 +123,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
+    from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
     from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
     from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
+        engines.prepare(lm)  # and on an engine that cannot run it (llama.cpp: its library, the model's GGUF)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)

@@ -38,6 +38,7 @@ from plotly.subplots import make_subplots
 from tqdm import tqdm
 
 import decoders
+from arena import engines
 from arena.engines.local.inputs import encode
 from arena.llm import get_default_model, load_model
 from arena.memory import DESCRIPTION as MEMORY_HELP
@@ -284,6 +285,7 @@ def _fmt(v: Any) -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m evaluation.benchmark", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", help="model setting for generation (as ARENA_MODEL; default: the embedded model)")
+    p.add_argument("--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)")
     p.add_argument("--methods", help="comma-separated methods (default: BS-4,TS-Temp,TS-Tilted)")
     p.add_argument("--prompts", help="prompt file (.txt, .jsonl or .csv); default: the three built-in scenarios")
     p.add_argument("--language", default="all", help="built-in scenarios in en, zh or all (default all)")
@@ -340,6 +342,7 @@ def _main(args: argparse.Namespace) -> int:
         prompts = read_prompts(args.prompts) if args.prompts else default_prompts(args.language)
     prompts = prompts[: args.limit] if args.limit else prompts
     started = time.time()
+    engines.use(args.engine)
     lm = load_model(args.model) if args.model else get_default_model()
     records = run_benchmark(lm, methods, prompts, args.trials, args.warmup, args.max_new_tokens, not args.no_progress)
     per = summarize(records)
