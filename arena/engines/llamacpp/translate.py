@@ -27,12 +27,15 @@ from typing import Any
 
 import torch
 from transformers import (
+    EpsilonLogitsWarper,
+    EtaLogitsWarper,
     LogitsProcessor,
     MinPLogitsWarper,
     NoBadWordsLogitsProcessor,
     NoRepeatNGramLogitsProcessor,
     RepetitionPenaltyLogitsProcessor,
     TemperatureLogitsWarper,
+    TopHLogitsWarper,
     TopKLogitsWarper,
     TopPLogitsWarper,
     TypicalLogitsWarper,
@@ -134,6 +137,18 @@ def _typical(v: Any, eos: Sequence[int]) -> Stage | None:
     return Stage(TypicalLogitsWarper(float(v)), ("typical", float(v))) if float(v) < 1.0 else None
 
 
+def _top_h(v: Any, eos: Sequence[int]) -> Stage | None:
+    return Stage(TopHLogitsWarper(top_h=float(v))) if v is not None else None  # no llama.cpp counterpart: a hook
+
+
+def _epsilon(v: Any, eos: Sequence[int]) -> Stage | None:
+    return Stage(EpsilonLogitsWarper(epsilon=float(v))) if v is not None and 0.0 < float(v) < 1.0 else None
+
+
+def _eta(v: Any, eos: Sequence[int]) -> Stage | None:
+    return Stage(EtaLogitsWarper(epsilon=float(v), device="cpu")) if v is not None and 0.0 < float(v) < 1.0 else None
+
+
 # transformers' `_get_logits_processor`, in its order: processors (always), the plan's own
 # processors, then warpers (only when sampling).
 PROCESSORS: tuple[Rule, ...] = (
@@ -143,10 +158,13 @@ PROCESSORS: tuple[Rule, ...] = (
 )
 WARPERS: tuple[Rule, ...] = (
     Rule("temperature", _temperature),
+    Rule("top_h", _top_h),
     Rule("top_k", _top_k),
     Rule("top_p", _top_p),
     Rule("min_p", _min_p),
     Rule("typical_p", _typical),
+    Rule("epsilon_cutoff", _epsilon),
+    Rule("eta_cutoff", _eta),
 )
 # generate's global defaults for the keywords above (GenerationConfig._get_default_generation_params)
 DEFAULTS: dict[str, Any] = {
@@ -158,6 +176,9 @@ DEFAULTS: dict[str, Any] = {
     "top_p": 1.0,
     "min_p": None,
     "typical_p": 1.0,
+    "top_h": None,
+    "epsilon_cutoff": 0.0,
+    "eta_cutoff": 0.0,
     "do_sample": False,
     "num_beams": 1,
     "length_penalty": 1.0,
