@@ -92,14 +92,7 @@ def compute_view(
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     if lm is not None and study.scorer_model:  # one scorer for every system, never the serving model by accident
         lm = (load or get_model)(study.scorer_model)
-    scores = (
-        output_scores(lm, filtered_outputs, store, study_id, progress)
-        if lm is not None and len(filtered_outputs)
-        else None
-    )
-    mauve = (
-        study_mauve(lm, filtered_outputs) if lm is not None and len(filtered_outputs) and not on_zero_gpu() else None
-    )
+    scores, mauve = automatic_scores(lm, filtered_outputs, store, study_id, progress)
     r = res.build_results(
         ratings,
         outputs,
@@ -145,6 +138,15 @@ def compute_view(
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
         "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters)),
     }
+
+
+def automatic_scores(lm: Any, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> tuple:
+    """(perplexity per output, MAUVE per method) under `lm`, or (None, None) without a scorer or outputs.
+    MAUVE is left out on ZeroGPU, as docs/evaluation.md says."""
+    if lm is None or not len(outputs):
+        return None, None
+    scores = output_scores(lm, outputs, store, study_id, progress)
+    return scores, (None if on_zero_gpu() else study_mauve(lm, outputs))
 
 
 def excluded_by_rules(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[pd.DataFrame, list[str]]:
