@@ -180,9 +180,9 @@ class DRYLogitsProcessor(LogitsProcessor):
     breaker tokens themselves are never penalised. The exponent is capped at log(FLT_MAX)/log(base), as in
     llama.cpp, so a long repeat gives a large finite penalty rather than inf.
 
-    One step compares the context with itself shifted by every k, over at most the capped match length:
-    a (context × cap) boolean tensor per row, no Python loop over positions or tokens. llama.cpp uses
-    the Z-algorithm, which gives the same lengths.
+    One step compares the context with itself shifted by every k at once, one more token per round
+    while any match is still alive (at most the capped match length): no Python loop over positions
+    or tokens. llama.cpp uses the Z-algorithm, which gives the same lengths.
 
     Args:
         multiplier (`float`):
@@ -260,12 +260,17 @@ class DRYLogitsProcessor(LogitsProcessor):
         if cap < self.allowed_length:
             return torch.zeros(batch, n - 1, dtype=torch.long, device=context.device)
         rev = context.flip(1)  # rev[:, d]: d places from the end
-        k = torch.arange(1, n, device=context.device)[:, None]  # shift: the suffix ending k places earlier
-        d = torch.arange(cap, device=context.device)[None, :]
-        inside = (k + d) < n
-        shifted = rev.gather(1, (k + d).clamp(max=n - 1).reshape(1, -1).expand(batch, -1)).reshape(batch, n - 1, cap)
-        same = (shifted == rev[:, None, :cap]) & inside[None]
-        run = same.int().cumprod(dim=2).sum(dim=2)  # (batch, k): leading equal tokens
+        k = torch.arange(1, n, device=context.device)  # shift: the suffix ending k places earlier
+        run = torch.zeros(batch, n - 1, dtype=torch.long, device=context.device)
+        alive = torch.ones(batch, n - 1, dtype=torch.bool, device=context.device)
+        # Extend every match one token at a time while any is still alive: text rarely repeats for
+        # long, so this stops after a few (batch × N) comparisons instead of building (N × cap).
+        for d in range(min(cap, n - 1)):
+            at = k + d
+            alive &= (rev[:, at.clamp(max=n - 1)] == rev[:, d : d + 1]) & (at < n)
+            if not bool(alive.any()):
+                break
+            run += alive
         run = torch.minimum(run, limit[:, None])
         return run.flip(1)  # index j = N−1−k: the match that ends at position j
 
