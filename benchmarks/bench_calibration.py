@@ -11,7 +11,8 @@ every design in chunks of 25 studies. --closed N adds, for the complete designs,
 shifted studies analysed by the closed forms vectorised over studies (`design.study_tests`,
 the app's numbers on complete tables): enough studies to pin a rate to about +-0.005.
 
-    python benchmarks/bench_calibration.py --null 1000 --known 1000 --mixed 300 --closed 20000 --workers 2 --markdown
+    python benchmarks/bench_calibration.py --null 1000 --known 1000 --mixed 300 --closed 2000 --workers 2 --markdown
+    python benchmarks/bench_calibration.py --designs pilot,dominant,"two prompts",ordinal,survey --null 300 --known 300
     python benchmarks/bench_calibration.py --designs taste,missing --null 300 --known 300
     python benchmarks/bench_calibration.py --null 200 --known 200 --mixed 150 --mixed-designs base,taste
     python benchmarks/bench_calibration.py --items 8 --raters 3 --null 500 --known 500   # a custom design
@@ -47,7 +48,7 @@ def markdown(results: list[sd.Calibration]) -> str:
     )
     rows = []
     for c in results:
-        scope = " (these raters only)" if c.scope == "these raters only" else ""
+        scope = f" ({c.scope})" if c.scope in ("these raters only", "these prompts only") else ""
         cf = c.extra.get("closed")
         closed = f"{_f(cf['fwer'])} / {_f(cf['coverage'])}" if cf else "– / –"
         rows.append(

@@ -146,8 +146,8 @@ PAGE: dict[str, tuple[str, str]] = {
     "choose_a_study_and_press": ("Choose a study and press **Show results**.", "选择一个研究，然后按 **显示结果**。"),
     "per_method": ("Per method", "每种方法"),
     "results_reading_the_table": (
-        "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a 1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more predictable, fluent text (too low can mean bland or repetitive). **distinct-2**: share of word pairs that are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. **Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall time per output in milliseconds. **tokens/s**: new tokens per second of generation.",
-        "**读表方法。** ↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。**PPL**（困惑度）：已加载的模型对这段文字有多意外；越低表示文字越可预测、越流畅（太低可能意味着平淡或重复）。**distinct-2**：不重复的词对所占的比例，越高越多样。**重复率 %**：连续 3 次以上重复同一短语的输出所占的比例。**Self-BLEU4**：同一方法的各条输出彼此有多相似，越低越多样。**Zipf**：词频曲线的斜率，自然文本接近 1，没有好坏之分。**latency ms**：每条输出的平均耗时（毫秒）。**tokens/s**：生成时每秒产生的新 token 数。",
+        "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a 1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more predictable, fluent text (too low can mean bland or repetitive). **MAUVE**: how close the method's texts are, as a distribution, to held-out human text of the same language under the same model's features (1 = indistinguishable), [95% bootstrap interval]; coarse with few outputs. **distinct-2**: share of word pairs that are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. **Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall time per output in milliseconds. **tokens/s**: new tokens per second of generation.",
+        "**读表方法。** ↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。**PPL**（困惑度）：已加载的模型对这段文字有多意外；越低表示文字越可预测、越流畅（太低可能意味着平淡或重复）。**MAUVE**：在同一模型的特征下，该方法的文字作为一个分布与同语言的留出人类文本有多接近（1 = 无法区分），[95% 自助法区间]；输出少时较粗略。**distinct-2**：不重复的词对所占的比例，越高越多样。**重复率 %**：连续 3 次以上重复同一短语的输出所占的比例。**Self-BLEU4**：同一方法的各条输出彼此有多相似，越低越多样。**Zipf**：词频曲线的斜率，自然文本接近 1，没有好坏之分。**latency ms**：每条输出的平均耗时（毫秒）。**tokens/s**：生成时每秒产生的新 token 数。",
     ),
     "human_scores": ("Human scores", "人工评分"),
     "quality_against_latency": ("Quality against latency", "质量与延迟"),
@@ -488,9 +488,13 @@ LINES: dict[str, tuple[str, str]] = {
         "; this holds for these {n} rater{s} only (too few raters to speak for raters in general)",
         "；这只对这 {n} 位评分者成立（评分者太少，不能代表一般的评分者）",
     ),
+    "story_scope_items": (
+        "; this holds for these {n} prompt{s} only (too few prompts to speak for prompts in general; the raters are the sample)",
+        "；这只对这 {n} 个提示词成立（提示词太少，不能代表一般的提示词；样本是评分者）",
+    ),
     "story_lead": (
-        "{method} leads on {dimension} ({confidence}: at least {lead:+.2f} points on the 1–5 scale over every other method, 95% CI {low:+.2f} to {high:+.2f}, p ≤ {p:.2g} {adjusted})",
-        "{method} 在{dimension}上领先（{confidence}：在 1–5 分制上比其他每种方法至少高 {lead:+.2f} 分，95% CI {low:+.2f} 至 {high:+.2f}，p ≤ {p:.2g}，{adjusted}）",
+        "{method} leads on {dimension} ({confidence}: at least {lead:+.2f} points on the {scale} scale over every other method, 95% CI {low:+.2f} to {high:+.2f}, p ≤ {p:.2g} {adjusted})",
+        "{method} 在{dimension}上领先（{confidence}：在 {scale} 分制上比其他每种方法至少高 {lead:+.2f} 分，95% CI {low:+.2f} 至 {high:+.2f}，p ≤ {p:.2g}，{adjusted}）",
     ),
     "story_join": ("; ", "；"),
     "story_list": (", ", "、"),

@@ -17,6 +17,16 @@ they are not independent): m_i is the mean of s over the answers on item i, and
 
 For k = 2 and one answer per item this is Bang's index (Bang et al. 2004): (correct - wrong) / answers.
 
+Which estimand, with several answers per item: the mean over items of each item's mean score (every
+item counts once, as every other statistic here), not Bang's pooled index (the mean over answers,
+where an item with more answers weighs more). The two differ when items have different numbers of
+answers, by up to 0.107 in the designs an independent check ran; `pooled_index` reports Bang's beside
+it, and the sentence says which is which when they differ.
+
+No interval where there is none to build: when every answer was "don't know" nobody guessed, the
+index is 0 by construction, and the domain of b shrinks to a point; the interval is then left out
+(NaN), and the sentence says the data cannot show whether the blind held.
+
 95% CI: a score interval (as Wilson's for a proportion) with a design effect for answers that cluster
 within items. If answers were independent, at index b with a don't-know share d, a guess would be
 right with probability p(b) = 1/k + b (1 - 1/k) / (1 - d) and one answer's variance would be
@@ -80,8 +90,11 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "items",
     "raters",
     "chance",
+    "pooled_index",
+    "max_answers_per_item",
 )
 BISECTION_STEPS = 60
+ESTIMAND = "mean over items of each item's mean answer score (pooled_index: Bang's, the mean over answers)"
 
 
 # ---- the index and its interval, for many studies at once (the app and the simulations share it) ----
@@ -238,19 +251,22 @@ def blinding_index(guesses: pd.DataFrame, z: float = Z) -> pd.DataFrame:
     shares = np.array([grp["dont_know"].mean() for _, grp in groups])
     index, lo, hi = score_interval(m, r, k, shares, z)
     for s, ((study, method), grp) in enumerate(groups):
+        guessed = not bool(grp["dont_know"].all())  # every answer "don't know": no interval (see above)
         rows.append(
             {
                 "study_id": study,
                 "target_method": method,
                 "index": float(index[s]),
-                "ci_low": float(lo[s]),
-                "ci_high": float(hi[s]),
+                "ci_low": float(lo[s]) if guessed else math.nan,
+                "ci_high": float(hi[s]) if guessed else math.nan,
                 "n": int(len(grp)),
                 "correct": int(grp["correct"].sum()),
                 "dont_know": int(grp["dont_know"].sum()),
                 "items": int(grp["item_id"].nunique()),
                 "raters": int(grp["rater"].nunique()),
                 "chance": float((1.0 / grp["n_responses"].astype(float)).mean()),
+                "pooled_index": float(grp["s"].mean()),
+                "max_answers_per_item": int(per_item[s]["r"].max()),
             }
         )
     return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
@@ -297,8 +313,11 @@ def closed_study_blinding(store: Any, study_id: int) -> pd.DataFrame:
 
 
 def verdict(row: Mapping[str, Any]) -> str:
-    """ "not kept", "chance" or "wrong": whether the CI lies above 0, covers it, or lies below."""
+    """ "not kept", "chance" or "wrong": whether the CI lies above 0, covers it, or lies below; "no
+    guesses" without an interval (every answer "don't know")."""
     lo, hi = float(row["ci_low"]), float(row["ci_high"])
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "no guesses"
     if lo > 0:
         return "not kept"
     if hi < 0:
@@ -321,7 +340,20 @@ def words(row: Mapping[str, Any]) -> str:
         f"{dk_part}; 1 = always recognised, 0 = chance"
     )
     if guessed == 0:
-        return f'Every answer about {method} was "don\'t know": the blind held for {method} ({stats_part}).'
+        return (
+            f'Every answer about {method} was "don\'t know" ({n} answers over {int(row["items"])} '
+            f"item{'s' if int(row['items']) != 1 else ''}): nobody guessed, so these answers cannot show whether "
+            f"raters could tell {method} (no index or interval to report)."
+        )
+    pooled = float(row.get("pooled_index", math.nan))
+    if (
+        int(row.get("max_answers_per_item", 1) or 1) > 1
+        and math.isfinite(pooled)
+        and abs(pooled - float(row["index"])) >= 0.005
+    ):
+        stats_part += (
+            f"; the index is the mean over items of each item's mean, Bang's pooled over answers is {pooled:+.2f}"
+        )
     chance = 100 * float(row["chance"])
     share = f"raters picked {method} in {100 * right / guessed:.0f}% of their guesses (chance {chance:.0f}%)"
     said = verdict(row)
@@ -377,6 +409,8 @@ def as_json(result: pd.DataFrame) -> dict[str, Any]:
             "dont_know": int(row["dont_know"]),
             "items": int(row["items"]),
             "chance": _number(row["chance"]),
+            "pooled_index": _number(row["pooled_index"]),
+            "estimand": ESTIMAND,
         }
     return {"studies": studies}
 

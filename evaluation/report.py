@@ -17,11 +17,16 @@ from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store
 from arena.text import markdown_literal
+from arena.zerogpu import on_zero_gpu
 from common.errors import UserError
+from common.rubric import Rubric, rubric_from
 from evaluation import blinding, story
 from evaluation import results as res
+from evaluation.human import analysis as ha
+from evaluation.human import quality
 from evaluation.human import stats as hs
 from evaluation.human.stats import pseudonymize_raters
+from evaluation.mauve_score import study_mauve
 from evaluation.pairwise import length_adjusted_contrast
 from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
@@ -79,18 +84,25 @@ def compute_view(
     study = store.get_study(study_id)
     if study is None or (public and study.state != "published"):
         raise UserError("there is no published study with that id")
-    ratings = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
+    rubric = rubric_from(getattr(study, "rubric", None))  # the study's questions; older studies: the default
+    every = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
+    ratings, exclusion_lines = excluded_by_rules(every, rubric, getattr(study, "exclusion_rules", ()) or ())
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     if lm is not None and study.scorer_model:  # one scorer for every system, never the serving model by accident
         lm = (load or get_model)(study.scorer_model)
-    scores = (
-        output_scores(lm, filtered_outputs, store, study_id, progress)
-        if lm is not None and len(filtered_outputs)
-        else None
+    scores, mauve = automatic_scores(lm, filtered_outputs, store, study_id, progress)
+    r = res.build_results(
+        ratings,
+        outputs,
+        scores,
+        scenario=scenarios,
+        rater=raters,
+        methods=study.methods or None,
+        rubric=rubric,
+        mauve=mauve,
     )
-    r = res.build_results(ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None)
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
     headline = (
@@ -98,24 +110,25 @@ def compute_view(
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
         + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
+        + "".join(f"\n\n{markdown_literal(line)}" for line in exclusion_lines)
     )
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
     blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
     return {
         "headline": headline,
         "story": (
-            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters)}**\n\n"
+            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, rubric=rubric)}**\n\n"
             f"{story.agreement_words(r.agreement)}\n\n"
             + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in blind_lines)
             + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
             "(a page of its own: no tabs, no controls)"
         ),
         # Outputs of article 003's task prompts also get their automatic checker's success rate.
-        "table": with_task_success(res.display_table(r.summary), filtered_outputs)
+        "table": with_task_success(res.display_table(r.summary, rubric), filtered_outputs)
         if len(r.summary)
         else pd.DataFrame(),
-        "scores_figure": res.scores_figure(r.means) if len(r.means) else None,
-        "latency_figure": res.quality_latency_figure(r.summary) if len(r.summary) else None,
+        "scores_figure": res.scores_figure(r.means, rubric=rubric) if len(r.means) else None,
+        "latency_figure": res.quality_latency_figure(r.summary, rubric=rubric) if len(r.summary) else None,
         "stats": stats_tables(r),
         "summary": r.summary,
         "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
@@ -125,6 +138,30 @@ def compute_view(
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
         "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters)),
     }
+
+
+def automatic_scores(lm: Any, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> tuple:
+    """(perplexity per output, MAUVE per method) under `lm`, or (None, None) without a scorer or outputs.
+    MAUVE is left out on ZeroGPU, as docs/evaluation.md says."""
+    if lm is None or not len(outputs):
+        return None, None
+    scores = output_scores(lm, outputs, store, study_id, progress)
+    return scores, (None if on_zero_gpu() else study_mauve(lm, outputs))
+
+
+def excluded_by_rules(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[pd.DataFrame, list[str]]:
+    """The ratings the exclusion rules set at a study's creation keep (`evaluation.human.quality`), and
+    the lines that say so: "3 of 14 raters excluded by the rule set at creation (...)" and whether the
+    headline family's conclusions change without the exclusion. No rules: every rating, no line."""
+    if not rules or ratings.empty:
+        return ratings, []
+    kept, exclusion, _ = quality.apply_rules(ratings, rubric, tuple(rules))
+    lines = [exclusion.words("by the rule set at creation")]
+    if exclusion.n and len(kept):
+        every = ha.analyse(ratings, mixed=False, rubric=rubric)["pairwise"]
+        mine = ha.analyse(kept, mixed=False, rubric=rubric)["pairwise"]
+        lines.append(quality.sensitivity_words(quality.with_and_without(every, mine), exclusion))
+    return kept, lines
 
 
 def scorer_words(study: Any, lm: Any) -> str:
@@ -201,6 +238,7 @@ def stats_tables(r: res.Results) -> dict[str, Any]:
 __all__ = [
     "PRESENT_PATH",
     "compute_view",
+    "excluded_by_rules",
     "label_scenarios",
     "length_table",
     "model_named",

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 import decoders
 from common.messages import english
+from common.rubric import DEFAULT_RUBRIC, Rubric
 
 from .human import analysis as ha
 from .human import columns as hcols
@@ -29,7 +30,7 @@ from .human import stats as hs
 from .metrics import text_metrics
 from .perplexity import ItemScore, corpus_ppl
 
-DIMENSIONS = hcols.DIMENSIONS
+DIMENSIONS = hcols.DIMENSIONS  # the default rubric's; a study's own rubric is `Results.rubric`
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Results:
     position: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=hs.POSITION_COLUMNS))
     lines: list[str] = field(default_factory=list)  # one plain-language line per result
     methods: list[str] = field(default_factory=list)  # the study's order
+    rubric: Rubric = DEFAULT_RUBRIC  # the study's questions and scales
 
 
 def _method_order(*frames: pd.DataFrame) -> list[str]:
@@ -63,15 +65,18 @@ def method_summary(
     outputs: pd.DataFrame,
     scores: Mapping[Any, ItemScore] | None = None,
     means: pd.DataFrame | None = None,
+    rubric: Rubric = DEFAULT_RUBRIC,
+    mauve: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One row per method: N, human means with 95% CI, PPL, diversity, latency, throughput."""
-    means = hs.method_means(ratings) if means is None else means
+    """One row per method: N, human means with 95% CI (one per dimension of `rubric`), PPL, MAUVE with its interval, diversity,
+    latency, throughput."""
+    means = hs.method_means(ratings, rubric.names) if means is None else means
     rows = []
     for method in _method_order(outputs, ratings):
         outs = outputs[outputs["method"] == method].drop_duplicates("output_id")
         rates = ratings[ratings["method"] == method]
         row: dict[str, Any] = {"method": method, "outputs": len(outs), "ratings": len(rates)}
-        for dim in DIMENSIONS:
+        for dim in rubric.names:
             m = means[(means["method"] == method) & (means["dimension"] == dim)]
             if len(m):
                 row[dim], row[f"{dim}_ci_low"], row[f"{dim}_ci_high"] = (
@@ -80,6 +85,10 @@ def method_summary(
             else:
                 row[dim] = row[f"{dim}_ci_low"] = row[f"{dim}_ci_high"] = math.nan
         row["ppl"] = corpus_ppl([scores[o] for o in outs["output_id"] if o in scores]) if scores else math.nan
+        found = (mauve or {}).get(method)
+        row["mauve"], row["mauve_ci_low"], row["mauve_ci_high"] = (
+            (found.mauve, found.ci_low, found.ci_high) if found is not None else (math.nan, math.nan, math.nan)
+        )
         texts = [t for t in outs["text"].fillna("")]
         row.update({k: v for k, v in text_metrics(texts).items() if k != "n_texts"})
         lat = pd.to_numeric(outs["latency_ms"], errors="coerce")
@@ -103,9 +112,12 @@ def build_results(
     rater: Any = None,
     mixed: bool = True,
     methods: Sequence[str] | None = None,
+    rubric: Rubric = DEFAULT_RUBRIC,
+    mauve: Mapping[str, Any] | None = None,
 ) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs;
-    `methods`: the study's method order (pairs read a - b in it), else the registry's."""
+    `methods`: the study's method order (pairs read a - b in it), else the registry's; `rubric`: the
+    study's questions and scales (default: the mission's three 1-5 dimensions)."""
     r = hs.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
     o = hs.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
     ppl = {k: v.ppl for k, v in (scores or {}).items()}
@@ -113,26 +125,27 @@ def build_results(
     if not scores:
         notes.append("perplexity not computed")
     order = list(methods) if methods is not None else _method_order(o, r)
+    dims = list(rubric.names)
     if len(r):
-        a = ha.analyse(r, mixed=mixed, methods=order)
+        a = ha.analyse(r, mixed=mixed, methods=order, rubric=rubric)
     else:
         a = {
-            "means": hs.method_means(r),
-            "pairwise": hs.pairwise(r),
-            "friedman": hs.friedman(r),
-            "agreement": hs.krippendorff_alpha(r),
+            "means": hs.method_means(r, dims),
+            "pairwise": hs.pairwise(r, dims),
+            "friedman": hs.friedman(r, dims),
+            "agreement": hs.krippendorff_alpha(r, dims),
             "position": pd.DataFrame(columns=hs.POSITION_COLUMNS),
             "mixed": pd.DataFrame(columns=hs.MIXED_COLUMNS),
             "variance_components": pd.DataFrame(columns=hs.VC_COLUMNS),
             "lines": [],
         }
     return Results(
-        summary=method_summary(r, o, scores, a["means"]),
+        summary=method_summary(r, o, scores, a["means"], rubric, mauve),
         means=a["means"],
         pairwise=a["pairwise"],
         friedman=a["friedman"],
         agreement=a["agreement"],
-        ppl_correlation=hs.ppl_correlation(r, ppl) if ppl else pd.DataFrame(columns=hs.PPL_COLUMNS),
+        ppl_correlation=hs.ppl_correlation(r, ppl, dims) if ppl else pd.DataFrame(columns=hs.PPL_COLUMNS),
         n_ratings=len(r),
         n_raters=int(r["rater"].nunique()) if len(r) else 0,
         n_items=int(o["item_id"].nunique()) if len(o) else 0,
@@ -142,6 +155,7 @@ def build_results(
         position=a["position"],
         lines=a["lines"],
         methods=order,
+        rubric=rubric,
     )
 
 
@@ -235,8 +249,9 @@ def _num(v: Any, digits: int = 2) -> str:
 HIGHER, LOWER = "↑", "↓"
 DIRECTIONS = f"{HIGHER} higher is better, {LOWER} lower is better."
 COLUMNS = {
-    **{dim: f"{dim} {HIGHER}" for dim in DIMENSIONS},
+    **{dim: f"{dim} {HIGHER}" for dim in DIMENSIONS},  # the default rubric's; `column_names` for another
     "ppl": f"PPL {LOWER}",
+    "mauve": f"MAUVE {HIGHER}",
     "distinct_2": f"distinct\u20112 {HIGHER}",
     "repetition_pct": f"repetition % {LOWER}",
     "self_bleu4": f"Self\u2011BLEU4 {LOWER}",
@@ -248,18 +263,37 @@ COLUMNS = {
 METRICS_HELP = english("results_reading_the_table")
 
 
-def display_table(summary: pd.DataFrame) -> pd.DataFrame:
+def column_names(rubric: Rubric = DEFAULT_RUBRIC) -> dict[str, str]:
+    """COLUMNS for a study's rubric: each dimension named with its scale when it is not 1-5."""
+    dims = {
+        d.name: f"{d.name} {HIGHER}" if (d.low, d.high) == (1, 5) else f"{d.name} ({d.scale_words}) {HIGHER}"
+        for d in rubric.dimensions
+    }
+    return dims | {k: v for k, v in COLUMNS.items() if k not in DIMENSIONS}
+
+
+def mauve_cell(s: Mapping[str, Any]) -> str:
+    """ "0.83 [0.71–0.90]", or "–" where MAUVE was not computed (no scorer, under 10 texts)."""
+    value = s.get("mauve", math.nan)
+    if value is None or pd.isna(value):
+        return "–"
+    return f"{_num(value)} [{_num(s['mauve_ci_low'])}–{_num(s['mauve_ci_high'])}]"
+
+
+def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.DataFrame:
     """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
+    names = column_names(rubric)
     rows = []
     for _, s in summary.iterrows():
         row = {"method": s["method"]}  # ratings per method: in the headline and the CSV
-        for dim in DIMENSIONS:
+        for dim in rubric.names:
             lo, hi = s[f"{dim}_ci_low"], s[f"{dim}_ci_high"]
             ci = f"[{_num(lo, 1)}–{_num(hi, 1)}]" if pd.notna(lo) and pd.notna(hi) else "(no CI)"
-            row[COLUMNS[dim]] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
+            row[names[dim]] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
         row.update(
             {
                 COLUMNS["ppl"]: _num(s["ppl"]),
+                COLUMNS["mauve"]: mauve_cell(s),
                 COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
                 COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1),
                 COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),
@@ -280,9 +314,22 @@ def method_colours(methods: Sequence[str]) -> dict[str, str]:
     return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(dict.fromkeys(methods))}
 
 
-def scores_figure(means: pd.DataFrame, title: str = "Human scores ↑ (mean over prompts, 95% CI)"):
-    """Grouped bars per dimension, one colour per method, CI error bars, on the 1–5 scale (the axis
-    starts at 1, the lowest score, not at 0)."""
+def _axis(rubric: Rubric, dimensions: Sequence[str] | None = None) -> dict[str, Any]:
+    """The score axis: from the lowest point of the rubric's scales to the highest (not from 0), its
+    points as ticks when they are few; the scale named when every dimension shares it."""
+    dims = [rubric.dimension(d) for d in (dimensions or rubric.names) if d in rubric.names] or list(rubric.dimensions)
+    low, high = min(d.low for d in dims), max(d.high for d in dims)
+    same = len({(d.low, d.high) for d in dims}) == 1
+    ticks = list(range(low, high + 1)) if high - low <= 10 else None
+    title = f"score ({low} = worst, {high} = best)" if same else "score (higher = better; scales differ)"
+    return dict(range=[low, high + 0.05], title=title, tickvals=ticks)
+
+
+def scores_figure(
+    means: pd.DataFrame, title: str = "Human scores ↑ (mean over prompts, 95% CI)", rubric: Rubric = DEFAULT_RUBRIC
+):
+    """Grouped bars per dimension, one colour per method, CI error bars, on the rubric's scale (the axis
+    starts at its lowest score, not at 0)."""
 
     colours = method_colours(list(means["method"]))
     fig = go.Figure()
@@ -307,17 +354,20 @@ def scores_figure(means: pd.DataFrame, title: str = "Human scores ↑ (mean over
         title=title,
         height=420,
         legend_title_text="method",
-        yaxis=dict(range=[1, 5.05], title="score (1 = worst, 5 = best)", tickvals=[1, 2, 3, 4, 5]),
+        yaxis=_axis(rubric, list(dict.fromkeys(means["dimension"])) if len(means) else None),
     )
     return fig
 
 
-def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS):
+def quality_latency_figure(
+    summary: pd.DataFrame, dimensions: Sequence[str] | None = None, rubric: Rubric = DEFAULT_RUBRIC
+):
     """Mean human score (with CI) against mean latency in ms, one colour per method (its name beside
     its markers), one marker shape per dimension."""
 
+    dimensions = list(rubric.names) if dimensions is None else list(dimensions)
     colours = method_colours(list(summary["method"]))
-    symbols = ["circle", "square", "diamond", "triangle-up"]
+    symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
     fig = go.Figure()
     for _, s in summary.iterrows():
         method = s["method"]
@@ -330,7 +380,9 @@ def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DI
             text=[str(method) if k == 0 else "" for k in range(len(dimensions))],
             textposition="middle right",
             textfont=dict(color=colours[method], size=13),
-            marker=dict(size=12, color=colours[method], symbol=[symbols[k % 4] for k in range(len(dimensions))]),
+            marker=dict(
+                size=12, color=colours[method], symbol=[symbols[k % len(symbols)] for k in range(len(dimensions))]
+            ),
             customdata=list(dimensions),
             hovertemplate="%{customdata}: %{y:.2f} at %{x:.0f} ms<extra>" + str(method) + "</extra>",
             error_y=dict(
@@ -344,8 +396,7 @@ def quality_latency_figure(summary: pd.DataFrame, dimensions: Sequence[str] = DI
     fig.update_layout(
         title=f"Quality ↑ against latency ↓ (markers: {shapes})",
         xaxis_title="mean latency per output (ms) ↓",
-        yaxis_title="mean score, 1–5 ↑",
-        yaxis=dict(range=[1, 5.05], tickvals=[1, 2, 3, 4, 5]),
+        yaxis=_axis(rubric, dimensions) | {"title": f"mean {_axis(rubric, dimensions)['title']} ↑"},
         height=420,
         legend_title_text="method",
     )

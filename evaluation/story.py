@@ -18,8 +18,9 @@ from typing import Any
 import pandas as pd
 
 from common import messages
+from common.rubric import DEFAULT_RUBRIC, Rubric
 
-from .human.crossed import SCOPE_THESE
+from .human.crossed import SCOPE_ITEMS, SCOPE_THESE
 from .human.words import agreement_level, confidence_words
 
 ALPHA = 0.05
@@ -83,9 +84,19 @@ def family_words(pairwise: pd.DataFrame, lang: str = "en") -> str:
 
 
 def _scope_tail(rows: pd.DataFrame, n_raters: int, lang: str = "en") -> str:
+    if "scope" in rows and (rows["scope"] == SCOPE_ITEMS).any():
+        n = int(pd.to_numeric(rows["n_pairs"], errors="coerce").max()) if "n_pairs" in rows else 1
+        return _words(lang)["scope_items"].format(n=n, s=_plural(n, lang))
     if "scope" in rows and (rows["scope"] == SCOPE_THESE).any():
         return _words(lang)["scope"].format(n=n_raters, s=_plural(n_raters, lang))
     return ""
+
+
+def _scale(dimension: Any, rubric: Rubric | None) -> str:
+    """ "1–5": the dimension's scale in the rubric (the default rubric's when it is not named there)."""
+    rubric = rubric or DEFAULT_RUBRIC
+    d = rubric.dimension(dimension) if dimension in rubric.names else DEFAULT_RUBRIC.dimensions[0]
+    return f"{d.low}–{d.high}"
 
 
 def leaders(pairwise: pd.DataFrame, alpha: float = ALPHA) -> list[dict[str, Any]]:
@@ -127,9 +138,16 @@ def leaders(pairwise: pd.DataFrame, alpha: float = ALPHA) -> list[dict[str, Any]
 
 
 def takeaway(
-    pairwise: pd.DataFrame, n_items: int, n_ratings: int, n_raters: int, alpha: float = ALPHA, lang: str = "en"
+    pairwise: pd.DataFrame,
+    n_items: int,
+    n_ratings: int,
+    n_raters: int,
+    alpha: float = ALPHA,
+    lang: str = "en",
+    rubric: Rubric | None = None,
 ) -> str:
-    """One sentence: who leads on what and how sure, or "no clear difference yet, N = …" (`lang` en or zh)."""
+    """One sentence: who leads on what and how sure, or "no clear difference yet, N = …" (`lang` en or zh;
+    `rubric`: the study's, for each dimension's scale)."""
     w = _words(lang)
     sizes = w["sizes"].format(items=n_items, ratings=n_ratings, raters=n_raters, s=_plural(n_raters, lang))
     if not n_ratings:
@@ -142,6 +160,7 @@ def takeaway(
                 method=l["method"],
                 dimension=_dim(l["dimension"], lang),
                 confidence=_sure(l["p"], lang),
+                scale=_scale(l["dimension"], rubric),
                 lead=l["lead"],
                 low=l["ci_low"],
                 high=l["ci_high"],

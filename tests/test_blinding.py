@@ -82,10 +82,24 @@ def test_the_score_interval_does_not_collapse_on_six_wrong_guesses():
     assert index[0] == pytest.approx(-0.5) and lo[0] == pytest.approx(-0.5) and hi[0] > 0
 
 
-def test_every_answer_dont_know_is_exactly_chance():
+def test_every_answer_dont_know_is_no_interval_and_says_so():
+    # issue 34: "the blind held ... CI +0.00 to +0.00" claimed what nobody's guess showed
     [row] = blinding.blinding_index(answers([(1, i, "ann", "BS-4", 3, None, "A") for i in range(5)])).to_dict("records")
-    assert row["index"] == row["ci_low"] == row["ci_high"] == 0.0
-    assert "don't know" in blinding.words(row) and "held" in blinding.words(row)
+    assert row["index"] == 0.0 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    said = blinding.words(row)
+    assert "don't know" in said and "cannot show" in said and "held" not in said and "+0.00 to +0.00" not in said
+    assert blinding.verdict(row) == "no guesses"
+    assert blinding.as_json(pd.DataFrame([row]))["studies"]["1"]["methods"]["BS-4"]["ci_low"] is None
+
+
+def test_the_index_is_the_mean_of_item_means_and_says_so_beside_bangs():
+    # item 0: three answers, all right; items 1-3: one wrong answer each (k = 2): item means 1, -1, -1, -1
+    rows = [(1, 0, r, "BS-4", 2, "A", "A") for r in ("ann", "bob", "cy")]
+    rows += [(1, i, "ann", "BS-4", 2, "B", "A") for i in (1, 2, 3)]
+    [row] = blinding.blinding_index(answers(rows)).to_dict("records")
+    assert row["index"] == pytest.approx(-0.5) and row["pooled_index"] == pytest.approx(0.0)
+    said = blinding.words(row)
+    assert "mean over items" in said and "Bang's pooled over answers is +0.00" in said
 
 
 def test_words_say_whether_the_blind_held():

@@ -16,6 +16,8 @@ HEAVY = ("torch", "transformers")
 # command lines that read files (ratings, votes, guesses, answers) or print settings.
 LIGHT = (
     "common.errors",
+    "common.rubric",
+    "arena.long_ratings",
     "arena.store",
     "arena.export",
     "arena.readers",
@@ -27,6 +29,8 @@ LIGHT = (
     "evaluation.human.summary",
     "evaluation.human.cli",
     "evaluation.human.design",
+    "evaluation.human.quality",
+    "evaluation.human.ratings",
     "evaluation.pairwise",
     "evaluation.pairwise.cli",
     "evaluation.blinding",

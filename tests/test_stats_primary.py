@@ -65,9 +65,11 @@ def test_closed_forms_give_the_reml_numbers_on_complete_tables(sd_item, sd_rater
     y = table[i, r]
     for conditional in (False, True):
         var, df, _ = crossed.balanced_mean_variance(table, conditional)
-        X = reml.indicators(r) if conditional else np.ones((len(y), 1))
-        fit = reml.fit_reml(y, X, {"item": i} if conditional else {"item": i, "rater": r})
-        v2, df2 = reml.linear_variance(fit, crossed.item_weights(i))
+        if conditional:  # raters fixed: the item component free to go below 0 (its unbiased estimate)
+            v2, df2, _ = crossed.free_variance(y, reml.indicators(r), {"item": i}, crossed.item_weights(i), "item")
+        else:
+            fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": i, "rater": r})
+            v2, df2 = reml.linear_variance(fit, crossed.item_weights(i))
         assert float(var) == pytest.approx(v2, rel=1e-5) and float(df) == pytest.approx(df2, rel=1e-4)
     # a difference with the rater component held at a pooled taste: closed form = REML refit
     closed = crossed.pair_fit(y, i, r)
@@ -175,13 +177,13 @@ def test_missing_cells_go_through_reml_and_stay_sensible():
 
 
 def test_the_takeaway_names_only_what_survives_the_family_over_dimensions():
-    # a null study (seeded) where Holm within informativeness alone would call B - C significant (0.041),
+    # a null study (seeded) where Holm within naturalness alone would call a pair significant (0.033),
     # but not after the family of 3 pairs x 3 dimensions: the sentence must not name it
-    df = sim.simulate(sim.Design(items=12), 16)
+    df = sim.simulate(sim.Design(items=12), 18)
     pw = hs.pairwise(df)
-    info = pw[pw["dimension"] == "informativeness"]
+    info = pw[pw["dimension"] == "naturalness"]
     assert min(hs.holm(info["p_value"])) < 0.05 and (pw["p_holm"] >= 0.05).all()
     assert story.takeaway(pw, 12, len(df), 3).startswith("No clear difference yet")
     # the same rows with family-adjusted p below 0.05: now it is named, with the family in words
     named = story.takeaway(pw.assign(p_holm=pw["p_value"]), 12, len(df), 3)
-    assert "informativeness" in named and "adjusted over all 9 pairs × dimensions" in named
+    assert "naturalness" in named and "adjusted over all 9 pairs × dimensions" in named

@@ -7,6 +7,7 @@
     python -m arena.studies form-check --study 7   # how recognisable each method is from its form alone
     python -m arena.studies replay-check --study 7 # which methods anyone with the public model reproduces
     python -m arena.studies generate --study 7     # resume an interrupted generation
+    python -m arena.studies generate --study 7 --engine llamacpp   # ... on llama.cpp (the model's GGUF)
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
     python -m arena.studies close --study 7
     python -m arena.studies publish --study 7
@@ -24,7 +25,7 @@ import math
 import sys
 from typing import Any
 
-from arena import guessing, invites
+from arena import engines, guessing, invites
 from arena.eta import GenerationEta
 from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
@@ -107,6 +108,7 @@ def create(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
+    engines.use(getattr(args, "engine", None))  # an unknown engine is refused before anything else
     if args.command == "create":
         return create(args)
     if args.command == "generate":
@@ -159,6 +161,9 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
     with_model = argparse.ArgumentParser(add_help=False)
     with_model.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
+    with_model.add_argument(
+        "--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)"
+    )
     with_model.add_argument(
         "--batch-size",
         default="auto",

@@ -1,17 +1,20 @@
-"""Human-rating statistics: 1-5 scores of outputs, with items and raters both as samples. Pure
-evaluation: a ratings frame in, tables and sentences out; no UI. One job per module:
+"""Human-rating statistics: scores of outputs on a study's rubric (any questions, each on its own
+scale; common/rubric.py), with items and raters both as samples. Pure evaluation: a ratings frame in,
+tables and sentences out; no UI. One job per module:
 
-    columns.py    DIMENSIONS, REQUIRED_COLUMNS: what a ratings file needs (light: no pandas)
-    ratings.py    read_ratings(path): a ratings CSV or an `arena.export` file, validated (UserError)
+    columns.py    DIMENSIONS, REQUIRED_COLUMNS, LONG_COLUMNS: what a ratings file needs (light: no pandas)
+    ratings.py    read_ratings_file(path): a wide file (an `arena.export` or REQUIRED_COLUMNS) or a long one
+                  (arena/long_ratings.py), validated against its rubric (UserError)
     stats.py      the numbers: method means, the pairwise family (max-T), Wilcoxon, Friedman, the mixed
                   model, Krippendorff's alpha, the position effect, perplexity vs scores, pseudonyms
     crossed.py    the crossed item x rater estimators behind them; reml.py their variance components
     words.py      one plain-language line per result
-    analysis.py   analyse(ratings): everything for one study
-    summary.py    summarise(ratings): the command line's JSON
-    raters.py     per-rater diagnostics (leave-one-out alpha, straight-lining) for the Organizer
+    analysis.py   analyse(ratings, rubric=...): everything for one study
+    quality.py    rater flags (straight-lining, speeders, against the consensus), exclusion rules, with/without
+    summary.py    summarise(ratings, rubrics=..., exclude=...): the command line's JSON
+    raters.py     per-rater diagnostics (leave-one-out alpha, time per item, straight-lining)
     sim.py        simulated studies; design.py their calibration and power
-    cli.py        `python -m evaluation.human RATINGS.csv [--json] [--no-mixed]`
+    cli.py        `python -m evaluation.human RATINGS.csv [--json] [--no-mixed] [--scale] [--exclude-failed-attention]`
 
 Nothing is imported here, so `python -m evaluation.human --help` answers before pandas and scipy
 load: import the module you need (`from evaluation.human import stats`). The reference, with the

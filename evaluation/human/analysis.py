@@ -1,5 +1,6 @@
 """The primary analysis of one study's ratings, fixed in advance: every frame of
-`evaluation.human.stats` and one line per result (`evaluation.human.words`)."""
+`evaluation.human.stats` and one line per result (`evaluation.human.words`), for any rubric (its
+dimensions and their scales, common/rubric.py)."""
 
 from __future__ import annotations
 
@@ -8,36 +9,54 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from common.rubric import Rubric, rubric_of
+
 from . import stats as hs
 from . import words
+from .crossed import SCOPE_ITEMS
+
+
+def top_rater_share(ratings: pd.DataFrame) -> float:
+    """The share of the ratings the busiest rater gave (NaN without ratings)."""
+    if ratings.empty:
+        return float("nan")
+    return float(ratings["rater"].astype(str).value_counts(normalize=True).iloc[0])
 
 
 def analyse(
     ratings: pd.DataFrame,
-    dimensions: Sequence[str] = hs.DIMENSIONS,
+    dimensions: Sequence[str] | None = None,
     mixed: bool = True,
     seed: int = 0,
     methods: Sequence[str] | None = None,
     adjust: Literal["max-T", "holm"] = "max-T",
+    rubric: Rubric | None = None,
 ) -> dict[str, Any]:
-    """Frames and lines for one study. `methods`: the study's method order (pairs are a - b in it,
-    whatever the row order); repeated ratings are collapsed first (with a warning), so every
-    statistic sees the same ratings."""
+    """Frames and lines for one study. `rubric` (or just `dimensions`, each on the default scale):
+    what was asked, default the mission's three 1-5 questions. `methods`: the study's method order
+    (pairs are a - b in it, whatever the row order); repeated ratings are collapsed first (with a
+    warning), so every statistic sees the same ratings."""
+    rubric = rubric if rubric is not None else rubric_of(dimensions)
+    dims = list(rubric.names)
     ratings = hs.collapse_duplicates(ratings)
     order = hs.method_order(ratings, methods)
-    means = hs.method_means(ratings, dimensions, order)
-    pairwise, taste = hs.pairwise_analysis(ratings, dimensions, order, adjust=adjust, seed=seed)
-    fried = hs.friedman(ratings, dimensions, order)
-    agreement = hs.krippendorff_alpha(ratings, dimensions)
-    position = hs.position_effect(ratings, dimensions)
+    means = hs.method_means(ratings, dims, order)
+    pairwise, taste = hs.pairwise_analysis(ratings, dims, order, adjust=adjust, seed=seed)
+    fried = hs.friedman(ratings, dims, order)
+    agreement = hs.krippendorff_alpha(ratings, dims, scales=rubric.scales())
+    position = hs.position_effect(ratings, dims)
     mm, vc = (
-        hs.mixed_model(ratings, dimensions, methods=order)
+        hs.mixed_model(ratings, dims, methods=order)
         if mixed
         else (pd.DataFrame(columns=hs.MIXED_COLUMNS), pd.DataFrame(columns=hs.VC_COLUMNS))
     )
+    items_fixed = bool(len(pairwise)) and (pairwise["scope"] == SCOPE_ITEMS).all()
+    share = top_rater_share(ratings)
+    lopsided = words.explain_lopsided(share, int(ratings["rater"].nunique()) if len(ratings) else 0)
     lines = (
-        [words.explain_pair(r) for r in pairwise.to_dict("records")]
-        + ([words.explain_taste(taste)] if len(pairwise) else [])
+        ([lopsided] if lopsided and not items_fixed else [])
+        + [words.explain_pair(r) for r in pairwise.to_dict("records")]
+        + ([words.explain_taste(taste, items_fixed)] if len(pairwise) else [])
         + [words.explain_friedman(r) for r in fried.to_dict("records")]
         + [words.explain_mixed(r) for r in mm.to_dict("records")]
         + [words.explain_alpha(r) for r in agreement.to_dict("records")]
@@ -52,8 +71,11 @@ def analyse(
         "mixed": mm,
         "variance_components": vc,
         "lines": lines,
-        "cant_judge": hs.cant_judge_counts(ratings, dimensions),
+        "cant_judge": hs.cant_judge_counts(ratings, dims),
         "taste": taste,
         "methods": order,
         "adjust": adjust,
+        "rubric": rubric,
+        "top_rater_share": share,
+        "items_fixed": items_fixed,
     }

@@ -4,6 +4,10 @@ argument errors answer before the statistics load."""
 from __future__ import annotations
 
 from arena.dimensions import SCORE_COLUMNS
+from arena.long_ratings import LONG_COLUMNS, LONG_OPTIONAL
 
-DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the rating dimensions, named once: arena/dimensions.py
-REQUIRED_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position", *DIMENSIONS)
+DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the default rubric's dimensions (common/rubric.py)
+ID_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position")
+REQUIRED_COLUMNS: tuple[str, ...] = (*ID_COLUMNS, *DIMENSIONS)  # a wide file with the default rubric
+
+__all__ = ["DIMENSIONS", "ID_COLUMNS", "LONG_COLUMNS", "LONG_OPTIONAL", "REQUIRED_COLUMNS"]

@@ -37,9 +37,19 @@ from scipy import special, stats
 from . import reml
 
 MIN_RANDOM_RATERS = 3  # below this, raters are fixed and results hold for these raters only
+MIN_RANDOM_ITEMS = 3  # below this (one or two prompts), items are fixed: results hold for these prompts only
 SCOPE_ALL = "items and raters"
 SCOPE_THESE = "these raters only"
+SCOPE_ITEMS = "these prompts only"
 TASTE_TEST_LEVEL = 0.25  # the pooled taste enters when its one-sided test gives p < this ("sometimes pool")
+# Where one rater carries more than half of a difference (a study in which one rater gave most of the
+# ratings), that rater's taste is most of the estimate's error, while the test of the taste sees it only
+# through the few items others also rated: it has little power, and leaving the taste out when it is
+# there made the headline liberal (one rater with 80% of the ratings: 0.07-0.10 false positives, all in
+# studies where the test left it out). There, when the taste is left out, the difference's df is capped
+# at raters - 1: the only measure of how far one rater's taste can lie from everybody's is the other
+# raters (docs/statistics.md, "One rater who gave most of the ratings").
+LOPSIDED_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,15 @@ def _finish(
     return Estimate(est, se, df, est - q * se, est + q * se, t, p, "ok", components=components, **base)
 
 
+def scope_of(n_items: int, n_raters: int) -> str:
+    """Which sample an estimate generalises over: items and raters (SCOPE_ALL); items only, with 1-2
+    raters fixed (SCOPE_THESE); raters only, with 1-2 items fixed (SCOPE_ITEMS: a survey of one
+    prompt). With 1-2 raters the items are the sample as long as there are two of them."""
+    if n_raters >= MIN_RANDOM_RATERS:
+        return SCOPE_ALL if n_items >= MIN_RANDOM_ITEMS else SCOPE_ITEMS
+    return SCOPE_THESE
+
+
 def _degenerate(
     y: np.ndarray, items: np.ndarray, raters: np.ndarray, scope: str
 ) -> tuple[dict[str, Any], Estimate | None]:
@@ -93,7 +112,7 @@ def _degenerate(
     if len(y) == 0:
         return base, Estimate(nan, nan, nan, nan, nan, nan, nan, "no data", **base)
     est = float(item_weights(items) @ y)
-    if n_items < 2:
+    if (n_items < 2 and scope != SCOPE_ITEMS) or (scope == SCOPE_ITEMS and len(y) < 2):
         return base, Estimate(est, nan, nan, nan, nan, nan, nan, "not testable", **base)
     if np.ptp(y) == 0:
         return base, Estimate(est, 0.0, nan, nan, nan, nan, nan, "not estimable", **base)
@@ -136,39 +155,48 @@ def crossed_mean(
     df_at: Mapping[str, float] | None = None,
 ) -> Estimate:
     """The mean over items of item means of `values` (one per cell), with a `level` t interval:
-    REML components of item, rater and residual (each >= 0), Satterthwaite df. With fewer than
-    MIN_RANDOM_RATERS raters (or `conditional`), raters are fixed effects: the variance is over
-    items only and the result holds for these raters (scope SCOPE_THESE). `df_at`: components
-    (pooled over several means, see `method_intervals`) at which to evaluate the df."""
-    est, source = _mean_with_source(values, items, raters, level, conditional)
+    REML components of item, rater and residual (each >= 0), Satterthwaite df. The scope follows the
+    design (`scope_of`): with fewer than MIN_RANDOM_RATERS raters (or `conditional`) raters are fixed
+    effects, the variance is over items only and the result holds for these raters (SCOPE_THESE);
+    with fewer than MIN_RANDOM_ITEMS items (and raters enough) items are fixed, the variance is over
+    raters only and the result holds for these prompts (SCOPE_ITEMS). `df_at`: components (pooled
+    over several means, see `method_intervals`) at which to evaluate the df."""
+    y, items, raters = np.asarray(values, dtype=float), np.asarray(items), np.asarray(raters)
+    scope = scope_of(len(np.unique(items)), len(np.unique(raters)))
+    if conditional is not None:
+        scope = SCOPE_THESE if conditional else SCOPE_ALL
+    est, source = _mean_with_source(y, items, raters, level, scope)
     return est if df_at is None else _df_at(est, source, df_at, level)
 
 
 def _mean_with_source(
-    values: np.ndarray, items: np.ndarray, raters: np.ndarray, level: float, conditional: bool | None
+    y: np.ndarray, items: np.ndarray, raters: np.ndarray, level: float, scope: str
 ) -> tuple[Estimate, np.ndarray | tuple[reml.Fit, np.ndarray] | None]:
     """`crossed_mean` and what it came from (the complete table, or the REML fit and the weights;
-    None when raters are fixed or nothing was fitted), so that the df can be re-evaluated without a refit."""
-    y, items, raters = np.asarray(values, dtype=float), np.asarray(items), np.asarray(raters)
-    if conditional is None:
-        conditional = len(np.unique(raters)) < MIN_RANDOM_RATERS
-    base, done = _degenerate(y, items, raters, SCOPE_THESE if conditional else SCOPE_ALL)
+    None unless both items and raters are samples), so that the df can be re-evaluated without a refit."""
+    base, done = _degenerate(y, items, raters, scope)
     if done is not None:
         return done, None
     est = float(item_weights(items) @ y)
     table = complete_table(y, items, raters)
     if table is not None:
-        b_var, b_df, b_comps = balanced_mean_variance(table, conditional)
+        if scope == SCOPE_ITEMS:
+            b_var, b_df, b_comps = balanced_items_fixed(table)
+        else:
+            b_var, b_df, b_comps = balanced_mean_variance(table, scope == SCOPE_THESE)
         comps = {k: float(v) for k, v in b_comps.items()}
-        return _finish(est, float(b_var), float(b_df), level, base, comps), None if conditional else table
-    if conditional:
+        return _finish(est, float(b_var), float(b_df), level, base, comps), table if scope == SCOPE_ALL else None
+    w = item_weights(items)
+    if scope == SCOPE_THESE:
         X = reml.indicators(raters)  # one fixed effect per rater: the target is the mean over these raters
-        fit = reml.fit_reml(y, X, {"item": items})
+        var, df, fit = free_variance(y, X, {"item": items}, w, "item")
+    elif scope == SCOPE_ITEMS:
+        X = reml.indicators(items)  # one fixed effect per item: the target is the mean over these prompts
+        var, df, fit = free_variance(y, X, {"rater": raters}, w, "rater")
     else:
         fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": items, "rater": raters})
-    w = item_weights(items)
-    var, df = reml.linear_variance(fit, w)
-    return _finish(est, var, df, level, base, fit.components), None if conditional else (fit, w)
+        var, df = reml.linear_variance(fit, w)
+    return _finish(est, var, df, level, base, fit.components), (fit, w) if scope == SCOPE_ALL else None
 
 
 def _df_at(
@@ -213,7 +241,10 @@ def method_intervals(
     a df computed from it is large exactly when that estimate came out small, which makes narrow
     intervals too sure (coverage 0.93 with a rater taste); the pooled components give each interval
     the df its design has. Returns the estimates and the pooled components."""
-    first = [_mean_with_source(*c, level, None) for c in cells]
+    first = []
+    for values, items, raters in cells:
+        y, i, r = np.asarray(values, dtype=float), np.asarray(items), np.asarray(raters)
+        first.append(_mean_with_source(y, i, r, level, scope_of(len(np.unique(i)), len(np.unique(r)))))
     random = [e for e, _ in first if e.scope == SCOPE_ALL and e.status == "ok" and "rater" in e.components]
     if not random:
         return [e for e, _ in first], {}
@@ -225,11 +256,16 @@ def method_intervals(
 def balanced_mean_variance(
     tables: np.ndarray, conditional: bool = False
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """(variance, df, components) of the grand mean of complete tables (..., items, raters): REML
-    with components >= 0 is, on a balanced table, the ANOVA solution with the expected mean squares
-    order-restricted (residual <= items, residual <= raters: a violator is pooled with the
-    residual, the tree-order isotonic solution), and a component at 0 leaves the model. The same
-    numbers as `crossed_mean`'s REML path (a test checks)."""
+    """(variance, df, components) of the grand mean of complete tables (..., items, raters).
+
+    Raters fixed (`conditional`, or one rater): the items' mean square over I x R with items - 1 df,
+    the item component free to go below 0 (its unbiased estimate: the t on item means, exact under
+    the model; see `balanced_given_taste` for why it is not truncated at 0).
+
+    Items and raters both samples: REML with components >= 0 is, on a balanced table, the ANOVA
+    solution with the expected mean squares order-restricted (residual <= items, residual <= raters:
+    a violator is pooled with the residual, the tree-order isotonic solution), and a component at 0
+    leaves the model. The same numbers as `crossed_mean`'s REML path (a test checks)."""
     t = np.asarray(tables, dtype=float)
     I, R = t.shape[-2], t.shape[-1]
     ms_i, ms_r, ms_e = mean_squares(t)
@@ -238,11 +274,7 @@ def balanced_mean_variance(
         # raters fixed: items and residual only (one rater: the residual is the item variation)
         if R < 2:
             return ms_i / (I * R), np.full_like(ms_i, df_i), {"item": np.zeros_like(ms_i), "residual": ms_i}
-        pooled = ms_i < ms_e
-        e_all = (df_i * ms_i + df_e * ms_e) / (df_i + df_e)
-        var = np.where(pooled, e_all, ms_i) / (I * R)
-        df = np.where(pooled, df_i + df_e, df_i)
-        return var, df, {"item": np.where(pooled, 0.0, (ms_i - ms_e) / R), "residual": np.where(pooled, e_all, ms_e)}
+        return ms_i / (I * R), np.full_like(ms_i, df_i), {"item": (ms_i - ms_e) / R, "residual": ms_e}
     # tree order with the residual at the root: pool the smaller violator first, then the other
     first_is_i = ms_i <= ms_r
     small, big = np.where(first_is_i, ms_i, ms_r), np.where(first_is_i, ms_r, ms_i)
@@ -263,6 +295,23 @@ def balanced_mean_variance(
     terms = np.where(pool2, everything, np.where(pool1, one, free))
     df = 2 * (var * I * R) ** 2 / terms
     return var, df, {"item": (E_i - E_e) / R, "rater": (E_r - E_e) / I, "residual": E_e}
+
+
+def balanced_items_fixed(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(variance, df, components) of the grand mean of complete tables (..., items, raters) with the
+    items fixed (one or two prompts) and the raters a sample: the mirror of raters fixed. The raters'
+    mean square over I x R with raters - 1 df (the rater component free to go below 0); with one item,
+    the one-sample t over raters."""
+    t = np.asarray(tables, dtype=float)
+    I, R = t.shape[-2], t.shape[-1]
+    ms_r = _rater_ms(t) if I == 1 else mean_squares(t)[1]
+    ms_e = mean_squares(t)[2] if I > 1 else np.zeros_like(ms_r)
+    return ms_r / (I * R), np.full_like(ms_r, R - 1.0), {"rater": (ms_r - ms_e) / I, "residual": ms_e}
+
+
+def _rater_ms(t: np.ndarray) -> np.ndarray:
+    """The raters' mean square of one-item tables (..., 1, raters): I x the sample variance of the cells."""
+    return np.var(t[..., 0, :], axis=-1, ddof=1)
 
 
 # ---- differences: pairs of methods, taste pooled ------------------------------------------------
@@ -322,21 +371,25 @@ def balanced_given_taste(
     ms: np.ndarray, I: int, R: int, taste: float | np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """REML on a complete items x raters table of differences with the rater component held at
-    `taste`: (variance of the mean without the taste part, its Var for Satterthwaite, item, residual).
-    `ms`: (..., 3) mean squares of items, raters, residual. The same numbers as the REML refit."""
+    `taste` and the item component free to go below 0: (variance of the mean without the taste part,
+    its Var for Satterthwaite, item, residual). `ms`: (..., 3) mean squares of items, raters, residual.
+
+    The variance of the mean is then the items' own mean square over I x R, with items - 1 degrees of
+    freedom, whatever the item component comes out at: without the taste it is the paired t on the
+    items' mean differences, exact under the model. Truncating the item component at 0 instead (REML
+    with components >= 0) swapped that mean square for one pooled with the raters' and the residual's
+    exactly when it had come out small, counted all their degrees of freedom (6 items x 3 raters: 17
+    instead of 5), and gave p < 0.05 in 13-16% of null tests in that state (docs/statistics.md).
+    The same numbers as the REML refit (a test checks)."""
     ms_i, ms_r, ms_e = ms[..., 0], ms[..., 1], ms[..., 2]
     df_i, df_r, df_e = I - 1.0, R - 1.0, (I - 1.0) * (R - 1.0)
     shift = I * np.asarray(taste, dtype=float)
     zero = np.zeros_like(ms_e)
     pooled = (df_r * ms_r + df_e * ms_e) / (df_r + df_e)
     e_in = _residual_mle([(ms_r, df_r, shift + zero), (ms_e, df_e, zero)], pooled)
-    interior = ms_i >= e_in
-    start = (df_i * ms_i + df_r * ms_r + df_e * ms_e) / (df_i + df_r + df_e)
-    e_b = _residual_mle([(ms_i, df_i, zero), (ms_r, df_r, shift + zero), (ms_e, df_e, zero)], start)
-    info_b = 0.5 * (df_i / e_b**2 + df_r / (e_b + shift) ** 2 + df_e / e_b**2)
-    var = np.where(interior, ms_i, e_b) / (I * R)
-    var_f = np.where(interior, 2 * ms_i**2 / df_i, 1 / info_b) / (I * R) ** 2
-    return var, var_f, np.where(interior, (ms_i - e_in) / R, 0.0), np.where(interior, e_in, e_b)
+    var = ms_i / (I * R)
+    var_f = 2 * ms_i**2 / df_i / (I * R) ** 2
+    return var, var_f, (ms_i - e_in) / R, e_in
 
 
 def pair_fit(values: np.ndarray, items: np.ndarray, raters: np.ndarray) -> PairFit | None:
@@ -367,6 +420,13 @@ class Taste:
     used: bool  # p < TASTE_TEST_LEVEL
     n_pairs: int
     pieces: int  # independent pieces of information: sum over dimensions of (methods - 1)
+    top_share: float = math.nan  # the largest share one rater has of a difference's estimate
+    level: float = TASTE_TEST_LEVEL  # the level the test was held to
+
+    @property
+    def lopsided(self) -> bool:
+        """One rater carries more than LOPSIDED_SHARE of some difference."""
+        return bool(self.top_share > LOPSIDED_SHARE)
 
     @property
     def applied(self) -> float:
@@ -392,24 +452,64 @@ def pool_values(
     return est, se, p, p < level
 
 
+def rater_share(items: np.ndarray, raters: np.ndarray) -> float:
+    """The largest weight one rater has in a mean over items of item means (1/R on a complete table,
+    near 1 when one rater gave almost every rating)."""
+    if not len(raters):
+        return math.nan
+    _, codes = np.unique(np.asarray(raters), return_inverse=True)
+    return float(np.bincount(codes, weights=item_weights(items)).max())
+
+
 def pool_taste(fits: Sequence[PairFit], pieces: int, level: float = TASTE_TEST_LEVEL) -> Taste:
     """Average the unconstrained rater components of `fits` and test them against 0 (a Wald test
     with the SE at no taste)."""
     if not fits or pieces < 1:
         return Taste(math.nan, math.nan, math.nan, math.nan, False, 0, 0)
+    top = max(rater_share(f.items, f.raters) for f in fits)
     theta = np.array([f.theta[1] for f in fits])
     at = max(float(theta.mean()), 0.0)
     var_at = np.array([f.cov_at(at)[1, 1] for f in fits])
     var_null = np.array([f.cov_at(0.0)[1, 1] for f in fits])
     est, se, p, used = (float(x) for x in pool_values(theta, var_at, var_null, pieces, level))
     df = 2 * at**2 / se**2 if se > 0 and at > 0 else math.nan
-    return Taste(est, se, df, p, bool(used), len(fits), pieces)
+    return Taste(est, se, df, p, bool(used), len(fits), pieces, top, level)
+
+
+def free_variance(
+    y: np.ndarray,
+    X: np.ndarray,
+    blocks: Mapping[str, np.ndarray],
+    w: np.ndarray,
+    free: str,
+    fixed: Mapping[str, float] | None = None,
+    held_var: Mapping[str, float] | None = None,
+    start: Mapping[str, float] | None = None,
+) -> tuple[float, float, reml.Fit]:
+    """(variance, df, fit) of the estimator w'y by REML with the `free` component (the sample the
+    estimate generalises over: items, or raters when the prompts are fixed) allowed below 0 and kept
+    in the df: its unbiased estimate, as on a complete table (`balanced_given_taste`). Where that leaves
+    no positive variance (a rare, extreme table) the fit with every component >= 0 is used instead."""
+    tries = (((free,), start), ((free,), None), ((), start))
+    for k, (allow, begin) in enumerate(tries):
+        try:
+            fit = reml.fit_reml(y, X, blocks, unconstrained=allow, fixed=fixed, start=begin)
+        except np.linalg.LinAlgError:  # a start where V is not positive definite: the next try
+            if k == len(tries) - 1:
+                raise
+            continue
+        var, df = reml.linear_variance(fit, w, held_var, keep_at_zero=(free,))
+        if var > 0:
+            break
+    return var, df, fit
 
 
 def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
     """The difference's mean with its interval: the rater component at the pooled taste (0 when it
-    did not enter), the pair's own item and residual components fitted given it (REML, >= 0; on a
-    complete table the closed form), Satterthwaite df over both."""
+    did not enter), the pair's own item and residual components fitted given it (REML, the item
+    component free to go below 0; on a complete table the closed form), Satterthwaite df over both
+    (capped at raters - 1 where one rater carries most of the difference and the taste is left out:
+    `lopsided_df`)."""
     base, done = _degenerate(fit.y, fit.items, fit.raters, SCOPE_ALL)
     if done is not None:
         return done
@@ -419,11 +519,11 @@ def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
     if fit.table is None:
         blocks = {"item": fit.items, "rater": fit.raters}
         start = fit.fit.components if fit.fit is not None else None  # from the pair's own fit: fewer steps
-        refit = reml.fit_reml(fit.y, np.ones((len(fit.y), 1)), blocks, fixed={"rater": t_used}, start=start)
-        var, df = reml.linear_variance(refit, item_weights(fit.items), {"rater": taste_var})
+        X, w = np.ones((len(fit.y), 1)), item_weights(fit.items)
+        var, df, refit = free_variance(fit.y, X, blocks, w, "item", {"rater": t_used}, {"rater": taste_var}, start)
         comps = {"item": float(refit.theta[0]), "rater (pooled taste)": t_used, "residual": float(refit.theta[2])}
-        return _finish(est, var, df, level, base, comps)
-    I, R = fit.table.shape
+        return _finish(est, var, lopsided_df(df, fit, taste), level, base, comps)
+    I, R = fit.table.shape  # complete: every rater has the same share, never more than 1/3
     b_var, b_var_f, u, e = balanced_given_taste(np.array(fit.ms), I, R, t_used)
     var, var_f = float(b_var) + t_used / R, float(b_var_f) + taste_var / R**2
     df = 2 * var**2 / var_f if var > 0 and var_f > 0 else math.nan
@@ -431,22 +531,29 @@ def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
     return _finish(est, var, df, level, base, comps)
 
 
+def lopsided_df(df: float, fit: PairFit, taste: Taste) -> float:
+    """A difference's df, capped at raters - 1 where one rater carries more than LOPSIDED_SHARE of it
+    and the taste was left out (see LOPSIDED_SHARE)."""
+    if taste.used or not rater_share(fit.items, fit.raters) > LOPSIDED_SHARE:
+        return df
+    return min(df, len(np.unique(fit.raters)) - 1.0)
+
+
 def differences(
     cells: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], pieces: int, level: float = 0.95
 ) -> tuple[list[Estimate], Taste]:
     """Every difference of a study (each as (values, item codes, rater codes)), with the taste pooled
-    over those whose raters are a sample (MIN_RANDOM_RATERS or more); `pieces` = sum over
-    dimensions of (methods - 1). Differences with fewer raters hold for these raters only."""
+    over those where items and raters are both samples (`scope_of`); `pieces` = sum over
+    dimensions of (methods - 1). Differences with 1-2 raters hold for these raters only, with 1-2
+    items for these prompts only."""
     fits: list[PairFit | None] = []
     for y, items, raters in cells:
-        random = len(np.unique(raters)) >= MIN_RANDOM_RATERS and len(np.unique(items)) >= 2 and np.ptp(y) > 0
-        fits.append(pair_fit(y, items, raters) if random else None)
+        both = scope_of(len(np.unique(items)), len(np.unique(raters))) == SCOPE_ALL
+        fits.append(pair_fit(y, items, raters) if both and len(y) and np.ptp(y) > 0 else None)
     taste = pool_taste([f for f in fits if f is not None], pieces)
     out = []
     for (y, items, raters), f in zip(cells, fits):
-        if f is None:
-            random = len(np.unique(raters)) >= MIN_RANDOM_RATERS
-            out.append(crossed_mean(y, items, raters, level, conditional=not random))
-        else:
-            out.append(pair_estimate(f, taste, level))
+        # 1-2 raters: raters fixed; 1-2 items: items fixed, and a rater's taste is part of each
+        # difference's own rater variation, estimated from the many raters such a survey has
+        out.append(crossed_mean(y, items, raters, level) if f is None else pair_estimate(f, taste, level))
     return out, taste

@@ -40,6 +40,7 @@ from .sim import (
     observed,
     population_scores,
     positions,
+    prompt_scores,
     simulate,
     simulate_study,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "population_scores",
     "positions",
     "power_grid",
+    "prompt_scores",
     "simulate",
     "simulate_study",
     "simulated_power",
@@ -69,6 +71,26 @@ __all__ = [
 ]
 
 ALPHA = hs.ALPHA
+
+# A sampler survey as published ones run it: one prompt, several settings, a 1-10 scale, two questions,
+# dozens of respondents, a quarter of whom fail an attention item and answer at random (they are
+# excluded, the rule declared in advance). The latent SDs are the base design's in 1-10 units (x 9/4);
+# with one prompt the outputs are fixed (no output SD: what one sample of a method is like on this
+# prompt is part of "these prompts only").
+SURVEY = Design(
+    items=1,
+    raters=60,
+    methods=4,
+    mean=5.5,
+    sd_item=1.6,
+    sd_rater=0.9,
+    sd_rater_method=0.7,
+    sd_output=0.0,
+    sd_resid=1.8,
+    scale=(1, 10),
+    dimensions=("quality", "diversity"),
+    attention_fail=0.25,
+)
 
 # The calibration table's designs: the README's base design, then one change at a time.
 DESIGNS: dict[str, tuple[str, Design]] = {
@@ -85,6 +107,24 @@ DESIGNS: dict[str, tuple[str, Design]] = {
         Design(mean=3.0, output_sds=(0.3, 0.6, 1.0)),
     ),
     "samples": ("2 samples per (item, method)", Design(samples=2)),
+    # issue 34: real studies' designs
+    "pilot": ("6 items × 3 raters (a pilot)", Design(items=6)),
+    "dominant": (
+        "one rater gives 80% of the ratings (20 items, 5 raters; taste SD 0.3)",
+        Design(items=20, raters=5, dominant=0.8, sd_rater_method=0.3),
+    ),
+    "two prompts": (
+        "2 prompts × 40 raters, each rater 1–2 of them (taste SD 0.3)",
+        Design(items=2, raters=40, items_per_rater=(1, 2), sd_output=0.0, sd_rater_method=0.3),
+    ),
+    "ordinal": (
+        "ordinal thresholds with a ceiling (cuts 1.5, 2.3, 3.0, 3.6; mean 4.2: half the scores are 5)",
+        Design(mean=4.2, cuts=(1.5, 2.3, 3.0, 3.6)),
+    ),
+    "survey": (
+        "1 prompt × 60 raters × 4 methods, 1–10, two questions, a quarter fail an attention item (excluded)",
+        SURVEY,
+    ),
 }
 
 
@@ -157,44 +197,54 @@ class _Counts:
         return self
 
 
+def _analysed(design: Design, frame: pd.DataFrame) -> pd.DataFrame:
+    """The ratings the analysis sees: with attention items, the raters who failed one are excluded (the
+    rule "drop raters who fail any attention item", declared before the study)."""
+    if design.attention_fail and "attention_passed" in frame:
+        return frame[frame["attention_passed"].astype(bool)]
+    return frame
+
+
 def _run(design: Design, n_null: int, n_known: int, mixed_reps: int, effect: float, seed: int) -> _Counts:
     """One worker's share of `calibrate` (own random stream)."""
     rng = np.random.default_rng(seed)
     c = _Counts()
-    dim0 = hs.DIMENSIONS[0]
+    dims = list(design.dimensions)
+    dim0 = dims[0]
     first, last = METHOD_NAMES[0], METHOD_NAMES[design.methods - 1]
     known = design.with_effect(effect)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(n_null):
-            frame = simulate(design, rng)
-            pw = hs.pairwise(frame)
+            frame = _analysed(design, simulate(design, rng))
+            pw = hs.pairwise(frame, dims)
             c.fwer += bool((pw["p_holm"] < ALPHA).any())
             c.fwer_holm += bool((np.array(hs.holm(pw["p_value"])) < ALPHA).any())
-            c.fwer_item += bool((hs.pairwise_wilcoxon(frame)["p_holm"] < ALPHA).any())
+            c.fwer_item += bool((hs.pairwise_wilcoxon(frame, dims)["p_holm"] < ALPHA).any())
             c.null += 1
         for _ in range(n_known):
             frame, truth = simulate_study(known, rng)
-            pw = hs.pairwise(frame)
+            frame = _analysed(design, frame)
+            pw = hs.pairwise(frame, dims)
             k = int(np.flatnonzero((pw["dimension"] == dim0) & (pw["method_a"] == first) & (pw["method_b"] == last))[0])
             row = pw.iloc[k]
-            t = truth.of(row["scope"] == hs.SCOPE_THESE)
+            t = truth.of(str(row["scope"]))
             c.cover += bool(row["ci_low"] <= t[0] - t[-1] <= row["ci_high"])
             c.power += bool(row["p_holm"] < ALPHA)
             c.power_holm += bool(hs.holm(pw["p_value"])[k] < ALPHA)
             c.scope = str(row["scope"])
             for r in hs.method_means(frame, [dim0]).to_dict("records"):
-                t_m = truth.of(r["scope"] == hs.SCOPE_THESE)[METHOD_NAMES.index(r["method"])]
+                t_m = truth.of(str(r["scope"]))[METHOD_NAMES.index(r["method"])]
                 c.cover_means += bool(r["ci_low"] <= t_m <= r["ci_high"])
                 c.n_means += 1
             c.known += 1
         for _ in range(mixed_reps):
-            mm, _ = hs.mixed_model(simulate(design, rng))
+            mm, _ = hs.mixed_model(_analysed(design, simulate(design, rng)), dims)
             c.fwer_mixed += bool((np.array(hs.holm(mm["p_value"])) < ALPHA).any()) if len(mm) else False
             frame, truth = simulate_study(known, rng)
-            mm, _ = hs.mixed_model(frame)
+            mm, _ = hs.mixed_model(_analysed(design, frame), dims)
             row = mm[(mm["dimension"] == dim0) & (mm["method_a"] == first) & (mm["method_b"] == last)].iloc[0]
-            t = truth.of(row["scope"] == hs.SCOPE_THESE)
+            t = truth.of(str(row["scope"]))
             c.cover_mixed += bool(row["ci_low"] <= t[0] - t[-1] <= row["ci_high"])
             c.mixed += 1
     return c
@@ -300,14 +350,19 @@ PLANNER_DRAWS = 5000  # max-T draws per simulated study in the planner (p error 
 def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_DRAWS) -> dict[str, np.ndarray]:
     """The primary analysis (`stats.pairwise`) of complete studies given as cell means, shape
     (studies, dimensions, items, raters, methods): per contrast (dimension-major, pairs in order)
-    the estimate, SE, df, raw p and the family-adjusted p. The max-T step is run only where it can
-    matter (raw p < alpha <= Holm p): elsewhere Holm's p already decides."""
+    the estimate, SE, df, raw p and the family-adjusted p, and per study the pooled taste that entered
+    (0 where it did not). The max-T step is run only where it can matter (raw p < alpha <= Holm p):
+    elsewhere Holm's p already decides."""
     S, D, I, R, M = cells.shape
     pairs = [(a, b) for a in range(M) for b in range(a + 1, M)]
     d = np.stack([cells[..., a] - cells[..., b] for a, b in pairs], axis=2).reshape(S, D * len(pairs), I, R)
     est = d.mean(axis=(-2, -1))
     ok = np.ptp(d.reshape(S, D * len(pairs), -1), axis=-1) > 0
-    if R >= crossed.MIN_RANDOM_RATERS:
+    items_fixed = R >= crossed.MIN_RANDOM_RATERS and I < crossed.MIN_RANDOM_ITEMS
+    applied = np.zeros(S)
+    if items_fixed:  # one or two prompts: the raters are the sample (`crossed.balanced_items_fixed`)
+        var, df, _ = crossed.balanced_items_fixed(d)
+    elif R >= crossed.MIN_RANDOM_RATERS:
         ms = np.stack(crossed.mean_squares(d), axis=-1)  # (S, C, 3)
         theta_v = (ms[..., 1] - ms[..., 2]) / I
         df_r, df_e = R - 1.0, (I - 1.0) * (R - 1.0)
@@ -336,7 +391,8 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
     family = np.full_like(p, np.nan)
     keys = [(dim, a, b) for dim in range(D) for a, b in pairs]
     pattern = hs.taste_pattern(keys)
-    contributions = d.mean(axis=-1) / I  # (S, C, I): each item's share of each estimate
+    # (S, C, units): each item's share of each estimate, or each rater's when the prompts are fixed
+    contributions = d.mean(axis=-2) / R if items_fixed else d.mean(axis=-1) / I
     for s in range(S):
         good = np.flatnonzero(np.isfinite(p[s]))
         if not len(good):
@@ -345,7 +401,7 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
         adj = holm_p.copy()
         if len(good) > 1 and np.any((p[s, good] < alpha) & (holm_p >= alpha)):
             X = contributions[s, good].T
-            if R < crossed.MIN_RANDOM_RATERS or not applied[s] > 0:
+            if items_fixed or R < crossed.MIN_RANDOM_RATERS or not applied[s] > 0:
                 adj = hs.max_t_flips(X[np.any(X != 0, axis=1)], p[s, good], holm_p, draws=draws)
             else:  # `stats.family_covariance` on a complete table
                 centred = X - X.mean(axis=0)
@@ -353,7 +409,24 @@ def study_tests(cells: np.ndarray, alpha: float = ALPHA, draws: int = hs.FAMILY_
                 cov = cov + applied[s] / (2 * R) * pattern[np.ix_(good, good)]
                 adj = hs.max_t_stepdown(p[s, good], hs.correlation(cov), holm_p, draws=draws)
         family[s, good] = adj
-    return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family}
+    return {"estimate": est, "se": se_c, "df": df, "p": p, "p_family": family, "taste": applied}
+
+
+def closed_forms_apply(design: Design) -> bool:
+    """Whether `study_tests` analyses the design's studies as the app does: complete tables only (no
+    missing cells, no dominant rater, no raters excluded for failing an attention item)."""
+    incomplete = design.raters_per_item or design.items_per_rater or design.skipped or design.cant_judge
+    return not (incomplete or design.dominant or design.attention_fail)
+
+
+def _truths(design: Design, draw: dict[str, np.ndarray]) -> np.ndarray:
+    """(studies, methods) expected scores of the first dimension for the design's scope."""
+    m = len(draw["latent"])
+    if design.raters < crossed.MIN_RANDOM_RATERS:  # these raters only: their own expected scores
+        return np.array([conditional_scores(design, draw["rater"][s, 0], draw["taste"][s, 0]) for s in range(m)])
+    if design.items < crossed.MIN_RANDOM_ITEMS:  # these prompts only: raters in general on them
+        return np.array([prompt_scores(design, draw["prompt"][s, 0]) for s in range(m)])
+    return np.broadcast_to(population_scores(design), (m, design.methods))
 
 
 def closed_form_calibration(
@@ -363,25 +436,21 @@ def closed_form_calibration(
     (last - first method, first dimension) over `n_studies` null and `n_studies` shifted complete
     studies, by `study_tests` (the app's p-values, df and decisions on complete tables: a test checks
     it): thousands of studies in seconds, which pins the rates that the app's own run estimates to
-    about +-0.03. None for designs with missing cells (the app's REML path has no closed form)."""
-    if design.raters_per_item or design.skipped or design.cant_judge:
+    about +-0.03. None where the app's analysis has no closed form (`closed_forms_apply`)."""
+    if not closed_forms_apply(design):
         return None
     rng = np.random.default_rng(seed)
-    dims, k = len(hs.DIMENSIONS), design.methods - 2  # pair (first, last) of the first dimension
+    dims, k = len(design.dimensions), design.methods - 2  # pair (first, last) of the first dimension
     known = design.with_effect(effect)
-    population = population_scores(known)
     fwer = fwer_holm = cover = 0
     for start in range(0, n_studies, chunk):
         m = min(chunk, n_studies - start)
-        null = study_tests(observed(latent(design, rng, m, dims)["latent"]).mean(axis=-1))
+        null = study_tests(observed(latent(design, rng, m, dims)["latent"], design).mean(axis=-1))
         fwer += int((np.nan_to_num(null["p_family"], nan=1.0) < ALPHA).any(axis=1).sum())
         fwer_holm += sum(bool((np.array(hs.holm(np.nan_to_num(p, nan=1.0))) < ALPHA).any()) for p in null["p"])
         draw = latent(known, rng, m, dims)
-        out = study_tests(observed(draw["latent"]).mean(axis=-1))
-        if design.raters < crossed.MIN_RANDOM_RATERS:  # these raters only: their own expected scores
-            truth = np.array([conditional_scores(known, draw["rater"][s, 0], draw["taste"][s, 0]) for s in range(m)])
-        else:
-            truth = np.broadcast_to(population, (m, design.methods))
+        out = study_tests(observed(draw["latent"], known).mean(axis=-1))
+        truth = _truths(known, draw)
         half = special.stdtrit(out["df"][:, k], 0.975) * out["se"][:, k]
         cover += int((np.abs(out["estimate"][:, k] - (truth[:, 0] - truth[:, -1])) <= half).sum())
     return {
@@ -398,10 +467,10 @@ def simulated_power(
     """Share of simulated studies in which the pair (first, last method) on the first dimension is
     significant by the primary analysis, adjusted over the whole family (every pair x `dims`
     dimensions, independent draws unless the design correlates them). Complete studies only."""
-    if design.raters_per_item or design.skipped or design.cant_judge:
+    if not closed_forms_apply(design):
         raise ValueError("the planner simulates complete studies (every rater rates every item)")
     rng = np.random.default_rng(seed)
-    cells = observed(latent(design, rng, n_studies, dims)["latent"]).mean(axis=-1)
+    cells = observed(latent(design, rng, n_studies, dims)["latent"], design).mean(axis=-1)
     out = study_tests(cells, alpha, draws=PLANNER_DRAWS)
     target = design.methods - 2  # pair (0, M - 1) is the (M - 1)-th pair of the first dimension
     return float(np.nan_to_num(out["p_family"][:, target], nan=1.0).__lt__(alpha).mean())

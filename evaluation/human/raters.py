@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,18 +28,25 @@ BREAK_SECONDS = 30 * 60
 FLAT_SHARE = 0.8
 
 
-def leave_one_out_alpha(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
+def leave_one_out_alpha(
+    ratings: pd.DataFrame,
+    dimensions: Sequence[str] = DIMENSIONS,
+    scales: Mapping[str, tuple[int, int]] | None = None,
+) -> pd.DataFrame:
     """One row per rater: for each dimension, alpha without this rater and the change
-    (alpha with everybody - alpha without)."""
+    (alpha with everybody - alpha without); `scales`: each dimension's (low, high), default 1-5."""
     raters = list(dict.fromkeys(ratings["rater"]))
     rows = {r: {"rater": r} for r in raters}
     for dim in dimensions:
         df = ratings.assign(_score=pd.to_numeric(ratings[dim], errors="coerce")).dropna(subset=["_score"])
         table = df.pivot_table(index="rater", columns="output_id", values="_score", aggfunc="mean")
-        full = stats.alpha_of(table.to_numpy(float))
+        scale = (scales or {}).get(dim)
+        full = stats.alpha_of(table.to_numpy(float), scale=scale)
         for r in raters:
             without = (
-                stats.alpha_of(table.drop(index=r, errors="ignore").to_numpy(float)) if len(table) > 2 else math.nan
+                stats.alpha_of(table.drop(index=r, errors="ignore").to_numpy(float), scale=scale)
+                if len(table) > 2
+                else math.nan
             )
             rows[r][f"alpha_without_{dim}"] = without
             rows[r][f"alpha_change_{dim}"] = full - without if np.isfinite(full) and np.isfinite(without) else math.nan
@@ -60,6 +67,19 @@ def seconds_per_item(ratings: pd.DataFrame) -> pd.Series:
         gaps = gaps[(gaps >= 0) & (gaps <= BREAK_SECONDS)]
         out[rater] = float(gaps.median()) if len(gaps) else math.nan
     return pd.Series(out, dtype=float)
+
+
+def timed_items(ratings: pd.DataFrame) -> pd.Series:
+    """How many timed gaps (items after a rater's first, breaks left out) `seconds_per_item` rests on."""
+    if "created_at" not in ratings:
+        return pd.Series(dtype=int)
+    t = pd.to_datetime(ratings["created_at"], errors="coerce", utc=True)
+    df = ratings.assign(_t=t).dropna(subset=["_t"])
+    out = {}
+    for rater, group in df.groupby("rater", sort=False):
+        gaps = group.groupby("item_id")["_t"].min().sort_values().diff().dt.total_seconds().dropna()
+        out[rater] = int(((gaps >= 0) & (gaps <= BREAK_SECONDS)).sum())
+    return pd.Series(out, dtype=int)
 
 
 def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
@@ -88,8 +108,13 @@ def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSION
     )
 
 
-def rater_diagnostics(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
-    """Everything above, one row per rater."""
+def rater_diagnostics(
+    ratings: pd.DataFrame,
+    dimensions: Sequence[str] = DIMENSIONS,
+    scales: Mapping[str, tuple[int, int]] | None = None,
+) -> pd.DataFrame:
+    """Everything above, one row per rater (`scales`: each dimension's, default 1-5). The flags of
+    rater quality control (against the consensus, speeders, exclusion rules) are in `quality`."""
     if ratings.empty:
         return pd.DataFrame(
             columns=[
@@ -104,7 +129,7 @@ def rater_diagnostics(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSI
         )
     out = straight_lining(ratings, dimensions)
     out.insert(3, "median_s_per_item", out["rater"].map(seconds_per_item(ratings)).astype(float))
-    return out.merge(leave_one_out_alpha(ratings, dimensions), on="rater", how="left")
+    return out.merge(leave_one_out_alpha(ratings, dimensions, scales), on="rater", how="left")
 
 
 def explain(diag: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> list[str]:

@@ -294,12 +294,20 @@ def information(fit: Fit, theta: np.ndarray) -> np.ndarray:
         return _score_info(P, Py, fit.Z)[1]
 
 
-def _boundary_df(fit: Fit, f: float, grad: np.ndarray, held_var: Mapping[str, float] | None = None) -> float:
+def _boundary_df(
+    fit: Fit,
+    f: float,
+    grad: np.ndarray,
+    held_var: Mapping[str, float] | None = None,
+    keep_at_zero: Collection[str] = (),
+) -> float:
     # A component estimated at 0 is left out of the model (as when it is dropped and the model
-    # refitted): its gradient and information rows go. A held component's uncertainty is the
-    # variance of the estimate it was given (`held_var`), not this fit's.
+    # refitted): its gradient and information rows go, except those named in `keep_at_zero` (the
+    # sample the estimate generalises over: dropping it when its estimate happens to be 0 turns a t
+    # with items - 1 df into one with cells - 1 and makes the test liberal exactly there). A held
+    # component's uncertainty is the variance of the estimate it was given (`held_var`), not this fit's.
     held = np.array([n in fit.held for n in fit.names])
-    keep = (fit.theta > 0) & ~held
+    keep = ((fit.theta > 0) | np.isin(fit.names, list(keep_at_zero))) & ~held
     keep[-1] = True
     if not f > 0:
         return math.nan
@@ -310,15 +318,15 @@ def _boundary_df(fit: Fit, f: float, grad: np.ndarray, held_var: Mapping[str, fl
     return 2.0 * f * f / var_f if var_f > 0 else math.inf
 
 
-def df_at(fit: Fit, w: np.ndarray, components: Mapping[str, float]) -> float:
+def df_at(fit: Fit, w: np.ndarray, components: Mapping[str, float], keep_at_zero: Collection[str] = ()) -> float:
     """Satterthwaite df of the fixed linear estimator w'y with the variances at `components` (by
     name, e.g. pooled over several fits) instead of this fit's: the information and the variance
-    evaluated there, a component at 0 left out."""
+    evaluated there, a component at 0 left out unless named in `keep_at_zero`."""
     theta = np.array([max(float(components.get(n, 0.0)), 0.0) for n in fit.names])
     theta[-1] = max(theta[-1], 1e-12)
     grad = linear_gradient(fit, w)
     info = information(fit, theta)
-    keep = theta > 0
+    keep = (theta > 0) | np.isin(fit.names, list(keep_at_zero))
     keep[-1] = True
     f = float(grad @ theta)
     var_f = float(grad[keep] @ np.linalg.pinv(info[np.ix_(keep, keep)]) @ grad[keep])
@@ -331,12 +339,15 @@ def linear_gradient(fit: Fit, w: np.ndarray) -> np.ndarray:
     return np.array([float(np.sum((z.T @ w) ** 2)) for z in fit.Z] + [float(w @ w)])
 
 
-def linear_variance(fit: Fit, w: np.ndarray, held_var: Mapping[str, float] | None = None) -> tuple[float, float]:
+def linear_variance(
+    fit: Fit, w: np.ndarray, held_var: Mapping[str, float] | None = None, keep_at_zero: Collection[str] = ()
+) -> tuple[float, float]:
     """(variance, Satterthwaite df) of the fixed linear estimator w'y; `held_var`: the sampling
-    variance of each held component's given value."""
+    variance of each held component's given value; `keep_at_zero`: components that stay in the df
+    when estimated at 0 (see `_boundary_df`)."""
     grad = linear_gradient(fit, w)
     f = float(grad @ fit.theta)
-    return f, _boundary_df(fit, f, grad, held_var)
+    return f, _boundary_df(fit, f, grad, held_var, keep_at_zero)
 
 
 def contrast(fit: Fit, c: np.ndarray, held_var: Mapping[str, float] | None = None) -> tuple[float, float, float]:

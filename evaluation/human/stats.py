@@ -37,9 +37,13 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from common.rubric import DEFAULT_RUBRIC
+
 from . import crossed, reml
 from .columns import DIMENSIONS
-from .crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_THESE, Estimate, item_weights
+from .crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_ITEMS, SCOPE_THESE, Estimate, item_weights
+
+DEFAULT_SCALE: tuple[int, int] = (DEFAULT_RUBRIC.dimensions[0].low, DEFAULT_RUBRIC.dimensions[0].high)
 
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]  # Krippendorff's levels of measurement
 ALPHA = 0.05
@@ -396,7 +400,8 @@ def family_words(n_tests: int, n_dims: int, adjust: str) -> str:
 def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: int = 0) -> tuple[list[float], str]:
     """Family-adjusted p-values over every testable contrast, and the family in words. max-T takes its
     null from sign flips of the items where the items are the only sample in the fitted model (raters
-    fixed, or the pooled taste left out: `max_t_flips`), else from the model's covariance of the
+    fixed, or the pooled taste left out, and no rater carrying most of a contrast: `max_t_flips`), from
+    sign flips of the raters where the prompts are fixed, else from the model's covariance of the
     estimates (`family_covariance`)."""
     p = np.array([c.estimate.p_value for c in contrasts], dtype=float)
     ok = [int(k) for k in np.flatnonzero(np.isfinite(p))]
@@ -407,15 +412,25 @@ def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: i
         return out, family
     holm_p: np.ndarray = np.asarray(holm(p[ok].tolist()), dtype=float)
     chosen = [contrasts[k] for k in ok]
-    if adjust == "holm" or len(ok) == 1:
+    scopes = {c.estimate.scope for c in chosen}
+    if adjust == "holm" or len(ok) == 1 or (SCOPE_ITEMS in scopes and len(scopes) > 1):
         adj = holm_p
-    elif not any(_taste(c) > 0 for c in chosen):
+    elif scopes == {SCOPE_ITEMS}:  # the prompts fixed: the raters are the sample, their signs flip
+        adj = max_t_flips(rater_contributions(chosen), p[ok], holm_p, seed=seed)
+    elif not any(_taste(c) > 0 for c in chosen) and not any(_lopsided(c) for c in chosen):
         adj = max_t_flips(item_contributions(chosen), p[ok], holm_p, seed=seed)
     else:
         adj = max_t_stepdown(p[ok], correlation(family_covariance(chosen)), holm_p, seed=seed)
     for j, k in enumerate(ok):
         out[k] = float(adj[j])
     return out, family
+
+
+def _lopsided(c: _Contrast) -> bool:
+    """One rater carries most of the contrast (`crossed.LOPSIDED_SHARE`): their taste, if any, is shared
+    by every item, so flipping the items' signs is no null for it; the p-values (df capped at raters - 1)
+    go through `max_t_stepdown` instead."""
+    return c.estimate.scope == SCOPE_ALL and crossed.rater_share(c.items, c.raters) > crossed.LOPSIDED_SHARE
 
 
 def _taste(c: _Contrast) -> float:
@@ -431,6 +446,18 @@ def item_contributions(contrasts: Sequence[_Contrast]) -> np.ndarray:
     X = np.zeros((n_items, len(contrasts)))
     for j, c in enumerate(contrasts):
         np.add.at(X[:, j], c.items, c.psi + item_weights(c.items) * c.estimate.estimate)
+    return X[np.any(X != 0, axis=1)]
+
+
+def rater_contributions(contrasts: Sequence[_Contrast]) -> np.ndarray:
+    """Raters x contrasts: each rater's share of each estimate (the weighted sum of their differences),
+    0 where a contrast has no cell of the rater: `item_contributions` with the raters as the sample,
+    for one or two prompts (items fixed)."""
+    codes = np.concatenate([c.raters for c in contrasts])
+    n_raters = int(codes.max()) + 1 if len(codes) else 0
+    X = np.zeros((n_raters, len(contrasts)))
+    for j, c in enumerate(contrasts):
+        np.add.at(X[:, j], c.raters, c.psi + item_weights(c.items) * c.estimate.estimate)
     return X[np.any(X != 0, axis=1)]
 
 
@@ -742,8 +769,8 @@ def fit_mixed(
     raters = df["rater"].astype(str).to_numpy()
     n_raters = len(set(raters))
     scope = SCOPE_ALL if n_raters >= MIN_RANDOM_RATERS else SCOPE_THESE
-    if len(order) < 2 or df["item_id"].nunique() < 2 or df["_score"].std() == 0:
-        return None, order, scope
+    if len(order) < 2 or df["item_id"].nunique() < crossed.MIN_RANDOM_ITEMS or df["_score"].std() == 0:
+        return None, order, scope  # 1-2 prompts: the primary analysis speaks for these prompts; no mixed model
     m = pd.Categorical(df["method"].astype(str), categories=order).codes
     k = len(order)
     X = np.column_stack([np.ones(len(df))] + [(m == j).astype(float) for j in range(1, k)])
@@ -846,8 +873,10 @@ def reliability_matrix(ratings: pd.DataFrame, dimension: str) -> np.ndarray:
     return df.pivot_table(index="rater", columns="output_id", values="_score", aggfunc="mean").to_numpy(float)
 
 
-def alpha_of(data: np.ndarray, level: AlphaLevel = "ordinal") -> float:
-    """Krippendorff's alpha of a raters x units matrix; NaN when it is undefined."""
+def alpha_of(data: np.ndarray, level: AlphaLevel = "ordinal", scale: tuple[int, int] | None = None) -> float:
+    """Krippendorff's alpha of a raters x units matrix; NaN when it is undefined. `scale`: the rubric's
+    (low, high): for the ordinal level an unused score still counts as a rank step (default: the
+    default rubric's 1-5)."""
     import krippendorff  # late: only agreement needs it
 
     if data.ndim != 2 or data.shape[0] < 2 or int((np.sum(~np.isnan(data), axis=0) >= 2).sum()) < 1:
@@ -855,16 +884,20 @@ def alpha_of(data: np.ndarray, level: AlphaLevel = "ordinal") -> float:
     values = np.unique(data[~np.isnan(data)])
     if len(values) < 2:
         return math.nan
-    # The value domain is the 1-5 scale, so an unused score still counts as a rank step.
-    domain = np.union1d(values, np.arange(1, 6)) if level == "ordinal" else None
+    low, high = scale if scale is not None else DEFAULT_SCALE
+    domain = np.union1d(values, np.arange(low, high + 1)) if level == "ordinal" else None
     with np.errstate(all="ignore"):  # no expected disagreement (one value per unit) gives NaN, not a warning
         return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
 
 
 def krippendorff_alpha(
-    ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, level: AlphaLevel = "ordinal"
+    ratings: pd.DataFrame,
+    dimensions: Sequence[str] = DIMENSIONS,
+    level: AlphaLevel = "ordinal",
+    scales: Mapping[str, tuple[int, int]] | None = None,
 ) -> pd.DataFrame:
-    """Krippendorff's alpha per dimension; NaN when fewer than two raters overlap on an output."""
+    """Krippendorff's alpha per dimension (on its scale, `scales`); NaN when fewer than two raters
+    overlap on an output."""
     rows = []
     for dim in dimensions:
         data = reliability_matrix(ratings, dim)
@@ -872,7 +905,7 @@ def krippendorff_alpha(
         rows.append(
             {
                 "dimension": dim,
-                "alpha": alpha_of(data, level) if data.size else math.nan,
+                "alpha": alpha_of(data, level, (scales or {}).get(dim)) if data.size else math.nan,
                 "raters": int(data.shape[0]),
                 "units_pairable": pairable,
             }

@@ -12,7 +12,7 @@ import numpy as np
 
 from common.messages import english
 
-from .crossed import SCOPE_THESE
+from .crossed import SCOPE_ITEMS, SCOPE_THESE
 
 ALPHA = 0.05
 
@@ -40,12 +40,34 @@ def confidence_words(p: float) -> str:
 
 
 def scope_words(row: Mapping[str, Any]) -> str:
-    """ "" when the result is about raters in general; else the words that say it is not."""
+    """ "" when the result is about prompts and raters in general; else the words that say it is not."""
+    if row.get("scope") == SCOPE_ITEMS:
+        n = _nan(row.get("n_items", row.get("n_pairs", row.get("n"))))
+        what = ("this prompt" if int(n) == 1 else f"these {int(n)} prompts") if np.isfinite(n) else "these prompts"
+        return (
+            f" Holds for {what} only: too few prompts to say how other prompts would fare (the raters are the sample)."
+        )
     if row.get("scope") != SCOPE_THESE:
         return ""
     n = _nan(row.get("n_raters"))
     who = f"these {int(n)} rater{'s' if int(n) != 1 else ''}" if np.isfinite(n) else "these raters"
     return f" Holds for {who} only: too few raters to say how raters in general would score."
+
+
+def study_scope_words(pairwise: Any) -> str:
+    """Whom a study's headline speaks for, from its pairs' scopes."""
+    scopes = set(pairwise["scope"]) if len(pairwise) else set()
+    if SCOPE_ITEMS in scopes:
+        return "for these prompts only: with one or two prompts the raters are the sample, not the prompts"
+    if SCOPE_THESE in scopes:
+        return "for these raters only: with one or two raters the prompts are the sample, not the raters"
+    return "for prompts and raters in general: both are samples"
+
+
+def items_words(n: Any) -> str:
+    """ "1 item", "12 items"."""
+    k = _nan(n)
+    return f"{int(k)} item{'s' if int(k) != 1 else ''}" if np.isfinite(k) else f"{n} items"
 
 
 def interval_words(lo: Any, hi: Any) -> str:
@@ -63,14 +85,14 @@ def explain_pair(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
         return head + f"{a} − {b} = {d:+.2f} on one item: not testable (one item shows nothing of how items vary)."
     if status == "not estimable" or not _ok(row.get("ci_low")):
         return (
-            head + f"{a} − {b} = {d:+.2f} on {n} items, the same on every item and rater: not estimable "
+            head + f"{a} − {b} = {d:+.2f} on {items_words(n)}, the same on every item and rater: not estimable "
             "(no variation to build an interval from)." + scope_words(row)
         )
     adjusted = f"p = {p:.3g} adjusted over the family" if np.isfinite(p) else "no adjusted p"
     raters = f", {int(row['n_raters'])} raters" if _ok(row.get("n_raters")) else ""
     text = (
         head
-        + f"{a} − {b} = {d:+.2f} points ({interval_words(row.get('ci_low'), row.get('ci_high'))}, {n} items{raters}, {adjusted})"
+        + f"{a} − {b} = {d:+.2f} points ({interval_words(row.get('ci_low'), row.get('ci_high'))}, {items_words(n)}{raters}, {adjusted})"
     )
     if np.isfinite(p) and p < alpha:
         better = a if d > 0 else b
@@ -174,8 +196,14 @@ def explain_mean(row: Mapping[str, Any]) -> str:
     )
 
 
-def explain_taste(taste: Any) -> str:
-    """The pooled rater x method taste in one line."""
+def explain_taste(taste: Any, items_fixed: bool = False) -> str:
+    """The pooled rater x method taste in one line (`items_fixed`: one or two prompts, where each
+    difference's rater variation, taste included, is its own)."""
+    if items_fixed:
+        return (
+            "Raters' own taste for a method: part of each difference's variation between raters, who are the sample "
+            "(one or two prompts)."
+        )
     if taste is None or not taste.n_pairs:
         return "Raters' own taste for a method: not estimable (needs 3+ raters on the same items)."
     p = taste.p_value
@@ -184,6 +212,22 @@ def explain_taste(taste: Any) -> str:
             f"Raters' own taste for a method: present (variance {taste.variance:.3f} per difference, one-sided p = "
             f"{p:.2g}); every pairwise interval includes it."
         )
+    if getattr(taste, "lopsided", False):
+        return (
+            f"Raters' own taste for a method: not detected (p = {p:.2g}), but one rater carries most of the "
+            "differences and the test sees little of raters' taste: their degrees of freedom are capped at raters − 1."
+        )
     return (
         f"Raters' own taste for a method: not detected (p = {p:.2g}); the pairwise intervals use the items' variation."
+    )
+
+
+def explain_lopsided(share: float, n_raters: int) -> str:
+    """Why the intervals are wide when one rater gave most of the ratings ("" when none did)."""
+    if not (np.isfinite(share) and share > 0.5 and n_raters >= 2):
+        return ""
+    return (
+        f"One rater gave {share:.0%} of the ratings: every result rests mostly on that one rater's taste, so the "
+        "intervals are wide (they speak for raters in general, and this study has little to say about them); "
+        "more raters with an even share would narrow them."
     )

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from common.errors import UserError
 
 from .rate import MIN_ITEMS, MIN_VOTES, N_RESAMPLES, rate
-from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, read_votes
+from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, read_votes_and_warnings
 from .words import as_dict, explain, table_lines
 
 
@@ -45,10 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UserError("--resamples must be at least 50")
         if not 0.5 <= args.level < 1:
             raise UserError("--level must be in [0.5, 1)")
-        votes = read_votes(args.votes)
+        votes, notes = read_votes_and_warnings(args.votes)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
     studies = {}
     for sid, group in votes.groupby("study_id", sort=False):
         studies[str(sid)] = rate(

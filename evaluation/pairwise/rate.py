@@ -117,7 +117,10 @@ def rate(
     ivs, draws = intervals(battles, _estimates(fit), fit, False, n_resamples, seed, scheme, level)
     counts = battles.per_system()
     flags, scc = list(fit.why_not_finite), fit.scc
-    no_interval = ~fit.finite
+    # An interval of no width is no interval: the resamples never moved the rating (every vote a tie,
+    # say), so the votes say nothing of how far it could be off. It is left out, and a warning says why.
+    flat = ~(np.asarray(ivs.high[:k]) - np.asarray(ivs.low[:k]) > 1e-9)
+    no_interval = ~fit.finite | flat
     table = counts.assign(
         rating=fit.ratings,
         ci_low=np.where(no_interval, math.nan, ivs.low[:k]),
@@ -132,7 +135,11 @@ def rate(
     differences = _differences(names, fit, ivs, table)
     _rank(table, names, differences)
 
-    warnings = _warnings(names, fit, flags, battles.n_raters)
+    warnings = _warnings(names, fit, flags) + _flat_warnings(names, fit, flat, battles.score)
+    if battles.n_raters == 1:
+        warnings.append(
+            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
+        )
 
     length_effect = None
     if length:
@@ -196,8 +203,9 @@ def _differences(names: Sequence[str], fit: Fit, ivs: Any, table: pd.DataFrame) 
     rows = []
     for i, j in pairs:
         same = fit.component[i] == fit.component[j]
-        finite_gap = same and scc[i] == scc[j]
         at = k + i * k + j
+        # a difference whose resamples never moved has no interval (see `flat` in `rate`)
+        finite_gap = same and scc[i] == scc[j] and float(ivs.high[at]) - float(ivs.low[at]) > 1e-9
         rows.append(
             {
                 "system_a": names[i],
@@ -223,7 +231,7 @@ def _rank(table: pd.DataFrame, names: Sequence[str], differences: pd.DataFrame) 
     table["rank"] = pd.array(single, dtype="Int64")
 
 
-def _warnings(names: Sequence[str], fit: Fit, flags: list[str], n_raters: int) -> list[str]:
+def _warnings(names: Sequence[str], fit: Fit, flags: list[str]) -> list[str]:
     k = len(names)
     warnings = []
     if fit.separated:
@@ -242,11 +250,20 @@ def _warnings(names: Sequence[str], fit: Fit, flags: list[str], n_raters: int) -
             + " | ".join(groups)
             + ". Each set is on its own scale (mean 1000); ratings across sets cannot be compared."
         )
-    if n_raters == 1:
-        warnings.append(
-            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
-        )
     return warnings
+
+
+def _flat_warnings(names: Sequence[str], fit: Fit, flat: np.ndarray, score: np.ndarray) -> list[str]:
+    """Why a finite rating has no interval: its resamples never moved it."""
+    if not np.any(flat & fit.finite):
+        return []
+    if len(score) and bool(np.all(score == 0.5)):
+        return [
+            "Every vote was a tie or 'both bad': the votes cannot tell the systems apart, and no interval can be "
+            "built from them (every rating is the scale's centre, 1000)."
+        ]
+    who = ", ".join(names[s] for s in range(len(names)) if flat[s] and fit.finite[s])
+    return [f"No interval for {who}: their votes never vary, so nothing says how far the rating could be off."]
 
 
 def _estimates(fit: Fit) -> np.ndarray:

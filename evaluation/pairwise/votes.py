@@ -73,10 +73,43 @@ def check_votes(votes: pd.DataFrame, source: str = "votes", lines: Sequence[int]
 
 
 def read_votes(path: str) -> pd.DataFrame:
-    """The votes of a CSV file (VOTE_COLUMNS, optional LENGTH_COLUMNS; other columns ignored), validated."""
+    """The votes of a CSV file (VOTE_COLUMNS, optional LENGTH_COLUMNS; other columns ignored), validated,
+    exact repeats counted once (`read_votes_and_warnings`)."""
+    return read_votes_and_warnings(path)[0]
+
+
+def read_votes_and_warnings(path: str) -> tuple[pd.DataFrame, list[str]]:
+    """(votes, warnings) of a CSV file. The same vote repeated exactly (a file concatenated twice: the
+    same study, item, rater, systems, winner and lengths) is counted once, and a warning says how many;
+    one rater giving two different verdicts on the same pair of one item is an error, as for the 1-5
+    ratings (`evaluation.human.ratings`)."""
     table = read_csv(path)
     frame = pd.DataFrame([row.values for row in table.rows], columns=table.header, dtype=str)
-    return check_votes(frame, path, [row.line for row in table.rows])
+    lines = [row.line for row in table.rows]
+    votes = check_votes(frame, path, lines)
+    return without_repeats(votes, path, lines)
+
+
+def without_repeats(votes: pd.DataFrame, source: str, lines: Sequence[int]) -> tuple[pd.DataFrame, list[str]]:
+    """`votes` (as `check_votes` returns them) with exact repeats dropped, and the warning that says so.
+    The same pair shown the other way round (B on the left) is another vote, not a repeat."""
+    exact = votes.duplicated(keep="first")
+    key = ["study_id", "item_id", "rater", "system_a", "system_b"]
+    clash = votes.loc[~exact, key].duplicated(keep=False)
+    if clash.any():
+        rows = np.flatnonzero(~exact.to_numpy())[np.flatnonzero(clash.to_numpy())[:2]]
+        first = votes.iloc[rows[0]]
+        raise UserError(
+            f"{source}, lines {', '.join(str(lines[int(k)]) for k in rows)}: rater {first['rater']!r} voted twice on "
+            f"{first['system_a']!r} against {first['system_b']!r} for item {first['item_id']!r} of study "
+            f"{first['study_id']!r}, with different verdicts"
+        )
+    if not exact.any():
+        return votes, []
+    note = (
+        f"{source}: {int(exact.sum())} exact repeat(s) of a vote (same rater, item, systems and verdict) counted once"
+    )
+    return votes[~exact.to_numpy()].reset_index(drop=True), [note]
 
 
 def relative_length_difference(len_a: np.ndarray, len_b: np.ndarray) -> np.ndarray:

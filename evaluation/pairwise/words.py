@@ -34,7 +34,13 @@ def explain(result: StudyRatings) -> list[str]:
     ranked = t[t["rank_best"].notna()]
     ordered = result.differences[result.differences["ordered"]]
     lines = []
-    if ordered.empty:
+    no_interval = len(result.differences) and result.differences["ci_low"].isna().all()
+    if ordered.empty and no_interval:
+        lines.append(
+            f"No system is clearly ahead of another: the votes give no interval to tell them apart "
+            f"({result.n_votes} votes on {result.n_items} items from {result.n_raters} raters)."
+        )
+    elif ordered.empty:
         lines.append(
             f"No system is clearly ahead of another: every difference is within its {level} interval of zero "
             f"({result.n_votes} votes on {result.n_items} items from {result.n_raters} raters)."
