@@ -18,7 +18,7 @@ from arena.settings import current as current_settings
 from arena.store import Store
 from arena.text import markdown_literal
 from common.errors import UserError
-from common.rubric import Rubric, rubric_from
+from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 from evaluation import blinding, story
 from evaluation import results as res
 from evaluation.human import analysis as ha
@@ -99,7 +99,9 @@ def compute_view(
         ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None, rubric=rubric
     )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
-    unjudged = int(hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
+    unjudged = int(
+        hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric.names)["n"].sum()
+    )
     headline = (
         f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
@@ -131,7 +133,7 @@ def compute_view(
         "results": r,
         "blinding": blind_lines,
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
-        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters)),
+        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric),
     }
 
 
@@ -184,13 +186,14 @@ LENGTH_TABLE_NAMES = {
 }
 
 
-def length_table(ratings: pd.DataFrame) -> pd.DataFrame:
+def length_table(ratings: pd.DataFrame, rubric: Rubric | None = None) -> pd.DataFrame:
     """The 1-5 contrasts with and without length (`evaluation.pairwise.length_adjusted_contrast`:
     item constants + method + log2 length, CR3 intervals, t with items - 1 df), for display;
     empty without lengths or pairs."""
-    if ratings.empty or "new_tokens" not in ratings or ratings["new_tokens"].isna().all():
+    # No lengths: an imported study's responses (the long format has scores, not texts) have 0 tokens.
+    if ratings.empty or "new_tokens" not in ratings or not (pd.to_numeric(ratings["new_tokens"]) > 0).any():
         return pd.DataFrame(columns=list(LENGTH_TABLE_NAMES.values()))
-    out = length_adjusted_contrast(ratings)
+    out = length_adjusted_contrast(ratings, list((rubric or DEFAULT_RUBRIC).names))
 
     def ci(low: Any, high: Any, digits: int = 2) -> str:
         return "–" if pd.isna(low) or pd.isna(high) else f"[{low:.{digits}f}, {high:.{digits}f}]"

@@ -29,6 +29,7 @@ from .schema import (
 from .transactions import StoreBase
 from .values import check_dimension_score, clean_comment
 
+SCORES_KEY = "scores"  # in rating_records: a rating's scores on its study's own rubric
 CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
 
 
@@ -210,6 +211,16 @@ class RatingStore(StoreBase):
                 out.setdefault(int(rid), {})[str(dim)] = None if score is None else int(score)
         return out
 
+    def attention_of(self, study_id: int) -> dict[str, bool]:
+        """{rater name: passed every attention item} for the raters of a study with a recorded answer."""
+        query = (
+            select(raters.c.name, study_raters.c.attention_passed)
+            .join(raters, raters.c.id == study_raters.c.rater_id)
+            .where(study_raters.c.study_id == int(study_id), study_raters.c.attention_passed.is_not(None))
+        )
+        with self.read() as conn:
+            return {str(name): bool(ok) for name, ok in conn.execute(query).all()}
+
     def study_rubric(self, study_id: int | None) -> Rubric:
         """The rubric of a study (the default for None, an unknown id, and every study from before schema 8)."""
         if study_id is None:
@@ -281,26 +292,37 @@ class RatingStore(StoreBase):
     def ratings_frame(self, study_id: int | None = None) -> pd.DataFrame:
         """One row per rating: RATING_COLUMNS (with a study's own rubric: its dimensions in place of the
         three default ones), then sample_index and language. Scores are ints on their scale (float with
-        NaN where a rater could not judge); position 0 = A."""
+        NaN where a rater could not judge); position 0 = A. Ratings of attention items are never in it;
+        a study whose raters answered any has `attention_passed` per rating (None: not recorded)."""
         rubric = self.study_rubric(study_id)
         columns = rating_columns(rubric) + EXTRA_COLUMNS
-        records = self.rating_records(columns, study_id)
-        return _frame([tuple(r[c] for c in columns) for r in records], columns, rubric.names)
+        records = [r for r in self.rating_records((*columns, "item_attention"), study_id) if not r["item_attention"]]
+        frame = _frame([tuple(r[c] for c in columns) for r in records], columns, rubric.names)
+        attention = self.attention_of(study_id) if study_id is not None else {}
+        if attention:
+            frame["attention_passed"] = pd.Series([attention.get(r) for r in frame["rater"]], index=frame.index, dtype=object)
+        return frame
 
     def rating_records(self, columns: Sequence[str], study_id: int | None = None) -> list[dict[str, Any]]:
         """One {column: value} per rating, in `ratings_frame`'s order, for any of `JOIN_COLUMNS` (the
-        export) and, for a study with its own rubric, its dimension names (from `rating_scores`)."""
+        export), for a study with its own rubric its dimension names, and SCORES_KEY: {dimension: score}
+        of a rating kept in `rating_scores` (empty for the default rubric's), in any study."""
         rubric = self.study_rubric(study_id)
         own = [c for c in columns if c in rubric.names] if not rubric.is_default else []
-        query_columns = [c for c in columns if c not in own]
-        if own and "rating_id" not in query_columns:
+        query_columns = [c for c in columns if c not in own and c != SCORES_KEY]
+        wanted = bool(own) or SCORES_KEY in columns
+        if wanted and "rating_id" not in query_columns:
             query_columns.append("rating_id")
         with self.read() as conn:
             rows = [dict(r) for r in conn.execute(self._rating_join(query_columns, study_id)).mappings()]
-            scores = self._scores_of(conn, [int(r["rating_id"]) for r in rows]) if own else {}
+            scores = self._scores_of(conn, [int(r["rating_id"]) for r in rows]) if wanted else {}
         for row in rows:
-            given = scores.get(int(row["rating_id"]), {}) if own else {}
+            given = scores.get(int(row["rating_id"]), {}) if wanted else {}
             row.update({dim: given.get(dim) for dim in own})
+            if SCORES_KEY in columns:
+                row[SCORES_KEY] = given
+            if "rating_id" not in columns:
+                row.pop("rating_id", None)
         return rows
 
     # ---- progress -------------------------------------------------------------------------------

@@ -172,6 +172,9 @@ study_raters = Table(
     Column("revoked_at", UTCDateTime, nullable=True),
     # Seeds this rater's secret method-to-symbol permutation and block shuffles (arena/blind.py).
     Column("order_seed", BigInteger, nullable=True),
+    # Whether the rater answered every attention item of the study as instructed: NULL until they
+    # answer one (or never recorded, for an imported study), FALSE once they fail any.
+    Column("attention_passed", Boolean, nullable=True),
     UniqueConstraint("study_id", "rater_index", name="uq_study_raters_index"),
     # An index, not a column constraint: the upgrade can add an index to an existing table.
     Index("ux_study_raters_code_hash", "code_hash", unique=True),
@@ -328,5 +331,6 @@ schema_info = Table(
 
 # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods.
 # 5: studies.scorer_model. 6: studies.design, votes (pairwise studies). 7: pair_guess_marks.
-# 8: studies.rubric, studies.exclusion_rules, items.attention, rating_scores (a rubric per study).
+# 8: studies.rubric, studies.exclusion_rules, items.attention, study_raters.attention_passed,
+# rating_scores (a rubric per study, attention items).
 SCHEMA_VERSION = 8
