@@ -727,7 +727,9 @@ def main(argv: list[str] | None = None) -> int:
         "score) as a closed study named --name",
     )
     p.add_argument("--name", help="with --import-ratings: the study's name")
-    p.add_argument("--scale", help="with --import-ratings: every dimension's scale, MIN-MAX (default: the file's, else 1-5)")
+    p.add_argument(
+        "--scale", help="with --import-ratings: every dimension's scale, MIN-MAX (default: the file's, else 1-5)"
+    )
     p.add_argument(
         "--exclude-failed-attention",
         action="store_true",

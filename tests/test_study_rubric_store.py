@@ -21,7 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 RUBRIC = Rubric.from_dict(
     {
         "dimensions": [
-            {"name": "quality", "low": 1, "high": 10, "description": "how good", "anchors": {"1": "bad", "10": "great"}},
+            {
+                "name": "quality",
+                "low": 1,
+                "high": 10,
+                "description": "how good",
+                "anchors": {"1": "bad", "10": "great"},
+            },
             {"name": "creativity", "low": 1, "high": 7},
         ]
     }
@@ -209,7 +215,9 @@ def test_the_worked_example_survey_imports_and_shows_on_results(tmp_path):
 
     db = f"sqlite:///{tmp_path / 'a.db'}"
     survey = ROOT / "docs" / "sampler-survey" / "survey.csv"
-    assert main(["--database", db, "--import-ratings", str(survey), "--name", "Survey", "--exclude-failed-attention"]) == 0
+    assert (
+        main(["--database", db, "--import-ratings", str(survey), "--name", "Survey", "--exclude-failed-attention"]) == 0
+    )
     store = Store(db)
     [study] = store.list_studies()
     store.set_study_state(study.id, "published", allowed_from=("closed",))

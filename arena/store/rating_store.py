@@ -74,7 +74,9 @@ def checked_rating(row: Mapping[str, Any], rubric: Rubric = DEFAULT_RUBRIC) -> C
     cant = cant_judge_dims(row, rubric.names)
     return CheckedRating(
         output_id=int(row["output_id"]),
-        scores={d.name: None if d.name in cant else check_dimension_score(d, row.get(d.name)) for d in rubric.dimensions},
+        scores={
+            d.name: None if d.name in cant else check_dimension_score(d, row.get(d.name)) for d in rubric.dimensions
+        },
         cant_judge=frozenset(cant),
         comment=clean_comment(row.get("comment")),
         position=None if row.get("position") is None else int(row["position"]),
@@ -266,6 +268,8 @@ class RatingStore(StoreBase):
         )
         if study_id is not None:
             query = query.where(studies.c.id == int(study_id))
+        # An attention item's responses are instructions, not a method's text (arena/attention.py).
+        query = query.where(items.c.attention.is_(None))
         query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
         with self.read() as conn:
             rows = conn.execute(query).all()
@@ -300,7 +304,9 @@ class RatingStore(StoreBase):
         frame = _frame([tuple(r[c] for c in columns) for r in records], columns, rubric.names)
         attention = self.attention_of(study_id) if study_id is not None else {}
         if attention:
-            frame["attention_passed"] = pd.Series([attention.get(r) for r in frame["rater"]], index=frame.index, dtype=object)
+            frame["attention_passed"] = pd.Series(
+                [attention.get(r) for r in frame["rater"]], index=frame.index, dtype=object
+            )
         return frame
 
     def rating_records(self, columns: Sequence[str], study_id: int | None = None) -> list[dict[str, Any]]:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import decoders
 from common.errors import UserError
+from common.rubric import DEFAULT_RUBRIC, Rubric
 
 from .. import guessing, systems
+from ..attention import AttentionPlan, instruction_of, with_attention_items
 from ..numbers import whole_number
 from ..prompts import PromptSpec, encode_prompt
 from ..requests import MAX_NEW_TOKENS_RANGE
@@ -17,6 +20,9 @@ from ..store import Store
 from ..store.schema import STUDY_DESIGNS
 from ..store.store import clean_name
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
+
+# The exclusion rules a study may set at creation: evaluation.human.quality.RULES (a test keeps them equal).
+EXCLUSION_RULES: tuple[str, ...] = ("attention", "straight-lining", "speeder", "against")
 
 
 def create_study(
@@ -36,6 +42,9 @@ def create_study(
     models: Sequence[str] | None = None,
     scorer_model: str | None = None,
     design: str = "scores",
+    rubric: Rubric | None = None,
+    exclusion_rules: Sequence[str] = (),
+    attention: AttentionPlan | None = None,
 ) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
@@ -50,7 +59,11 @@ def create_study(
     first of `models`; for a one-model study, None: the app's model, as before).
 
     `design`: "scores" (every response 1-5) or "pairwise" (two responses per item, one vote; then
-    one sample per method; a guess target is asked about on the pairs it is one of)."""
+    one sample per method; a guess target is asked about on the pairs it is one of).
+
+    `rubric`: the study's questions and scales (default: the three 1-5 ones); `exclusion_rules`: the
+    raters the analysis drops, chosen now (EXCLUSION_RULES); `attention`: attention items placed
+    among the prompts (arena/attention.py), their responses stored now, never generated."""
     name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
     if not name:
         raise UserError("give the study a name")
@@ -88,6 +101,12 @@ def create_study(
     prompts = list(prompts)
     if not prompts:
         raise UserError("the study has no prompts")
+    rules = check_exclusion_rules(exclusion_rules)
+    plan = (attention or AttentionPlan()).check(rubric or DEFAULT_RUBRIC, len(prompts))
+    if design == "pairwise" and (plan.count or (rubric is not None and not rubric.is_default)):
+        raise UserError("a pairwise study asks for one vote per pair: a rubric and attention items are for scores")
+    if "attention" in rules and not plan.count:
+        raise UserError('the exclusion rule "attention" needs attention items (add at least one)')
     if len(prompts) > MAX_ITEMS:
         raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
     if lm is not None:
@@ -97,18 +116,56 @@ def create_study(
                     encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
             except UserError as exc:
                 raise UserError(f"prompt {k}: {exc}; nothing was created") from None
-    return store.create_study(
-        name,
-        model=model,
-        methods=chosen,
-        settings=resolved,
-        samples_per_method=samples,
-        max_new_tokens=max_new,
-        base_seed=seed,
-        state="draft",
-        items_=[p.as_item() for p in prompts],
-        guidelines=guidelines,
-        guess_methods=targets,
-        scorer_model=scorer_model,
-        design=design,
-    )
+    blind_seed = secrets.randbelow(2**62)
+    with store.transaction():  # the study, its items and its attention items' responses: all or nothing
+        sid = store.create_study(
+            name,
+            model=model,
+            methods=chosen,
+            settings=resolved,
+            samples_per_method=samples,
+            max_new_tokens=max_new,
+            base_seed=seed,
+            blind_seed=blind_seed,
+            state="draft",
+            items_=with_attention_items([p.as_item() for p in prompts], plan, blind_seed),
+            guidelines=guidelines,
+            guess_methods=targets,
+            scorer_model=scorer_model,
+            design=design,
+            rubric=rubric,
+            exclusion_rules=rules,
+        )
+        _store_attention_responses(store, sid, slots, model)
+    return sid
+
+
+def read_rubric(path: str | Path) -> Rubric:
+    """A rubric from a JSON file (common/rubric.py); UserError naming the file when it is unreadable or wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the rubric {Path(path).name}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return Rubric.from_json(text)
+    except UserError as exc:
+        raise UserError(f"{Path(path).name}: {exc}") from None
+
+
+def check_exclusion_rules(rules: Sequence[str] | str | None) -> tuple[str, ...]:
+    """The exclusion rules chosen at creation, in EXCLUSION_RULES order (a comma-separated text or a
+    list); UserError on an unknown one."""
+    given = [r.strip() for r in (rules.split(",") if isinstance(rules, str) else rules or ()) if r.strip()]
+    unknown = [r for r in given if r not in EXCLUSION_RULES]
+    if unknown:
+        raise UserError(f"unknown exclusion rule {unknown[0]!r} (known: {', '.join(EXCLUSION_RULES)})")
+    return tuple(r for r in EXCLUSION_RULES if r in given)
+
+
+def _store_attention_responses(store: Store, study_id: int, slots: Sequence[tuple[str, int]], model: str) -> None:
+    """Each attention item's responses: the instruction, once per method and sample, as a real item has."""
+    for item in store.items(study_id):
+        if item.attention:
+            for method, sample in slots:
+                text = instruction_of(item.attention)
+                store.add_output(item.id, method, sample, text=text, settings={}, seed=None, model=model, new_tokens=0)
