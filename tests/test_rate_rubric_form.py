@@ -20,7 +20,13 @@ from ui.rate.view import SLOTS, RateView
 RUBRIC = Rubric.from_dict(
     {
         "dimensions": [
-            {"name": "quality", "low": 1, "high": 10, "description": "how good", "anchors": {"1": "bad", "10": "great"}},
+            {
+                "name": "quality",
+                "low": 1,
+                "high": 10,
+                "description": "how good",
+                "anchors": {"1": "bad", "10": "great"},
+            },
             {"name": "creativity", "low": 1, "high": 7},
         ]
     }
@@ -70,7 +76,9 @@ def test_the_rubric_is_laid_out_under_each_response(store):
     assert quality_a["visible"] and quality_a["choices"] == [*range(1, 11), "Can't judge"]
     assert quality_a["label"] == "quality (1-10): how good (A)" and quality_a["info"] == "1 = bad · 10 = great"
     assert rf.LONG_CLASS in quality_a["elem_classes"]  # a long scale: the compact grid
-    assert creativity_a["choices"] == [*range(1, 8), "Can't judge"] and rf.LONG_CLASS not in creativity_a["elem_classes"]
+    assert (
+        creativity_a["choices"] == [*range(1, 8), "Can't judge"] and rf.LONG_CLASS not in creativity_a["elem_classes"]
+    )
     assert third_a["visible"] is False
     quality_b = spare[rf.RUBRIC_ROWS]
     assert quality_b["label"].endswith("(B)") and spare[2 * rf.RUBRIC_ROWS]["visible"] is False  # two responses
