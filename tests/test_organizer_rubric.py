@@ -16,7 +16,9 @@ from ui.organizer.forms import RUBRIC_EXAMPLE, rubric_example, rubric_preview
 
 def test_the_preview_shows_the_questions_or_one_error_line():
     shown = rubric_preview(rubric_example())
-    assert "| quality | 1-10 (10 points) | How good is the response? | 1 = unusable · 10 = as good as it gets |" in shown
+    assert (
+        "| quality | 1-10 (10 points) | How good is the response? | 1 = unusable · 10 = as good as it gets |" in shown
+    )
     assert "| creativity | 1-7 (7 points) |" in shown
     assert "default questions" in rubric_preview("  ")
     for bad, words in (
@@ -29,7 +31,7 @@ def test_the_preview_shows_the_questions_or_one_error_line():
     assert "&lt;b&gt;" in rubric_preview('{"dimensions": [{"name": "q", "description": "<b>x</b>"}]}')
 
 
-def test_the_organizer_creates_a_study_with_its_own_rubric(world):
+def test_the_organizer_creates_a_study_with_its_own_rubric(world):  # noqa: F811 (the fixture)
     call(world, *form("Own questions"), RUBRIC_EXAMPLE, 1, ["attention"])
     [study] = world.store.list_studies()
     assert study.rubric == Rubric.from_json(RUBRIC_EXAMPLE) and study.exclusion_rules == ("attention",)
@@ -45,7 +47,7 @@ def test_the_organizer_creates_a_study_with_its_own_rubric(world):
         (RUBRIC_EXAMPLE, 11, [], "attention items"),
     ],
 )
-def test_a_bad_rubric_or_rule_is_one_line_and_nothing_is_stored(world, rubric, attention, rules, message):
+def test_a_bad_rubric_or_rule_is_one_line_and_nothing_is_stored(world, rubric, attention, rules, message):  # noqa: F811
     with pytest.raises(gr.Error, match=message):
         call(world, *form("Refused"), rubric, attention, rules)
     assert world.store.list_studies() == [] and world.loads == []

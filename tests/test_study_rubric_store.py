@@ -225,3 +225,13 @@ def test_the_worked_example_survey_imports_and_shows_on_results(tmp_path):
     assert "16 of 64 raters excluded by the rule set at creation" in view["headline"]
     assert "With and without the 16 excluded raters" in view["headline"]
     assert "quality (1-10)" in " ".join(view["table"].columns)
+    assert "With every rater and without the excluded, side by side" in view["headline"]
+    assert len(view["sensitivity"]) == 12 and view["sensitivity"]["conclusion changes"].isin(["yes", "no"]).all()
+    from ui import present  # late, as above: the stakeholder page of the same study
+    from ui.organizer import stats
+
+    page = present.page_html(present.study_view(store, study.id))
+    assert "16 of 64 raters excluded by the rule set at creation" in page and 'id="sensitivity"' in page
+    assert "quality (1-10)" in page
+    _, _, words = stats.diagnostics(store, study.id)  # the organizer reads every rater's flags in words
+    assert "never applied by themselves" in words and words.count("failed an attention item") == 16
