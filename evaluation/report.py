@@ -107,12 +107,7 @@ def compute_view(
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
         + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
-        + "".join(f"\n\n{markdown_literal(line)}" for line in exclusion_lines)
-        + (
-            f"\n\n**With every rater and without the excluded, side by side**\n\n{markdown_table(sensitivity)}"
-            if len(sensitivity)
-            else ""
-        )
+        + exclusion_markdown(exclusion_lines, sensitivity)
     )
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
     blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
@@ -193,6 +188,14 @@ def exclusion_view(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[p
         }
     )
     return kept, lines, shown
+
+
+def exclusion_markdown(lines: list[str], sensitivity: pd.DataFrame) -> str:
+    """The exclusion lines for the Results headline, and the side-by-side table when anyone was excluded."""
+    text = "".join(f"\n\n{markdown_literal(line)}" for line in lines)
+    if len(sensitivity):
+        text += f"\n\n**With every rater and without the excluded, side by side**\n\n{markdown_table(sensitivity)}"
+    return text
 
 
 def markdown_table(frame: pd.DataFrame) -> str:

@@ -149,6 +149,31 @@ def run(args: argparse.Namespace) -> dict:
     return {"study_id": sid, "state": study.state}
 
 
+def _quality_options(create: argparse.ArgumentParser) -> None:
+    """`create`'s rubric, attention items and exclusion rule (issue 34)."""
+    create.add_argument(
+        "--rubric",
+        metavar="FILE.json",
+        help='the questions raters answer: {"dimensions": [{"name": "quality", "low": 1, "high": 10, '
+        '"description": "...", "anchors": {"1": "...", "10": "..."}}, ...]} (1-8 dimensions, 2-11 points each; '
+        "default: coherence, informativeness, naturalness 1-5)",
+    )
+    create.add_argument(
+        "--attention",
+        metavar="N",
+        help=f"add N attention items (0-{MAX_ATTENTION_ITEMS}) placed among the prompts: responses that say "
+        "which score to give",
+    )
+    create.add_argument("--attention-value", metavar="V", help="the score attention items ask for (default 2)")
+    create.add_argument("--attention-text", help="their wording; {value} is replaced by the score")
+    create.add_argument(
+        "--exclude",
+        metavar="RULES",
+        help=f"raters the analysis drops, chosen now (comma-separated: {', '.join(EXCLUSION_RULES)}); "
+        "Results shows the analysis with and without them",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m arena.studies", description="Create, generate, invite, close and publish rating studies."
@@ -190,27 +215,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="raters see two responses per item and vote (A better, B better, tie, both bad) instead of scoring 1-5",
     )
-    create.add_argument(
-        "--rubric",
-        metavar="FILE.json",
-        help='the questions raters answer: {"dimensions": [{"name": "quality", "low": 1, "high": 10, '
-        '"description": "...", "anchors": {"1": "...", "10": "..."}}, ...]} (1-8 dimensions, 2-11 points each; '
-        "default: coherence, informativeness, naturalness 1-5)",
-    )
-    create.add_argument(
-        "--attention",
-        metavar="N",
-        help=f"add N attention items (0-{MAX_ATTENTION_ITEMS}) placed among the prompts: responses that say "
-        "which score to give",
-    )
-    create.add_argument("--attention-value", metavar="V", help="the score attention items ask for (default 2)")
-    create.add_argument("--attention-text", help="their wording; {value} is replaced by the score")
-    create.add_argument(
-        "--exclude",
-        metavar="RULES",
-        help=f"raters the analysis drops, chosen now (comma-separated: {', '.join(EXCLUSION_RULES)}); "
-        "Results shows the analysis with and without them",
-    )
+    _quality_options(create)
     generate = sub.add_parser("generate", parents=[common, with_model], help="generate a study's missing outputs")
     generate.add_argument("--study", type=cli_whole, required=True)
     check = sub.add_parser(

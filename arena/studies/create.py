@@ -85,37 +85,15 @@ def create_study(
     seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
     slots = expected_slots(chosen, samples)
     targets = guessing.resolve_targets(guess_methods, slots)
-    if design not in STUDY_DESIGNS:
-        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
-    if design == "pairwise":
-        # A pair compares two systems; two samples of one method would be a method against itself.
-        if len(chosen) < 2:
-            raise UserError("a pairwise study compares at least two methods")
-        if samples != 1:
-            raise UserError("a pairwise study compares methods: one sample per method")
-    if len(slots) > MAX_RESPONSES:
-        raise UserError(
-            f"{len(slots)} responses per item is too many to rate side by side; "
-            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
-        )
+    _check_design(design, chosen, samples, slots)
     prompts = list(prompts)
     if not prompts:
         raise UserError("the study has no prompts")
-    rules = check_exclusion_rules(exclusion_rules)
-    plan = (attention or AttentionPlan()).check(rubric or DEFAULT_RUBRIC, len(prompts))
-    if design == "pairwise" and (plan.count or (rubric is not None and not rubric.is_default)):
-        raise UserError("a pairwise study asks for one vote per pair: a rubric and attention items are for scores")
-    if "attention" in rules and not plan.count:
-        raise UserError('the exclusion rule "attention" needs attention items (add at least one)')
+    rules, plan = _check_quality(design, rubric, exclusion_rules, attention, len(prompts))
     if len(prompts) > MAX_ITEMS:
         raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
     if lm is not None:
-        for k, p in enumerate(prompts, start=1):
-            try:  # as each method will read it (an instruction makes it longer)
-                for instruction in {systems.decoder(m).instruction(resolved[m], p.prompt) for m in chosen}:
-                    encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
-            except UserError as exc:
-                raise UserError(f"prompt {k}: {exc}; nothing was created") from None
+        _check_lengths(lm, prompts, chosen, resolved, max_new)
     blind_seed = secrets.randbelow(2**62)
     with store.transaction():  # the study, its items and its attention items' responses: all or nothing
         sid = store.create_study(
@@ -138,6 +116,47 @@ def create_study(
         )
         _store_attention_responses(store, sid, slots, model)
     return sid
+
+
+def _check_design(design: str, chosen: Sequence[str], samples: int, slots: Sequence[tuple[str, int]]) -> None:
+    if design not in STUDY_DESIGNS:
+        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
+    if design == "pairwise":
+        # A pair compares two systems; two samples of one method would be a method against itself.
+        if len(chosen) < 2:
+            raise UserError("a pairwise study compares at least two methods")
+        if samples != 1:
+            raise UserError("a pairwise study compares methods: one sample per method")
+    if len(slots) > MAX_RESPONSES:
+        raise UserError(
+            f"{len(slots)} responses per item is too many to rate side by side; "
+            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
+        )
+
+
+def _check_quality(
+    design: str, rubric: Rubric | None, rules: Sequence[str], attention: AttentionPlan | None, n_prompts: int
+) -> tuple[tuple[str, ...], AttentionPlan]:
+    """The exclusion rules and the attention plan, checked against the design and the rubric."""
+    chosen = check_exclusion_rules(rules)
+    plan = (attention or AttentionPlan()).check(rubric or DEFAULT_RUBRIC, n_prompts)
+    if design == "pairwise" and (plan.count or (rubric is not None and not rubric.is_default)):
+        raise UserError("a pairwise study asks for one vote per pair: a rubric and attention items are for scores")
+    if "attention" in chosen and not plan.count:
+        raise UserError('the exclusion rule "attention" needs attention items (add at least one)')
+    return chosen, plan
+
+
+def _check_lengths(
+    lm: Any, prompts: Sequence[PromptSpec], chosen: Sequence[str], resolved: Mapping[str, Any], max_new: int
+) -> None:
+    """Every prompt fits the model's context with max_new tokens, as each method will read it."""
+    for k, p in enumerate(prompts, start=1):
+        try:  # an instruction makes the prompt longer
+            for instruction in {systems.decoder(m).instruction(resolved[m], p.prompt) for m in chosen}:
+                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
+        except UserError as exc:
+            raise UserError(f"prompt {k}: {exc}; nothing was created") from None
 
 
 def read_rubric(path: str | Path) -> Rubric:
