@@ -80,6 +80,7 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "scores",
     "study_exclusion_rules",
     "item_attention",
+    "attention_passed",
 )
 # Format 5 adds pairwise studies: `study_design` ("scores", also when absent, or "pairwise") and
 # `row_kind` "vote", two rows per vote (position 0 = the response shown as A, 1 = B), each with its
@@ -92,7 +93,9 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 # anchors; empty = the default three 1-5 questions, whose scores stay in their three columns), and for
 # each rating of such a study `scores`, a JSON object {dimension: score} (the three columns are then
 # empty; `cant_judge` names the dimensions not judged). `study_exclusion_rules` (JSON list) and
-# `item_attention` (an attention item's instruction and expected score) complete the study.
+# `item_attention` (an attention item's instruction and expected score) complete the study, and
+# `attention_passed` (a rating row's rater: followed every attention item of the study, or not; empty
+# when not recorded) the rule "drop raters who fail any attention item".
 FORMAT_VERSION = 6
 ROW_KINDS = ("rating", "skip", "flag", "guess", "vote")
 # An output's own columns (from output_id on), for the rows that carry one.
@@ -111,7 +114,7 @@ ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
 INT_COLUMNS = STORE_INT_COLUMNS | {"format_version", "n_responses"}
 FLOAT_COLUMNS = STORE_FLOAT_COLUMNS
 TIME_COLUMNS = STORE_TIME_COLUMNS
-BOOL_COLUMNS = {"raw"}
+BOOL_COLUMNS = {"raw", "attention_passed"}
 FORMATS = ("csv", "jsonl")
 
 
@@ -148,6 +151,7 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
     scorers: dict[int, str | None] = {}
     designs: dict[int, str] = {}
     rubrics: dict[int, tuple[str | None, str | None]] = {}
+    attention: dict[int, dict[str, bool]] = {}
     for row in rows:
         row["row_kind"] = "rating"
         own = row.get("scores")  # a study with its own rubric: {dimension: score or None}
@@ -174,6 +178,10 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
                 dumps(list(study.exclusion_rules)) if study is not None and study.exclusion_rules else None,
             )
         row["study_rubric"], row["study_exclusion_rules"] = rubrics[sid]
+        if row["row_kind"] == "rating":
+            if sid not in attention:
+                attention[sid] = store.attention_of(sid)
+            row["attention_passed"] = attention[sid].get(row["rater"])
         if row["study_state"] not in ("closed", "published"):
             row.update({c: None for c in (BLINDED_COLUMNS if blind else SECRET_COLUMNS) + ANSWER_KEY_COLUMNS})
     return rows
@@ -691,6 +699,10 @@ def _import_judgement(
     rating = {"output_id": oid, **{d: row[d] for d in rubric.names}}
     rating |= {k: row[k] for k in ("comment", "position", "created_at", "updated_at", "cant_judge")}
     store.save_ratings(rid, [rating], rubric)
+    if row.get("attention_passed") is not None:  # the rater's outcome on the study's attention items
+        item = store.get_item(iid)
+        assert item is not None  # _item_of found or made it
+        store.record_attention(item.study_id, rid, row["attention_passed"])
     counts["ratings"] += 1
 
 

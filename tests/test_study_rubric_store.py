@@ -128,6 +128,7 @@ def test_an_export_carries_the_rubric_and_imports_back(backend, fmt, tmp_path):
         [{"output_id": a, "quality": 10, "creativity": 1}, {"output_id": b, "quality": 3, "cant_judge": "creativity"}],
         RUBRIC,
     )
+    source.record_attention(sid, source.rater_id("ann"), False)
     path = tmp_path / f"x.{fmt}"
     assert export_to_path(source, path) == 2
     rows = read_export(path)
@@ -140,6 +141,7 @@ def test_an_export_carries_the_rubric_and_imports_back(backend, fmt, tmp_path):
         assert copy.rubric == RUBRIC
         frame = target.ratings_frame(copy.id)
         assert frame["quality"].tolist() == [10, 3] and frame["creativity"].isna().tolist() == [False, True]
+        assert target.attention_of(copy.id) == {"ann": False}  # the rule "attention" still applies
         assert import_file(target, path)["ratings"] == 2 and target.count_ratings() == 2  # idempotent
         assert len(export_rows(target)) == 2
     finally:
