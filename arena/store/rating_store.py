@@ -300,8 +300,14 @@ class RatingStore(StoreBase):
         a study whose raters answered any has `attention_passed` per rating (None: not recorded)."""
         rubric = self.study_rubric(study_id)
         columns = rating_columns(rubric) + EXTRA_COLUMNS
-        records = [r for r in self.rating_records((*columns, "item_attention"), study_id) if not r["item_attention"]]
-        frame = _frame([tuple(r[c] for c in columns) for r in records], columns, rubric.names)
+        if rubric.is_default:  # the common case, as tuples straight from one query (no dict per rating)
+            with self.read() as conn:
+                every = conn.execute(self._rating_join((*columns, "item_attention"), study_id)).all()
+            rows = [tuple(r)[:-1] for r in every if r[-1] is None]
+        else:
+            records = self.rating_records((*columns, "item_attention"), study_id)
+            rows = [tuple(r[c] for c in columns) for r in records if not r["item_attention"]]
+        frame = _frame(rows, columns, rubric.names)
         attention = self.attention_of(study_id) if study_id is not None else {}
         if attention:
             frame["attention_passed"] = pd.Series(

@@ -32,7 +32,7 @@ from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
 from arena.prompts import PromptSpec, read_prompt_file
 from arena.store import Store
-from arena.studies.create import EXCLUSION_RULES, check_exclusion_rules, create_study, read_rubric
+from arena.studies.create import EXCLUSION_RULES, check_exclusion_rules, check_quality, create_study, read_rubric
 from arena.studies.generate import GenerationReport, generate_study
 from arena.studies.lifecycle import close_study, open_study, publish_study
 from common.errors import UserError
@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> dict:
         specs = _prompts(args.prompts)
         # Checked before the model loads: a wrong rubric or rule is one line, at once.
         rubric = read_rubric(args.rubric) if args.rubric else None
-        rules, plan = check_exclusion_rules(args.exclude), _attention(args)
+        design = "pairwise" if args.pairwise else "scores"
+        rules, plan = check_quality(design, rubric, check_exclusion_rules(args.exclude), _attention(args), len(specs))
         sid = _draft_named(store, args.name)
         lm = _model(args.model)
         if sid is None:
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> dict:
                 guess_methods=args.guess,
                 models=[m for m in (args.models or "").split(",") if m.strip()] or None,
                 scorer_model=args.scorer,
-                design="pairwise" if args.pairwise else "scores",
+                design=design,
                 rubric=rubric,
                 exclusion_rules=rules,
                 attention=plan,

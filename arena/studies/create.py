@@ -89,7 +89,7 @@ def create_study(
     prompts = list(prompts)
     if not prompts:
         raise UserError("the study has no prompts")
-    rules, plan = _check_quality(design, rubric, exclusion_rules, attention, len(prompts))
+    rules, plan = check_quality(design, rubric, exclusion_rules, attention, len(prompts))
     if len(prompts) > MAX_ITEMS:
         raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
     if lm is not None:
@@ -134,10 +134,11 @@ def _check_design(design: str, chosen: Sequence[str], samples: int, slots: Seque
         )
 
 
-def _check_quality(
+def check_quality(
     design: str, rubric: Rubric | None, rules: Sequence[str], attention: AttentionPlan | None, n_prompts: int
 ) -> tuple[tuple[str, ...], AttentionPlan]:
-    """The exclusion rules and the attention plan, checked against the design and the rubric."""
+    """The exclusion rules and the attention plan, checked against the design and the rubric (the
+    command line checks them before it loads a model)."""
     chosen = check_exclusion_rules(rules)
     plan = (attention or AttentionPlan()).check(rubric or DEFAULT_RUBRIC, n_prompts)
     if design == "pairwise" and (plan.count or (rubric is not None and not rubric.is_default)):
