@@ -174,7 +174,11 @@ def exclusion_view(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[p
     lines.append(quality.sensitivity_words(table, exclusion))
 
     def cell(diff: Any, low: Any, high: Any) -> str:
-        return "–" if pd.isna(diff) else f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
+        if pd.isna(diff):
+            return "–"
+        return (
+            f"{diff:+.2f} (no interval)" if pd.isna(low) or pd.isna(high) else f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
+        )
 
     shown = pd.DataFrame(
         {

@@ -69,7 +69,7 @@ def create_study(page, app, name: str) -> tuple[int, list[str]]:
     org.get_by_label("max_new_tokens").fill("4")
     org.get_by_label("max_new_tokens").blur()
     org.get_by_text("Questions and rater quality control (optional)").click()
-    box = org.get_by_label(re.compile(r"^Rubric \(JSON"))
+    box = org.get_by_label("Rubric (JSON")
     box.fill('{"dimensions": []}')
     box.blur()
     expect(org.locator("#organizer-rubric-preview")).to_contain_text("error:")
@@ -118,11 +118,16 @@ def rate_all(browser, app, link: str, viewport: dict, follow: bool, artifacts_di
                     expect(rows.nth(k).get_by_label(str(score), exact=True)).to_be_checked()
                 else:
                     rows.nth(k).get_by_label(str(score), exact=True).check()
+            if n == 1:
+                page.screenshot(path=str(artifacts_dir / f"e2e-rubric-form-{tag}.png"), full_page=True)
             page.get_by_role("button", name="Submit ratings").click()
             expect(page.get_by_text(re.compile(r"^Saved\b")).first).to_be_visible()
         expect(page.get_by_text(re.compile(r"You have rated all 3 items"))).to_be_visible()
         page.screenshot(path=str(artifacts_dir / f"e2e-rubric-rated-{tag}.png"), full_page=True)
         assert not errors, errors
+    except Exception:
+        page.screenshot(path=str(artifacts_dir / f"e2e-FAILED-rubric-{tag}.png"), full_page=True)
+        raise
     finally:
         context.close()
 
@@ -148,7 +153,8 @@ def publish_and_check(page, app, sid: int, name: str) -> None:
     page.goto(f"{app.url}/present?study={sid}", wait_until="load")
     expect(page.locator("#takeaway")).to_be_visible()
     expect(page.get_by_text("1 of 2 raters excluded by the rule set at creation")).to_be_visible()
-    expect(page.locator("table").first).to_contain_text("quality (1-10)")
+    expect(page.get_by_role("region", name="Per method")).to_contain_text("quality (1-10)")
+    expect(page.locator("#sensitivity")).to_contain_text("TS-Temp vs TS-Tilted")
 
 
 @pytest.mark.timeout(1800)
@@ -164,6 +170,9 @@ def test_a_rubric_study_from_creation_to_present_and_back(browser, rubric_app, a
         rate_all(browser, app, first, LAPTOP, True, artifacts_dir, "laptop")
         rate_all(browser, app, second, PHONE, False, artifacts_dir, "phone")
         publish_and_check(page, app, sid, name)
+    except Exception:
+        page.screenshot(path=str(artifacts_dir / "e2e-FAILED-rubric-organizer.png"), full_page=True)
+        raise
     finally:
         context.close()
     store = Store(url)

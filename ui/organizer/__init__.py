@@ -254,8 +254,10 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     # new inputs go last: API callers' inputs keep their places
     form += [c.guess, c.design, c.models, c.scorer, c.rubric, c.attention, c.exclude]
     c.create.click(guarded(ctx, h.create, store, ctx.model, c.model_names), [pw, *form], overview, **generation)
-    c.rubric.change(rubric_preview, [c.rubric], [c.rubric_preview], show_progress="hidden", **private)
-    c.rubric_example.click(rubric_example, None, [c.rubric], show_progress="hidden", **private)
+    # Behind the password as every organizer handler (tests/test_rating_api.py), though they read nothing stored.
+    preview = guarded(ctx, rubric_preview)
+    c.rubric.change(preview, [pw, c.rubric], [c.rubric_preview], show_progress="hidden", **private)
+    c.rubric_example.click(guarded(ctx, rubric_example), [pw], [c.rubric], show_progress="hidden", **private)
     c.resume.click(guarded(ctx, h.resume, store, ctx.model, c.model_names), [pw, c.chosen], overview, **generation)
     c.reveal_btn.click(guarded(ctx, h.reveal, store), [pw, c.chosen], [c.mapping, c.status], **private)
     for button, action in ((c.open_btn, studies.open_study), (c.close_btn, studies.close_study),
