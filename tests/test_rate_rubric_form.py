@@ -120,3 +120,11 @@ def test_a_missing_answer_marks_the_row_and_saves_nothing(store):
     marks = out[N_VALUES:]
     assert "rate-missing" in marks[1]["elem_classes"] and "rate-missing" not in marks[0]["elem_classes"]
     assert store.ratings_frame(sid).empty
+
+
+def test_the_default_guidelines_name_the_rubrics_questions(store):
+    sid, code = study(store, RUBRIC)
+    sess = h.on_start(store, code, {}, request()).rate.session
+    guide = str(h.on_layout(store, 2, sess)[2])
+    assert "**quality** (1-10): how good · *1* bad · *10* great" in guide and "**creativity** (1-7)" in guide
+    assert "Coherence" not in guide and "cut off after a fixed number of tokens" in guide
