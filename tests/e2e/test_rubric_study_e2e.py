@@ -179,6 +179,8 @@ def test_a_rubric_study_from_creation_to_present_and_back(browser, rubric_app, a
     frame = store.ratings_frame(sid)
     assert len(frame) == 8 and set(frame["quality"]) == {9}  # 2 prompts x 2 responses x 2 raters; no attention item
     assert set(frame["creativity"]) == {5}
+    outcomes = store.attention_of(sid)  # one rater followed the attention item, the other did not
+    assert sorted(outcomes.values()) == [False, True] and set(outcomes) == {f"ana-{sid}", f"ben-{sid}"}
     exported = tmp_path / "rubric.jsonl"
     assert export_to_path(store, exported, study_id=sid) == 12  # with the attention item's ratings
     store.dispose()
@@ -190,6 +192,6 @@ def test_a_rubric_study_from_creation_to_present_and_back(browser, rubric_app, a
             assert copy.rubric.names == ("quality", "creativity") and copy.exclusion_rules == ("attention",)
             again = target.ratings_frame(copy.id)
             assert len(again) == 8 and set(again["quality"]) == {9}
-            assert target.attention_of(copy.id) == {f"ana-{sid}": True, f"ben-{sid}": False}
+            assert target.attention_of(copy.id) == outcomes
         finally:
             close()
