@@ -489,7 +489,10 @@ def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], sl
     for k, given in enumerate(slot_scores):
         label = LABELS[k]
         if k < shown:
-            scores[label] = dict(zip(study_rubric(store, item.study_id).names, given))
+            names = study_rubric(store, item.study_id).names
+            if any(v not in (None, "") for v in list(given)[len(names) :]):
+                raise UserError(f"this study asks {len(names)} question(s) per response: {', '.join(names)}")
+            scores[label] = dict(zip(names, given))
             notes[label] = slot_comments[k] if k < len(slot_comments) and slot_comments[k] else None
         elif any(v not in (None, "") for v in given):
             raise UserError(f"there is no response {label} in this item")

@@ -128,3 +128,12 @@ def test_the_default_guidelines_name_the_rubrics_questions(store):
     guide = str(h.on_layout(store, 2, sess)[2])
     assert "**quality** (1-10): how good · *1* bad · *10* great" in guide and "**creativity** (1-7)" in guide
     assert "Coherence" not in guide and "cut off after a fixed number of tokens" in guide
+
+
+def test_the_one_to_five_submit_cannot_answer_another_rubric(store):
+    sid, code = study(store, RUBRIC)
+    sess = h.on_start(store, code, {}, request()).rate.session
+    values = [5, 5, 5, 5, 5, 5, *[None] * (3 * (SLOTS - 2)), *[None] * SLOTS]
+    with pytest.raises(UserError, match="asks 2 question"):
+        h.on_submit(store, request(), code, sess, *values)
+    assert store.ratings_frame(sid).empty
