@@ -15,9 +15,10 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from arena import clients, compute, invites, llm, settings
+from arena.store import get_store
 from common.errors import UserError
 from common.messages import english
-from ui import AppContext, assets, i18n, join_gate, store_for, web
+from ui import AppContext, assets, i18n, join_gate, launch, store_for, web
 
 # (tab label, tab id). Each tab is a module or package under ui/ (MODULES), imported only when built.
 TABS: list[tuple[str, str]] = [
@@ -123,11 +124,14 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
-    from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
-    from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
+    from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
 
+    # Before the model's load, which takes a while: the port, and a store that cannot take a rating.
+    fail_on(launch.port_problem(config.host, config.port))
+    fail_on(store_problem())
     try:
         lm = llm.get_default_model()  # fail fast on a bad model setting, before the port opens
+        engines.prepare(lm)  # and on an engine that cannot run it (llama.cpp: its library, the model's GGUF)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2)
@@ -138,24 +142,12 @@ def main(argv: list[str] | None = None) -> None:
     demo = build_app(ctx)
     quick.expire(store_for(ctx))  # quick studies past their time, left by an earlier run
     join_gate.gate.install(lambda code: invites.valid(store_for(ctx), code))
-    # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
-    # the browser's localStorage and offer them at /gradio_api/runs.
-    demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE).launch(
-        server_name=config.host,
-        server_port=config.port,
-        run_history=False,
-        state_session_capacity=join_gate.SESSION_CAPACITY,
-        max_file_size=MAX_FILE_SIZE,
-        css=assets.CSS + a11y.CSS,
-        head=assets.HEAD,
-        i18n=i18n.I18N,
-        app_kwargs={
-            "routes": present_routes() + web.routes(),
-            # The gate first: a flood is refused before anything else reads it (ui/join_gate.py).
-            "middleware": [Middleware(join_gate.JoinGateMiddleware), Middleware(web.ArenaMiddleware)],
-        },
-        prevent_thread_lock=True,
-    )
+    try:
+        serve(demo, config, status_rate)
+    except Exception as exc:  # whatever stopped the start, in one line: the traceback helps no operator
+        demo.close()
+        fail_on(launch.start_failure(exc, config.host, config.port))
+    logging.getLogger("arena").info("serving on http://%s:%s", config.host, config.port)  # tests wait for this line
     # The model's work runs here, on the thread that loaded it, not on Gradio's worker threads: on a
     # CPU a second OpenMP team halves decoding speed (arena/compute.py).
     try:
@@ -164,6 +156,50 @@ def main(argv: list[str] | None = None) -> None:
         pass
     finally:
         demo.close()
+
+
+def store_problem() -> str | None:
+    """Why the ratings store cannot serve (cannot be opened or reached, read-only, full), or None."""
+    try:
+        store = get_store()
+    except UserError as exc:
+        return str(exc)
+    reason = store.write_problem()
+    return f"the ratings database {store.url} {reason}" if reason else None
+
+
+def fail_on(problem: str | None) -> None:
+    """Exit code 2 with `problem` as the one line, if there is one."""
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def serve(demo: gr.Blocks, config: settings.Settings, status_rate: str | float) -> None:
+    """Open the port and start serving in the background; Gradio's hasty start checks replaced (ui/launch.py)."""
+    from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
+    from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
+
+    queued = demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE)
+    # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
+    # the browser's localStorage and offer them at /gradio_api/runs.
+    with launch.patient_checks():
+        queued.launch(
+            server_name=config.host,
+            server_port=config.port,
+            run_history=False,
+            state_session_capacity=join_gate.SESSION_CAPACITY,
+            max_file_size=MAX_FILE_SIZE,
+            css=assets.CSS + a11y.CSS,
+            head=assets.HEAD,
+            i18n=i18n.I18N,
+            app_kwargs={
+                "routes": present_routes() + web.routes(),
+                # The gate first: a flood is refused before anything else reads it (ui/join_gate.py).
+                "middleware": [Middleware(join_gate.JoinGateMiddleware), Middleware(web.ArenaMiddleware)],
+            },
+            prevent_thread_lock=True,
+        )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from common.errors import UserError
+from common.outputs import check_output_path, write_failure
 from common.rubric import parse_scale, rubric_from
 
 from .guessing import LABELS
@@ -759,7 +760,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:
+        if args.out:
+            check_output_path(args.out, "-o")
         store = Store(args.database)
+        if args.study is not None and store.get_study(args.study) is None:
+            raise UserError(f"there is no study #{args.study}")
         if args.votes and args.preferences:
             raise UserError("--votes or --preferences, not both")
         if args.preferences:
@@ -787,7 +792,10 @@ def main(argv: list[str] | None = None) -> int:
         elif args.import_ratings:
             _import_long(store, args)
         elif args.import_path:
-            counts = import_file(store, args.import_path, args.format)
+            rows = read_export(args.import_path, args.format)
+            if not rows:  # a script that imports nothing has the wrong file: exit 2, not "0 ratings" and 0
+                raise UserError(f"{Path(args.import_path).name} holds no ratings to import (an export's header only?)")
+            counts = import_rows(store, rows)
             print(
                 f"imported {counts['ratings']} ratings (new: {counts['studies']} studies, {counts['items']} items, "
                 f"{counts['outputs']} outputs) into {store.url}",
@@ -799,6 +807,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             n = export(store, args.format or "csv", sys.stdout, args.study)
             print(f"wrote {n} ratings", file=sys.stderr)
+    except OSError as exc:  # the output could be checked, not reserved: a disk can fill up while writing
+        print(f"error: {write_failure(args.out or 'the output', exc)}", file=sys.stderr)
+        return 2
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

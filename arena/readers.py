@@ -95,7 +95,8 @@ def csv_table(text: str, label: str) -> CsvTable:
     """
     if not text.strip():
         raise UserError(f"{label} is empty")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote never closed is an error, not one cell that swallows the rest of the file.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
     rows: list[CsvRow] = []
     ended = 0  # the last line of the previous record
@@ -112,7 +113,9 @@ def csv_table(text: str, label: str) -> CsvTable:
             cells += [""] * (len(header) - len(cells))
             rows.append(CsvRow(start, dict(zip(header, cells, strict=True))))
     except csv.Error as exc:
-        raise UserError(f"{label} is not a readable CSV: {exc}") from None
+        if "unexpected end of data" in str(exc):
+            raise UserError(f"{label} line {ended + 1}: a quoted cell starts here and is never closed") from None
+        raise UserError(f"{label} line {reader.line_num}: not a readable CSV row ({exc})") from None
     return CsvTable(header or [], rows)
 
 

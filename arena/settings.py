@@ -32,7 +32,7 @@ class SettingError(UserError):
     """A setting whose value cannot be read (the app stops at start with this message, exit code 2)."""
 
 
-ENGINES: tuple[str, ...] = ("transformers", "vllm", "dummy")  # ARENA_ENGINE: arena/engines/
+ENGINES: tuple[str, ...] = ("transformers", "vllm", "llamacpp", "dummy")  # ARENA_ENGINE: arena/engines/
 MODES: tuple[str, ...] = ("full", "rating")  # ARENA_MODE: app.py's tabs
 
 
@@ -103,8 +103,15 @@ class Settings:
     dtype: str = _setting(
         "ARENA_DTYPE",
         "auto",
-        "model dtype: `auto` (GPU: native bf16, fp16 on T4; CPU: bf16 where native and measured faster, else fp32), "
-        "`float32`, `bfloat16`, `float16`",
+        "model dtype: `auto` (GPU: native bf16, fp16 on T4; CPU: bf16 where native and measured faster, else fp32; "
+        "the measurement is kept per CPU model in the cache), `float32`, `bfloat16`, `float16`",
+    )
+    dtype_remeasure: str = _setting(
+        "ARENA_DTYPE_REMEASURE",
+        "",
+        "`1`: time bf16 against fp32 on this CPU again at start and keep the new verdict (`auto` dtype)",
+        flag="--remeasure-dtype",
+        shown_default="off",
     )
     compile: str = _setting(
         "ARENA_COMPILE",
@@ -116,8 +123,9 @@ class Settings:
     engine: str = _setting(
         "ARENA_ENGINE",
         "transformers",
-        "engine: `transformers` (in process), `vllm` (see [docs/engines.md](docs/engines.md)) "
-        "or `dummy` (fake text and timing, for tests)",
+        "engine: `transformers` (in process), `llamacpp` (llama.cpp on the model's GGUF, in process), "
+        "`vllm` (see [docs/engines.md](docs/engines.md)) or `dummy` (fake text and timing, for tests)",
+        flag="--engine",
         choices=ENGINES,
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")

@@ -54,7 +54,8 @@ def step_of(record: Mapping[str, Any] | None, step: Any) -> dict[str, Any]:
 def candidates_frame(record: Mapping[str, Any], tokenizer: Any, step: Any, top: int = 10) -> pd.DataFrame:
     """The step's candidates: the `top` tokens by the last stage's probability (what was sampled
     from), then any others that were in some stage's top-k, and the drawn token wherever it ranks.
-    Probabilities in percent."""
+    Probabilities in percent; a method that chooses by its own numbers (contrastive search's similarity
+    and score) adds a column for each, empty for the tokens it did not consider."""
     s = step_of(record, step)
     stages = list(record["stages"])
     rows = []
@@ -62,6 +63,8 @@ def candidates_frame(record: Mapping[str, Any], tokenizer: Any, step: Any, top: 
         probs = [s["probs"][k][i] for k in range(len(stages))]
         rows.append([token_text(tokenizer, token_id), token_id, *[round(100 * p, 2) for p in probs]])
     frame = pd.DataFrame(rows, columns=["token", "id", *stages])
+    for column, values in (s.get("values") or {}).items():  # a method's own numbers (contrastive search)
+        frame[column] = [round(v, 4) if v is not None else None for v in values]
     frame[CHOSEN] = ["◀ drawn" if t == s["chosen"] else "" for t in frame["id"]]
     keep = (frame.index < top) | (frame["id"] == s["chosen"])
     return frame[keep].reset_index(drop=True)

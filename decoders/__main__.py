@@ -2,6 +2,7 @@
 
     python -m decoders "PROMPT" --methods BS-4,TS-Temp,TS-Tilted --max-new-tokens 64 --seed 1 --json
     python -m decoders "PROMPT" --models smollm2-135m,gemma-3-270m --methods BS-4,TS-Temp --raw --json
+    python -m decoders "PROMPT" --engine llamacpp            # llama.cpp on the model's GGUF file
     python -m decoders --list
 
 Per-method settings: --set TS-Tilted.alpha=0.3 --set BS-4.num_beams=2 (repeatable).
@@ -16,6 +17,7 @@ import sys
 from typing import Any, NoReturn
 
 import decoders
+from arena import engines
 from arena.llm import EMBEDDED, LoadedModel, split_variant
 from arena.prompts import clean_prompt
 from arena.requests import RunRequest, validate_request
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"{' or '.join(EMBEDDED)} (embedded), a hub id, local folder or .gguf path (default: {next(iter(EMBEDDED))})",
     )
     p.add_argument("--models", help="comma-separated models, each run with every method (instead of --model)")
+    p.add_argument("--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--list", action="store_true", help="list the registered decoders and their parameters")
     return p
@@ -93,16 +96,31 @@ def announce_loading(line: str) -> None:
 
 def json_report(runs: list[tuple[LoadedModel, list]]) -> dict[str, Any]:
     """One result per (model, method), each naming its model; the top-level `model` and `device` of a
-    one-model run stay as they were."""
+    one-model run stay as they were (`model`: as the engine names its outputs, e.g. "... (llama.cpp,
+    GGUF Q4_1 weights)"; on transformers the model's name)."""
     models = [
-        {"model": lm.label, "name": lm.name, "device": f"{lm.device.type} ({lm.precision})", "notes": lm.notes()}
+        {
+            "model": lm.label,
+            "name": lm.name,
+            "device": f"{lm.device.type} ({lm.precision})",
+            "engine": engines.engine_for(lm).model_label(lm),
+            "notes": lm.notes(),
+        }
         for lm, _ in runs
     ]
     results = [{"model": lm.label, **r.public()} for lm, rs in runs for r in rs]
     out: dict[str, Any] = {}
     if len(runs) == 1:
-        out = {"model": runs[0][0].name, "device": models[0]["device"]}
+        out = {"model": models[0]["engine"], "device": models[0]["device"]}
     return {**out, "models": models, "results": results}
+
+
+def stdin_text() -> str:
+    """Standard input as UTF-8 text (a byte-order mark dropped), whatever the locale says."""
+    try:
+        return sys.stdin.buffer.read().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"the prompt on standard input is not UTF-8 text (byte {exc.start})") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.prompt is None:
             raise UserError("give a prompt (or --list)")
-        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        engines.use(args.engine)
+        prompt = stdin_text() if args.prompt == "-" else args.prompt
         req = validate_request(
             RunRequest(
                 prompt=clean_prompt(prompt),
@@ -133,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(json_report(runs), ensure_ascii=False, indent=2))
     else:
         for lm, results in runs:
+            label = engines.engine_for(lm).model_label(lm)
+            if label != lm.name:  # another engine than transformers made the outputs
+                print(f"# {lm.label}: {label}")
             for note in lm.notes():
                 print(f"# {lm.label}: {note}")
             for r in results:

@@ -2,8 +2,9 @@
 
 A decoder never samples by hand. It turns validated settings into a `GenerationPlan`: keyword
 arguments for transformers' `generate` plus extra `LogitsProcessor`s. The plan also carries
-`effective`, the complete settings that will run (library defaults included), which is what the
-UI shows and the store records.
+`effective`, the complete settings that will run (library defaults included) and the order of the
+processors that run (`processor_order`, decoders/order.py), which is what the UI shows and the store
+records.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import torch
 from transformers import LogitsProcessor
 
 from common.errors import UserError
+
+from .order import ORDER_KEY, processor_order
 
 
 class InvalidSettings(UserError):
@@ -180,6 +183,9 @@ class Decoder:
         plan = self.plan_fn(settings, ctx)
         plan.generate_kwargs.setdefault("max_new_tokens", ctx.max_new_tokens)
         plan.effective = {"method": self.name, **plan.effective, "max_new_tokens": ctx.max_new_tokens}
+        if plan.custom_generate is None and ORDER_KEY not in plan.effective:
+            # the order that runs, stored with every output (a custom loop reports its own, or none)
+            plan.effective[ORDER_KEY] = processor_order(plan.generate_kwargs, plan.logits_processors)
         return plan
 
 

@@ -71,18 +71,27 @@ KNOWN = {
     "TypicalLogitsWarper": "typical-p",
     "RepetitionPenaltyLogitsProcessor": "repetition penalty",
     "NoRepeatNGramLogitsProcessor": "no-repeat n-gram",
+    "EpsilonLogitsWarper": "ε-cutoff",
+    "EtaLogitsWarper": "η-cutoff",
+    "TopHLogitsWarper": "top-H",
 }
 
 
 def stage_name(processor: Any) -> str:
-    """A processor's name as a person reads it: "tilt λ=0.15", "temperature 0.8", "top-k 50"."""
+    """A processor's name as a person reads it: "tilt λ=0.15", "temperature 0.8", "top-k 50". A processor
+    may name itself with a `stage_label()` method (decoders/samplers.py)."""
+    label = getattr(processor, "stage_label", None)
+    if callable(label):
+        return str(label())
     cls = type(processor).__name__
     if cls in KNOWN:
         base = KNOWN[cls]
         if cls == "TiltedLogitsProcessor":
             return f"tilt λ={processor.alpha:g}"
-        for attr in ("temperature", "top_k", "top_p", "min_p", "mass", "penalty", "ngram_size"):
+        for attr in ("temperature", "top_k", "top_p", "min_p", "mass", "penalty", "ngram_size", "epsilon", "top_h"):
             value = getattr(processor, attr, None)
+            if isinstance(value, torch.Tensor) and value.numel() == 1:
+                value = float(value)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return f"{base} {value:g}"
         return base
@@ -148,13 +157,7 @@ class Recorder(LogitsProcessor):
 
     def settle_token(self, chosen: int) -> None:
         assert self.pending is not None and self.pending_ids is not None
-        ids = torch.unique(torch.cat([self.pending_ids, torch.tensor([chosen], device=self.pending_ids.device)]))
-        probs = self.pending[:, ids]
-        # Rows ordered by the last stage's probability (what was sampled from), then the first's.
-        order = sorted(range(len(ids)), key=lambda i: (-float(probs[-1, i]), -float(probs[0, i])))
-        ids_list = [int(ids[i]) for i in order]
-        table = probs[:, order].tolist()
-        self.steps.append({"ids": ids_list, "probs": table, "chosen": chosen})
+        self.steps.append(step_table(self.pending, self.pending_ids, chosen))
 
     def settle_beams(self, input_ids: torch.Tensor) -> None:
         """Each beam now running continues one of the previous step's beams: score = its parent's score
@@ -208,6 +211,22 @@ class Recorder(LogitsProcessor):
             "output": [int(t) for t in output[0, prompt_length:].tolist()],
             "k": self.k,
         }
+
+
+def step_table(probs: torch.Tensor, top_ids: torch.Tensor, chosen: int) -> dict[str, Any]:
+    """One step as plain data: the candidates (`top_ids` and the chosen token), their probability at
+    every stage (`probs`: stages x vocabulary), ordered by the last stage's probability (what was
+    sampled from), then the first's."""
+    ids = torch.unique(torch.cat([top_ids, torch.tensor([chosen], device=top_ids.device)]))
+    picked = probs[:, ids]
+    order = sorted(range(len(ids)), key=lambda i: (-float(picked[-1, i]), -float(picked[0, i])))
+    return {"ids": [int(ids[i]) for i in order], "probs": picked[:, order].tolist(), "chosen": chosen}
+
+
+def summarise_step(probs: torch.Tensor, chosen: int, k: int = TOP_K) -> dict[str, Any]:
+    """`step_table` for a loop that records itself (decoders/step_loop.py): every stage's top-k."""
+    top = torch.topk(probs, min(k, probs.shape[-1]), dim=-1).indices.reshape(-1)
+    return step_table(probs, top, chosen)
 
 
 @contextmanager

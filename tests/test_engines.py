@@ -77,7 +77,7 @@ def test_current_is_never_none(monkeypatch, value, kind):
 
 def test_an_unknown_engine_is_refused_by_name(monkeypatch):
     monkeypatch.setenv("ARENA_ENGINE", "tgi")
-    with pytest.raises(UserError, match="ARENA_ENGINE must be one of transformers, vllm, dummy"):
+    with pytest.raises(UserError, match="ARENA_ENGINE must be one of transformers, vllm, llamacpp, dummy"):
         engines.current()
 
 

@@ -260,6 +260,8 @@ def test_postgres_stopped_mid_study_clear_error_nothing_lost(tmp_path, pg_cluste
     sid, _ = seed_study(store, "PG fault study", ["PG prompt"], [texts])
     rater = f"pg-rater-{uuid.uuid4().hex[:6]}"
     code = invite(store, sid, rater)
+    earlier = f"pg-early-{uuid.uuid4().hex[:6]}"  # acknowledged before the outage: must survive the restart
+    early_code = invite(store, sid, earlier)
     store.dispose()
 
     app = start_app(tmp_path, extra_env={"DATABASE_URL": url})
@@ -270,6 +272,11 @@ def test_postgres_stopped_mid_study_clear_error_nothing_lost(tmp_path, pg_cluste
         opened = client.call(start, [code, None], session_hash=session)
         assert opened.ok and "pg answer" in opened.raw, opened.error
         values = [code, None, *submit_values([4, 4, 5], len(METHODS), "during outage")]
+        early_session = uuid.uuid4().hex[:11]
+        assert client.call(start, [early_code, None], session_hash=early_session).ok
+        early_values = [early_code, None, *submit_values([3, 3, 3], len(METHODS), "before outage")]
+        acknowledged = client.call(submit, early_values, session_hash=early_session)
+        assert acknowledged.ok and "Saved" in acknowledged.raw, acknowledged.error
 
         pg_cluster.stop()
         STATS["injected"] += 1
@@ -289,6 +296,10 @@ def test_postgres_stopped_mid_study_clear_error_nothing_lost(tmp_path, pg_cluste
         frame = check.ratings_frame(sid)
         mine = frame[frame["rater"] == rater]
         assert len(mine) == len(METHODS) and set(mine["comment"]) == {"during outage"}
+        kept = frame[frame["rater"] == earlier]
+        assert len(kept) == len(METHODS) and set(kept["comment"]) == {"before outage"}, (
+            "an acknowledged rating was lost"
+        )
         check.dispose()
         client.close()
         STATS["survived"] += 1

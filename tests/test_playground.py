@@ -40,6 +40,7 @@ def test_greedy_plan_and_top_k_override():
         "do_sample": False,
         "num_beams": 1,
         "max_new_tokens": 8,
+        "processor_order": [],
     }
     assert decoders.get("Top-k").plan({"top_k": 5}, CTX).generate_kwargs["top_k"] == 5
 

@@ -135,7 +135,7 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         raise UserError(NOT_FOUND)
     outputs = store.outputs_frame(int(study_id))
     table = (
-        res.display_table(r.summary, r.rubric).drop(columns=[res.COLUMNS["ppl"]], errors="ignore")
+        res.display_table(r.summary, r.rubric).drop(columns=[res.COLUMNS["ppl"], res.COLUMNS["mauve"]], errors="ignore")
         if len(r.summary)
         else pd.DataFrame()
     )

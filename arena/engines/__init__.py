@@ -3,6 +3,7 @@
 ``ARENA_ENGINE=transformers`` (the default): in-process transformers, `arena/engines/local/`.
 ``ARENA_ENGINE=vllm``: a vLLM server at ``ARENA_VLLM_URL`` (OpenAI-compatible API, default
 ``http://127.0.0.1:8000``), `arena/engines/vllm/`.
+``ARENA_ENGINE=llamacpp``: the model's GGUF file run by llama.cpp in process, `arena/engines/llamacpp/`.
 ``ARENA_ENGINE=dummy``: fake text and timing for fast tests, `arena/engines/dummy.py`.
 
 The rest of the app asks `current()` for its engine and calls the same methods whichever it is:
@@ -11,6 +12,7 @@ The rest of the app asks `current()` for its engine and calls the same methods w
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 from .. import settings
@@ -18,24 +20,30 @@ from ..llm import LoadedModel, with_variants
 from ..llm import model_choices as llm_model_choices
 from .base import Engine
 from .dummy import DummyEngine
+from .llamacpp import LlamaCppEngine
 from .local import LocalEngine
 from .vllm import VllmEngine, servers
 
 LOCAL = LocalEngine()  # stateless: the model and its lock travel with each call
 DUMMY = DummyEngine()
+LLAMACPP = LlamaCppEngine()  # keeps each GGUF loaded in llama.cpp, imports llama_cpp on first use
 _servers: dict[str, VllmEngine] = {}
 _lock = threading.Lock()
 
 __all__ = [
     "DUMMY",
     "LOCAL",
+    "LLAMACPP",
     "DummyEngine",
     "Engine",
+    "LlamaCppEngine",
     "LocalEngine",
     "VllmEngine",
     "current",
     "engine_for",
     "model_choices",
+    "prepare",
+    "use",
 ]
 
 
@@ -55,6 +63,8 @@ def current() -> Engine:
         return LOCAL
     if name == "dummy":
         return DUMMY
+    if name == "llamacpp":
+        return LLAMACPP
     config = settings.current()
     if config.vllm_servers:  # the configured model's own server
         mapped = servers.parse_servers(config.vllm_servers)
@@ -93,6 +103,26 @@ def model_choices(default: str) -> list[str]:
     own) first: in process, every embedded model installed here, each with its int8 and other-float
     variants (`arena.llm.with_variants`); on vLLM, the models `ARENA_VLLM_SERVERS` maps to a server
     (a server runs its own weights' precision, so no variants)."""
-    if engine_name() != "vllm":
+    name = engine_name()
+    if name == "llamacpp":  # the GGUF's own weights run: no precision variants
+        return llm_model_choices(default)
+    if name != "vllm":
         return with_variants(llm_model_choices(default))
     return servers.served_models(servers.parse_servers(settings.current().vllm_servers), default)
+
+
+def prepare(lm: LoadedModel) -> None:
+    """What the configured engine needs before the app serves (app.py, at start): llama.cpp checks its
+    library and loads the model's GGUF, so a missing library or a model without a GGUF stops the app
+    with one line. Other engines report problems on the first run, as before."""
+    if engine_name() == "llamacpp":
+        LLAMACPP.prepare(lm)
+
+
+def use(name: str | None) -> None:
+    """A command line's `--engine NAME`: the current settings, with this engine, installed for the
+    process (an unknown name is refused as app.py's `--engine` is, `SettingError`)."""
+    if name is None:
+        return
+    engine = settings.load(["--engine", name], {}).engine
+    settings.install(dataclasses.replace(settings.current(), engine=engine))

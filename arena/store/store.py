@@ -14,13 +14,13 @@ from common.errors import UserError
 
 from .columns import EXTRA_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
 from .deletion import DeletionStore
-from .engine import DIALECTS, make_engine, normalize_url
+from .engine import DIALECTS, default_url, make_engine, normalize_url
 from .feedback import FeedbackStore
 from .guesses import GuessStore
+from .problems import StoreUnavailable, named_problems, write_problem
 from .rater_store import RaterStore
 from .rating_store import RatingStore
 from .study_store import StudyStore
-from .transactions import StoreUnavailable
 from .upgrade import upgrade
 from .values import MAX_COMMENT, MAX_RATER_NAME, check_score, clean_comment, clean_name, clean_rater_name, dumps
 from .vote_store import VoteStore
@@ -36,14 +36,20 @@ class Store(StudyStore, RaterStore, GuessStore, FeedbackStore, RatingStore, Dele
     transactions.py, the column catalogue in columns.py, the checks on what people type in values.py."""
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None):
-        self.engine = engine or make_engine(url)
+        with named_problems(url or default_url()):
+            self.engine = engine or make_engine(url)
         self.url = self.engine.url.render_as_string(hide_password=True)
         self.dialect = self.engine.dialect.name
         if self.dialect not in DIALECTS:
             raise UserError(f"the ratings store runs on SQLite or PostgreSQL, not {self.dialect} ({self.url})")
         self._local = threading.local()  # this thread's open transaction(), if any
         self._ratings_upsert_stmt: Any = None  # built on first use (see _ratings_upsert)
-        self.changes = upgrade(self.engine)
+        with named_problems(self.engine.url.render_as_string(hide_password=False)):
+            self.changes = upgrade(self.engine)
+
+    def write_problem(self) -> str | None:
+        """Why this store cannot take a write now ("is read-only", "is on a full disk"...), or None."""
+        return write_problem(self.engine)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -10,26 +10,31 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DatabaseError, InterfaceError, OperationalError
 
-from common.errors import UserError
-
-
-class StoreUnavailable(UserError):
-    """The database server cannot be reached (or is locked); the transaction was rolled back."""
+from .problems import StoreUnavailable, known_cause, passing
 
 
 @contextmanager
 def unreachable_as_user_error() -> Iterator[None]:
     # A stopped or unreachable server must reach the rater as a clear message, not as Gradio's
-    # bare "Error": the transaction was rolled back, so the rater must know to submit again.
+    # bare "Error": the transaction was rolled back, so the rater must know to submit again, or,
+    # when waiting cannot help (read-only, full disk), that someone must fix the store first.
+    # No URL in it: raters read this line.
     try:
         yield
-    except (OperationalError, InterfaceError) as exc:
-        raise StoreUnavailable(
-            "the ratings database cannot be reached right now, so this was NOT saved; keep this page "
-            "open and try again in a moment"
-        ) from exc
+    except (DatabaseError, InterfaceError) as exc:
+        reason = known_cause(exc)
+        if reason is None:
+            if not isinstance(exc, (OperationalError, InterfaceError)):
+                raise  # a constraint or a bug: the callers that expect one catch it
+            reason = "cannot be reached"
+        if passing(reason):
+            advice = "keep this page open and try again in a moment"
+            reason = reason.replace("cannot be reached", "cannot be reached right now")
+        else:
+            advice = "keep this page open and tell the organizer"
+        raise StoreUnavailable(f"the ratings database {reason}, so this was NOT saved; {advice}") from exc
 
 
 class StoreBase:

@@ -13,8 +13,10 @@ prescribes (new table, copy every row, drop, rename, indexes again) in one trans
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from sqlalchemy import CheckConstraint, Engine, inspect, select, update
+from sqlalchemy import CheckConstraint, Connection, Engine, inspect, select, update
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from .schema import SCHEMA_VERSION, SCORE_COLUMNS, metadata, ratings, schema_info, utcnow
@@ -40,15 +42,27 @@ def _add_column_sql(engine: Engine, table_name: str, column) -> str:
     return sql
 
 
+@contextmanager
+def _begin_write(engine: Engine) -> Iterator[Connection]:
+    """A transaction that holds the write lock from its start on SQLite (BEGIN IMMEDIATE): two
+    programs opening a fresh file at once then queue on the busy timeout, where two deferred ones
+    would both read, both try to write, and one would fail at once with "database is locked"."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+        with conn.begin():
+            yield conn
+
+
 def upgrade(engine: Engine) -> list[str]:
     """Bring the database up to this code's schema; return the changes made (for logs and tests)."""
     changes: list[str] = []
-    with engine.begin() as conn:
+    with _begin_write(engine) as conn:
         existing = set(inspect(conn).get_table_names())
         missing = [t for t in metadata.sorted_tables if t.name not in existing]
         metadata.create_all(conn, tables=missing, checkfirst=True)
         changes += [f"create table {t.name}" for t in missing]
-    with engine.begin() as conn:
+    with _begin_write(engine) as conn:
         inspector = inspect(conn)
         for table in metadata.sorted_tables:
             if table.name not in existing:
@@ -68,7 +82,7 @@ def upgrade(engine: Engine) -> list[str]:
             changes += _relax_scores_in_place(conn)
     if "ratings" in existing and engine.dialect.name == "sqlite":
         changes += _rebuild_sqlite_ratings(engine)
-    with engine.begin() as conn:
+    with _begin_write(engine) as conn:
         row = conn.execute(select(schema_info.c.id, schema_info.c.version)).first()
         if row is None:
             conn.execute(schema_info.insert().values(id=1, version=SCHEMA_VERSION, upgraded_at=utcnow()))

@@ -8,6 +8,7 @@
     python -m arena.studies form-check --study 7   # how recognisable each method is from its form alone
     python -m arena.studies replay-check --study 7 # which methods anyone with the public model reproduces
     python -m arena.studies generate --study 7     # resume an interrupted generation
+    python -m arena.studies generate --study 7 --engine llamacpp   # ... on llama.cpp (the model's GGUF)
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
     python -m arena.studies close --study 7
     python -m arena.studies publish --study 7
@@ -25,15 +26,21 @@ import math
 import sys
 from typing import Any
 
-from arena import guessing, invites
+from arena import engines, guessing, invites
 from arena.attention import DEFAULT_INSTRUCTION, MAX_ATTENTION_ITEMS, AttentionPlan
 from arena.eta import GenerationEta
 from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
 from arena.prompts import PromptSpec, read_prompt_file
 from arena.store import Store
-from arena.studies.create import EXCLUSION_RULES, check_exclusion_rules, check_quality, create_study, read_rubric
-from arena.studies.generate import GenerationReport, generate_study
+from arena.studies.create import (
+    EXCLUSION_RULES,
+    check_quality,
+    create_study,
+    plan_study,
+    read_rubric,
+)
+from arena.studies.generate import GenerationReport, generate_study, parse_batch_size
 from arena.studies.lifecycle import close_study, open_study, publish_study
 from common.errors import UserError
 from evaluation import form_cues, replay_check
@@ -64,6 +71,10 @@ def _model(setting: str | None) -> LoadedModel:
     return load_model(setting) if setting else get_default_model()
 
 
+def _models(setting: str | None) -> list[str] | None:
+    return [m for m in (setting or "").split(",") if m.strip()] or None
+
+
 def _draft_named(store: Store, name: str) -> int | None:
     return next((s.id for s in store.list_studies(kind="study") if s.name == name and s.state == "draft"), None)
 
@@ -74,44 +85,53 @@ def _study(store: Store, value: int) -> int:
     return value
 
 
-def run(args: argparse.Namespace) -> dict:
+def _study_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """`create`'s study settings, as `plan_study` and `create_study` take them."""
+    return {
+        "methods": args.methods,
+        "samples_per_method": args.samples,
+        "max_new_tokens": args.max_new_tokens,
+        "guess_methods": args.guess,
+        "models": _models(args.models),
+        "scorer_model": args.scorer,
+        "design": "pairwise" if args.pairwise else "scores",
+    }
+
+
+def create(args: argparse.Namespace) -> dict:
+    """`create`: every argument checked first (no row written, no model loaded for a refused one),
+    then the study stored (or its draft resumed), generated, and checked for form and replay."""
+    parse_batch_size(args.batch_size)
+    specs = _prompts(args.prompts)
+    plan = plan_study(args.name, specs, **_study_settings(args))
+    # The study's own questions and quality control, checked too before the model loads.
+    rubric = read_rubric(args.rubric) if args.rubric else None
+    rules, attention = check_quality(plan.design, rubric, args.exclude, _attention(args), len(specs))
+    quality = {"rubric": rubric, "exclusion_rules": rules, "attention": attention}
     store = Store(args.database)
+    sid = _draft_named(store, args.name)
+    lm = _model(args.model)
+    if sid is None:
+        sid = create_study(store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args), **quality)
+    else:
+        print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
+    report = _generate(store, lm, sid, args.batch_size)
+    print(str(report), file=sys.stderr)
+    for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
+        print(f"form check: {line}", file=sys.stderr)
+    if report.complete:
+        for line in replay_check.check_study(store, sid, lm).lines():
+            print(f"replay check: {line}", file=sys.stderr)
+    return {"study_id": sid}
+
+
+def run(args: argparse.Namespace) -> dict:
+    engines.use(getattr(args, "engine", None))  # an unknown engine is refused before anything else
     if args.command == "create":
-        specs = _prompts(args.prompts)
-        # Checked before the model loads: a wrong rubric or rule is one line, at once.
-        rubric = read_rubric(args.rubric) if args.rubric else None
-        design = "pairwise" if args.pairwise else "scores"
-        rules, plan = check_quality(design, rubric, check_exclusion_rules(args.exclude), _attention(args), len(specs))
-        sid = _draft_named(store, args.name)
-        lm = _model(args.model)
-        if sid is None:
-            sid = create_study(
-                store,
-                args.name,
-                specs,
-                methods=args.methods,
-                samples_per_method=args.samples,
-                max_new_tokens=args.max_new_tokens,
-                model=lm.name,
-                lm=lm,
-                guess_methods=args.guess,
-                models=[m for m in (args.models or "").split(",") if m.strip()] or None,
-                scorer_model=args.scorer,
-                design=design,
-                rubric=rubric,
-                exclusion_rules=rules,
-                attention=plan,
-            )
-        else:
-            print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
-        report = _generate(store, lm, sid, args.batch_size)
-        print(str(report), file=sys.stderr)
-        for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
-            print(f"form check: {line}", file=sys.stderr)
-        if report.complete:
-            for line in replay_check.check_study(store, sid, lm).lines():
-                print(f"replay check: {line}", file=sys.stderr)
-        return {"study_id": sid}
+        return create(args)
+    if args.command == "generate":
+        parse_batch_size(args.batch_size)  # before a model loads
+    store = Store(args.database)
     sid = _study(store, args.study)
     if args.command == "generate":
         report = _generate(store, _model(args.model), sid, args.batch_size)
@@ -184,6 +204,9 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
     with_model = argparse.ArgumentParser(add_help=False)
     with_model.add_argument("--model", help="model setting as for the app (default: ARENA_MODEL / embedded)")
+    with_model.add_argument(
+        "--engine", help="transformers, llamacpp, vllm or dummy (default: ARENA_ENGINE, else transformers)"
+    )
     with_model.add_argument(
         "--batch-size",
         default="auto",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,84 @@ from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, metho
 
 # The exclusion rules a study may set at creation: evaluation.human.quality.RULES (a test keeps them equal).
 EXCLUSION_RULES: tuple[str, ...] = ("attention", "straight-lining", "speeder", "against")
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """A study's settings, every one checked (`plan_study`); nothing stored yet."""
+
+    name: str
+    methods: list[str]
+    settings: dict[str, Any]
+    samples: int
+    max_new_tokens: int
+    seed: int
+    guess_methods: Any
+    scorer_model: str | None
+    design: str
+    prompts: list[PromptSpec]
+
+
+def plan_study(
+    name: str,
+    prompts: Sequence[PromptSpec],
+    *,
+    methods: Sequence[str] | str | None = None,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    samples_per_method: int = 1,
+    max_new_tokens: int = 128,
+    base_seed: int | str | None = None,
+    guess_methods: Any = None,
+    models: Sequence[str] | None = None,
+    scorer_model: str | None = None,
+    design: str = "scores",
+) -> StudyPlan:
+    """Every setting of `create_study` checked, with no model and no store: a command line asks this
+    before it spends minutes loading a model (the prompts' length is checked later, with the model)."""
+    name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
+    if not name:
+        raise UserError("give the study a name")
+    named = method_names_in(name)
+    if named:
+        raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
+    chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
+    if models:
+        chosen = systems.cross(models, chosen)
+        scorer_model = (scorer_model or "").strip() or systems.model_of(chosen[0])
+    settings = dict(settings or {})
+    unknown = set(settings) - set(chosen)
+    if unknown:
+        raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
+    resolved = {m: systems.decoder(m).resolve(settings.get(m)) for m in chosen}
+    samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
+    max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
+    typed = base_seed is not None and not (isinstance(base_seed, str) and not base_seed.strip())
+    seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
+    slots = expected_slots(chosen, samples)
+    targets = guessing.resolve_targets(guess_methods, slots)
+    _check_design(design, chosen, samples, len(slots))
+    prompts = list(prompts)
+    if not prompts:
+        raise UserError("the study has no prompts")
+    if len(prompts) > MAX_ITEMS:
+        raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
+    return StudyPlan(name, chosen, resolved, samples, max_new, seed, targets, scorer_model, design, prompts)
+
+
+def _check_design(design: str, chosen: list[str], samples: int, responses: int) -> None:
+    if design not in STUDY_DESIGNS:
+        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
+    if design == "pairwise":
+        # A pair compares two systems; two samples of one method would be a method against itself.
+        if len(chosen) < 2:
+            raise UserError("a pairwise study compares at least two methods")
+        if samples != 1:
+            raise UserError("a pairwise study compares methods: one sample per method")
+    if responses > MAX_RESPONSES:
+        raise UserError(
+            f"{responses} responses per item is too many to rate side by side; "
+            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
+        )
 
 
 def create_study(
@@ -64,78 +143,62 @@ def create_study(
     `rubric`: the study's questions and scales (default: the three 1-5 ones); `exclusion_rules`: the
     raters the analysis drops, chosen now (EXCLUSION_RULES); `attention`: attention items placed
     among the prompts (arena/attention.py), their responses stored now, never generated."""
-    name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
-    if not name:
-        raise UserError("give the study a name")
-    named = method_names_in(name)
-    if named:
-        raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
-    chosen = decoders.parse_methods(list(methods) if methods is not None and not isinstance(methods, str) else methods)
-    if models:
-        chosen = systems.cross(models, chosen)
-        scorer_model = (scorer_model or "").strip() or systems.model_of(chosen[0])
-    settings = dict(settings or {})
-    unknown = set(settings) - set(chosen)
-    if unknown:
-        raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
-    resolved = {m: systems.decoder(m).resolve(settings.get(m)) for m in chosen}
-    samples = whole_number(samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
-    max_new = whole_number(max_new_tokens, "max new tokens", *MAX_NEW_TOKENS_RANGE)
-    typed = base_seed is not None and not (isinstance(base_seed, str) and not base_seed.strip())
-    seed = whole_number(base_seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
-    slots = expected_slots(chosen, samples)
-    targets = guessing.resolve_targets(guess_methods, slots)
-    _check_design(design, chosen, samples, slots)
-    prompts = list(prompts)
-    if not prompts:
-        raise UserError("the study has no prompts")
-    rules, plan = check_quality(design, rubric, exclusion_rules, attention, len(prompts))
-    if len(prompts) > MAX_ITEMS:
-        raise UserError(f"{len(prompts)} prompts; the limit per study is {MAX_ITEMS}")
+    plan = plan_study(
+        name,
+        prompts,
+        methods=methods,
+        settings=settings,
+        samples_per_method=samples_per_method,
+        max_new_tokens=max_new_tokens,
+        base_seed=base_seed,
+        guess_methods=guess_methods,
+        models=models,
+        scorer_model=scorer_model,
+        design=design,
+    )
+    rules, asked = check_quality(plan.design, rubric, exclusion_rules, attention, len(plan.prompts))
     if lm is not None:
-        _check_lengths(lm, prompts, chosen, resolved, max_new)
+        check_prompt_lengths(plan, lm)
     blind_seed = secrets.randbelow(2**62)
     with store.transaction():  # the study, its items and its attention items' responses: all or nothing
         sid = store.create_study(
-            name,
+            plan.name,
             model=model,
-            methods=chosen,
-            settings=resolved,
-            samples_per_method=samples,
-            max_new_tokens=max_new,
-            base_seed=seed,
+            methods=plan.methods,
+            settings=plan.settings,
+            samples_per_method=plan.samples,
+            max_new_tokens=plan.max_new_tokens,
+            base_seed=plan.seed,
             blind_seed=blind_seed,
             state="draft",
-            items_=with_attention_items([p.as_item() for p in prompts], plan, blind_seed),
+            items_=with_attention_items([p.as_item() for p in plan.prompts], asked, blind_seed),
             guidelines=guidelines,
-            guess_methods=targets,
-            scorer_model=scorer_model,
-            design=design,
+            guess_methods=plan.guess_methods,
+            scorer_model=plan.scorer_model,
+            design=plan.design,
             rubric=rubric,
             exclusion_rules=rules,
         )
-        _store_attention_responses(store, sid, slots, model)
+        _store_attention_responses(store, sid, expected_slots(plan.methods, plan.samples), model)
     return sid
 
 
-def _check_design(design: str, chosen: Sequence[str], samples: int, slots: Sequence[tuple[str, int]]) -> None:
-    if design not in STUDY_DESIGNS:
-        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
-    if design == "pairwise":
-        # A pair compares two systems; two samples of one method would be a method against itself.
-        if len(chosen) < 2:
-            raise UserError("a pairwise study compares at least two methods")
-        if samples != 1:
-            raise UserError("a pairwise study compares methods: one sample per method")
-    if len(slots) > MAX_RESPONSES:
-        raise UserError(
-            f"{len(slots)} responses per item is too many to rate side by side; "
-            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
-        )
+def check_prompt_lengths(plan: StudyPlan, lm: Any) -> None:
+    """Every prompt fits `lm`'s context with `plan.max_new_tokens`, as each method will read it."""
+    for k, p in enumerate(plan.prompts, start=1):
+        try:  # an instruction makes it longer
+            for instruction in {systems.decoder(m).instruction(plan.settings[m], p.prompt) for m in plan.methods}:
+                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, plan.max_new_tokens, instruction)
+        except UserError as exc:
+            raise UserError(f"prompt {k}: {exc}; nothing was created") from None
 
 
 def check_quality(
-    design: str, rubric: Rubric | None, rules: Sequence[str], attention: AttentionPlan | None, n_prompts: int
+    design: str,
+    rubric: Rubric | None,
+    rules: Sequence[str] | str | None,
+    attention: AttentionPlan | None,
+    n_prompts: int,
 ) -> tuple[tuple[str, ...], AttentionPlan]:
     """The exclusion rules and the attention plan, checked against the design and the rubric (the
     command line checks them before it loads a model)."""
@@ -146,18 +209,6 @@ def check_quality(
     if "attention" in chosen and not plan.count:
         raise UserError('the exclusion rule "attention" needs attention items (add at least one)')
     return chosen, plan
-
-
-def _check_lengths(
-    lm: Any, prompts: Sequence[PromptSpec], chosen: Sequence[str], resolved: Mapping[str, Any], max_new: int
-) -> None:
-    """Every prompt fits the model's context with max_new tokens, as each method will read it."""
-    for k, p in enumerate(prompts, start=1):
-        try:  # an instruction makes the prompt longer
-            for instruction in {systems.decoder(m).instruction(resolved[m], p.prompt) for m in chosen}:
-                encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, max_new, instruction)
-        except UserError as exc:
-            raise UserError(f"prompt {k}: {exc}; nothing was created") from None
 
 
 def read_rubric(path: str | Path) -> Rubric:

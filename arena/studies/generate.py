@@ -70,6 +70,13 @@ def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
     return found
 
 
+def parse_batch_size(value: Any) -> int:
+    """A batch size setting: "auto" (or nothing) is the default, else a whole number in range."""
+    if value in (None, "", "auto"):
+        return DEFAULT_BATCH_SIZE
+    return whole_number(value, "batch size", *BATCH_SIZE_RANGE)
+
+
 def generate_study(
     store: Store,
     lm: LoadedModel,
@@ -97,11 +104,7 @@ def generate_study(
 
     `eta`, when given, is started before the first output and told of every piece as it is stored,
     so that `eta.snapshot()` (in `progress`) has the outputs done and the time left."""
-    size = (
-        DEFAULT_BATCH_SIZE
-        if batch_size in (None, "", "auto")
-        else whole_number(batch_size, "batch size", *BATCH_SIZE_RANGE)
-    )
+    size = parse_batch_size(batch_size)
     with generating(study_id):
         study = store.get_study(study_id)
         if study is None:

@@ -27,6 +27,7 @@ from arena.numbers import cli_whole
 from arena.prompts import TASK_SCENARIOS
 from arena.readers import read_jsonl
 from common.errors import UserError
+from common.outputs import check_output_path
 
 from . import TASKS, check, task_list
 
@@ -150,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.write_prompts:
+            check_output_path(args.write_prompts, "--write-prompts")
             return write_prompts(args)
         out, table = (score_answers(args), "") if args.answers else benchmark(args)
     except UserError as exc:

@@ -12,6 +12,7 @@ from plotly.subplots import make_subplots
 import decoders
 from arena.memory import GROWTH_LABEL, PEAK_LABEL
 from arena.requests import MethodResult
+from decoders.order import ORDER_KEY, order_text
 from evaluation.tasks.views import verdict_line
 
 TIMING_COLUMNS = [
@@ -25,6 +26,7 @@ TIMING_COLUMNS = [
     "seed",
     "finish",
     "dtype",
+    "processor order",
     "settings",
 ]
 BUSY_LABEL = "Running…"
@@ -75,7 +77,7 @@ def settings_text(settings: dict[str, Any] | None) -> str:
     return ", ".join(
         f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
         for k, v in settings.items()
-        if k not in ("dtype", "batch_size")
+        if k not in ("dtype", "batch_size", ORDER_KEY)
     )
 
 
@@ -96,6 +98,7 @@ def timing_frame(results: list[MethodResult]) -> pd.DataFrame:
             r.seed,
             r.finish_reason,
             r.dtype or "n/a",
+            order_text((r.settings or {}).get(ORDER_KEY)),
             settings_text(r.settings),
         ]
         for r in results

@@ -95,14 +95,16 @@ def gpu_batch(
     input_ids, mask = left_pad(prompts_ids, pad_id)
     input_ids, mask = input_ids.to(lm.device), mask.to(lm.device)
     plan = plan_for(lm, method, overrides, input_ids.shape[1], max_new_tokens, prompt)
-    kwargs = {
-        **device_generate_kwargs(lm.device),
-        **plan.generate_kwargs,
-    }  # as one run alone: a batch of one matches it
+    # as one run alone: a batch of one matches it. A method with its own loop (Multi-Arm, Contrastive,
+    # DoLa) comes here one prompt at a time (plan_key) and runs that loop, as generate_once does.
+    generate = plan.custom_generate or lm.model.generate
+    kwargs = dict(plan.generate_kwargs)
+    if plan.custom_generate is None:
+        kwargs = {**device_generate_kwargs(lm.device), **kwargs}
     kwargs.setdefault("pad_token_id", pad_id)
     with torch.inference_mode():
         torch.manual_seed(int(seed))
-        output = lm.model.generate(
+        output = generate(
             input_ids=input_ids,
             attention_mask=mask,
             logits_processor=LogitsProcessorList(plan.logits_processors),

@@ -50,7 +50,8 @@ class LocalEngine(Engine):
     def describe(self, lm: LoadedModel) -> str:
         lines = [
             f"**Model:** {lm.name} · **device:** {lm.device.type} · **precision:** {lm.precision_line}"
-            f" · context {lm.context_length:,} tokens",
+            + (f" ({lm.dtype_reason})" if lm.dtype_reason else "")
+            + f" · context {lm.context_length:,} tokens",
             *(f"*{note[0].upper()}{note[1:]}*" for note in lm.notes()),
         ]
         note = streaming_note()

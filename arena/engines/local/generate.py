@@ -24,7 +24,7 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from decoders import GenerationPlan
-from decoders.recording import recording
+from decoders.recording import TOP_K, recording
 
 from ...llm import LoadedModel, end_ids
 from ...memory import MemoryReading, PeakMemory
@@ -148,6 +148,11 @@ def recorded_generate(
     if not record:
         return timed_generate(lm, plan, input_ids, seed, streamer, cancel), None
     if plan.custom_generate is not None:
+        loop: Any = plan.custom_generate
+        if getattr(loop, "can_record", False):  # a loop that records itself (decoders/step_loop.py)
+            loop.record_k = TOP_K
+            out = timed_generate(lm, plan, input_ids, seed, streamer, cancel)
+            return out, loop.last_record
         method = plan.effective.get("method", "this method")
         return timed_generate(lm, plan, input_ids, seed, streamer, cancel), {
             "kind": "none",

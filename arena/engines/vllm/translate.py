@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from transformers import SequenceBiasLogitsProcessor
+from transformers import SequenceBiasLogitsProcessor, TemperatureLogitsWarper
 
 import decoders
 from common.errors import UserError
 from decoders import GenerationPlan
+from decoders.order import ORDER_KEY
 from decoders.processors import TiltedLogitsProcessor
+from decoders.recording import stage_name
 
 from ...llm import LoadedModel, decode_context
 
@@ -100,7 +102,7 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
                 "phrase_penalty=0 to run the instruction alone, which is exact",
             )
         else:
-            raise refuse(method, f"its logits processor {type(proc).__name__} has no counterpart on the server")
+            raise refuse(method, unmapped_processor(plan.logits_processors))
     num_beams = int(kw.get("num_beams", 1) or 1)
     ngram = int(kw.get("no_repeat_ngram_size", 0) or 0)
     if num_beams > 1:
@@ -131,10 +133,12 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
             early_stopping="n/a: vLLM's beam search runs until max_tokens, keeping beams that ended "
             "at end-of-sequence, and returns the best by length-penalised log-prob",
         )
+        effective[ORDER_KEY] = []  # vLLM's beam search ranks the model's log-probabilities as they are
         return body, effective, True
     unknown = set(kw) - SAMPLING_KEYS
     if unknown:
-        raise refuse(method, f"{', '.join(sorted(unknown))} has no exact counterpart in vLLM's sampling parameters")
+        named = ", ".join(KNOWN_UNMAPPED.get(k, k) for k in sorted(unknown))
+        raise refuse(method, f"{named} has no exact counterpart in vLLM's sampling parameters")
     if kw.get("do_sample", False):
         temperature = float(kw.get("temperature", 1.0))
         top_k = int(kw.get("top_k", 50))  # generate's default when sampling; plans pass it explicitly
@@ -163,4 +167,47 @@ def translate(method: str, plan: GenerationPlan) -> tuple[dict[str, Any], dict[s
         xargs[XARG_NGRAM] = ngram
     if xargs:
         body["vllm_xargs"] = xargs
+    effective[ORDER_KEY] = server_order(body, xargs)
     return body, effective, False
+
+
+def server_order(body: Mapping[str, Any], xargs: Mapping[str, Any]) -> list[str]:
+    """The stages the server runs, in vLLM's order (its v1 sampler): this repository's processors (not
+    argmax-invariant, so before the penalties), the repetition penalty, then, when it samples, the
+    temperature, min-p, top-k and top-p."""
+    order = []
+    if XARG_ALPHA in xargs:
+        order.append(f"tilt λ={xargs[XARG_ALPHA]:g}")
+    if XARG_NGRAM in xargs:
+        order.append(f"no-repeat n-gram {xargs[XARG_NGRAM]}")
+    if body.get("repetition_penalty", 1.0) != 1.0:
+        order.append(f"repetition penalty {body['repetition_penalty']:g}")
+    if body.get("temperature", 0.0) == 0.0:
+        return order
+    if body["temperature"] != 1.0:
+        order.append(f"temperature {body['temperature']:g}")
+    if body.get("min_p"):
+        order.append(f"min-p {body['min_p']:g}")
+    if body.get("top_k"):
+        order.append(f"top-k {body['top_k']}")
+    if body.get("top_p", 1.0) < 1.0:
+        order.append(f"top-p {body['top_p']:g}")
+    return order
+
+
+# generate() keywords with no vLLM counterpart, as the refusal names them
+KNOWN_UNMAPPED = {
+    "epsilon_cutoff": "ε-sampling (epsilon_cutoff)",
+    "eta_cutoff": "η-sampling (eta_cutoff)",
+    "top_h": "top-H (top_h)",
+    "typical_p": "typical_p",
+}
+
+
+def unmapped_processor(processors: list[Any]) -> str:
+    """Why a plan's own processors cannot run on the server, naming the sampler that is not there."""
+    named = [p for p in processors if not isinstance(p, (TemperatureLogitsWarper, TiltedLogitsProcessor))]
+    if not named:  # a temperature placed among the plan's processors: an order vLLM does not have
+        return "its temperature runs after its cut (temperature_position=last); vLLM applies it first"
+    first = named[0]
+    return f"its {stage_name(first)} ({type(first).__name__}) has no counterpart in vLLM's sampling parameters"

@@ -1,0 +1,157 @@
+"""MAUVE (Pillutla et al. 2021): how close a method's texts are, as a distribution, to human texts.
+
+Both sets of texts are embedded by the scoring model (the loaded model, or the study's scorer): the
+**final layer's hidden state (after the final norm) at each text's last token**, in float32, the text
+encoded alone without special tokens, at most `MAX_TOKENS` tokens. That is MAUVE's own recipe with
+GPT-2 (its `featurize_tokens_from_model`), here with the model the arena already has. The score
+itself is `mauve-text`'s `compute_mauve` on those features (PCA to 90% of the variance, k-means with
+faiss into n/10 buckets, the area under the divergence curve with scaling 5): 1 = indistinguishable,
+near 0 = disjoint. The human side is the held-out set of the same language (evaluation/heldout.py).
+
+The interval is a percentile bootstrap: both sets are resampled with replacement `resamples` times and
+MAUVE recomputed, so it reflects which texts happened to be drawn (the k-means seed is fixed). With
+few texts (a benchmark of 30 outputs per method has 3 buckets) the score is coarse and the interval
+wide; that is what so few texts can say.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
+
+from .heldout import load_heldout
+
+MAX_TOKENS = 256
+RESAMPLES = 50
+HUMAN_TEXTS = 200
+FEATURES = "final-layer hidden state (after the final norm) at the last token, float32"
+_human: dict[tuple[str, str, int], np.ndarray] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class MauveResult:
+    mauve: float
+    ci_low: float
+    ci_high: float
+    n_texts: int
+    n_human: int
+    resamples: int
+    language: str
+
+    def public(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def text_features(lm: Any, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
+    """(len(texts), hidden) float32: each text's last-token final-layer hidden state under `lm`."""
+    tokenizer, model = lm.tokenizer, lm.model
+    rows = [tokenizer.encode(t, add_special_tokens=False)[:MAX_TOKENS] for t in texts]
+    out = np.zeros((len(rows), model.config.get_text_config().hidden_size), dtype=np.float32)
+    order = sorted(range(len(rows)), key=lambda i: len(rows[i]))  # similar lengths share a batch
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    device = next(model.parameters()).device
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        width = max(1, max(len(rows[i]) for i in chunk))
+        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(chunk), width), dtype=torch.long)
+        for r, i in enumerate(chunk):  # right padding: the last real token is at len - 1
+            row = rows[i] or [pad]  # an empty text reads as one padding token
+            ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
+            mask[r, : len(row)] = 1
+        with torch.inference_mode():
+            hidden = model(input_ids=ids.to(device), attention_mask=mask.to(device), output_hidden_states=True)
+            last = hidden.hidden_states[-1].float()
+        ends = mask.sum(dim=1) - 1
+        out[chunk] = last[torch.arange(len(chunk)), ends.to(last.device)].cpu().numpy()
+    return out
+
+
+def spread(items: Sequence[Any], n: int, offset: int = 0) -> list[Any]:
+    """`n` items at even steps over `items`, starting `offset` into each step (all of them if fewer)."""
+    if n >= len(items):
+        return list(items)
+    step = len(items) / n
+    return [items[min(len(items) - 1, int(i * step) + offset)] for i in range(n)]
+
+
+def human_features(lm: Any, language: str, n: int = HUMAN_TEXTS) -> np.ndarray:
+    """`n` held-out human continuations of `language`, spread evenly over the set (the set runs through
+    its sources in order: its first 200 would all be Genesis), embedded once per model, kept in memory."""
+    key = (str(getattr(lm, "key", id(lm))), language, int(n))
+    with _lock:
+        known = _human.get(key)
+    if known is not None:
+        return known
+    texts = [item.continuation for item in spread(load_heldout(language), n)]
+    feats = text_features(lm, texts)
+    with _lock:
+        _human[key] = feats
+    return feats
+
+
+def mauve_value(p: np.ndarray, q: np.ndarray, seed: int = 25) -> float:
+    """`mauve-text`'s score of two feature sets: its defaults except one k-means start of at most 100
+    iterations instead of 5 of 500 (a bootstrap runs it dozens of times; on a few hundred points the
+    clusters barely change)."""
+    import faiss  # here: faiss and scikit-learn (through mauve) load only when MAUVE is computed
+    import mauve  # here: as above, and mauve-text is GPLv3: imported only where MAUVE runs
+
+    # One thread: faiss's OpenMP team spins on a busy 2-core machine (8 s a call instead of 0.25 s).
+    faiss.omp_set_num_threads(1)
+    with threadpool_limits(1):
+        out = mauve.compute_mauve(
+            p_features=p, q_features=q, num_buckets="auto", kmeans_num_redo=1, kmeans_max_iter=100, seed=seed
+        )
+    return float(out.mauve)
+
+
+def mauve_interval(p: np.ndarray, q: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval: both sets resampled with replacement, MAUVE recomputed."""
+    rng = np.random.default_rng(seed)
+    values = [
+        mauve_value(p[rng.integers(0, len(p), len(p))], q[rng.integers(0, len(q), len(q))])
+        for _ in range(max(0, resamples))
+    ]
+    if not values:
+        return math.nan, math.nan
+    return float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))
+
+
+def score_texts(
+    lm: Any, texts: Sequence[str], language: str, n_human: int = HUMAN_TEXTS, resamples: int = RESAMPLES
+) -> MauveResult | None:
+    """MAUVE of `texts` against the held-out human texts of `language`, with its bootstrap interval;
+    None when there are fewer than 10 non-empty texts (too few for even two buckets)."""
+    kept = [t for t in texts if t and t.strip()]
+    if len(kept) < 10:
+        return None
+    p = text_features(lm, kept)
+    q = human_features(lm, language, n_human)
+    low, high = mauve_interval(p, q, resamples)
+    return MauveResult(mauve_value(p, q), low, high, len(kept), len(q), resamples, language)
+
+
+def study_mauve(lm: Any, outputs: Any, n_human: int = HUMAN_TEXTS) -> dict[str, MauveResult | None]:
+    """MAUVE per method for a study's outputs (a frame with method, text, language): the outputs in the
+    study's most common language against held-out human text of that language (English where the
+    items name none; the held-out set has English and Chinese only)."""
+    if outputs is None or not len(outputs):
+        return {}
+    languages = outputs["language"].fillna("").astype(str).replace("", "en")
+    language = languages.value_counts().index[0]
+    if language not in ("en", "zh"):
+        return {}
+    chosen = outputs[languages == language].drop_duplicates("output_id")
+    return {
+        str(method): score_texts(lm, list(group["text"].fillna("")), language, n_human=n_human)
+        for method, group in chosen.groupby("method", sort=False)
+    }
