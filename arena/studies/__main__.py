@@ -107,12 +107,14 @@ def create(args: argparse.Namespace) -> dict:
     # The study's own questions and quality control, checked too before the model loads.
     rubric = read_rubric(args.rubric) if args.rubric else None
     rules, attention = check_quality(plan.design, rubric, args.exclude, _attention(args), len(specs))
-    quality = {"rubric": rubric, "exclusion_rules": rules, "attention": attention}
     store = Store(args.database)
     sid = _draft_named(store, args.name)
     lm = _model(args.model)
     if sid is None:
-        sid = create_study(store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args), **quality)
+        sid = create_study(
+            store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args),
+            rubric=rubric, exclusion_rules=rules, attention=attention,
+        )  # fmt: skip
     else:
         print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
     report = _generate(store, lm, sid, args.batch_size)
