@@ -67,6 +67,11 @@ def _session(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[inv
     return enrolment, {**sess, "lang": language_of_request(request)}
 
 
+def session_of(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
+    """The enrolment and session a handler acts on (the code checked again), for ui/rate/rubric_form.py."""
+    return _session(store, code_text, sess, request)
+
+
 def on_start(store: Store, code_text: Any, sess: Any, request: gr.Request) -> Opened:
     enrolment = invites.resolve(store, code_of(code_text, request), clients.client_of(request))
     return opened(store, enrolment, language_of_request(request))
