@@ -540,6 +540,18 @@ LINES: dict[str, tuple[str, str]] = {
         "每种方法。人工评分：各提示词上的平均分，1–5 分 [95% CI]。",
     ),
     "present_not_found": ("There is no published study with that id.", "没有这个编号的已发布研究。"),
+    "organizer_english_only_tick": (
+        "{model} is trained on English only, so {count} Chinese prompt(s) of this study would get English or off-topic answers. Tick the multilingual {gemma} under Models above (with or instead of {model}).",
+        "{model} 只用英文训练，本研究的 {count} 个中文提示词会得到英文或离题的回答。请在上方“模型”中勾选多语言的 {gemma}（与 {model} 一起或代替它）。",
+    ),
+    "organizer_english_only_mixed": (
+        "{model} is trained on English only, so its outputs for {count} Chinese prompt(s) of this study will be English or off-topic. Untick it under Models above to compare on {gemma} alone.",
+        "{model} 只用英文训练，它对本研究 {count} 个中文提示词的输出会是英文或离题的。请在上方“模型”中取消勾选它，只在 {gemma} 上比较。",
+    ),
+    "organizer_english_only_restart": (
+        "{model} is trained on English only, so {count} Chinese prompt(s) of this study would get English or off-topic answers. This app offers no multilingual model; start it with `python app.py --model gemma-3-270m` for Chinese (docs/models.md).",
+        "{model} 只用英文训练，本研究的 {count} 个中文提示词会得到英文或离题的回答。本应用没有多语言模型；要用中文，请用 `python app.py --model gemma-3-270m` 启动（docs/models.md）。",
+    ),
     "model_note": ("**{alias}** · licence: {licence}", "**{alias}** · 许可：{licence}"),
     "model_note_where": (" (`{where}` in its package)", "（见其包内的 `{where}`）"),
     "model_note_base": (

@@ -264,7 +264,7 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     )  # fmt: skip
     # Last, so the password box's first handler stays "unlock" (the preview also listens to Enter there).
     inputs = [c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.models]
-    dashboard.wire_preview(ctx, c.preview, inputs, prompts_from, pw)
+    dashboard.wire_preview(ctx, c.preview, inputs, prompts_from, pw, c.model_names)
 
 
 def _wire_invites(ctx: AppContext, c: SimpleNamespace, store: Any) -> None:
