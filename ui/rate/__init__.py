@@ -160,12 +160,17 @@ def _guess_and_submit(c: SimpleNamespace) -> None:
         c.next_btn = gr.Button("Next →")
         c.counter = gr.Markdown("", elem_id="rate-counter")
     c.status = gr.Markdown("", elem_id="rate-status")
+    # The position of the item on screen, set by every reply and sent back with Submit, which is applied
+    # only to that item (ui/rate/once.py): a re-sent or double-tapped Submit does not land on the next one.
+    c.item_for = gr.Number(None, precision=0, visible=False, elem_id="rate-item-for")
 
 
 def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     # Start, Previous, Next: values and visibility (RateView.laid_out). Submit: values only (RateView.values).
-    view_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_components, c.guess_ask, c.status]
-    value_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing]
+    view_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_components, c.guess_ask, c.status, c.item_for]
+    value_outputs = [
+        c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing, c.item_for,
+    ]  # fmt: skip
     layout_outputs = [c.prompt, c.guide_box, c.guide, *c.boxes, *c.texts, c.feedback_box, c.flag_target]
     opened_outputs = [c.who, *view_outputs, *c.pair.outputs, c.submit_row, c.keys_help]
     private: dict[str, Any] = dict(api_visibility="private")
@@ -174,7 +179,7 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     c.code.submit(start, [c.code, c.session], opened_outputs, **private)
     submit = handler(h.on_submit, store, wire=RateView.values)
     c.submit_btn.click(
-        submit, [c.code, c.session, *c.radios, *c.comments], value_outputs, api_name="rate_submit",
+        submit, [c.code, c.session, *c.radios, *c.comments, c.item_for], value_outputs, api_name="rate_submit",
         preprocess=False, postprocess=False,
     ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)  # fmt: skip
     skip_outputs = [*value_outputs, c.skip_reason, c.skip_note]

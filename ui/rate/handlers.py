@@ -24,13 +24,14 @@ from common.errors import UserError
 
 from ..i18n import language_of_request, t
 from ..safe import md_text
-from . import pairwise
+from . import once, pairwise
 from . import words as rater_words
 from .guidelines import DEFAULT_GUIDELINES, guidelines_for
 from .session import code_of, enrolled
 from .view import SLOTS, RateView
 
 WHOLE_ITEM = "The whole item"
+FORM_SIZE = SLOTS * (len(blind.DIMENSIONS) + 1)  # a submit's radios and comments, before the item it names
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,9 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     the client sent them; blind.check_form checks them as Gradio would. With a score missing nothing is
     saved: the page keeps what was entered, one line says what is missing, and those rows are marked."""
     enrolment, sess = _session(store, code_text, sess, request)
+    values, named = once.split_named(values, FORM_SIZE)
+    if once.stale(sess, named):
+        return as_it_is(store, enrolment, sess)
     if "item" not in sess:
         raise UserError("there is no item on screen to rate")
     triples, notes = blind.check_form(values, SLOTS)
@@ -104,6 +108,15 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     if view.guesses and view.item == sess["item"]:
         return RateView.of(view, "Saved. One more question about this item, below.", sess)
     return RateView.of(view, "Saved. Here is the next item.", sess)
+
+
+def as_it_is(store: Store, enrolment: invites.Enrolment, sess: dict[str, Any]) -> RateView:
+    """The page as it is now, for a copy of a submit that was applied already (ui/rate/once.py)."""
+    index = sess.get("index") if "item" in sess else None
+    view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
+    if view is None:
+        return RateView.of(None, message, sess, once.ALREADY)
+    return RateView.of(view, once.ALREADY, sess)
 
 
 def _not_saved(page: RateView, triples: list[Any], notes: list[Any], empty: list[tuple[int, int]]) -> RateView:
