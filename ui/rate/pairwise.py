@@ -176,8 +176,13 @@ def on_flag(
     return (f"Flagged {what}. The organizer will see it; go on voting." if new else "Already flagged."), ""
 
 
+# The vote buttons are disabled from the click until the reply is on screen (FOCUS_JS enables them):
+# an extra tap or key press while a vote saves is not sent at all (the server ignores a copy anyway).
+HOLD_VOTES_JS = "() => { for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = true; }"
+
 FOCUS_JS = """
 () => {
+  for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = false;
   const box = document.querySelector('#pair-prompt');
   if (box) { box.scrollIntoView({block: 'start'}); }
   const first = document.querySelector('#pair-vote-a');
@@ -228,6 +233,7 @@ def build(store: Store, code: gr.Textbox) -> PairPanel:
     ]  # fmt: skip
     wire = PairView.values
     for winner, button in buttons.items():
+        button.click(None, None, None, js=HOLD_VOTES_JS, api_visibility="private")
         button.click(
             handler(on_vote, store, winner, wire=wire), [code, session, reasons, note, item_for], views,
             api_name=f"pair_vote_{winner}",
