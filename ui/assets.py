@@ -182,8 +182,14 @@ document.addEventListener('keydown', function (e) {
 </script>
 """
 
+# Submit is disabled from the click until the reply is on screen (FOCUS_PROMPT_JS enables it): a second
+# tap while the first one saves sends nothing (the server would ignore a copy: ui/rate/once.py).
+HOLD_SUBMIT_JS = "() => { const b = document.querySelector('#rate-submit'); if (b) b.disabled = true; }"
+
 FOCUS_PROMPT_JS = """
 () => {
+  const submit = document.querySelector('#rate-submit');
+  if (submit) submit.disabled = false;
   const status = document.querySelector('#rate-status');
   if (status && status.textContent.includes('Not saved')) return;  // stay by the marked rows
   const box = document.querySelector('#rate-prompt');  // the read-only textarea itself takes no focus

@@ -11,7 +11,8 @@ import secrets
 
 from playwright.sync_api import expect
 
-from tests.support.seeding import db_store, invite
+from tests.support.browser_helpers import score_all
+from tests.support.seeding import db_store, invite, seed_study
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 
@@ -65,3 +66,35 @@ def test_a_second_tap_while_a_vote_saves_is_not_a_vote_on_the_next_pair(page, ap
     expect(page.get_by_text("Error")).to_have_count(0)
     page.screenshot(path=str(artifacts_dir / "e2e-vote-once-done.png"), full_page=True)
     assert len(store.votes(sid)) == 2
+
+
+def test_a_second_tap_on_submit_while_it_saves_sends_nothing(page, app):
+    token = secrets.token_hex(3)
+    texts = [{m: f"{m} rated {k} {token}" for m in METHODS} for k in range(2)]
+    store = db_store(app.workdir)
+    sid, items = seed_study(store, f"Submit once {token}", [f"Rate prompt {k} {token}" for k in range(2)], texts)
+    code = invite(store, sid, f"submit-once-{token}")
+    page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
+    expect(page.get_by_text("Item 1 of 2")).to_be_visible(timeout=90_000)
+    score_all(page, page.locator("body"), 3, [4, 4, 4])
+    held: list = []
+    sent: list = []
+
+    def hold_first(route) -> None:
+        if held:
+            sent.append(route)
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(re.compile(r".*/queue/join.*"), hold_first)
+    page.locator("#rate-submit").click()
+    expect(page.locator("#rate-submit")).to_be_disabled()
+    page.locator("#rate-submit").click(force=True)  # the second tap
+    assert len(held) == 1 and not sent, "a second submit was sent while the first one saved"
+    held[0].continue_()
+    expect(page.get_by_text("Item 2 of 2")).to_be_visible(timeout=60_000)
+    expect(page.locator("#rate-submit")).to_be_enabled()
+    page.unroute(re.compile(r".*/queue/join.*"))
+    frame = store.ratings_frame(sid)
+    assert len(frame) == 3 and set(frame.item_id) == {items[0]}

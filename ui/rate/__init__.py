@@ -178,6 +178,7 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     c.start.click(start, [c.code, c.session], opened_outputs, api_name="rate_start")
     c.code.submit(start, [c.code, c.session], opened_outputs, **private)
     submit = handler(h.on_submit, store, wire=RateView.values)
+    c.submit_btn.click(None, None, None, js=assets.HOLD_SUBMIT_JS, **private)
     c.submit_btn.click(
         submit, [c.code, c.session, *c.radios, *c.comments, c.item_for], value_outputs, api_name="rate_submit",
         preprocess=False, postprocess=False,
