@@ -402,6 +402,16 @@ LINES: dict[str, tuple[str, str]] = {
     "column_repetition": ("repetition % ↓", "重复率 % ↓"),
     "column_latency_ms": ("latency ms ↓", "延迟 ms ↓"),
     "column_tokens_s": ("tokens/s ↑", "token/秒 ↑"),
+    # /present: the timing columns say where the figures come from (the study's own generation run,
+    # batched and under whatever load the server had), not the method's speed in general
+    "column_latency_ms_study_run": (
+        "latency ms ↓ (measured while generating this study: see “How the timing was measured”)",
+        "延迟 ms ↓（生成本研究时测得：见“计时是怎样测量的”）",
+    ),
+    "column_tokens_s_study_run": (
+        "tokens/s ↑ (measured while generating this study: see “How the timing was measured”)",
+        "token/秒 ↑（生成本研究时测得：见“计时是怎样测量的”）",
+    ),
     "column_rank": ("rank", "名次"),
     "column_rating_95_ci": ("rating [95% CI]", "评分 [95% CI]"),
     "column_at_equal_length_95_ci": ("at equal length [95% CI]", "等长时 [95% CI]"),
