@@ -439,8 +439,8 @@ LINES: dict[str, tuple[str, str]] = {
     ),
     "rater_saved": ("Saved.", "已保存。"),
     "rater_saved_one_more_question": (
-        "Saved. One more question about this item, below.",
-        "已保存。下面还有一个关于此题的问题。",
+        "Saved. One more question about this item, in place of the responses.",
+        "已保存。关于此题还有一个问题，显示在回答的位置。",
     ),
     "rater_saved_next": ("Saved. Here is the next item.", "已保存。下面是下一题。"),
     "rater_skipped": ("Skipped.", "已跳过。"),

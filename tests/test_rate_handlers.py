@@ -129,7 +129,7 @@ def test_the_blind_question_gets_the_same_reply_whatever_the_answer(store):
         sess = h.on_start(store, rater, {}, request()).rate.session
         asked = h.on_submit(store, request(), rater, sess, *form([4] * 9))
         assert asked.guess_ask == {"methods": ["BS-4"], "shown": 3}
-        assert asked.status == "Saved. One more question about this item, below."
+        assert asked.status == "Saved. One more question about this item, in place of the responses."
         after = h.on_guess(store, request(), rater, asked.session, pick, *[None] * (SLOTS - 1))
         replies.append((after.status, after.guess_ask, after.progress.replace(name, "")))
     assert replies[0] == replies[1] and replies[0][0] == "Thank you. Here is the next item."

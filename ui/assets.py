@@ -180,6 +180,66 @@ document.addEventListener('keydown', function (e) {
   btn.click();
 });
 </script>
+<script>
+// Radio groups are one Tab stop each, arrow keys inside (the ARIA radio-group pattern): Gradio renders
+// every option as its own input, so every option was its own Tab stop (19 per response). Only the
+// checked option (else the first) of a group takes Tab; arrows move to and pick the next or previous.
+(function () {
+  function groupOf(input) { return input.closest('fieldset') || input.closest('[role=radiogroup]'); }
+  function radios(group) { return Array.from(group.querySelectorAll('input[type=radio]')); }
+  function rove() {
+    document.querySelectorAll('fieldset').forEach(function (group) {
+      var list = radios(group);
+      if (list.length < 2) return;
+      var stop = list.find(function (r) { return r.checked; }) || list[0];
+      list.forEach(function (r) { var want = r === stop ? '0' : '-1'; if (r.getAttribute('tabindex') !== want) r.setAttribute('tabindex', want); });
+    });
+  }
+  new MutationObserver(rove).observe(document.documentElement, {childList: true, subtree: true, attributes: true, attributeFilter: ['class']});
+  document.addEventListener('change', function (e) { if (e.target && e.target.type === 'radio') rove(); }, true);
+  document.addEventListener('keydown', function (e) {
+    var el = e.target;
+    if (!el || el.type !== 'radio' || e.ctrlKey || e.metaKey || e.altKey) return;
+    var step = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1}[e.key];
+    if (!step) return;
+    var group = groupOf(el);
+    if (!group) return;
+    var list = radios(group);
+    var to = list[(list.indexOf(el) + step + list.length) % list.length];
+    e.preventDefault();
+    to.focus();
+    to.click();
+  }, true);
+})();
+// The blind question (after Submit): keys 1-3 pick response A-C, 0 "Don't know", then on to the
+// next question or the Send button.
+document.addEventListener('keydown', function (e) {
+  if (!/^[0-9]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+  var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('#rate-guess fieldset');
+  if (!fs) return;
+  var inputs = Array.from(fs.querySelectorAll('input[type=radio]'));
+  var target = e.key === '0' ? inputs[inputs.length - 1] : inputs[parseInt(e.key, 10) - 1];
+  if (!target || (e.key !== '0' && target === inputs[inputs.length - 1])) return;
+  e.preventDefault();
+  target.click();
+  var groups = Array.from(document.querySelectorAll('#rate-guess fieldset')).filter(function (g) { return g.offsetParent !== null; });
+  var next = groups[groups.indexOf(fs) + 1];
+  var to = next ? (next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]')) : document.querySelector('#rate-guess-send');
+  if (to) to.focus();
+});
+</script>
+"""
+
+# After the blind question is laid out: it stands where the responses were; bring it to the top and
+# put the keyboard on its first choice.
+FOCUS_GUESS_JS = """
+() => {
+  const box = document.querySelector('#rate-guess');
+  if (!box || box.offsetParent === null) return;
+  box.scrollIntoView({block: 'start'});
+  const first = box.querySelector('fieldset input[type=radio]');
+  if (first) first.focus({preventScroll: true});
+}
 """
 
 # Submit is disabled from the click until the reply is on screen (FOCUS_PROMPT_JS enables it): a second

@@ -71,10 +71,11 @@ def build(ctx: AppContext) -> None:
     # A pairwise study (two responses, one vote) has its own panel; Start shows it instead of the form below.
     c.pair = pairwise.build(store, c.code)
     gr.HTML(assets.PAGER_HTML, elem_id="rate-pager", js_on_load=assets.PAGER_JS)
+    _guess_box(c)  # above the responses: after Submit it takes their place (on_guess_layout)
     _response_slots(c)
     c.keys_help = gr.Markdown(english("rate_keys"))
     _feedback(c)
-    _guess_and_submit(c)
+    _submit_row(c)
     _wire(ctx, store, c)
 
 
@@ -105,7 +106,7 @@ def _code_row() -> SimpleNamespace:
 def _response_slots(c: SimpleNamespace) -> None:
     """Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS)."""
     c.boxes, c.texts, c.radios, c.comments, c.slot_components, c.slot_values = [], [], [], [], [], []
-    with gr.Row(elem_id="rate-responses"):
+    with gr.Row(elem_id="rate-responses") as c.responses_row:
         for k in range(SLOTS):
             label = blind.LABELS[k]
             with gr.Column(visible=False, elem_classes=["rate-slot"], min_width=300) as box:
@@ -142,8 +143,8 @@ def _feedback(c: SimpleNamespace) -> None:
         gr.Markdown(english("rate_skip_note"))
 
 
-def _guess_and_submit(c: SimpleNamespace) -> None:
-    c.missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
+def _guess_box(c: SimpleNamespace) -> None:
+    """The blind question of the item on screen, shown once it is scored, in the responses' place."""
     # The blinding question(s) of the item on screen, once it is scored ({"methods", "shown"}), else
     # None; server-side, as the session. Only the methods asked about reach the page, never the answer.
     c.guess_ask = gr.State(None)
@@ -154,6 +155,10 @@ def _guess_and_submit(c: SimpleNamespace) -> None:
         every = [*blind.LABELS[:SLOTS], guessing.DONT_KNOW]
         c.guess_radios = [gr.Radio(every, value=None, label="", visible=False) for _ in range(SLOTS)]
         c.guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="rate-guess-send")
+
+
+def _submit_row(c: SimpleNamespace) -> None:
+    c.missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
     with gr.Row(elem_id="rate-submit-row") as c.submit_row:
         c.prev_btn = gr.Button("← Previous")
         c.submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
@@ -191,8 +196,9 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     c.flag_btn.click(handler(h.on_flag, store), flag_inputs, [c.status, c.flag_note], api_name="rate_flag")
     c.missing.change(h.on_missing, [c.missing], c.radios, show_progress="hidden", **private)
     c.guess_ask.change(
-        h.on_guess_layout, [c.guess_ask], [c.guess_box, *c.guess_radios], show_progress="hidden", **private
-    )
+        h.on_guess_layout, [c.guess_ask], [c.guess_box, *c.guess_radios, c.responses_row], show_progress="hidden",
+        **private,
+    ).then(None, None, None, js=assets.FOCUS_GUESS_JS)  # fmt: skip
     guess = handler(h.on_guess, store, wire=RateView.values)
     c.guess_btn.click(guess, [c.code, c.session, *c.guess_radios], value_outputs, api_name="rate_guess").then(
         None, None, None, js=assets.FOCUS_PROMPT_JS

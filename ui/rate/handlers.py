@@ -106,7 +106,7 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     if view is None:
         return RateView.of(None, message, sess, "Saved.")
     if view.guesses and view.item == sess["item"]:
-        return RateView.of(view, "Saved. One more question about this item, below.", sess)
+        return RateView.of(view, "Saved. One more question about this item, in place of the responses.", sess)
     return RateView.of(view, "Saved. Here is the next item.", sess)
 
 
@@ -279,7 +279,8 @@ def on_missing(marked: Any) -> list[Any]:
 
 
 def on_guess_layout(ask: Any) -> list[Any]:
-    """Show the question(s) of the item on screen, with its letters and "Don't know"; hide them otherwise."""
+    """Show the question(s) of the item on screen, with its letters and "Don't know", in the responses'
+    place (the responses hidden meanwhile, so the question is on the first screen); hide them otherwise."""
     methods = list(ask.get("methods") or []) if isinstance(ask, dict) else []
     shown = int(ask.get("shown") or 0) if isinstance(ask, dict) else 0
     choices = [*blind.LABELS[:shown], guessing.DONT_KNOW]
@@ -289,4 +290,4 @@ def on_guess_layout(ask: Any) -> list[Any]:
         else gr.Radio(value=None, label="", visible=False)
         for j in range(SLOTS)
     ]
-    return [gr.Column(visible=bool(methods)), *radios]
+    return [gr.Column(visible=bool(methods)), *radios, gr.Row(visible=not methods)]
