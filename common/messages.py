@@ -423,7 +423,7 @@ LINES: dict[str, tuple[str, str]] = {
         "Item {index} of {total} · you have rated {rated} of {total}",
         "第 {index} 题，共 {total} 题 · 你已评 {rated} / {total} 题",
     ),
-    "rater_progress_skipped": (" ({skipped} skipped)", "（其中跳过 {skipped} 题）"),
+    "rater_progress_skipped": (" ({skipped} skipped)", "（另跳过 {skipped} 题）"),
     "rater_skipped_note": (
         " · you skipped this item ({reason}); rating it and submitting replaces the skip",
         " · 你跳过了此题（{reason}）；为它打分并提交会取代跳过",
@@ -458,6 +458,10 @@ LINES: dict[str, tuple[str, str]] = {
     "rater_all_rated": (
         "You have rated all {n} items of this study. Thank you! Use Previous to review or change a rating.",
         "你已评完本研究的全部 {n} 道题。谢谢！可以用“上一题”查看或修改评分。",
+    ),
+    "rater_all_handled": (
+        "You have gone through all {n} items of this study: {rated} rated, {skipped} skipped. Thank you! Use Previous to review or change a rating.",
+        "你已看完本研究的全部 {n} 道题：评分 {rated} 题，跳过 {skipped} 题。谢谢！可以用“上一题”查看或修改评分。",
     ),
     "rater_no_items_ready": ("This study has no items ready for rating yet.", "本研究还没有可以评分的题目。"),
     "rater_no_earlier_item": ("no earlier item", "没有更早的题目"),

@@ -10,6 +10,13 @@ the browser.
 from __future__ import annotations
 
 CSS = """
+/* Gradio's raw queue and timer text ("queue: 1/1 | 35.6/1480.0s") means nothing to a rater or a reader
+   of the results: hidden on the Rate and Results tabs (their own lines say what is going on). */
+.tabitem:has(#rate-submit-row) .meta-text, .tabitem:has(#rate-submit-row) .meta-text-center,
+.tabitem:has(#rate-submit-row) .progress-text, .tabitem:has(#results-controls) .meta-text,
+.tabitem:has(#results-controls) .meta-text-center, .tabitem:has(#results-controls) .progress-text,
+body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text, body:has(#rate-submit-row):not(:has(.tabitem)) .progress-text,
+body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text-center { display: none !important; }
 #rate-responses { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 12px; }
 #rate-responses > .rate-slot { min-width: 0; }
 .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { flex-wrap: nowrap !important; }
@@ -267,6 +274,7 @@ COUNT_JS = """
   const slots = Array.from(document.querySelectorAll('#rate-responses > .rate-slot')).filter(s => s.offsetParent !== null);
   const total = slots.length * 3;
   const done = slots.reduce((n, s) => n + s.querySelectorAll('input[type=radio]:checked').length, 0);
-  return total ? `${done} of ${total} scored` : '';
+  const zh = (navigator.language || '').toLowerCase().startsWith('zh');
+  return total ? (zh ? `已评 ${done} / ${total}` : `${done} of ${total} scored`) : '';
 }
 """

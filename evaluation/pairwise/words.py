@@ -81,8 +81,10 @@ def explain(result: StudyRatings) -> list[str]:
     eff = result.length_effect
     if eff is not None and not math.isfinite(eff["elo_if_twice_as_long"]):
         lines.append("Every answer in these votes has the same length as its rival: length cannot be controlled for.")
-    elif eff is not None and math.isfinite(eff["ci_low_if_twice_as_long"]) and not estimable(
-        eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"]
+    elif (
+        eff is not None
+        and math.isfinite(eff["ci_low_if_twice_as_long"])
+        and not estimable(eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"])
     ):
         lines.append(f"The length effect is {NOT_ESTIMABLE}: its {level} interval is wider than "
                      f"{NOT_ESTIMABLE_WIDTH:.0f} Elo points.")  # fmt: skip

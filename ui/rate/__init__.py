@@ -207,6 +207,8 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
         radio.change(None, None, c.counter, js=assets.COUNT_JS)
     layout = handler(h.on_layout, store)
     c.layout.change(layout, [c.layout, c.session], layout_outputs, show_progress="hidden", **private)
+    controls = [c.submit_btn, c.next_btn, c.counter]
+    c.layout.change(h.on_form_controls, [c.layout], controls, show_progress="hidden", **private)
     for button, step, name in ((c.prev_btn, -1, "rate_previous"), (c.next_btn, +1, "rate_next")):
         move = handler(h.on_move, store, step, wire=RateView.laid_out)
         button.click(move, [c.code, c.session], view_outputs, api_name=name).then(

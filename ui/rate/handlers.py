@@ -268,6 +268,13 @@ def on_layout(store: Store, shown: Any, sess: Any) -> list[Any]:
     ]
 
 
+def on_form_controls(shown: Any) -> list[Any]:
+    """Submit, Next and the "k of n scored" count, shown only with an item on screen: the done page
+    offers Previous alone (no Submit of nothing, no "0 of 9 scored")."""
+    on_screen = bool(shown)
+    return [gr.update(visible=on_screen), gr.update(visible=on_screen), gr.update(visible=on_screen, value="")]
+
+
 def on_missing(marked: Any) -> list[Any]:
     """Mark the empty score rows in place (and clear earlier marks)."""
     marked = {tuple(m) for m in marked} if isinstance(marked, list) else set()
