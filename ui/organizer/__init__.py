@@ -234,7 +234,11 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     form = [c.name, c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.seed, c.guidelines]
     # new inputs go last: API callers' inputs keep their places
     form += [c.guess, c.design, c.models, c.scorer]
-    c.create.click(guarded(ctx, h.create, store, ctx.model, c.model_names), [pw, *form], overview, **generation)
+    # the preview line above the button is an output too: the progress bar runs next to the button
+    c.create.click(
+        guarded(ctx, h.create_beside_button, store, ctx.model, c.model_names), [pw, *form], [*overview, c.preview],
+        **generation,
+    )  # fmt: skip
     c.resume.click(guarded(ctx, h.resume, store, ctx.model, c.model_names), [pw, c.chosen], overview, **generation)
     c.reveal_btn.click(guarded(ctx, h.reveal, store), [pw, c.chosen], [c.mapping, c.status], **private)
     for button, action in ((c.open_btn, studies.open_study), (c.close_btn, studies.close_study),

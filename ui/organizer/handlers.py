@@ -6,6 +6,7 @@ directly (tests/test_organizer_handlers.py).
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 from collections.abc import Callable
@@ -242,6 +243,15 @@ def create(
         replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
         message += f"\n\n**Replay check** (can a rater reproduce a response at home?):\n{replay}"
     return overview(store, sid, message)
+
+
+@functools.wraps(create)
+def create_beside_button(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    """`create`, with its outcome's first line also under the button that started it: wired with the
+    preview line above "Create study…" as one more output, so Gradio's progress bar (done / total, time
+    left) runs there, where the organizer clicked, and the line left there says how it ended."""
+    shown = create(*args, **kwargs)
+    return (*shown, shown.status.split("\n\n")[0])
 
 
 def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
