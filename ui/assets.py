@@ -45,6 +45,10 @@ body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-ro
 @media (max-width: 640px) {
   #pair-responses { grid-template-columns: 1fr; }
   #pair-votes { flex-wrap: wrap !important; }
+  /* the vote buttons stay on screen on a phone, as Submit does: a bar fixed to the bottom */
+  #pair-votes { position: fixed; left: 0; right: 0; bottom: 0; z-index: 1000; margin: 0; padding: 6px 8px;
+                background: var(--background-fill-primary); border-top: 1px solid var(--border-color-primary); }
+  #pair-panel { padding-bottom: 120px; }
   #pair-votes > * { flex: 1 1 45% !important; min-width: 0 !important; }
 }
 @media (max-width: 640px) {
