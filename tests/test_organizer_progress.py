@@ -7,8 +7,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ui import AppContext
-from ui import organizer
+from ui import AppContext, organizer
 from ui.organizer import handlers as h
 
 
