@@ -73,7 +73,7 @@ class Snapshot:
             return head + f" · about {_duration(self.seconds_left)} left (from earlier Compare runs; measured soon)"
         return (
             head + f" · about {_duration(self.seconds_left)} left "
-            f"({speed(self.tokens_per_s)} tokens/s measured on this run so far)"
+            f"({speed(self.tokens_per_s or 0.0)} tokens/s measured on this run so far)"
         )
 
 

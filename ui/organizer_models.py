@@ -117,7 +117,7 @@ def embedded_name(name: str) -> str:
         found = embedded_model(split_variant(name)[0])
     except UserError:
         return name
-    return found.name if found is not None and getattr(found, "name", "") else name
+    return found.name if found is not None and found.name else name
 
 
 def _named(name: str) -> Any:
