@@ -251,7 +251,8 @@ def create_beside_button(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
     preview line above "Create study…" as one more output, so Gradio's progress bar (done / total, time
     left) runs there, where the organizer clicked, and the line left there says how it ended."""
     shown = create(*args, **kwargs)
-    return (*shown, shown.status.split("\n\n")[0])
+    first = shown.status.split("\n\n")[0]
+    return (*shown, "**Finished:** " + first.split(" created: ", 1)[-1])  # the status line names the study
 
 
 def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
