@@ -41,13 +41,14 @@ import pandas as pd
 
 from common.errors import UserError
 from common.messages import english
+from common.rubric import MAX_DIMENSIONS, Rubric
 
-from . import guessing, invites, pair_rating
+from . import attention, guessing, invites, pair_rating
 from .numbers import study_id as parse_study_id
 from .numbers import whole_number
-from .store import SCORE_COLUMNS, Item, Output, Store, Study, check_score, clean_rater_name
+from .store import SCORE_COLUMNS, Item, Output, Store, Study, clean_rater_name
 from .store.rating_store import CheckedRating
-from .store.values import clean_comment
+from .store.values import check_dimension_score, clean_comment
 from .studies import ready_item_ids, ready_items
 
 LABELS = guessing.LABELS  # "ABC…": position 0 is shown as A
@@ -311,8 +312,8 @@ def _open(
                 LABELS[position],
                 texts[oid],
                 {
-                    d: None if given is None else CANT_JUDGE if getattr(given, d) is None else getattr(given, d)
-                    for d in DIMENSIONS
+                    d: None if given is None else CANT_JUDGE if given.score(d) is None else given.score(d)
+                    for d in study.rubric.names
                 },
                 (given.comment if given is not None else None) or "",
             )
@@ -399,7 +400,7 @@ def submit(
     item, rater_id, mapping = _by_name(store, rater, item_public_id)
     if item is None:
         raise UserError("unknown item; reload the study and try again")
-    _save(store, rater_id, item.id, mapping, scores, comments)
+    _save(store, rater_id, item, mapping, scores, comments)
 
 
 def submit_slots_for(
@@ -465,6 +466,26 @@ def check_form(values: Sequence[Any], slots: int) -> tuple[list[list[Any]], list
     return [list(values[k * width : (k + 1) * width]) for k in range(slots)], notes
 
 
+def check_rubric_form(values: Sequence[Any], slots: int, rubric: Rubric) -> tuple[list[list[Any]], list[Any]]:
+    """`check_form` for the form of a study with its own rubric (ui/rate/rubric_form.py): `slots` rows
+    of MAX_DIMENSIONS answers (the rubric's first, the rest empty), each empty, a whole number or
+    CANT_JUDGE, then `slots` comments. Each score's scale is checked on submit (`_save`)."""
+    n_scores = slots * MAX_DIMENSIONS
+    if len(values) != n_scores + slots:
+        raise UserError("malformed request")
+    rows = [list(values[k * MAX_DIMENSIONS : (k + 1) * MAX_DIMENSIONS]) for k in range(slots)]
+    for row in rows:
+        for d, v in enumerate(row):
+            if v is None or (v == CANT_JUDGE and d < len(rubric.dimensions)):
+                continue
+            if d >= len(rubric.dimensions) or isinstance(v, bool) or not isinstance(v, int):
+                raise UserError(f"a score must be a whole number on the question's scale or {CANT_JUDGE!r}, got {v!r}")
+    notes = list(values[n_scores:])
+    if any(v is not None and not isinstance(v, str) for v in notes):
+        raise UserError("a comment must be text")
+    return [row[: len(rubric.dimensions)] for row in rows], notes
+
+
 def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], slot_comments: Sequence[Any]) -> int:
     """Slot k holds response LABELS[k]; slots beyond the responses shown must be empty."""
     item, rater_id, mapping = opened
@@ -476,16 +497,19 @@ def _submit_slots(opened, store: Store, slot_scores: Sequence[Sequence[Any]], sl
     for k, given in enumerate(slot_scores):
         label = LABELS[k]
         if k < shown:
-            scores[label] = dict(zip(DIMENSIONS, given))
+            names = study_rubric(store, item.study_id).names
+            if any(v not in (None, "") for v in list(given)[len(names) :]):
+                raise UserError(f"this study asks {len(names)} question(s) per response: {', '.join(names)}")
+            scores[label] = dict(zip(names, given))
             notes[label] = slot_comments[k] if k < len(slot_comments) and slot_comments[k] else None
         elif any(v not in (None, "") for v in given):
             raise UserError(f"there is no response {label} in this item")
-    _save(store, rater_id, item.id, mapping, scores, notes)
+    _save(store, rater_id, item, mapping, scores, notes)
     return int(item.id)
 
 
 def _save(
-    store: Store, rater_id: int | None, item_id: int, mapping: Mapping[int, int], scores: Any, comments: Any
+    store: Store, rater_id: int | None, item: Item, mapping: Mapping[int, int], scores: Any, comments: Any
 ) -> None:
     if rater_id is None or not mapping:
         raise UserError("this item was not opened by this rater; press Start to load it")
@@ -498,25 +522,11 @@ def _save(
     if comments is not None and not isinstance(comments, Mapping):
         raise UserError("comments must map response labels to text")
     comments = comments or {}
-    checked: list[tuple[str, int, dict[str, int | None], set[str]]] = []
-    for label, position in sorted(labels.items()):
-        given = scores.get(label)
-        if not isinstance(given, Mapping):
-            raise UserError(f"score every response: response {label} has no scores")
-        values: dict[str, int | None] = {}
-        cant: set[str] = set()
-        for dim in DIMENSIONS:
-            if given.get(dim) in (None, ""):
-                raise UserError(f"score every response: {dim} of response {label} is missing")
-            if given.get(dim) == CANT_JUDGE:
-                values[dim] = None
-                cant.add(dim)
-                continue
-            try:
-                values[dim] = check_score(dim, given.get(dim))
-            except UserError as exc:
-                raise UserError(f"response {label}: {exc}") from None
-        checked.append((label, position, values, cant))
+    rubric = study_rubric(store, item.study_id)
+    checked = [
+        (label, position, *_checked_scores(rubric, label, scores.get(label)))
+        for label, position in sorted(labels.items())
+    ]
     # Checked here, once: the store writes a CheckedRating as it is.
     rows = [
         CheckedRating(
@@ -528,7 +538,42 @@ def _save(
         )
         for label, position, values, cant in checked
     ]
-    store.save_item_ratings(rater_id, item_id, rows)  # one transaction: the ratings, and the end of a skip
+    with store.transaction():  # the ratings, the end of a skip and an attention item's outcome: one commit
+        store.save_item_ratings(rater_id, item.id, rows, rubric)
+        if item.attention:
+            store.record_attention(
+                item.study_id, rater_id, attention.followed(item.attention, [r.scores for r in rows])
+            )
+
+
+def _checked_scores(rubric: Rubric, label: str, given: Any) -> tuple[dict[str, int | None], set[str]]:
+    """One response's scores on the study's rubric: a score on each dimension's scale or CANT_JUDGE."""
+    if not isinstance(given, Mapping):
+        raise UserError(f"score every response: response {label} has no scores")
+    values: dict[str, int | None] = {}
+    cant: set[str] = set()
+    for dim in rubric.dimensions:
+        if given.get(dim.name) in (None, ""):
+            raise UserError(f"score every response: {dim.name} of response {label} is missing")
+        if given.get(dim.name) == CANT_JUDGE:
+            values[dim.name] = None
+            cant.add(dim.name)
+            continue
+        try:
+            values[dim.name] = check_dimension_score(dim, given.get(dim.name))
+        except UserError as exc:
+            raise UserError(f"response {label}: {exc}") from None
+    return values, cant
+
+
+def study_rubric(store: Store, study_id: int) -> Rubric:
+    """The study's rubric, remembered (a study's rubric is set at creation and never changes)."""
+    memo = _memo(store, "rubric")
+    found = memo.get(int(study_id))
+    if found is None:
+        found = store.study_rubric(study_id)
+        memo.put(int(study_id), found)
+    return found
 
 
 def _enrolled_item(

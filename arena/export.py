@@ -6,6 +6,7 @@ and import such a file back without losing anything.
     python -m arena.export --import ratings.jsonl        # into the store (idempotent)
     python -m arena.export --votes --study 7 -o votes.csv  # a closed pairwise study's votes, for evaluation.pairwise
     python -m arena.export --preferences --study 7 -o pairs.jsonl  # its decisive votes as DPO pairs
+    python -m arena.export --import-ratings survey.csv --name "Survey" --scale 1-10  # long format, closed study
 
 The store is the one the app uses (DATABASE_URL / ARENA_DB_PATH), or `--database URL`.
 Rows are matched on natural keys when imported (study name + creation time, item public id,
@@ -26,8 +27,11 @@ from typing import Any, TextIO
 
 from common.errors import UserError
 from common.outputs import check_output_path, write_failure
+from common.rubric import parse_scale, rubric_from
 
 from .guessing import LABELS
+from .long_import import import_long_file
+from .long_ratings import ALL as ALL_DIMENSIONS
 from .numbers import cli_whole, parse_whole
 from .pair_export import preference_rows, vote_rows, write_votes_csv
 from .preferences import preference_pairs, write_preference_jsonl
@@ -39,7 +43,7 @@ from .store.columns import INT_COLUMNS as STORE_INT_COLUMNS
 from .store.columns import TIME_COLUMNS as STORE_TIME_COLUMNS
 from .store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
 from .store.schema import STUDY_DESIGNS, STUDY_STATES, VOTE_WINNERS
-from .store.values import check_score, clean_comment, clean_rater_name, dumps
+from .store.values import check_dimension_score, clean_comment, clean_rater_name, dumps
 from .store.vote_store import check_reasons
 from .text import escape_cell, unescape_cell
 
@@ -73,14 +77,27 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "true_label",
     "study_design",
     "winner",
+    "study_rubric",
+    "scores",
+    "study_exclusion_rules",
+    "item_attention",
+    "attention_passed",
 )
 # Format 5 adds pairwise studies: `study_design` ("scores", also when absent, or "pairwise") and
 # `row_kind` "vote", two rows per vote (position 0 = the response shown as A, 1 = B), each with its
 # output's columns, `winner` (a, b, tie, bothbad), `reason` (the ticked reasons, comma-separated)
 # and `note`. `python -m arena.export --votes` writes the votes as `python -m evaluation.pairwise` reads them.
 # 2: CSV cells escaped against formula injection (see escape_cell); 3: skips, flags, can't judge; 4: guesses;
-# 5: pairwise votes
-FORMAT_VERSION = 5
+# 5: pairwise votes; 6: a rubric per study
+#
+# Format 6 adds a study's own rubric: `study_rubric`, its JSON (dimension names, scales, descriptions,
+# anchors; empty = the default three 1-5 questions, whose scores stay in their three columns), and for
+# each rating of such a study `scores`, a JSON object {dimension: score} (the three columns are then
+# empty; `cant_judge` names the dimensions not judged). `study_exclusion_rules` (JSON list) and
+# `item_attention` (an attention item's instruction and expected score) complete the study, and
+# `attention_passed` (a rating row's rater: followed every attention item of the study, or not; empty
+# when not recorded) the rule "drop raters who fail any attention item".
+FORMAT_VERSION = 6
 ROW_KINDS = ("rating", "skip", "flag", "guess", "vote")
 # An output's own columns (from output_id on), for the rows that carry one.
 OUTPUT_FIELDS: tuple[str, ...] = OUTPUT_COLUMNS[OUTPUT_COLUMNS.index("output_id") :] + (
@@ -98,7 +115,7 @@ ALL_COLUMNS: tuple[str, ...] = EXPORT_COLUMNS + OPTIONAL_COLUMNS
 INT_COLUMNS = STORE_INT_COLUMNS | {"format_version", "n_responses"}
 FLOAT_COLUMNS = STORE_FLOAT_COLUMNS
 TIME_COLUMNS = STORE_TIME_COLUMNS
-BOOL_COLUMNS = {"raw"}
+BOOL_COLUMNS = {"raw", "attention_passed"}
 FORMATS = ("csv", "jsonl")
 
 
@@ -130,14 +147,19 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
     """Every rating, skip and flag as export rows. `blind` (the Organizer tab's export): rows of a
     study that is not closed or published carry none of `BLINDED_COLUMNS` (that file does not import
     back; the CLI's export, for the database's owner, and the copy taken before a deletion are whole)."""
-    rows = store.rating_records(EXPORT_COLUMNS + ("study_state",), study_id)
+    rows = store.rating_records(EXPORT_COLUMNS + ("study_state", "item_attention", "scores"), study_id)
     guess_methods: dict[int, str | None] = {}
     scorers: dict[int, str | None] = {}
     designs: dict[int, str] = {}
+    rubrics: dict[int, tuple[str | None, str | None]] = {}
+    attention: dict[int, dict[str, bool]] = {}
     for row in rows:
         row["row_kind"] = "rating"
+        own = row.get("scores")  # a study with its own rubric: {dimension: score or None}
         # A NULL score is a can't-judge answer (the schema allows NULL only with its flag).
-        row["cant_judge"] = ",".join(d for d in SCORE_COLUMNS if row[d] is None) or None
+        judged = own if own else {d: row[d] for d in SCORE_COLUMNS}
+        row["cant_judge"] = ",".join(d for d, v in judged.items() if v is None) or None
+        row["scores"] = dumps({d: v for d, v in own.items() if v is not None}) if own else None
     rows += feedback_rows(store, study_id)
     for row in rows:
         row["format_version"] = FORMAT_VERSION
@@ -150,6 +172,17 @@ def export_rows(store: Store, study_id: int | None = None, blind: bool = False) 
         row["study_guess_methods"] = guess_methods[sid]
         row["study_scorer_model"] = scorers[sid]
         row["study_design"] = designs[sid]
+        if sid not in rubrics:
+            study = store.get_study(sid)
+            rubrics[sid] = (
+                None if study is None or study.rubric.is_default else study.rubric.to_json(),
+                dumps(list(study.exclusion_rules)) if study is not None and study.exclusion_rules else None,
+            )
+        row["study_rubric"], row["study_exclusion_rules"] = rubrics[sid]
+        if row["row_kind"] == "rating":
+            if sid not in attention:
+                attention[sid] = store.attention_of(sid)
+            row["attention_passed"] = attention[sid].get(row["rater"])
         if row["study_state"] not in ("closed", "published"):
             row.update({c: None for c in (BLINDED_COLUMNS if blind else SECRET_COLUMNS) + ANSWER_KEY_COLUMNS})
     return rows
@@ -399,20 +432,37 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
 
 
 def _check_scores(row: dict[str, Any], where: str) -> None:
+    """A rating row's scores on its study's rubric (`study_rubric`, else the default three 1-5 columns);
+    with a rubric of its own, the row's `scores` (JSON) become its dimension columns."""
+    try:
+        rubric = rubric_from(row.get("study_rubric"))
+        given = json.loads(row["scores"]) if row.get("scores") not in (None, "") else {}
+    except (UserError, ValueError) as exc:
+        raise UserError(f"{where}: {exc}") from None
+    if not isinstance(given, dict):
+        raise UserError(f"{where}: scores must be a JSON object")
+    if not rubric.is_default:
+        if any(row[d] is not None for d in SCORE_COLUMNS):
+            raise UserError(f"{where}: the study has its own rubric: its scores belong in the scores column")
+        unknown = set(given) - set(rubric.names)
+        if unknown:
+            raise UserError(f"{where}: scores name unknown dimensions {', '.join(sorted(unknown))}")
+        row.update({d: given.get(d) for d in rubric.names})
     cant = {d.strip() for d in (row["cant_judge"] or "").split(",") if d.strip()}
-    unknown = cant - set(SCORE_COLUMNS)
+    unknown = cant - set(rubric.names)
     if unknown:
         raise UserError(f"{where}: cant_judge names unknown dimensions {', '.join(sorted(unknown))}")
-    for d in SCORE_COLUMNS:
-        if d in cant:
-            if row[d] is not None:
-                raise UserError(f"{where}: {d} is marked can't judge and has a score")
+    for d in rubric.dimensions:
+        if d.name in cant:
+            if row[d.name] is not None:
+                raise UserError(f"{where}: {d.name} is marked can't judge and has a score")
             continue
         try:
-            check_score(d, row[d])
+            check_dimension_score(d, row[d.name])
         except UserError as exc:
             raise UserError(f"{where}: {exc}") from None
     row["cant_judge"] = sorted(cant)
+    row["rubric"] = rubric
 
 
 def _check_guess(row: dict[str, Any], where: str) -> None:
@@ -477,7 +527,16 @@ TEXT_LIMITS: dict[str, int | None] = {
         "comment",
     )
 }
-JSON_COLUMNS = {"settings": dict, "study_settings": dict, "study_methods": list, "study_guess_methods": list}
+JSON_COLUMNS = {
+    "settings": dict,
+    "study_settings": dict,
+    "study_methods": list,
+    "study_guess_methods": list,
+    "study_rubric": dict,
+    "scores": dict,
+    "study_exclusion_rules": list,
+    "item_attention": dict,
+}
 BIG_INT_COLUMNS = {"seed", "base_seed", "blind_seed"}
 
 
@@ -579,6 +638,8 @@ def _study_of(store: Store, row: dict[str, Any], counts: dict[str, int]) -> int:
         guess_methods=json.loads(row["study_guess_methods"] or "[]"),
         scorer_model=row.get("study_scorer_model") or None,
         design=row["study_design"] or "scores",
+        rubric=rubric_from(row.get("study_rubric")),
+        exclusion_rules=json.loads(row.get("study_exclusion_rules") or "[]"),
     )
 
 
@@ -588,7 +649,7 @@ def _item_of(store: Store, row: dict[str, Any], sid: int, counts: dict[str, int]
     if item is not None:
         return item.id
     taken = {i.ordinal for i in store.items(sid)}
-    fields = {k: row[k] for k in ("prompt", "scenario", "language", "raw")}
+    fields = {k: row[k] for k in ("prompt", "scenario", "language", "raw")} | {"attention": row.get("item_attention")}
     [iid] = store.add_items(sid, [{**fields, "public_id": row["item_public_id"], "created_at": row["item_created_at"]}])
     if row["item_ordinal"] is not None and row["item_ordinal"] not in taken:
         store.set_item_ordinal(iid, row["item_ordinal"])
@@ -635,15 +696,34 @@ def _import_judgement(
                               created_at=row["created_at"])  # fmt: skip
         counts["flags"] += int(flag)
         return
-    rating = {"output_id": oid, **{d: row[d] for d in SCORE_COLUMNS}}
+    rubric = row["rubric"]  # the study's, as _check_scores read it
+    rating = {"output_id": oid, **{d: row[d] for d in rubric.names}}
     rating |= {k: row[k] for k in ("comment", "position", "created_at", "updated_at", "cant_judge")}
-    store.save_ratings(rid, [rating])
+    store.save_ratings(rid, [rating], rubric)
+    if row.get("attention_passed") is not None:  # the rater's outcome on the study's attention items
+        item = store.get_item(iid)
+        assert item is not None  # _item_of found or made it
+        store.record_attention(item.study_id, rid, row["attention_passed"])
     counts["ratings"] += 1
 
 
 def import_file(store: Store, path: str | Path, fmt: str | None = None) -> dict[str, int]:
     """Check the whole file first, then import it."""
     return import_rows(store, read_export(path, fmt))
+
+
+def _import_long(store: Store, args: argparse.Namespace) -> None:
+    """--import-ratings: a long-format file as closed studies; one line per study on stderr."""
+    if not args.name:
+        raise UserError("--import-ratings needs --name NAME")
+    scales = {ALL_DIMENSIONS: parse_scale(args.scale)} if args.scale else None
+    for made in import_long_file(store, args.import_ratings, args.name, scales, args.exclude_failed_attention):
+        print(
+            f"imported study #{made['study_id']} {made['name']!r} (closed): {made['ratings']} ratings of "
+            f"{made['items']} items by {made['raters']} raters, {made['failed_attention']} failed an attention "
+            "check; publish it to show it on Results",
+            file=sys.stderr,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -653,6 +733,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--study", type=cli_whole, help="only this study id")
     p.add_argument("--import", dest="import_path", metavar="FILE", help="import an export file instead")
     p.add_argument("--database", help="SQLAlchemy URL (default: DATABASE_URL, else the SQLite file)")
+    p.add_argument(
+        "--import-ratings",
+        metavar="FILE",
+        help="import another team's ratings in the long format (study_id, item_id, rater, method, dimension, "
+        "score) as a closed study named --name",
+    )
+    p.add_argument("--name", help="with --import-ratings: the study's name")
+    p.add_argument(
+        "--scale", help="with --import-ratings: every dimension's scale, MIN-MAX (default: the file's, else 1-5)"
+    )
+    p.add_argument(
+        "--exclude-failed-attention",
+        action="store_true",
+        help="with --import-ratings: set the rule 'drop raters who fail any attention item' on the study",
+    )
     p.add_argument(
         "--votes",
         action="store_true",
@@ -694,6 +789,8 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 n = write_votes_csv(rows, sys.stdout)
             print(f"wrote {n} votes", file=sys.stderr)
+        elif args.import_ratings:
+            _import_long(store, args)
         elif args.import_path:
             rows = read_export(args.import_path, args.format)
             if not rows:  # a script that imports nothing has the wrong file: exit 2, not "0 ratings" and 0

@@ -233,6 +233,25 @@ PAGE: dict[str, tuple[str, str]] = {
         "How raters judge: each response 1–5, or two responses side by side and one vote (A better, B better, tie, both bad; one sample per method)",
         "评分方式：每条回答打 1–5 分，或两条回答并排、投一票（A 更好、B 更好、平局、都不好；每种方法一个样本）",
     ),
+    "organizer_rubric_box": ("Questions and rater quality control (optional)", "评分问题与评分者质量控制（可选）"),
+    "organizer_rubric": (
+        "Rubric (JSON; empty = coherence, informativeness, naturalness, 1-5)",
+        "评分量表（JSON；留空 = 连贯性、信息量、自然度，1-5 分）",
+    ),
+    "organizer_rubric_default": (
+        "Raters answer the default questions: coherence, informativeness, naturalness, each 1-5.",
+        "评分者回答默认问题：连贯性、信息量、自然度，各 1-5 分。",
+    ),
+    "organizer_rubric_example": ("Insert an example rubric", "插入示例量表"),
+    "organizer_attention": ("Attention items", "注意力检查题"),
+    "organizer_attention_info": (
+        "placed among the prompts; each response says which score to give (2 on every question)",
+        "穿插在提示之间；每条回答都写明应给的分数（每个问题都选 2）",
+    ),
+    "organizer_exclusion": (
+        "Exclusion rule (Results shows the analysis with and without it)",
+        "排除规则（结果页并列显示排除前后的分析）",
+    ),
     "the_default_guidelines": ("The default guidelines", "默认指南"),
     "create_study_and_generate_its": ("Create study and generate its outputs", "创建研究并生成输出"),
     "studies_and_progress": ("Studies and progress", "研究与进度"),

@@ -19,7 +19,7 @@ from arena.store import Store
 from arena.text import markdown_literal
 from arena.zerogpu import on_zero_gpu
 from common.errors import UserError
-from common.rubric import Rubric, rubric_from
+from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 from evaluation import blinding, story
 from evaluation import results as res
 from evaluation.human import analysis as ha
@@ -86,7 +86,7 @@ def compute_view(
         raise UserError("there is no published study with that id")
     rubric = rubric_from(getattr(study, "rubric", None))  # the study's questions; older studies: the default
     every = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
-    ratings, exclusion_lines = excluded_by_rules(every, rubric, getattr(study, "exclusion_rules", ()) or ())
+    ratings, exclusion_lines, sensitivity = exclusion_view(every, rubric, getattr(study, "exclusion_rules", ()) or ())
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
@@ -104,13 +104,15 @@ def compute_view(
         mauve=mauve,
     )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
-    unjudged = int(hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters))["n"].sum())
+    unjudged = int(
+        hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric.names)["n"].sum()
+    )
     headline = (
         f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
         f'{unjudged} "can\'t judge" answers (not counted as scores) · '
         f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
         + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
-        + "".join(f"\n\n{markdown_literal(line)}" for line in exclusion_lines)
+        + exclusion_markdown(exclusion_lines, sensitivity)
     )
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
     blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
@@ -135,8 +137,10 @@ def compute_view(
         "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
         "results": r,
         "blinding": blind_lines,
+        "exclusion": exclusion_lines,  # "3 of 14 raters excluded by the rule set at creation (...)", and what changes
+        "sensitivity": sensitivity,  # the primary pairs with and without the excluded raters
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
-        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters)),
+        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric),
     }
 
 
@@ -153,15 +157,71 @@ def excluded_by_rules(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tupl
     """The ratings the exclusion rules set at a study's creation keep (`evaluation.human.quality`), and
     the lines that say so: "3 of 14 raters excluded by the rule set at creation (...)" and whether the
     headline family's conclusions change without the exclusion. No rules: every rating, no line."""
+    kept, lines, _ = exclusion_view(ratings, rubric, rules)
+    return kept, lines
+
+
+SENSITIVITY_NAMES = {
+    "dimension": "dimension",
+    "pair": "a vs b",
+    "all": "every rater: a − b [95% CI]",
+    "p_all": "p, every rater",
+    "kept": "without the excluded: a − b [95% CI]",
+    "p_kept": "p, without the excluded",
+    "changed": "conclusion changes",
+}
+
+
+def exclusion_view(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[pd.DataFrame, list[str], pd.DataFrame]:
+    """`excluded_by_rules`, and the primary pairs with every rater and without the excluded ones side
+    by side for display (SENSITIVITY_NAMES; empty when nobody is excluded)."""
+    empty = pd.DataFrame(columns=list(SENSITIVITY_NAMES.values()))
     if not rules or ratings.empty:
-        return ratings, []
+        return ratings, [], empty
     kept, exclusion, _ = quality.apply_rules(ratings, rubric, tuple(rules))
     lines = [exclusion.words("by the rule set at creation")]
-    if exclusion.n and len(kept):
-        every = ha.analyse(ratings, mixed=False, rubric=rubric)["pairwise"]
-        mine = ha.analyse(kept, mixed=False, rubric=rubric)["pairwise"]
-        lines.append(quality.sensitivity_words(quality.with_and_without(every, mine), exclusion))
-    return kept, lines
+    if not (exclusion.n and len(kept)):
+        return kept, lines, empty
+    every = ha.analyse(ratings, mixed=False, rubric=rubric)["pairwise"]
+    mine = ha.analyse(kept, mixed=False, rubric=rubric)["pairwise"]
+    table = quality.with_and_without(every, mine)
+    lines.append(quality.sensitivity_words(table, exclusion))
+
+    def cell(diff: Any, low: Any, high: Any) -> str:
+        if pd.isna(diff):
+            return "–"
+        return (
+            f"{diff:+.2f} (no interval)" if pd.isna(low) or pd.isna(high) else f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
+        )
+
+    shown = pd.DataFrame(
+        {
+            SENSITIVITY_NAMES["dimension"]: table["dimension"],
+            SENSITIVITY_NAMES["pair"]: table["method_a"] + " vs " + table["method_b"],
+            SENSITIVITY_NAMES["all"]: [cell(*v) for v in table[["diff_all", "ci_low_all", "ci_high_all"]].values],
+            SENSITIVITY_NAMES["p_all"]: [f"{p:.2g}" if pd.notna(p) else "–" for p in table["p_family_all"]],
+            SENSITIVITY_NAMES["kept"]: [cell(*v) for v in table[["diff_kept", "ci_low_kept", "ci_high_kept"]].values],
+            SENSITIVITY_NAMES["p_kept"]: [f"{p:.2g}" if pd.notna(p) else "–" for p in table["p_family_kept"]],
+            SENSITIVITY_NAMES["changed"]: ["yes" if c else "no" for c in table["changed"]],
+        }
+    )
+    return kept, lines, shown
+
+
+def exclusion_markdown(lines: list[str], sensitivity: pd.DataFrame) -> str:
+    """The exclusion lines for the Results headline, and the side-by-side table when anyone was excluded."""
+    text = "".join(f"\n\n{markdown_literal(line)}" for line in lines)
+    if len(sensitivity):
+        text += f"\n\n**With every rater and without the excluded, side by side**\n\n{markdown_table(sensitivity)}"
+    return text
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A small table as Markdown, every cell literal."""
+    head = "| " + " | ".join(markdown_literal(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    rows = ["| " + " | ".join(markdown_literal(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])
 
 
 def scorer_words(study: Any, lm: Any) -> str:
@@ -198,13 +258,14 @@ LENGTH_TABLE_NAMES = {
 }
 
 
-def length_table(ratings: pd.DataFrame) -> pd.DataFrame:
+def length_table(ratings: pd.DataFrame, rubric: Rubric | None = None) -> pd.DataFrame:
     """The 1-5 contrasts with and without length (`evaluation.pairwise.length_adjusted_contrast`:
     item constants + method + log2 length, CR3 intervals, t with items - 1 df), for display;
     empty without lengths or pairs."""
-    if ratings.empty or "new_tokens" not in ratings or ratings["new_tokens"].isna().all():
+    # No lengths: an imported study's responses (the long format has scores, not texts) have 0 tokens.
+    if ratings.empty or "new_tokens" not in ratings or not (pd.to_numeric(ratings["new_tokens"]) > 0).any():
         return pd.DataFrame(columns=list(LENGTH_TABLE_NAMES.values()))
-    out = length_adjusted_contrast(ratings)
+    out = length_adjusted_contrast(ratings, list((rubric or DEFAULT_RUBRIC).names))
 
     def ci(low: Any, high: Any, digits: int = 2) -> str:
         return "–" if pd.isna(low) or pd.isna(high) else f"[{low:.{digits}f}, {high:.{digits}f}]"
@@ -239,6 +300,8 @@ __all__ = [
     "PRESENT_PATH",
     "compute_view",
     "excluded_by_rules",
+    "exclusion_view",
+    "markdown_table",
     "label_scenarios",
     "length_table",
     "model_named",

@@ -127,13 +127,14 @@ def test_a_cancelled_dummy_run_stops_at_the_next_word():
 def test_the_compare_tab_runs_on_the_dummy_engine(monkeypatch, store):
     """The whole Compare handler, as Gradio calls it, with no model: texts stream, the timing table fills."""
     from ui import AppContext, compare
+    from ui.compare.form import param_keys
 
     monkeypatch.setenv("ARENA_ENGINE", "dummy")
     lm = SimpleNamespace(**vars(no_model()), model=torch.nn.Linear(2, 2))
     with gr.Blocks() as demo:
         compare.build(AppContext(model=lambda: lm, extras={"store": store}))
     run = next(f for f in demo.fns.values() if f.api_name == "compare")
-    values = [p.default for _, p in compare.param_keys()]
+    values = [p.default for _, p in param_keys()]
     record = False  # "Record why each token was chosen"
     models = [lm.name]  # the app's model alone (tests/test_compare_grid.py runs the grid)
     updates = list(

@@ -88,7 +88,7 @@ def test_the_study_generator_feeds_it_from_the_first_output(store):
     lm = SimpleNamespace(name="stand-in", device=torch.device("cpu"), dtype_name="float32", context_length=2048)
     sid = studies.create_study(
         store,
-        "eta",
+        "estimate",
         [studies.PromptSpec(f"Say hi {k}.", "t", "en") for k in range(3)],
         methods=["TS-Temp", "Greedy"],
         max_new_tokens=6,

@@ -218,7 +218,7 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
     first.dispose()
     raw = create_engine(url)
     with raw.begin() as conn:  # back to schema 2: the old ratings table with two ratings, no skips or flags
-        for table in ("skips", "flags", "ratings"):
+        for table in ("skips", "flags", "rating_scores", "ratings"):  # rating_scores: schema 8
             conn.execute(text(f"DROP TABLE {table}"))
         for sql in _v2_ratings_sql(backend):
             conn.execute(text(sql))

@@ -68,8 +68,9 @@ def call(world, *values):
 def test_the_form_offers_the_models_with_their_licences_and_keeps_the_old_inputs_first(world):
     comps = {c._id: c for c in world.demo.blocks.values()}
     inputs = [comps[i._id] for i in world.create.inputs]
-    assert [type(c).__name__ for c in inputs[-3:]] == ["Radio", "CheckboxGroup", "Dropdown"]
-    box, scorer = inputs[-2], inputs[-1]
+    # after the first 14 (password, ..., guess): the design, the models, the scorer; the rubric's three came later
+    assert [type(c).__name__ for c in inputs[12:15]] == ["Radio", "CheckboxGroup", "Dropdown"]
+    box, scorer = inputs[13], inputs[14]
     assert [c[1] for c in box.choices] == NAMES and box.value == ["smollm2-135m"]  # the app's model alone
     assert [c[1] for c in scorer.choices] == [organizer_models.SCORER_FIRST, *NAMES]
     notes = [b.value for b in world.demo.blocks.values() if "organizer-model-note" in (b.elem_classes or [])]

@@ -287,9 +287,13 @@ def _organizer_inputs(http: GradioHTTP, dep: dict, password: str, sid: int) -> l
     for cid in dep["inputs"]:
         comp = comps[cid]
         kind, props = comp["type"], comp.get("props", {})
+        label = str(props.get("label"))
         if not values:
             assert kind == "textbox" and props.get("type") == "password"
             values.append(password)
+        elif "Rubric" in label or "Exclusion rule" in label or "Attention items" in label:
+            # a study's own questions and quality control (issue 34): left as they open (none)
+            values.append("" if kind == "textbox" else [] if kind == "checkboxgroup" else 0)
         elif kind == "dropdown":
             choices = [c[1] if isinstance(c, (list, tuple)) else c for c in props.get("choices") or []]
             # a study picker (filled once unlocked) takes the study id; a fixed list takes a choice

@@ -235,7 +235,7 @@ def test_the_task_decoders_are_refused_on_the_vllm_engine_not_approximated(lm):
     for method, why in (
         ("Math-Arms", "drives the model itself"),
         ("Code-Stabilizer", "bad_words_ids has no exact counterpart"),
-        ("Length-Aware", "LengthAwareTemperatureLogitsWarper has no counterpart"),
+        ("Length-Aware", r"LengthAwareTemperatureLogitsWarper\) has no counterpart"),
     ):
         with pytest.raises(UserError, match=why):
             translate(method, plan_on_engine(lm, method, None, 5, 8, "Write a function."))

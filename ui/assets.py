@@ -17,11 +17,22 @@ CSS = """
 .tabitem:has(#results-controls) .meta-text-center, .tabitem:has(#results-controls) .progress-text,
 body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text, body:has(#rate-submit-row):not(:has(.tabitem)) .progress-text,
 body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text-center { display: none !important; }
+/* No item on screen (the done page, or the blind question standing in the responses' place): no Submit,
+   no Next, no "0 of 9 scored"; Previous stays (Gradio renders no hidden response column). */
+body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-submit,
+body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-next,
+body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-counter { display: none !important; }
 #rate-responses { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 12px; }
 #rate-responses > .rate-slot { min-width: 0; }
 .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { flex-wrap: nowrap !important; }
 .rate-slot fieldset label { min-width: 2.4em; justify-content: center; }
 .rate-missing fieldset, fieldset.rate-missing { outline: 2px solid #b42318; outline-offset: 2px; border-radius: 6px; }
+/* A long scale of a study's own rubric (1-10, 0-10: ui/rate/rubric_form.py): a compact grid of buttons,
+   six to a row, "Can't judge" on a row of its own, instead of one line that runs off a phone. */
+.rate-slot .rate-long-scale .wrap { display: grid !important; grid-template-columns: repeat(6, minmax(0, 1fr));
+                                     gap: 4px !important; flex-wrap: wrap !important; }
+.rate-slot .rate-long-scale label { min-width: 0 !important; justify-content: center; padding: 4px 2px !important; }
+.rate-slot .rate-long-scale label:last-child { grid-column: 1 / -1; }
 /* Submit stays on screen: a bar fixed to the bottom of the window while the Rate tab is open
    (sticky positioning does not hold inside Gradio's containers). */
 #rate-submit-row { position: fixed; left: 0; right: 0; bottom: 0; z-index: 1000; margin: 0;
@@ -147,16 +158,27 @@ HEAD = """
   new MutationObserver(function () { nameGroups(); syncPager(); })
     .observe(document.documentElement, {childList: true, subtree: true});
   document.addEventListener('keydown', function (e) {
+    // The visible Submit: the 1-5 form's, or the one of a study with its own rubric.
+    function submitButton() {
+      return Array.from(document.querySelectorAll('#rate-submit, #rate-submit-rubric')).find(function (b) {
+        return b.offsetParent !== null;
+      });
+    }
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
-      var btn = document.querySelector('#rate-submit');
-      if (btn && btn.offsetParent !== null) { e.preventDefault(); btn.click(); }
+      var btn = submitButton();
+      if (btn) { e.preventDefault(); btn.click(); }
       return;
     }
-    if (!/^[0-5]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!/^[0-9]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
     var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('.rate-slot fieldset');
     if (!fs) return;
-    var inputs = fs.querySelectorAll('input[type=radio]');
-    var target = inputs[e.key === '0' ? 5 : parseInt(e.key, 10) - 1];  // the sixth button: can't judge
+    var inputs = Array.from(fs.querySelectorAll('input[type=radio]'));
+    // A digit picks the button that shows it (1-5, 1-7, 0-6...); 0 on a scale without a 0 is the last
+    // button, "can't judge". A long scale (1-10) is answered by click, tap or arrow keys.
+    if (fs.closest('.rate-long-scale')) return;
+    var k = parseInt(e.key, 10);
+    var target = inputs.find(function (i) { return i.value === e.key; }) ||
+      (k === 0 ? inputs[inputs.length - 1] : k - 1 < inputs.length - 1 ? inputs[k - 1] : null);
     if (!target) return;
     e.preventDefault();
     target.click();
@@ -166,7 +188,7 @@ HEAD = """
     });
     var next = groups[groups.indexOf(fs) + 1];
     if (!next) {
-      var submit = document.querySelector('#rate-submit');
+      var submit = submitButton();
       if (submit) submit.focus();
       return;
     }
@@ -276,7 +298,8 @@ FOCUS_PROMPT_JS = """
 COUNT_JS = """
 (...values) => {
   const slots = Array.from(document.querySelectorAll('#rate-responses > .rate-slot')).filter(s => s.offsetParent !== null);
-  const total = slots.length * 3;
+  const rows = slots.reduce((n, s) => n + Array.from(s.querySelectorAll('fieldset')).filter(f => f.offsetParent !== null).length, 0);
+  const total = rows || slots.length * 3;  // the visible questions: three on the 1-5 form, a rubric's own otherwise
   const done = slots.reduce((n, s) => n + s.querySelectorAll('input[type=radio]:checked').length, 0);
   const zh = (navigator.language || '').toLowerCase().startsWith('zh');
   return total ? (zh ? `已评 ${done} / ${total}` : `${done} of ${total} scored`) : '';

@@ -141,14 +141,14 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         raise UserError(NOT_FOUND)
     outputs = store.outputs_frame(int(study_id))
     table = (
-        res.display_table(r.summary).drop(columns=[res.COLUMNS["ppl"], res.COLUMNS["mauve"]], errors="ignore")
+        res.display_table(r.summary, r.rubric).drop(columns=[res.COLUMNS["ppl"], res.COLUMNS["mauve"]], errors="ignore")
         if len(r.summary)
         else pd.DataFrame()
     ).rename(columns=STUDY_RUN_TIMING)
     return {
         "name": study.name,
         "study_id": int(study_id),
-        "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, lang=lang),
+        "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, lang=lang, rubric=r.rubric),
         "agreement": story.agreement_words(r.agreement, lang=lang),
         "table": table.rename(columns=COLUMNS_ZH) if lang == "zh" else table,
         "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
@@ -156,6 +156,8 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         "methods": list(r.summary["method"]) if len(r.summary) else [],
         "sizes": (r.n_items, r.n_ratings, r.n_raters),
         "blinding": view.get("blinding") or [],
+        "exclusion": view.get("exclusion") or [],
+        "sensitivity": view.get("sensitivity"),
     }
 
 
@@ -247,6 +249,23 @@ def _blinding_html(view: dict[str, Any], lang: str) -> str:
     )
 
 
+def _exclusion_html(view: dict[str, Any]) -> str:
+    """The raters the rule set at creation excluded, and the primary pairs with and without them."""
+    lines = "".join(f'<p class="note exclusion">{_e(line)}</p>' for line in view.get("exclusion", []))
+    table = view.get("sensitivity")
+    if table is None or not len(table):
+        return lines
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>" for row in table.itertuples(index=False)
+    )
+    return (
+        lines + '<div class="table-wrap" role="region" aria-label="with and without the excluded raters" tabindex="0">'
+        f'<table id="sensitivity"><caption class="note">With every rater and without the excluded, side by side'
+        f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
 def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
     """The whole page in `lang` (en or zh); `view` None = the neutral "no published study" page."""
     if view is None:
@@ -268,6 +287,7 @@ def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f'<p id="agreement">{_e(view["agreement"])}</p>'
         + _blinding_html(view, lang)
+        + _exclusion_html(view)
         + f"<h2>{_w('per_method', lang)}</h2>{_table_html(view['table'], lang)}"
         f'<p class="note">{_e(_w("present_help", lang))}</p>'
         f'<h2>{_w("present_charts", lang)}</h2><div class="charts">{charts}</div>'

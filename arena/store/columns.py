@@ -121,4 +121,6 @@ JOIN_COLUMNS: dict[str, Column] = {
     "prompt_tokens": outputs.c.prompt_tokens,
     "finish_reason": outputs.c.finish_reason,
     "output_created_at": outputs.c.created_at,
+    "rating_id": ratings.c.id,
+    "item_attention": items.c.attention,
 }

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Table, and_, delete, func, select
 
 from common.errors import UserError
+from common.rubric import Rubric
 
 from ..text import printable
 from .rating_store import RatingStore
@@ -61,11 +62,11 @@ def check_reason(reason: object, allowed: Mapping[str, str], note: str | None, w
 class FeedbackStore(RatingStore):
     """Skips, flags and can't-judge counts: a rated item ends its skip in the ratings' transaction."""
 
-    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Any]) -> None:
+    def save_item_ratings(self, rater_id: int, item_id: int, rows: Sequence[Any], rubric: Rubric | None = None) -> None:
         """A rater's ratings of one item and the end of their skip of it, in one transaction: an item
-        rated after a skip counts as rated, never as both."""
+        rated after a skip counts as rated, never as both. `rubric`: the study's (default: the three 1-5)."""
         with self.transaction() as conn:
-            self.save_ratings(rater_id, rows)  # joins this transaction
+            self.save_ratings(rater_id, rows, rubric)  # joins this transaction
             conn.execute(delete(skips).where(skips.c.rater_id == int(rater_id), skips.c.item_id == int(item_id)))
 
     def skip_item(self, rater_id: int, item_id: int, reason: object, note: object = None, created_at=None) -> None:

@@ -88,6 +88,18 @@ class RaterStore(StoreBase):
             conn.execute(update(study_raters).where(where, study_raters.c.order_seed.is_(None)).values(order_seed=seed))
             return int(conn.execute(select(study_raters.c.order_seed).where(where)).scalar_one())
 
+    def record_attention(self, study_id: int, rater_id: int, passed: bool | None) -> None:
+        """The rater's answer to an attention item: once failed, failed for the study (a later pass
+        does not undo it); None leaves what is recorded."""
+        if passed is None:
+            return
+        self.study_rater_index(study_id, rater_id)
+        where = and_(study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id))
+        if passed:
+            where = and_(where, study_raters.c.attention_passed.is_not(False))
+        with self.write() as conn:
+            conn.execute(update(study_raters).where(where).values(attention_passed=bool(passed)))
+
     # ---- invitations: a rater's place in a study, opened by a code ------------------------------
 
     def enrol(self, study_id: int, name: object, code_hash: str) -> int:

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import case, func, select
+from sqlalchemy import case, delete, func, select
 
 from common.errors import UserError
+from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 
 from .columns import EXTRA_COLUMNS, FLOAT_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
 from .rows import Rating, from_row
@@ -19,24 +20,27 @@ from .schema import (
     items,
     outputs,
     raters,
+    rating_scores,
     ratings,
     studies,
     study_raters,
     utcnow,
 )
 from .transactions import StoreBase
-from .values import check_score, clean_comment
+from .values import check_dimension_score, clean_comment
 
+SCORES_KEY = "scores"  # in rating_records: a rating's scores on its study's own rubric
 CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
 
 
-def cant_judge_dims(row: Mapping[str, Any]) -> set[str]:
-    """The dimensions a rating row marks as can't-judge; such a dimension must carry no score."""
+def cant_judge_dims(row: Mapping[str, Any], names: Sequence[str] = SCORE_COLUMNS) -> set[str]:
+    """The dimensions a rating row marks as can't-judge (among the rubric's `names`); such a
+    dimension must carry no score."""
     given = row.get(CANT_JUDGE_KEY) or ()
     if isinstance(given, str):
         given = [d for d in given.split(",") if d.strip()]
     dims = {str(d).strip() for d in given}
-    unknown = dims - set(SCORE_COLUMNS)
+    unknown = dims - set(names)
     if unknown:
         raise UserError(f"can't judge: unknown dimension {', '.join(sorted(unknown))}")
     for dim in dims:
@@ -56,7 +60,7 @@ class CheckedRating:
     `Store.save_ratings` writes it as it is, so a submit is validated once."""
 
     output_id: int
-    scores: Mapping[str, int | None]  # every SCORE_COLUMNS name: 1..5, or None when it could not be judged
+    scores: Mapping[str, int | None]  # every dimension of the study's rubric: a score, or None (can't judge)
     cant_judge: frozenset[str] = frozenset()
     comment: str | None = None
     position: int | None = None
@@ -64,13 +68,15 @@ class CheckedRating:
     updated_at: Any = None
 
 
-def checked_rating(row: Mapping[str, Any]) -> CheckedRating:
-    """A rating row as `save_ratings` takes it (see there), checked: scores 1..5 unless can't judge,
-    the comment cleaned."""
-    cant = cant_judge_dims(row)
+def checked_rating(row: Mapping[str, Any], rubric: Rubric = DEFAULT_RUBRIC) -> CheckedRating:
+    """A rating row as `save_ratings` takes it (see there), checked: a score on each dimension's
+    scale unless can't judge, the comment cleaned."""
+    cant = cant_judge_dims(row, rubric.names)
     return CheckedRating(
         output_id=int(row["output_id"]),
-        scores={name: None if name in cant else check_score(name, row.get(name)) for name in SCORE_COLUMNS},
+        scores={
+            d.name: None if d.name in cant else check_dimension_score(d, row.get(d.name)) for d in rubric.dimensions
+        },
         cant_judge=frozenset(cant),
         comment=clean_comment(row.get("comment")),
         position=None if row.get("position") is None else int(row["position"]),
@@ -84,19 +90,25 @@ class RatingStore(StoreBase):
 
     # ---- ratings --------------------------------------------------------------------------------
 
-    def save_ratings(self, rater_id: int, rows: Sequence[Mapping[str, Any] | CheckedRating]) -> None:
+    def save_ratings(
+        self, rater_id: int, rows: Sequence[Mapping[str, Any] | CheckedRating], rubric: Rubric | None = None
+    ) -> None:
         """Insert or update several ratings in one transaction: all are stored or none.
 
-        Each row: output_id, coherence, informativeness, naturalness, optional comment, position,
-        created_at / updated_at (import only), and optional `cant_judge`: the dimensions the rater
-        could not judge, stored as NULL with their flag (feedback.py). A `CheckedRating` is written
-        as it is (it was checked when it was made)."""
+        Each row: output_id, a score per dimension of `rubric` (default: the three 1-5 ones), optional
+        comment, position, created_at / updated_at (import only), and optional `cant_judge`: the
+        dimensions the rater could not judge, stored as NULL with their flag (feedback.py). A
+        `CheckedRating` is written as it is (it was checked when it was made). With a rubric of the
+        study's own, the scores go to `rating_scores`, one row per dimension."""
+        rubric = rubric or DEFAULT_RUBRIC
+        own = not rubric.is_default
         now = utcnow()
-        clean = []
+        clean, long_scores = [], []
         for row in rows:
-            checked = row if isinstance(row, CheckedRating) else checked_rating(row)
-            values: dict[str, Any] = dict(checked.scores)
-            values.update(cant_judge_values(checked.cant_judge))
+            checked = row if isinstance(row, CheckedRating) else checked_rating(row, rubric)
+            # Another rubric's scores are not the three default columns: NULL there, flagged "not asked".
+            values: dict[str, Any] = dict.fromkeys(SCORE_COLUMNS) if own else dict(checked.scores)
+            values.update(cant_judge_values(SCORE_COLUMNS if own else checked.cant_judge))
             values.update(
                 rater_id=int(rater_id),
                 output_id=checked.output_id,
@@ -106,11 +118,36 @@ class RatingStore(StoreBase):
                 updated_at=checked.updated_at or now,
             )
             clean.append(values)
+            long_scores.append(checked.scores)
         if not clean:
             return
         with self.write() as conn:
             # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
             conn.execute(self._ratings_upsert(), clean)
+            if own:
+                self._save_rating_scores(conn, int(rater_id), clean, long_scores)
+
+    def _save_rating_scores(
+        self, conn: Any, rater_id: int, rows: Sequence[Mapping[str, Any]], scores: Sequence[Mapping[str, int | None]]
+    ) -> None:
+        """The rubric's scores of ratings just upserted, one `rating_scores` row per dimension (replaced)."""
+        ids = dict(
+            conn.execute(
+                select(ratings.c.output_id, ratings.c.id).where(
+                    ratings.c.rater_id == rater_id, ratings.c.output_id.in_([r["output_id"] for r in rows])
+                )
+            ).all()
+        )
+        rating_ids = [int(ids[r["output_id"]]) for r in rows]
+        conn.execute(delete(rating_scores).where(rating_scores.c.rating_id.in_(rating_ids)))
+        conn.execute(
+            rating_scores.insert(),
+            [
+                {"rating_id": rid, "dimension": dim, "score": score, "cant_judge": score is None}
+                for rid, given in zip(rating_ids, scores, strict=True)
+                for dim, score in given.items()
+            ],
+        )
 
     def _ratings_upsert(self):
         """The ratings upsert, built once per store: building it and its cache key took ~0.5 ms of CPU per submit."""
@@ -155,10 +192,44 @@ class RatingStore(StoreBase):
         if not ids:
             return {}
         with self.read() as conn:
+            rows = list(
+                conn.execute(
+                    select(ratings).where(ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))
+                ).mappings()
+            )
+            own = self._scores_of(conn, [int(r["id"]) for r in rows])
+        return {int(r["output_id"]): from_row(Rating, r, scores=own.get(int(r["id"]), {})) for r in rows}
+
+    def _scores_of(self, conn: Any, rating_ids: Sequence[int]) -> dict[int, dict[str, int | None]]:
+        """{rating id: {dimension: score or None}} of the ratings kept in `rating_scores` (another rubric's)."""
+        out: dict[int, dict[str, int | None]] = {}
+        for chunk in range(0, len(rating_ids), 5000):  # SQLite caps a statement's parameters
             rows = conn.execute(
-                select(ratings).where(ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))
-            ).mappings()
-            return {int(r["output_id"]): from_row(Rating, r) for r in rows}
+                select(rating_scores.c.rating_id, rating_scores.c.dimension, rating_scores.c.score).where(
+                    rating_scores.c.rating_id.in_(list(rating_ids[chunk : chunk + 5000]))
+                )
+            ).all()
+            for rid, dim, score in rows:
+                out.setdefault(int(rid), {})[str(dim)] = None if score is None else int(score)
+        return out
+
+    def attention_of(self, study_id: int) -> dict[str, bool]:
+        """{rater name: passed every attention item} for the raters of a study with a recorded answer."""
+        query = (
+            select(raters.c.name, study_raters.c.attention_passed)
+            .join(raters, raters.c.id == study_raters.c.rater_id)
+            .where(study_raters.c.study_id == int(study_id), study_raters.c.attention_passed.is_not(None))
+        )
+        with self.read() as conn:
+            return {str(name): bool(ok) for name, ok in conn.execute(query).all()}
+
+    def study_rubric(self, study_id: int | None) -> Rubric:
+        """The rubric of a study (the default for None, an unknown id, and every study from before schema 8)."""
+        if study_id is None:
+            return DEFAULT_RUBRIC
+        with self.read() as conn:
+            text = conn.execute(select(studies.c.rubric).where(studies.c.id == int(study_id))).scalar()
+        return rubric_from(text)
 
     def item_counts(self, study_id: int, rater_id: int | None = None) -> dict[int, tuple[int, int]]:
         """{item_id: (outputs stored, outputs rated by `rater_id`)} for a study, in two queries."""
@@ -197,6 +268,8 @@ class RatingStore(StoreBase):
         )
         if study_id is not None:
             query = query.where(studies.c.id == int(study_id))
+        # An attention item's responses are instructions, not a method's text (arena/attention.py).
+        query = query.where(items.c.attention.is_(None))
         query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
         with self.read() as conn:
             rows = conn.execute(query).all()
@@ -221,15 +294,48 @@ class RatingStore(StoreBase):
         return query if study_id is None else query.where(studies.c.id == int(study_id))
 
     def ratings_frame(self, study_id: int | None = None) -> pd.DataFrame:
-        """One row per rating: RATING_COLUMNS, then sample_index and language. Scores are ints 1..5; position 0 = A."""
-        with self.read() as conn:
-            rows = conn.execute(self._rating_join(RATING_COLUMNS + EXTRA_COLUMNS, study_id)).all()
-        return _frame(rows, RATING_COLUMNS + EXTRA_COLUMNS)
+        """One row per rating: RATING_COLUMNS (with a study's own rubric: its dimensions in place of the
+        three default ones), then sample_index and language. Scores are ints on their scale (float with
+        NaN where a rater could not judge); position 0 = A. Ratings of attention items are never in it;
+        a study whose raters answered any has `attention_passed` per rating (None: not recorded)."""
+        rubric = self.study_rubric(study_id)
+        columns = rating_columns(rubric) + EXTRA_COLUMNS
+        if rubric.is_default:  # the common case, as tuples straight from one query (no dict per rating)
+            with self.read() as conn:
+                every = conn.execute(self._rating_join((*columns, "item_attention"), study_id)).all()
+            rows = [tuple(r)[:-1] for r in every if r[-1] is None]
+        else:
+            records = self.rating_records((*columns, "item_attention"), study_id)
+            rows = [tuple(r[c] for c in columns) for r in records if not r["item_attention"]]
+        frame = _frame(rows, columns, rubric.names)
+        attention = self.attention_of(study_id) if study_id is not None else {}
+        if attention:
+            frame["attention_passed"] = pd.Series(
+                [attention.get(r) for r in frame["rater"]], index=frame.index, dtype=object
+            )
+        return frame
 
     def rating_records(self, columns: Sequence[str], study_id: int | None = None) -> list[dict[str, Any]]:
-        """One {column: value} per rating, in `ratings_frame`'s order, for any of `JOIN_COLUMNS` (the export)."""
+        """One {column: value} per rating, in `ratings_frame`'s order, for any of `JOIN_COLUMNS` (the
+        export), for a study with its own rubric its dimension names, and SCORES_KEY: {dimension: score}
+        of a rating kept in `rating_scores` (empty for the default rubric's), in any study."""
+        rubric = self.study_rubric(study_id)
+        own = [c for c in columns if c in rubric.names] if not rubric.is_default else []
+        query_columns = [c for c in columns if c not in own and c != SCORES_KEY]
+        wanted = bool(own) or SCORES_KEY in columns
+        if wanted and "rating_id" not in query_columns:
+            query_columns.append("rating_id")
         with self.read() as conn:
-            return [dict(r) for r in conn.execute(self._rating_join(columns, study_id)).mappings()]
+            rows = [dict(r) for r in conn.execute(self._rating_join(query_columns, study_id)).mappings()]
+            scores = self._scores_of(conn, [int(r["rating_id"]) for r in rows]) if wanted else {}
+        for row in rows:
+            given = scores.get(int(row["rating_id"]), {}) if wanted else {}
+            row.update({dim: given.get(dim) for dim in own})
+            if SCORES_KEY in columns:
+                row[SCORES_KEY] = given
+            if "rating_id" not in columns:
+                row.pop("rating_id", None)
+        return rows
 
     # ---- progress -------------------------------------------------------------------------------
 
@@ -306,14 +412,21 @@ class RatingStore(StoreBase):
         return {"items": int(n_items), "outputs": int(n_outputs), "ratings": int(n_ratings), "raters": int(n_raters)}
 
 
-def _frame(rows: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
+def rating_columns(rubric: Rubric = DEFAULT_RUBRIC) -> tuple[str, ...]:
+    """RATING_COLUMNS with the rubric's dimensions in place of the default three."""
+    at = RATING_COLUMNS.index(SCORE_COLUMNS[0])
+    rest = RATING_COLUMNS[at + len(SCORE_COLUMNS) :]
+    return RATING_COLUMNS[:at] + rubric.names + rest
+
+
+def _frame(rows: Sequence[Any], columns: Sequence[str], dims: Sequence[str] = SCORE_COLUMNS) -> pd.DataFrame:
     frame = pd.DataFrame([tuple(r) for r in rows], columns=list(columns))
-    ints = ["study_id", "item_id", "output_id", "new_tokens", "sample_index", *SCORE_COLUMNS]
+    ints = ["study_id", "item_id", "output_id", "new_tokens", "sample_index", *dims]
     for col in ints:
         if col in frame:
             # A NULL score is a "can't judge" answer: the column is then float with NaN (missing data
             # to every statistic), never a number that would be averaged in.
-            missing = col in SCORE_COLUMNS and frame[col].isna().any()
+            missing = col in dims and frame[col].isna().any()
             frame[col] = frame[col].astype("float64" if missing else "int64")
     for col in ("seed", "position"):
         if col in frame:

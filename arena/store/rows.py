@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, TypeVar
+
+from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 
 T = TypeVar("T")
 
@@ -40,7 +42,9 @@ class Study:
     guess_methods: tuple[str, ...] = ()
     # The perplexity scorer named for the study (a model setting); None: the app's model (old studies).
     scorer_model: str | None = None
-    design: str = "scores"  # "scores" (1-5) or "pairwise" (A vs B votes)
+    design: str = "scores"  # "scores" (on the rubric's scales) or "pairwise" (A vs B votes)
+    rubric: Rubric = DEFAULT_RUBRIC  # the questions raters answer; studies from before schema 8: the default
+    exclusion_rules: tuple[str, ...] = ()  # evaluation.human.quality.RULES names chosen at creation
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
@@ -48,6 +52,8 @@ class Study:
             cls,
             row,
             design=row.get("design") or "scores",
+            rubric=rubric_from(row.get("rubric")),
+            exclusion_rules=tuple(json.loads(row.get("exclusion_rules") or "[]")),
             methods=tuple(json.loads(row["methods"] or "[]")),
             settings=json.loads(row["settings"] or "{}"),
             guess_methods=tuple(json.loads(row.get("guess_methods") or "[]")),
@@ -66,6 +72,7 @@ class Item:
     prompt: str
     raw: bool  # the prompt goes to the model as is, without the chat template
     created_at: datetime
+    attention: str | None = None  # JSON of an attention item (arena/attention.py); None: a real item
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,13 @@ class Rating:
     position: int | None  # 0 = shown as A
     created_at: datetime
     updated_at: datetime
+    # A study with its own rubric: {dimension: score, or None for can't judge} (the three columns above
+    # are then None); empty for the default rubric, whose scores are the three columns.
+    scores: Mapping[str, int | None] = field(default_factory=dict)
+
+    def score(self, dimension: str) -> int | None:
+        """The score on `dimension` (None: can't judge), from whichever place the study's rubric keeps it."""
+        return self.scores[dimension] if self.scores else getattr(self, dimension)
 
 
 __all__ = ["Enrolment", "Guess", "Item", "Output", "Rating", "Study", "from_row"]

@@ -103,6 +103,11 @@ studies = Table(
     Column("scorer_model", String(500), nullable=True),
     # "scores" or "pairwise" (STUDY_DESIGNS); databases from before get "scores", what they held.
     Column("design", String(20), nullable=False, default="scores"),
+    # The study's rubric as JSON (common/rubric.py); NULL = the default rubric's three 1-5 questions,
+    # what every study from before schema 8 asked. Scores of another rubric live in `rating_scores`.
+    Column("rubric", Text, nullable=True),
+    # Exclusion rules chosen at creation (JSON list of evaluation.human.quality.RULES names); NULL = none.
+    Column("exclusion_rules", Text, nullable=True),
 )
 
 items = Table(
@@ -118,6 +123,9 @@ items = Table(
     Column("prompt", Text, nullable=False),
     Column("raw", Boolean, nullable=False, default=False),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    # An attention item (arena/attention.py): JSON {"instruction": ..., "expect": score}, NULL for a
+    # real item. Its responses say what to answer; the analysis never counts its ratings.
+    Column("attention", Text, nullable=True),
     UniqueConstraint("study_id", "ordinal", name="uq_items_study_ordinal"),
 )
 
@@ -164,6 +172,9 @@ study_raters = Table(
     Column("revoked_at", UTCDateTime, nullable=True),
     # Seeds this rater's secret method-to-symbol permutation and block shuffles (arena/blind.py).
     Column("order_seed", BigInteger, nullable=True),
+    # Whether the rater answered every attention item of the study as instructed: NULL until they
+    # answer one (or never recorded, for an imported study), FALSE once they fail any.
+    Column("attention_passed", Boolean, nullable=True),
     UniqueConstraint("study_id", "rater_index", name="uq_study_raters_index"),
     # An index, not a column constraint: the upgrade can add an index to an existing table.
     Index("ux_study_raters_code_hash", "code_hash", unique=True),
@@ -199,6 +210,21 @@ ratings = Table(
         CheckConstraint(f"({name} IS NULL) = {cant_judge_column(name)}", name=f"ck_ratings_{name}_cant_judge")
         for name in SCORE_COLUMNS
     ],
+)
+
+# The scores of a study whose rubric is not the default (studies.rubric): one row per rating and
+# dimension, the score on that dimension's scale (checked against the rubric when written) or NULL for
+# "can't judge". Such a rating's three default columns are NULL with their flag set: not asked.
+rating_scores = Table(
+    "rating_scores",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rating_id", Integer, ForeignKey("ratings.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("dimension", String(60), nullable=False),
+    Column("score", Integer, nullable=True),
+    Column("cant_judge", Boolean, nullable=False, default=False),
+    UniqueConstraint("rating_id", "dimension", name="uq_rating_scores_rating_dimension"),
+    CheckConstraint("(score IS NULL) = cant_judge", name="ck_rating_scores_cant_judge"),
 )
 
 # A rater's "skip this item", with a reason: the item counts as handled for their progress and has
@@ -305,4 +331,6 @@ schema_info = Table(
 
 # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods.
 # 5: studies.scorer_model. 6: studies.design, votes (pairwise studies). 7: pair_guess_marks.
-SCHEMA_VERSION = 7
+# 8: studies.rubric, studies.exclusion_rules, items.attention, study_raters.attention_passed,
+# rating_scores (a rubric per study, attention items).
+SCHEMA_VERSION = 8

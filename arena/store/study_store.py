@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, select, update
 
 from common.errors import UserError
+from common.rubric import Rubric
 
 from .rows import Item, Output, Study, from_row
 from .schema import (
@@ -47,8 +48,11 @@ class StudyStore(StoreBase):
         guess_methods: Sequence[str] = (),
         scorer_model: str | None = None,
         design: str = "scores",
+        rubric: Rubric | None = None,
+        exclusion_rules: Sequence[str] = (),
     ) -> int:
-        """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing."""
+        """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing.
+        `rubric` None or the default: stored as NULL, as every study from before rubrics."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
         if not name:
             raise UserError("give the study a name")
@@ -72,6 +76,8 @@ class StudyStore(StoreBase):
             guess_methods=dumps(list(guess_methods)) if guess_methods else None,
             scorer_model=scorer_model or None,
             design=design,
+            rubric=None if rubric is None or rubric.is_default else rubric.to_json(),
+            exclusion_rules=dumps(list(exclusion_rules)) if exclusion_rules else None,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())
@@ -129,6 +135,7 @@ class StudyStore(StoreBase):
                 prompt=p["prompt"],
                 raw=bool(p.get("raw", False)),
                 created_at=p.get("created_at") or utcnow(),
+                attention=p.get("attention") or None,
             )
             ids.append(int(conn.execute(items.insert().values(**values).returning(items.c.id)).scalar_one()))
         return ids

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from common.errors import UserError
+from common.rubric import Dimension
 
 from ..numbers import parse_whole
 from ..text import printable
@@ -45,6 +46,21 @@ def check_score(name: str, value: object) -> int:
         raise UserError(f"{name} must be a whole number from 1 to 5, got {value!r}") from None
     if not 1 <= number <= 5:
         raise UserError(f"{name} must be from 1 to 5, got {value!r}")
+    return number
+
+
+def check_dimension_score(dimension: Dimension, value: object) -> int:
+    """A score on `dimension`'s own scale (a study's rubric): whole numbers low..high, as `check_score`."""
+    if dimension.low == 1 and dimension.high == 5:
+        return check_score(dimension.name, value)
+    try:
+        number = parse_whole(value)
+    except ValueError:
+        raise UserError(
+            f"{dimension.name} must be a whole number from {dimension.low} to {dimension.high}, got {value!r}"
+        ) from None
+    if not dimension.low <= number <= dimension.high:
+        raise UserError(f"{dimension.name} must be from {dimension.low} to {dimension.high}, got {value!r}")
     return number
 
 

@@ -9,7 +9,7 @@ The names below are the package's interface (`from arena import studies; studies
 """
 
 from ..prompts import PromptSpec, parse_pasted
-from .create import create_study
+from .create import EXCLUSION_RULES, check_exclusion_rules, create_study, read_rubric
 from .delete import BACKUP_ENV, Deletion, backup_folder, delete_rater_ratings, delete_study
 from .generate import GenerationReport, ProgressFn, generate_study, identical_texts
 from .lifecycle import being_generated, close_study, generating, open_study, publish_study
@@ -35,7 +35,10 @@ __all__ = [
     "builtin_prompts",
     "check_not_reserved",
     "close_study",
+    "EXCLUSION_RULES",
+    "check_exclusion_rules",
     "create_study",
+    "read_rubric",
     "delete_rater_ratings",
     "delete_study",
     "derive_seed",

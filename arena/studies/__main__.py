@@ -4,6 +4,7 @@
         --max-new-tokens 96 --samples 1 --batch-size 16  # generates; last line {"study_id": 7}
     python -m arena.studies create ... --pairwise       # A-vs-B votes instead of 1-5 scores
     python -m arena.studies create ... --guess          # raters are asked which response came from BS-4
+    python -m arena.studies create ... --rubric rubric.json --attention 2 --exclude attention  # own questions
     python -m arena.studies form-check --study 7   # how recognisable each method is from its form alone
     python -m arena.studies replay-check --study 7 # which methods anyone with the public model reproduces
     python -m arena.studies generate --study 7     # resume an interrupted generation
@@ -26,12 +27,19 @@ import sys
 from typing import Any
 
 from arena import engines, guessing, invites
+from arena.attention import DEFAULT_INSTRUCTION, MAX_ATTENTION_ITEMS, AttentionPlan
 from arena.eta import GenerationEta
 from arena.llm import LoadedModel, get_default_model, load_model
 from arena.numbers import cli_whole
 from arena.prompts import PromptSpec, read_prompt_file
 from arena.store import Store
-from arena.studies.create import create_study, plan_study
+from arena.studies.create import (
+    EXCLUSION_RULES,
+    check_quality,
+    create_study,
+    plan_study,
+    read_rubric,
+)
 from arena.studies.generate import GenerationReport, generate_study, parse_batch_size
 from arena.studies.lifecycle import close_study, open_study, publish_study
 from common.errors import UserError
@@ -50,6 +58,12 @@ def _generate(store: Store, lm: LoadedModel, sid: int, batch_size: Any) -> Gener
         print(f"[{done}/{total}] {what} · {eta.snapshot().line()}", file=sys.stderr, flush=True)
 
     return generate_study(store, lm, sid, progress=progress, batch_size=batch_size, eta=eta)
+
+
+def _attention(args: argparse.Namespace) -> AttentionPlan:
+    count = cli_whole(args.attention) if args.attention is not None else 0
+    value = cli_whole(args.attention_value) if args.attention_value is not None else 2
+    return AttentionPlan(count, value, args.attention_text or DEFAULT_INSTRUCTION)
 
 
 def _model(setting: str | None) -> LoadedModel:
@@ -89,12 +103,18 @@ def create(args: argparse.Namespace) -> dict:
     then the study stored (or its draft resumed), generated, and checked for form and replay."""
     parse_batch_size(args.batch_size)
     specs = _prompts(args.prompts)
-    plan_study(args.name, specs, **_study_settings(args))
+    plan = plan_study(args.name, specs, **_study_settings(args))
+    # The study's own questions and quality control, checked too before the model loads.
+    rubric = read_rubric(args.rubric) if args.rubric else None
+    rules, attention = check_quality(plan.design, rubric, args.exclude, _attention(args), len(specs))
     store = Store(args.database)
     sid = _draft_named(store, args.name)
     lm = _model(args.model)
     if sid is None:
-        sid = create_study(store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args))
+        sid = create_study(
+            store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args),
+            rubric=rubric, exclusion_rules=rules, attention=attention,
+        )  # fmt: skip
     else:
         print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
     report = _generate(store, lm, sid, args.batch_size)
@@ -152,6 +172,31 @@ def run(args: argparse.Namespace) -> dict:
     return {"study_id": sid, "state": study.state}
 
 
+def _quality_options(create: argparse.ArgumentParser) -> None:
+    """`create`'s rubric, attention items and exclusion rule (issue 34)."""
+    create.add_argument(
+        "--rubric",
+        metavar="FILE.json",
+        help='the questions raters answer: {"dimensions": [{"name": "quality", "low": 1, "high": 10, '
+        '"description": "...", "anchors": {"1": "...", "10": "..."}}, ...]} (1-8 dimensions, 2-11 points each; '
+        "default: coherence, informativeness, naturalness 1-5)",
+    )
+    create.add_argument(
+        "--attention",
+        metavar="N",
+        help=f"add N attention items (0-{MAX_ATTENTION_ITEMS}) placed among the prompts: responses that say "
+        "which score to give",
+    )
+    create.add_argument("--attention-value", metavar="V", help="the score attention items ask for (default 2)")
+    create.add_argument("--attention-text", help="their wording; {value} is replaced by the score")
+    create.add_argument(
+        "--exclude",
+        metavar="RULES",
+        help=f"raters the analysis drops, chosen now (comma-separated: {', '.join(EXCLUSION_RULES)}); "
+        "Results shows the analysis with and without them",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m arena.studies", description="Create, generate, invite, close and publish rating studies."
@@ -196,6 +241,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="raters see two responses per item and vote (A better, B better, tie, both bad) instead of scoring 1-5",
     )
+    _quality_options(create)
     generate = sub.add_parser("generate", parents=[common, with_model], help="generate a study's missing outputs")
     generate.add_argument("--study", type=cli_whole, required=True)
     check = sub.add_parser(

@@ -5,12 +5,15 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import decoders
 from common.errors import UserError
+from common.rubric import DEFAULT_RUBRIC, Rubric
 
 from .. import guessing, systems
+from ..attention import AttentionPlan, instruction_of, with_attention_items
 from ..numbers import whole_number
 from ..prompts import PromptSpec, encode_prompt
 from ..requests import MAX_NEW_TOKENS_RANGE
@@ -18,6 +21,9 @@ from ..store import Store
 from ..store.schema import STUDY_DESIGNS
 from ..store.store import clean_name
 from .limits import MAX_ITEMS, MAX_RESPONSES, MAX_SAMPLES, expected_slots, method_names_in
+
+# The exclusion rules a study may set at creation: evaluation.human.quality.RULES (a test keeps them equal).
+EXCLUSION_RULES: tuple[str, ...] = ("attention", "straight-lining", "speeder", "against")
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,9 @@ def create_study(
     models: Sequence[str] | None = None,
     scorer_model: str | None = None,
     design: str = "scores",
+    rubric: Rubric | None = None,
+    exclusion_rules: Sequence[str] = (),
+    attention: AttentionPlan | None = None,
 ) -> int:
     """Validate everything, then store the study and its items in one transaction (no generation yet).
 
@@ -129,7 +138,11 @@ def create_study(
     first of `models`; for a one-model study, None: the app's model, as before).
 
     `design`: "scores" (every response 1-5) or "pairwise" (two responses per item, one vote; then
-    one sample per method; a guess target is asked about on the pairs it is one of)."""
+    one sample per method; a guess target is asked about on the pairs it is one of).
+
+    `rubric`: the study's questions and scales (default: the three 1-5 ones); `exclusion_rules`: the
+    raters the analysis drops, chosen now (EXCLUSION_RULES); `attention`: attention items placed
+    among the prompts (arena/attention.py), their responses stored now, never generated."""
     plan = plan_study(
         name,
         prompts,
@@ -143,23 +156,31 @@ def create_study(
         scorer_model=scorer_model,
         design=design,
     )
+    rules, asked = check_quality(plan.design, rubric, exclusion_rules, attention, len(plan.prompts))
     if lm is not None:
         check_prompt_lengths(plan, lm)
-    return store.create_study(
-        plan.name,
-        model=model,
-        methods=plan.methods,
-        settings=plan.settings,
-        samples_per_method=plan.samples,
-        max_new_tokens=plan.max_new_tokens,
-        base_seed=plan.seed,
-        state="draft",
-        items_=[p.as_item() for p in plan.prompts],
-        guidelines=guidelines,
-        guess_methods=plan.guess_methods,
-        scorer_model=plan.scorer_model,
-        design=plan.design,
-    )
+    blind_seed = secrets.randbelow(2**62)
+    with store.transaction():  # the study, its items and its attention items' responses: all or nothing
+        sid = store.create_study(
+            plan.name,
+            model=model,
+            methods=plan.methods,
+            settings=plan.settings,
+            samples_per_method=plan.samples,
+            max_new_tokens=plan.max_new_tokens,
+            base_seed=plan.seed,
+            blind_seed=blind_seed,
+            state="draft",
+            items_=with_attention_items([p.as_item() for p in plan.prompts], asked, blind_seed),
+            guidelines=guidelines,
+            guess_methods=plan.guess_methods,
+            scorer_model=plan.scorer_model,
+            design=plan.design,
+            rubric=rubric,
+            exclusion_rules=rules,
+        )
+        _store_attention_responses(store, sid, expected_slots(plan.methods, plan.samples), model)
+    return sid
 
 
 def check_prompt_lengths(plan: StudyPlan, lm: Any) -> None:
@@ -170,3 +191,52 @@ def check_prompt_lengths(plan: StudyPlan, lm: Any) -> None:
                 encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, plan.max_new_tokens, instruction)
         except UserError as exc:
             raise UserError(f"prompt {k}: {exc}; nothing was created") from None
+
+
+def check_quality(
+    design: str,
+    rubric: Rubric | None,
+    rules: Sequence[str] | str | None,
+    attention: AttentionPlan | None,
+    n_prompts: int,
+) -> tuple[tuple[str, ...], AttentionPlan]:
+    """The exclusion rules and the attention plan, checked against the design and the rubric (the
+    command line checks them before it loads a model)."""
+    chosen = check_exclusion_rules(rules)
+    plan = (attention or AttentionPlan()).check(rubric or DEFAULT_RUBRIC, n_prompts)
+    if design == "pairwise" and (plan.count or (rubric is not None and not rubric.is_default)):
+        raise UserError("a pairwise study asks for one vote per pair: a rubric and attention items are for scores")
+    if "attention" in chosen and not plan.count:
+        raise UserError('the exclusion rule "attention" needs attention items (add at least one)')
+    return chosen, plan
+
+
+def read_rubric(path: str | Path) -> Rubric:
+    """A rubric from a JSON file (common/rubric.py); UserError naming the file when it is unreadable or wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the rubric {Path(path).name}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return Rubric.from_json(text)
+    except UserError as exc:
+        raise UserError(f"{Path(path).name}: {exc}") from None
+
+
+def check_exclusion_rules(rules: Sequence[str] | str | None) -> tuple[str, ...]:
+    """The exclusion rules chosen at creation, in EXCLUSION_RULES order (a comma-separated text or a
+    list); UserError on an unknown one."""
+    given = [r.strip() for r in (rules.split(",") if isinstance(rules, str) else rules or ()) if r.strip()]
+    unknown = [r for r in given if r not in EXCLUSION_RULES]
+    if unknown:
+        raise UserError(f"unknown exclusion rule {unknown[0]!r} (known: {', '.join(EXCLUSION_RULES)})")
+    return tuple(r for r in EXCLUSION_RULES if r in given)
+
+
+def _store_attention_responses(store: Store, study_id: int, slots: Sequence[tuple[str, int]], model: str) -> None:
+    """Each attention item's responses: the instruction, once per method and sample, as a real item has."""
+    for item in store.items(study_id):
+        if item.attention:
+            for method, sample in slots:
+                text = instruction_of(item.attention)
+                store.add_output(item.id, method, sample, text=text, settings={}, seed=None, model=model, new_tokens=0)

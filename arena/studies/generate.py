@@ -59,6 +59,8 @@ def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
     """(item number, methods) wherever two different methods stored the same text for an item."""
     found = []
     for item in store.items(study_id):
+        if item.attention:  # an attention item's responses are the same instruction on purpose
+            continue
         by_text: dict[str, list[str]] = {}
         for o in store.outputs_for_item(item.id):
             by_text.setdefault(o.text.strip(), []).append(o.method)

@@ -18,6 +18,7 @@ import gradio as gr
 
 import decoders
 from arena import studies
+from arena.attention import MAX_ATTENTION_ITEMS
 from arena.engines import model_choices
 from arena.hardware import hardware_banner, storage_banner
 from arena.llm import loaded_default
@@ -31,7 +32,7 @@ from . import blinding, dashboard
 from . import handlers as h
 from . import stats as stats_panel
 from .auth import guarded
-from .forms import DESIGNS, GUESS_CHOICES, SOURCES, prompts_from
+from .forms import DESIGNS, EXCLUSION_CHOICES, GUESS_CHOICES, SOURCES, prompts_from, rubric_example, rubric_preview
 
 # The copy buttons of the invite links: one listener on the block, the link in each button's data-copy.
 COPY_JS = """
@@ -113,10 +114,28 @@ def _create_form(c: SimpleNamespace) -> None:
     c.design = gr.Radio(
         list(DESIGNS), value=next(iter(DESIGNS)), label=english("organizer_design"), elem_id="organizer-design"
     )
+    _quality_form(c)
     with gr.Accordion("The default guidelines", open=False):
         gr.Markdown(DEFAULT_GUIDELINES)
     c.preview = gr.Markdown("", elem_id="organizer-preview")  # "N prompts × M methods = K outputs, about T min"
     c.create = gr.Button("Create study and generate its outputs", variant="primary")
+
+
+def _quality_form(c: SimpleNamespace) -> None:
+    """The study's own questions (a rubric as JSON, previewed as raters will see it) and the rater
+    quality control declared now: attention items and the exclusion rule."""
+    with gr.Accordion(english("organizer_rubric_box"), open=False, elem_id="organizer-rubric-box"):
+        c.rubric = gr.Textbox(
+            label=english("organizer_rubric"), lines=4, elem_id="organizer-rubric",
+        )  # fmt: skip
+        c.rubric_example = gr.Button(english("organizer_rubric_example"), size="sm")
+        c.rubric_preview = gr.Markdown(rubric_preview(""), elem_id="organizer-rubric-preview")
+        with gr.Row():
+            c.attention = gr.Number(
+                0, precision=0, minimum=0, maximum=MAX_ATTENTION_ITEMS, label=english("organizer_attention"),
+                info=english("organizer_attention_info"),
+            )  # fmt: skip
+            c.exclude = gr.CheckboxGroup(EXCLUSION_CHOICES, value=[], label=english("organizer_exclusion"))
 
 
 def _models_row(c: SimpleNamespace) -> None:
@@ -233,12 +252,16 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     c.chosen.input(guarded(ctx, h.overview, store), [pw, c.chosen], overview, **private)
     form = [c.name, c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.seed, c.guidelines]
     # new inputs go last: API callers' inputs keep their places
-    form += [c.guess, c.design, c.models, c.scorer]
+    form += [c.guess, c.design, c.models, c.scorer, c.rubric, c.attention, c.exclude]
     # the preview line above the button is an output too: the progress bar runs next to the button
     c.create.click(
         guarded(ctx, h.create_beside_button, store, ctx.model, c.model_names), [pw, *form], [*overview, c.preview],
         **generation,
     )  # fmt: skip
+    # Behind the password as every organizer handler (tests/test_rating_api.py), though they read nothing stored.
+    preview = guarded(ctx, rubric_preview)
+    c.rubric.change(preview, [pw, c.rubric], [c.rubric_preview], show_progress="hidden", **private)
+    c.rubric_example.click(guarded(ctx, rubric_example), [pw], [c.rubric], show_progress="hidden", **private)
     c.resume.click(guarded(ctx, h.resume, store, ctx.model, c.model_names), [pw, c.chosen], overview, **generation)
     c.reveal_btn.click(guarded(ctx, h.reveal, store), [pw, c.chosen], [c.mapping, c.status], **private)
     for button, action in ((c.open_btn, studies.open_study), (c.close_btn, studies.close_study),

@@ -9,6 +9,58 @@ from typing import Any
 import decoders
 from arena import guessing, studies
 from common.errors import UserError
+from common.messages import english
+from common.rubric import Rubric
+
+from ..safe import md_text
+
+# The rubric box's example: what a study with its own questions writes (common/rubric.py).
+RUBRIC_EXAMPLE = (
+    '{"dimensions": [{"name": "quality", "low": 1, "high": 10, "description": "How good is the response?", '
+    '"anchors": {"1": "unusable", "10": "as good as it gets"}}, {"name": "creativity", "low": 1, "high": 7}]}'
+)
+# The exclusion rules a study may set at creation (arena.studies.EXCLUSION_RULES), in plain words.
+EXCLUSION_CHOICES: list[tuple[str, str]] = [
+    ("Drop raters who fail any attention item", "attention"),
+    ("Drop raters who give the same score everywhere (straight-lining)", "straight-lining"),
+    ("Drop raters far faster than the others (speeders)", "speeder"),
+    ("Drop raters who score against the others' consensus", "against"),
+]
+
+
+def rubric_example() -> str:
+    """The rubric box's example (its button), for the organizer to edit."""
+    return RUBRIC_EXAMPLE
+
+
+def rubric_of_text(text: Any) -> Rubric | None:
+    """The rubric typed in the creation form: None when the box is empty (the default three 1-5
+    questions), else the parsed rubric or UserError ("the rubric: ...")."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        return Rubric.from_json(text)
+    except UserError as exc:
+        raise UserError(f"the rubric: {exc}") from None
+
+
+def rubric_preview(text: Any) -> str:
+    """What raters will be asked, as a Markdown table, or the one line saying what is wrong."""
+    try:
+        rubric = rubric_of_text(text)
+    except UserError as exc:
+        return f"**error:** {md_text(exc)}"
+    if rubric is None:
+        return english("organizer_rubric_default")
+    rows = [
+        f"| {md_text(d.name)} | {d.scale_words} ({d.points} points) | {md_text(d.description) or '–'} | "
+        + (" · ".join(f"{p} = {md_text(t)}" for p, t in d.anchors) or "–")
+        + " |"
+        for d in rubric.dimensions
+    ]
+    head = "| question | scale | what to judge | anchors |\n|---|---|---|---|\n"
+    return head + "\n".join(" ".join(r.splitlines()) for r in rows)
+
 
 # The study's design, as the creation form names it -> arena's name (STUDY_DESIGNS).
 DESIGNS: dict[str, str] = {"1–5 scores": "scores", "Pairwise A vs B": "pairwise"}

@@ -17,9 +17,11 @@ import gradio as gr
 import pandas as pd
 
 from arena import blind, clients, export, invites, pair_export, sessions, studies, systems
+from arena.attention import MAX_ATTENTION_ITEMS, AttentionPlan
 from arena.eta import GenerationEta
 from arena.llm import LoadedModel
 from arena.numbers import study_id as parse_study_id
+from arena.numbers import whole_number
 from arena.preferences import preference_pairs, write_preference_jsonl
 from arena.runner import load_on_compute
 from arena.settings import current as current_settings
@@ -32,7 +34,7 @@ from .. import organizer_models
 from ..empty import shown
 from ..safe import md_text
 from . import dashboard
-from .forms import DESIGNS, file_path, prompts_from
+from .forms import DESIGNS, file_path, prompts_from, rubric_of_text
 
 STUDY_COLUMNS = [
     "id", "name", "state", "kind", "model", "methods", "samples", "items", "outputs", "ready items", "raters",
@@ -213,9 +215,16 @@ def create(
     design_label: Any = None,
     models_chosen: Any = None,
     scorer_choice: Any = None,
+    rubric_text: Any = None,
+    attention_items: Any = None,
+    exclusion: Any = None,
     progress: Any = gr.Progress(),
 ) -> Overview:
-    """Create the study and generate its outputs, then the form check of its outputs."""
+    """Create the study and generate its outputs, then the form check of its outputs. `rubric_text`:
+    the study's own questions as JSON (empty: the default three); `attention_items`: how many to place
+    among the prompts; `exclusion`: the rules chosen now (EXCLUSION_CHOICES' values)."""
+    rubric = rubric_of_text(rubric_text)  # checked before the model loads: a typo is one line, at once
+    plan = AttentionPlan(whole_number(attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS))
     lm = model()
     chosen = organizer_models.study_models(models_chosen, model_names)
     sid = studies.create_study(
@@ -233,6 +242,9 @@ def create(
         design=DESIGNS.get(design_label or "", "scores"),
         models=chosen,
         scorer_model=organizer_models.scorer_model(scorer_choice, chosen, model_names),
+        rubric=rubric,
+        exclusion_rules=studies.check_exclusion_rules(list(exclusion or [])),
+        attention=plan,
     )
     report = generate(store, lm, model_names, sid, progress)
     # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.

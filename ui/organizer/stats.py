@@ -22,6 +22,7 @@ from common.errors import UserError
 from common.messages import english
 from evaluation.human import columns as hcols
 from evaluation.human import design as stats_design
+from evaluation.human import quality
 from evaluation.human import raters as stats_raters
 from evaluation.human import stats as hs
 from evaluation.human import words as hw
@@ -77,16 +78,38 @@ def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str
     ratings = store.ratings_frame(sid)
     if ratings.empty:
         return pd.DataFrame(), pd.DataFrame(), f"Study #{sid} has no ratings yet."
-    diag = stats_raters.rater_diagnostics(ratings)
-    pos = hs.position_effect(ratings)
-    lines = [md_text(line) for line in stats_raters.explain(diag)]
+    study = store.get_study(sid)
+    dims = study.rubric.names
+    diag = stats_raters.rater_diagnostics(ratings, dims, study.rubric.scales())
+    pos = hs.position_effect(ratings, dims)
+    lines = [md_text(line) for line in stats_raters.explain(diag, dims)]
     lines += [md_text(hw.explain_position(r)) for r in pos.to_dict("records")]
+    lines += [md_text(line) for line in quality_lines(ratings, study)]
     lines.append(
         "Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over "
         "30 min not counted). Leave-one-out α: the others' agreement without this rater; a negative change "
         "means the rest agree better without them."
     )
     return _fmt(diag), _fmt(pos), "\n\n".join(f"- {line}" for line in lines[:-1]) + "\n\n" + lines[-1]
+
+
+def quality_lines(ratings: pd.DataFrame, study: Any) -> list[str]:
+    """Every rater's quality flags in plain words (attention, straight-lining, speed, agreement with the
+    others), for the organizer to read; only the rule set at creation excludes anyone, and it says so."""
+    flags = quality.rater_flags(ratings, study.rubric, quality.failed_attention_of(ratings))
+    rule = (
+        "The rule set at creation excludes raters who "
+        + "; ".join(quality.RULES[r] for r in study.exclusion_rules)
+        + ": Results shows the analysis with and without them."
+        if study.exclusion_rules
+        else "No exclusion rule was set at creation: these flags exclude nobody."
+    )
+    flagged = [quality.flag_words(row) for row in flags.to_dict("records") if row["flags"]]
+    calm = len(flags) - len(flagged)
+    rest = [f"{calm} other rater{'s' if calm != 1 else ''}: nothing stands out."] if calm and flagged else []
+    if not flagged:
+        rest = [f"None of the {len(flags)} raters is flagged."]
+    return [f"Rater flags (never applied by themselves): {rule}", *flagged, *rest]
 
 
 def power_plan(

@@ -25,7 +25,7 @@ from common.messages import english
 from .. import AppContext, assets, store_for
 from ..handler import handler
 from . import handlers as h
-from . import pairwise
+from . import pairwise, rubric_form
 from .guidelines import DEFAULT_GUIDELINES
 from .view import SLOTS, RateView
 
@@ -77,6 +77,29 @@ def build(ctx: AppContext) -> None:
     _feedback(c)
     _submit_row(c)
     _wire(ctx, store, c)
+    _wire_rubric(store, c)
+
+
+def _wire_rubric(store: Any, c: SimpleNamespace) -> None:
+    """The form of a study with its own rubric (ui/rate/rubric_form.py): laid out after anything that
+    shows an item, and its own Submit."""
+    c.rubric_on = gr.State(False)
+    refresh = handler(rubric_form.on_refresh, store)
+    refresh_outputs = [c.rubric_on, *c.radios, *c.rubric_radios, c.submit_btn, c.rubric_submit]
+    inputs = [c.code, c.session, c.rubric_on]
+    private: dict[str, Any] = dict(api_visibility="private", show_progress="hidden")
+    for event in c.shows_item:
+        event.then(refresh, inputs, refresh_outputs, **private)
+    value_outputs = [
+        c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing, c.item_for,
+    ]  # fmt: skip
+    submit = handler(rubric_form.on_submit, store)
+    c.rubric_submit.click(
+        submit, [c.code, c.session, *c.rubric_radios, *c.comments], [*value_outputs, *c.rubric_radios],
+        api_name="rate_submit_rubric", preprocess=False, postprocess=True,
+    ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)  # fmt: skip
+    for radio in c.rubric_radios:
+        radio.change(None, None, c.counter, js=assets.COUNT_JS)
 
 
 def _code_row() -> SimpleNamespace:
@@ -106,6 +129,7 @@ def _code_row() -> SimpleNamespace:
 def _response_slots(c: SimpleNamespace) -> None:
     """Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS)."""
     c.boxes, c.texts, c.radios, c.comments, c.slot_components, c.slot_values = [], [], [], [], [], []
+    c.rubric_radios = []
     with gr.Row(elem_id="rate-responses") as c.responses_row:
         for k in range(SLOTS):
             label = blind.LABELS[k]
@@ -114,10 +138,12 @@ def _response_slots(c: SimpleNamespace) -> None:
                 # http(s)/mailto links (ui/safe.py); the region is named "Response A" for screen readers.
                 text = gr.HTML("", elem_classes=["rate-response-box"], js_on_load=None)
                 mine = [gr.Radio(CHOICES, label=f"{HELP[d]} ({label})", value=None) for d in blind.DIMENSIONS]
+                spare = rubric_form.rows()  # a study with its own rubric asks its questions here
                 comment = gr.Textbox(label=f"Comment on {label} (optional)", max_lines=3)
             c.boxes.append(box)
             c.texts.append(text)
             c.radios.extend(mine)
+            c.rubric_radios.extend(spare)
             c.comments.append(comment)
             c.slot_components.extend([box, text, *mine, comment])
             c.slot_values.extend([text, *mine, comment])
@@ -162,7 +188,8 @@ def _submit_row(c: SimpleNamespace) -> None:
     with gr.Row(elem_id="rate-submit-row") as c.submit_row:
         c.prev_btn = gr.Button("← Previous")
         c.submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
-        c.next_btn = gr.Button("Next →")
+        c.rubric_submit = gr.Button("Submit ratings", variant="primary", visible=False, elem_id="rate-submit-rubric")
+        c.next_btn = gr.Button("Next →", elem_id="rate-next")
         c.counter = gr.Markdown("", elem_id="rate-counter")
     c.status = gr.Markdown("", elem_id="rate-status")
     # The position of the item on screen, set by every reply and sent back with Submit, which is applied
@@ -180,8 +207,10 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     opened_outputs = [c.who, *view_outputs, *c.pair.outputs, c.submit_row, c.keys_help]
     private: dict[str, Any] = dict(api_visibility="private")
     start = handler(h.on_start, store, wire=h.Opened.values)
-    c.start.click(start, [c.code, c.session], opened_outputs, api_name="rate_start")
-    c.code.submit(start, [c.code, c.session], opened_outputs, **private)
+    c.shows_item = [  # the events after which a study with its own rubric lays out its questions
+        c.start.click(start, [c.code, c.session], opened_outputs, api_name="rate_start"),
+        c.code.submit(start, [c.code, c.session], opened_outputs, **private),
+    ]
     submit = handler(h.on_submit, store, wire=RateView.values)
     c.submit_btn.click(None, None, None, js=assets.HOLD_SUBMIT_JS, **private)
     c.submit_btn.click(
@@ -189,9 +218,11 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
         preprocess=False, postprocess=False,
     ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)  # fmt: skip
     skip_outputs = [*value_outputs, c.skip_reason, c.skip_note]
-    c.skip_btn.click(
+    skipped = c.skip_btn.click(
         handler(h.on_skip, store), [c.code, c.session, c.skip_reason, c.skip_note], skip_outputs, api_name="rate_skip"
-    ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    )
+    skipped.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    c.shows_item.append(skipped)
     flag_inputs = [c.code, c.session, c.flag_target, c.flag_reason, c.flag_note]
     c.flag_btn.click(handler(h.on_flag, store), flag_inputs, [c.status, c.flag_note], api_name="rate_flag")
     c.missing.change(h.on_missing, [c.missing], c.radios, show_progress="hidden", **private)
@@ -200,20 +231,20 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
         **private,
     ).then(None, None, None, js=assets.FOCUS_GUESS_JS)  # fmt: skip
     guess = handler(h.on_guess, store, wire=RateView.values)
-    c.guess_btn.click(guess, [c.code, c.session, *c.guess_radios], value_outputs, api_name="rate_guess").then(
-        None, None, None, js=assets.FOCUS_PROMPT_JS
-    )
+    guessed = c.guess_btn.click(guess, [c.code, c.session, *c.guess_radios], value_outputs, api_name="rate_guess")
+    guessed.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    c.shows_item.append(guessed)
     for radio in c.radios:
         radio.change(None, None, c.counter, js=assets.COUNT_JS)
     layout = handler(h.on_layout, store)
-    c.layout.change(layout, [c.layout, c.session], layout_outputs, show_progress="hidden", **private)
-    controls = [c.submit_btn, c.next_btn, c.counter]
-    c.layout.change(h.on_form_controls, [c.layout], controls, show_progress="hidden", **private)
+    c.shows_item.append(
+        c.layout.change(layout, [c.layout, c.session], layout_outputs, show_progress="hidden", **private)
+    )
     for button, step, name in ((c.prev_btn, -1, "rate_previous"), (c.next_btn, +1, "rate_next")):
         move = handler(h.on_move, store, step, wire=RateView.laid_out)
-        button.click(move, [c.code, c.session], view_outputs, api_name=name).then(
-            None, None, None, js=assets.RESET_PAGER_JS
-        )
+        moved = button.click(move, [c.code, c.session], view_outputs, api_name=name)
+        moved.then(None, None, None, js=assets.RESET_PAGER_JS)
+        c.shows_item.append(moved)
     handoff = handoff_state(ctx)
     handoff.change(handler(h.on_handoff, store), [handoff, c.session], [c.code, *opened_outputs], **private)
     tabs = [ctx.tabs] if ctx.tabs is not None else []

@@ -5,12 +5,34 @@ from __future__ import annotations
 
 from arena.store import Store
 from common.messages import english
+from common.rubric import Rubric
+
+from ..safe import md_text
 
 DEFAULT_GUIDELINES = english("rate_guidelines")
 DEFAULT_PAIR_GUIDELINES = english("pair_guidelines")
 
 
 def guidelines_for(store: Store, study_id: int, default: str = DEFAULT_GUIDELINES) -> str:
-    """The study's guidelines as the organizer wrote them (sanitised by Gradio), else `default`."""
+    """The study's guidelines as the organizer wrote them (sanitised by Gradio), else `default` (for a
+    study with its own rubric: its questions, `rubric_guidelines`)."""
     study = store.get_study(study_id)
-    return ((study.guidelines if study is not None else None) or "").strip() or default
+    own = ((study.guidelines if study is not None else None) or "").strip()
+    if own:
+        return own
+    if study is not None and not study.rubric.is_default and default == DEFAULT_GUIDELINES:
+        return rubric_guidelines(study.rubric)
+    return default
+
+
+def rubric_guidelines(rubric: Rubric) -> str:
+    """The default guidelines for a study with its own questions: each question with its scale, what to
+    judge and its anchors, then the default's notes on cut-off responses and order."""
+    items = [
+        f"- **{md_text(d.name)}** ({d.scale_words})"
+        + (f": {md_text(d.description)}" if d.description else "")
+        + "".join(f" · *{p}* {md_text(t)}" for p, t in d.anchors)
+        for d in rubric.dimensions
+    ]
+    notes = DEFAULT_GUIDELINES[DEFAULT_GUIDELINES.index("Responses are") :]
+    return "**Rate each response on its own, on these questions:**\n\n" + "\n".join(items) + "\n\n" + notes

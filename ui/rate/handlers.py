@@ -68,6 +68,11 @@ def _session(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[inv
     return enrolment, {**sess, "lang": language_of_request(request)}
 
 
+def session_of(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
+    """The enrolment and session a handler acts on (the code checked again), for ui/rate/rubric_form.py."""
+    return _session(store, code_text, sess, request)
+
+
 def on_start(store: Store, code_text: Any, sess: Any, request: gr.Request) -> Opened:
     enrolment = invites.resolve(store, code_of(code_text, request), clients.client_of(request))
     return opened(store, enrolment, language_of_request(request))
@@ -266,13 +271,6 @@ def on_layout(store: Store, shown: Any, sess: Any) -> list[Any]:
         gr.Accordion(visible=shown > 0),
         gr.Dropdown(choices=targets, value=WHOLE_ITEM),
     ]
-
-
-def on_form_controls(shown: Any) -> list[Any]:
-    """Submit, Next and the "k of n scored" count, shown only with an item on screen: the done page
-    offers Previous alone (no Submit of nothing, no "0 of 9 scored")."""
-    on_screen = bool(shown)
-    return [gr.update(visible=on_screen), gr.update(visible=on_screen), gr.update(visible=on_screen, value="")]
 
 
 def on_missing(marked: Any) -> list[Any]:
