@@ -263,8 +263,9 @@ def create_beside_button(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
     preview line above "Create study…" as one more output, so Gradio's progress bar (done / total, time
     left) runs there, where the organizer clicked, and the line left there says how it ended."""
     shown = create(*args, **kwargs)
-    first = shown.status.split("\n\n")[0]
-    return (*shown, "**Finished:** " + first.split(" created: ", 1)[-1])  # the status line names the study
+    # its count only ("9 of 9 outputs stored."): the status line above has the study, the time and speed
+    first = shown.status.split("\n\n")[0].split(" created: ", 1)[-1]
+    return (*shown, "**Finished:** " + first.split(" (")[0].split(". ")[0].rstrip(".") + ".")
 
 
 def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
