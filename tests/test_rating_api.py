@@ -108,7 +108,8 @@ def parse_view(result) -> dict:
     # (a slot's box, when it is there, is an update with a visibility and no value)
     per_slot = 6 if isinstance(values[2], dict) and "value" not in values[2] else 5
     extra = len(values) - (3 + per_slot * studies.MAX_RESPONSES)
-    assert 0 <= extra <= 10 + rating_pairwise.ASKED_MAX, len(values)  # the pairwise panel: 10 values and its radios
+    # the item on screen's position (ui/rate/once.py), then the pairwise panel: 11 values and its radios
+    assert 0 <= extra <= 12 + rating_pairwise.ASKED_MAX, len(values)
     values = values[: len(values) - extra]
     slots = []
     for k in range(studies.MAX_RESPONSES):

@@ -194,7 +194,8 @@ def _submit_row(c: SimpleNamespace) -> None:
     c.status = gr.Markdown("", elem_id="rate-status")
     # The position of the item on screen, set by every reply and sent back with Submit, which is applied
     # only to that item (ui/rate/once.py): a re-sent or double-tapped Submit does not land on the next one.
-    c.item_for = gr.Number(None, precision=0, visible=False, elem_id="rate-item-for")
+    # (0 = none named: the default gradio_client sends for a caller that leaves it out)
+    c.item_for = gr.Number(0, precision=0, visible=False, elem_id="rate-item-for")
 
 
 def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:

@@ -5,8 +5,8 @@ The session (server-side) moves to the next item as soon as a submit is saved. A
 on the next item, which the rater had not seen. So the page sends, with every Submit and vote, the
 position of the item on screen (`item_for`, a hidden value each reply sets); the handler applies it
 only when that is still the item on screen, and otherwise answers with the page as it is now and
-`ALREADY`. A caller that sends no position (an older API client) keeps the old rule: the item on
-screen. The position is the rater's own "3 of 9", so nothing about a method reaches the page.
+`ALREADY`. A caller that sends no position (an older API client: gradio_client fills the default, 0)
+keeps the old rule: the item on screen. The position is the rater's own "3 of 9", so nothing about a method reaches the page.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ ALREADY = "That was saved already; nothing changed."
 
 
 def named_index(value: Any) -> int | None:
-    """The position a request names (1-based), or None when it names none.
+    """The position a request names (1-based), or None when it names none (empty, or 0: the hidden
+    value's default, which gradio_client sends for a caller that leaves it out).
 
-    >>> named_index(3.0), named_index(""), named_index(None)
-    (3, None, None)
+    >>> named_index(3.0), named_index(""), named_index(None), named_index(0)
+    (3, None, None, None)
     """
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if value is None or (isinstance(value, str) and not value.strip()) or (not isinstance(value, str) and value == 0):
         return None
     try:
         number = float(value)
