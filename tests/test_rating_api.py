@@ -266,13 +266,13 @@ def test_bad_and_forged_submissions_are_refused_and_store_nothing(rated_app):
     assert ok.ok, ok.error
     radios = [99, -1, "1; DROP TABLE ratings"] + [3] * 6 + [None] * (3 * (studies.MAX_RESPONSES - 3))
     forged = http.call(
-        submit_index, [codes["Rater Three"], None, *radios, *[""] * studies.MAX_RESPONSES], session_hash=session
-    )
+        submit_index, [codes["Rater Three"], None, *radios, *[""] * studies.MAX_RESPONSES, 0], session_hash=session
+    )  # 0: no item position named (ui/rate/once.py)
     assert not forged.ok and forged.error
     # the same session with the name instead of the code
     forged = http.call(
         submit_index,
-        ["Rater Three", None, *[3] * 9, *[None] * (3 * (studies.MAX_RESPONSES - 3)), *[""] * studies.MAX_RESPONSES],
+        ["Rater Three", None, *[3] * 9, *[None] * (3 * (studies.MAX_RESPONSES - 3)), *[""] * studies.MAX_RESPONSES, 0],
         session_hash=session,
     )
     assert not forged.ok and invites.INVALID in (forged.error or ""), forged.error
