@@ -40,6 +40,7 @@ from typing import Any
 import pandas as pd
 
 from common.errors import UserError
+from common.messages import english
 from common.rubric import MAX_DIMENSIONS, Rubric
 
 from . import attention, guessing, invites, pair_rating
@@ -122,8 +123,10 @@ class RaterView:
 
     @property
     def progress(self) -> str:
+        # a skipped item is handled, not rated: the count says so (issue 35)
         skipped = f" ({self.skipped_items} skipped)" if self.skipped_items else ""
-        return f"Item {self.index} of {self.total} · you have rated {self.rated_items} of {self.total}{skipped}"
+        rated = self.rated_items - self.skipped_items
+        return f"Item {self.index} of {self.total} · you have rated {rated} of {self.total}{skipped}"
 
 
 class _Memo:
@@ -280,6 +283,11 @@ def _open(
         pos = ready.index(prefer)  # type: ignore[arg-type]  # _asks is False for None
     elif index is None:
         first = next((k for k, d in enumerate(done) if not d), None)
+        n_skipped = sum(1 for i in ready if i in skipped and not counts[i][1] >= counts[i][0])
+        if first is None and n_skipped:  # a skipped item is not a rated one
+            return None, english("rater_all_handled").format(
+                n=len(ready), rated=len(ready) - n_skipped, skipped=n_skipped
+            )
         if first is None:
             return None, (
                 f"You have rated all {len(ready)} items of this study. Thank you! "

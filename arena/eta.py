@@ -41,6 +41,15 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def speed(tokens_per_s: float) -> str:
+    """A throughput as people read it: slow runs keep their first digits ("0.31 tokens/s", never "0").
+
+    >>> speed(0.314), speed(7.25), speed(41.6)
+    ('0.31', '7.2', '42')
+    """
+    return f"{tokens_per_s:.2g}" if tokens_per_s < 10 else f"{tokens_per_s:.0f}"
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Where a generation run stands: outputs stored of the study's total, and the time left."""
@@ -57,14 +66,14 @@ class Snapshot:
         head = f"{self.done} of {self.total} outputs"
         if self.done >= self.total:
             took = f" · took {_duration(self.elapsed_s)}" if self.elapsed_s else ""
-            return head + took + (f" at {self.tokens_per_s:.0f} tokens/s" if took and self.tokens_per_s else "")
+            return head + took + (f" at {speed(self.tokens_per_s)} tokens/s" if took and self.tokens_per_s else "")
         if self.seconds_left is None:
             return head + " · time left: measured once the first output is done"
         if self.from_prior:
             return head + f" · about {_duration(self.seconds_left)} left (from earlier Compare runs; measured soon)"
         return (
             head + f" · about {_duration(self.seconds_left)} left "
-            f"({self.tokens_per_s:.0f} tokens/s measured on this run so far)"
+            f"({speed(self.tokens_per_s or 0.0)} tokens/s measured on this run so far)"
         )
 
 

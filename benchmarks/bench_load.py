@@ -456,7 +456,7 @@ def _submit_data(s: Session, item: int) -> list[Any]:
         for d in range(len(DIMENSIONS)):
             radios[slot * len(DIMENSIONS) + d] = score(s.index, item, slot, d)
         notes[slot] = comment(s.name, item, slot)
-    return [s.code, None, *radios, *notes]
+    return [s.code, None, *radios, *notes, None]  # no item named: the one on screen (ui/rate/once.py)
 
 
 def open_sessions(url: str, store: Any, study_id: int, raters: int, prefix: str) -> list[Session]:

@@ -421,6 +421,16 @@ LINES: dict[str, tuple[str, str]] = {
     "column_repetition": ("repetition % ↓", "重复率 % ↓"),
     "column_latency_ms": ("latency ms ↓", "延迟 ms ↓"),
     "column_tokens_s": ("tokens/s ↑", "token/秒 ↑"),
+    # /present: the timing columns say where the figures come from (the study's own generation run,
+    # batched and under whatever load the server had), not the method's speed in general
+    "column_latency_ms_study_run": (
+        "latency ms ↓ (measured while generating this study: see “How the timing was measured”)",
+        "延迟 ms ↓（生成本研究时测得：见“计时是怎样测量的”）",
+    ),
+    "column_tokens_s_study_run": (
+        "tokens/s ↑ (measured while generating this study: see “How the timing was measured”)",
+        "token/秒 ↑（生成本研究时测得：见“计时是怎样测量的”）",
+    ),
     "column_rank": ("rank", "名次"),
     "column_rating_95_ci": ("rating [95% CI]", "评分 [95% CI]"),
     "column_at_equal_length_95_ci": ("at equal length [95% CI]", "等长时 [95% CI]"),
@@ -432,7 +442,7 @@ LINES: dict[str, tuple[str, str]] = {
         "Item {index} of {total} · you have rated {rated} of {total}",
         "第 {index} 题，共 {total} 题 · 你已评 {rated} / {total} 题",
     ),
-    "rater_progress_skipped": (" ({skipped} skipped)", "（其中跳过 {skipped} 题）"),
+    "rater_progress_skipped": (" ({skipped} skipped)", "（另跳过 {skipped} 题）"),
     "rater_skipped_note": (
         " · you skipped this item ({reason}); rating it and submitting replaces the skip",
         " · 你跳过了此题（{reason}）；为它打分并提交会取代跳过",
@@ -448,8 +458,8 @@ LINES: dict[str, tuple[str, str]] = {
     ),
     "rater_saved": ("Saved.", "已保存。"),
     "rater_saved_one_more_question": (
-        "Saved. One more question about this item, below.",
-        "已保存。下面还有一个关于此题的问题。",
+        "Saved. One more question about this item, in place of the responses.",
+        "已保存。关于此题还有一个问题，显示在回答的位置。",
     ),
     "rater_saved_next": ("Saved. Here is the next item.", "已保存。下面是下一题。"),
     "rater_skipped": ("Skipped.", "已跳过。"),
@@ -467,6 +477,10 @@ LINES: dict[str, tuple[str, str]] = {
     "rater_all_rated": (
         "You have rated all {n} items of this study. Thank you! Use Previous to review or change a rating.",
         "你已评完本研究的全部 {n} 道题。谢谢！可以用“上一题”查看或修改评分。",
+    ),
+    "rater_all_handled": (
+        "You have gone through all {n} items of this study: {rated} rated, {skipped} skipped. Thank you! Use Previous to review or change a rating.",
+        "你已看完本研究的全部 {n} 道题：评分 {rated} 题，跳过 {skipped} 题。谢谢！可以用“上一题”查看或修改评分。",
     ),
     "rater_no_items_ready": ("This study has no items ready for rating yet.", "本研究还没有可以评分的题目。"),
     "rater_no_earlier_item": ("no earlier item", "没有更早的题目"),
@@ -559,6 +573,18 @@ LINES: dict[str, tuple[str, str]] = {
         "每种方法。人工评分：各提示词上的平均分，1–5 分 [95% CI]。",
     ),
     "present_not_found": ("There is no published study with that id.", "没有这个编号的已发布研究。"),
+    "organizer_english_only_tick": (
+        "{model} is trained on English only, so {count} Chinese prompt(s) of this study would get English or off-topic answers. Tick the multilingual {gemma} under Models above (with or instead of {model}).",
+        "{model} 只用英文训练，本研究的 {count} 个中文提示词会得到英文或离题的回答。请在上方“模型”中勾选多语言的 {gemma}（与 {model} 一起或代替它）。",
+    ),
+    "organizer_english_only_mixed": (
+        "{model} is trained on English only, so its outputs for {count} Chinese prompt(s) of this study will be English or off-topic. Untick it under Models above to compare on {gemma} alone.",
+        "{model} 只用英文训练，它对本研究 {count} 个中文提示词的输出会是英文或离题的。请在上方“模型”中取消勾选它，只在 {gemma} 上比较。",
+    ),
+    "organizer_english_only_restart": (
+        "{model} is trained on English only, so {count} Chinese prompt(s) of this study would get English or off-topic answers. This app offers no multilingual model; start it with `python app.py --model gemma-3-270m` for Chinese (docs/models.md).",
+        "{model} 只用英文训练，本研究的 {count} 个中文提示词会得到英文或离题的回答。本应用没有多语言模型；要用中文，请用 `python app.py --model gemma-3-270m` 启动（docs/models.md）。",
+    ),
     "model_note": ("**{alias}** · licence: {licence}", "**{alias}** · 许可：{licence}"),
     "model_note_where": (" (`{where}` in its package)", "（见其包内的 `{where}`）"),
     "model_note_base": (

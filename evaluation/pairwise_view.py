@@ -37,6 +37,8 @@ def _interval(value: Any, low: Any, high: Any) -> str:
         return "–"
     if low is None or pd.isna(low) or not math.isfinite(float(low)):
         return f"{float(value):.0f} (no interval)"
+    if not pw.estimable(low, high):  # an interval of thousands of points: the number means nothing
+        return pw.NOT_ESTIMABLE
     return f"{float(value):.0f} [{float(low):.0f}, {float(high):.0f}]"
 
 

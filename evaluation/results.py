@@ -280,6 +280,18 @@ def mauve_cell(s: Mapping[str, Any]) -> str:
     return f"{_num(value)} [{_num(s['mauve_ci_low'])}–{_num(s['mauve_ci_high'])}]"
 
 
+def scale_ci(lo: float, hi: float, low: float, high: float) -> str:
+    """A mean's interval on a `low`..`high` scale, kept on the scale: an interval from few ratings can
+    pass an end (4.12 [2.3–5.9] on 1–5), where no mean can be; the cell says where it was cut.
+
+    >>> scale_ci(2.31, 5.94, 1, 5), scale_ci(3.0, 4.2, 1, 5)
+    ('[2.3–5.0, cut at the scale’s top]', '[3.0–4.2]')
+    """
+    cut = [w for w, out in (("bottom", lo < low), ("top", hi > high)) if out]
+    text = f"[{_num(max(lo, low), 1)}–{_num(min(hi, high), 1)}"
+    return text + (f", cut at the scale’s {' and '.join(cut)}]" if cut else "]")
+
+
 def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.DataFrame:
     """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
     names = column_names(rubric)
@@ -288,7 +300,8 @@ def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.
         row = {"method": s["method"]}  # ratings per method: in the headline and the CSV
         for dim in rubric.names:
             lo, hi = s[f"{dim}_ci_low"], s[f"{dim}_ci_high"]
-            ci = f"[{_num(lo, 1)}–{_num(hi, 1)}]" if pd.notna(lo) and pd.notna(hi) else "(no CI)"
+            scale = rubric.dimension(dim)
+            ci = scale_ci(lo, hi, scale.low, scale.high) if pd.notna(lo) and pd.notna(hi) else "(no CI)"
             row[names[dim]] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
         row.update(
             {

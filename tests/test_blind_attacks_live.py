@@ -45,7 +45,7 @@ PROMPT = f"Describe the harbour at dawn, please {TOKEN}."
 def submit_values(n: int, score: int) -> list[Any]:
     radios: list[Any] = [None] * 24
     radios[: 3 * n] = [score] * (3 * n)
-    return radios + [None] * 8
+    return radios + [None] * 8 + [None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 @pytest.fixture(

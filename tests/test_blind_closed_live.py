@@ -60,7 +60,7 @@ def submit_values(n: int, score: int) -> list[Any]:
     """The Rate tab's Submit inputs after the code and the session: 8 responses × 3 radios, 8 comments."""
     radios: list[Any] = [None] * 24
     radios[: 3 * n] = [score] * (3 * n)
-    return radios + [None] * 8
+    return radios + [None] * 8 + [None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 @pytest.fixture(

@@ -71,7 +71,7 @@ PLANTED_IDS = [1_900_000_001 + 7919 * k for k in range(3)]  # the output ids of 
 def submit_values(n: int, score: int) -> list[Any]:
     radios: list[Any] = [None] * 24
     radios[: 3 * n] = [score] * (3 * n)
-    return radios + [None] * 8
+    return radios + [None] * 8 + [None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 def seed_with_ids(store: Store, name: str, prompt: str, ids: list[int]) -> int:

@@ -69,7 +69,7 @@ def world(app: LiveApp):
 
 
 def scores(n: int) -> list[Any]:
-    return [4] * (3 * n) + [None] * (3 * (SLOTS - n)) + [None] * SLOTS
+    return [4] * (3 * n) + [None] * (3 * (SLOTS - n)) + [None] * SLOTS + [None]  # and no item named
 
 
 def key_of(store, rater: str, item_public_id: str) -> str:

@@ -299,3 +299,18 @@ def test_stop_before_a_run_starts_ends_it_when_its_turn_comes_and_a_new_run_forg
     check.fn(request, PROMPT, METHODS, False, 5, 6, False, *values)  # Run pressed again: the old Stop is void
     updates = list(run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m"]))
     assert "Stopped" not in str(updates[-1][0]["value"])
+
+
+def test_stop_answers_at_once_outside_the_queue(dummy, monkeypatch, tmp_path):
+    """Issue 35: Stop's line still read "Running TS-Temp, 1 of 3…" 11 s after it was pressed: its handler
+    waited in the queue behind the run. It runs outside the queue (it only sets the session's cancel event)."""
+    from arena.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    monkeypatch.setattr(compare, "model_choices", lambda default: [default, "gemma-3-270m"])
+    monkeypatch.setattr(compare_handlers, "load_on_compute", dummy.load)
+    with gr.Blocks() as demo:
+        compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
+    stop = next(f for f in demo.fns.values() if f.fn is not None and f.fn.__name__ == "on_stop")
+    assert stop.queue is False
+    store.dispose()

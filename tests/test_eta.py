@@ -111,3 +111,13 @@ def test_the_study_generator_feeds_it_from_the_first_output(store):
     assert seen[0][2].seconds_left is None
     assert seen[1][2].done >= 1 and seen[1][2].seconds_left is not None  # from the first output
     assert seen[-1][2].seconds_left == 0.0 and "took" in seen[-1][2].line()
+
+
+def test_a_slow_run_ends_with_its_real_speed_not_zero_tokens_per_s():
+    """Issue 35: a 25-minute study run ended with "took 25 min at 0 tokens/s"."""
+    from arena.eta import Snapshot
+
+    line = Snapshot(done=9, total=9, seconds_left=0.0, tokens_per_s=0.31, elapsed_s=1500.0).line()
+    assert line == "9 of 9 outputs · took 25 min at 0.31 tokens/s"
+    running = Snapshot(done=3, total=9, seconds_left=600.0, tokens_per_s=0.4).line()
+    assert "(0.4 tokens/s measured on this run so far)" in running

@@ -50,7 +50,7 @@ def submit_values(scores: list[int], n_responses: int, note: str) -> list:
     for k in range(n_responses):
         radios[3 * k : 3 * k + 3] = scores
         comments[k] = note
-    return radios + comments
+    return radios + comments + [None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 def unlock(client: GradioHTTP, session: str) -> None:

@@ -178,3 +178,19 @@ def test_a_busy_run_button_is_read_in_either_language():
     for seen in (ctiming.BUSY_LABEL, i18n.ZH[ctiming.BUSY_LABEL], i18n.t(ctiming.BUSY_LABEL)):
         assert i18n.reads(seen, ctiming.BUSY_LABEL)
     assert not i18n.reads("Run", ctiming.BUSY_LABEL) and not i18n.reads(None, ctiming.BUSY_LABEL)
+
+
+def test_a_chinese_example_on_the_english_only_model_keeps_the_english_default(monkeypatch):
+    """Issue 35: on SmolLM2 the Chinese example set 352 new tokens (over an hour for three methods on a CPU)
+    for an answer the warning says will be off-topic; on Gemma it still gets its measured Chinese length."""
+    from types import SimpleNamespace
+
+    from arena.prompts import SCENARIOS
+    from arena.requests import DEFAULT_MAX_NEW_TOKENS
+
+    zh = next(s for s in SCENARIOS if s.language == "zh")
+    monkeypatch.setattr(cform, "compare_token_cap", lambda: 2048)
+    smol = SimpleNamespace(name="SmolLM2-135M-Instruct", alias="smollm2-135m", tokenizer=None)
+    gemma = SimpleNamespace(name="gemma-3-270m-it", alias="gemma-3-270m", tokenizer=None)
+    assert cform.scenario_max_new(smol, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == DEFAULT_MAX_NEW_TOKENS
+    assert cform.scenario_max_new(gemma, zh, ["BS-4", "TS-Temp", "TS-Tilted"]) == 2 * DEFAULT_MAX_NEW_TOKENS

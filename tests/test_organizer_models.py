@@ -84,7 +84,8 @@ def test_the_form_offers_the_models_with_their_licences_and_keeps_the_old_inputs
 
 
 def test_the_apps_model_alone_creates_a_study_of_methods_as_before(world):
-    *_, status, _ = call(world, *form("Methods only"))
+    *_, status, _, beside = call(world, *form("Methods only"))  # beside: the line above the Create button
+    assert beside.startswith("**Finished:** ") and beside.split("** ")[1].rstrip(".") in status
     [study] = world.store.list_studies(kind="study")
     assert study.methods == ("TS-Temp", "BS-4") and study.scorer_model is None
     assert "created" in status and world.loads == []
@@ -93,7 +94,7 @@ def test_the_apps_model_alone_creates_a_study_of_methods_as_before(world):
 
 def test_two_models_and_a_variant_make_a_study_over_systems_with_the_chosen_scorer(world):
     chosen = ["gemma-3-270m@int8", "smollm2-135m"]  # ticked in any order: the picker's order counts
-    *_, status, _ = call(world, *form("Over models", chosen, scorer="gemma-3-270m@int8", guess="BS-4"))
+    *_, status, _, _ = call(world, *form("Over models", chosen, scorer="gemma-3-270m@int8", guess="BS-4"))
     [study] = world.store.list_studies(kind="study")
     assert study.methods == tuple(systems.cross(["smollm2-135m", "gemma-3-270m@int8"], ["TS-Temp", "BS-4"]))
     assert study.scorer_model == "gemma-3-270m@int8"

@@ -63,7 +63,7 @@ def test_the_question_and_every_reply_are_the_same_on_pairs_with_and_without_the
         after_answer: set[str] = set()
         rid = store.find_rater(rater)
         for k in range(ITEMS):
-            voted = client.call(vote, [code, None, [], ""], session_hash=session)
+            voted = client.call(vote, [code, None, [], "", None], session_hash=session)
             assert voted.ok, voted.error
             assert "If one of these came from BS-4, which one?" in voted.raw
             [item] = [i for i in store.items(sid) if store.vote_of(rid, i.id) and not store.pair_answered(rid, i.id)]

@@ -133,7 +133,9 @@ def test_page_of_a_published_study_escapes_and_shows_everything(store):
     assert 'id="takeaway"' in page and "N = 4 prompts, 24 ratings by 2 raters" in page
     assert 'id="agreement"' in page and "Krippendorff" in page
     assert (
-        "latency ms ↓" in page and "coherence ↑" in page and "PPL" not in page.split("<table>")[1].split("</table>")[0]
+        "latency ms ↓ (measured while generating this study: see “How the timing was measured”)" in page
+        and "coherence ↑" in page
+        and "PPL" not in page.split("<table>")[1].split("</table>")[0]
     )
     assert "Model: SmolLM2 (Hugging Face); dtype: float32; generated in batches of 1" in page
     assert page.count('class="chart"') == 2 and present.PLOTLY_PATH in page

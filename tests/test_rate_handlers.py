@@ -129,7 +129,7 @@ def test_the_blind_question_gets_the_same_reply_whatever_the_answer(store):
         sess = h.on_start(store, rater, {}, request()).rate.session
         asked = h.on_submit(store, request(), rater, sess, *form([4] * 9))
         assert asked.guess_ask == {"methods": ["BS-4"], "shown": 3}
-        assert asked.status == "Saved. One more question about this item, below."
+        assert asked.status == "Saved. One more question about this item, in place of the responses."
         after = h.on_guess(store, request(), rater, asked.session, pick, *[None] * (SLOTS - 1))
         replies.append((after.status, after.guess_ask, after.progress.replace(name, "")))
     assert replies[0] == replies[1] and replies[0][0] == "Thank you. Here is the next item."
@@ -140,23 +140,24 @@ def test_the_wire_format_is_four_values_then_five_per_slot(store):
     sid = study(store)
     view = h.on_start(store, code(store, sid), {}, request()).rate
     values = view.values()
-    assert len(values) == 4 + 5 * SLOTS + 3
+    assert len(values) == 4 + 5 * SLOTS + 4  # guess_ask, status, missing, item_for
+    assert values[-1] == 1  # the position a Submit names (ui/rate/once.py)
     for k in range(SLOTS):
         assert values[RateView.text_index(k)] == view.slots[k].text and RateView.text_index(k) == 4 + 5 * k
     assert RateView.parse(values) == view
     # gradio_client returns no gr.State (session, layout, guess_ask, missing)
-    client = [v for k, v in enumerate(values) if k not in (0, 1, len(values) - 3, len(values) - 1)]
+    client = [v for k, v in enumerate(values) if k not in (0, 1, len(values) - 4, len(values) - 2)]
     seen = RateView.parse(client, states=False)
     assert seen.shown == 3 and seen.prompt == view.prompt and seen.slots == view.slots
     assert client[RateView.text_index(0, states=False)] == view.slots[0].text
     # Start's reply through gradio_client: the laid-out form without its states (session, layout, guess_ask)
     # and its slot boxes (layout blocks), then the pairwise panel's values, which are not read
-    _, _, progress, prompt, *slots, _, status = view.laid_out()
+    _, _, progress, prompt, *slots, _, status, _ = view.laid_out()
     slots = [v for k, v in enumerate(slots) if k % 6]  # each slot's box first
     seen = RateView.parse([progress, prompt, *slots, status, {"visible": False}, "guide", []], states=False)
     assert (seen.shown, seen.prompt, seen.missing) == (3, view.prompt, [])
     laid = view.laid_out()
-    assert len(laid) == 4 + 6 * SLOTS + 2 and laid[4]["visible"] is True and laid[4 + 6 * 3]["visible"] is False
+    assert len(laid) == 4 + 6 * SLOTS + 3 and laid[4]["visible"] is True and laid[4 + 6 * 3]["visible"] is False
 
 
 def test_a_pairwise_study_opens_the_panel_and_votes(store):
@@ -233,10 +234,15 @@ def test_skip_flag_and_cant_judge_are_stored_and_nothing_is_lost(store):
     # Item 2: skipped with a reason; a score entered before skipping is not saved.
     *values, _, _ = h.on_skip(store, code_, second.session, "language", "", request())
     third = RateView.parse(values)
-    assert "you have rated 2 of 3 (1 skipped)" in third.progress and third.progress.startswith("**Item 3 of 3")
+    assert (
+        "you have rated 1 of 3 (1 skipped)" in third.progress
+    )  # a skipped item is not rated and third.progress.startswith("**Item 3 of 3")
     # Item 3: rated in full.
     done = h.on_submit(store, request(), code_, third.session, *form([3] * 9))
-    assert done.progress.startswith("You have rated all 3 items") and done.shown == 0
+    assert (
+        done.progress.startswith("You have gone through all 3 items of this study: 2 rated, 1 skipped")
+        and done.shown == 0
+    )
 
     frame = store.ratings_frame(sid)
     assert len(frame) == 6 and set(frame["item_id"]) == {item_ids[0], item_ids[2]}

@@ -115,7 +115,7 @@ def test_a_missing_answer_marks_the_row_and_saves_nothing(store):
     sid, code = study(store, RUBRIC)
     sess = h.on_start(store, code, {}, request()).rate.session
     out = rf.on_submit(store, request(), code, sess, *spare_form([[10, None], [1, 2]]))
-    status = out[N_VALUES - 2]
+    status = out[N_VALUES - 3]  # then missing, item_for
     assert "Not saved" in status and "A · creativity" in status
     marks = out[N_VALUES:]
     assert "rate-missing" in marks[1]["elem_classes"] and "rate-missing" not in marks[0]["elem_classes"]

@@ -32,7 +32,9 @@ def test_the_language_is_the_browsers_most_preferred():
 
 def test_english_lines_are_unchanged():
     view = _view(skipped_items=1)
-    assert words.progress(view, "en") == view.progress == "Item 2 of 8 · you have rated 3 of 8 (1 skipped)"
+    assert (
+        words.progress(view, "en") == view.progress == "Item 2 of 8 · you have rated 2 of 8 (1 skipped)"
+    )  # skipped: not rated
     assert words.rater_line("ann*", "S", "en") == "Rating as **ann\\*** in **S**."
     assert words.say("rater_saved_next", "en") == "Saved. Here is the next item."
     assert i18n.translated(invites.INVALID, "en") == invites.INVALID
@@ -41,7 +43,7 @@ def test_english_lines_are_unchanged():
 
 def test_chinese_lines_carry_the_numbers_and_no_english():
     line = words.progress(_view(skipped_items=1), "zh")
-    assert line == "第 2 题，共 8 题 · 你已评 3 / 8 题（其中跳过 1 题）"
+    assert line == "第 2 题，共 8 题 · 你已评 2 / 8 题（另跳过 1 题）"
     assert words.say("rater_saved_next", "zh") == "已保存。下面是下一题。"
     assert i18n.translated(invites.INVALID, "zh").startswith("邀请码无效")
     done = i18n.translated(

@@ -108,7 +108,8 @@ def parse_view(result) -> dict:
     # (a slot's box, when it is there, is an update with a visibility and no value)
     per_slot = 6 if isinstance(values[2], dict) and "value" not in values[2] else 5
     extra = len(values) - (3 + per_slot * studies.MAX_RESPONSES)
-    assert 0 <= extra <= 10 + rating_pairwise.ASKED_MAX, len(values)  # the pairwise panel: 10 values and its radios
+    # the item on screen's position (ui/rate/once.py), then the pairwise panel: 11 values and its radios
+    assert 0 <= extra <= 12 + rating_pairwise.ASKED_MAX, len(values)
     values = values[: len(values) - extra]
     slots = []
     for k in range(studies.MAX_RESPONSES):
@@ -265,13 +266,13 @@ def test_bad_and_forged_submissions_are_refused_and_store_nothing(rated_app):
     assert ok.ok, ok.error
     radios = [99, -1, "1; DROP TABLE ratings"] + [3] * 6 + [None] * (3 * (studies.MAX_RESPONSES - 3))
     forged = http.call(
-        submit_index, [codes["Rater Three"], None, *radios, *[""] * studies.MAX_RESPONSES], session_hash=session
-    )
+        submit_index, [codes["Rater Three"], None, *radios, *[""] * studies.MAX_RESPONSES, 0], session_hash=session
+    )  # 0: no item position named (ui/rate/once.py)
     assert not forged.ok and forged.error
     # the same session with the name instead of the code
     forged = http.call(
         submit_index,
-        ["Rater Three", None, *[3] * 9, *[None] * (3 * (studies.MAX_RESPONSES - 3)), *[""] * studies.MAX_RESPONSES],
+        ["Rater Three", None, *[3] * 9, *[None] * (3 * (studies.MAX_RESPONSES - 3)), *[""] * studies.MAX_RESPONSES, 0],
         session_hash=session,
     )
     assert not forged.ok and invites.INVALID in (forged.error or ""), forged.error

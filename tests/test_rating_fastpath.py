@@ -109,7 +109,7 @@ def test_submit_returns_plain_values_and_leaks_nothing(store, tab):
     assert code not in json.dumps(out)
     values = out[2:]
     assert not any(isinstance(v, dict) for v in values), "a gr.update in Submit's outputs rebuilds a component"
-    assert "Item 2 of 2" in values[0] and values[-2].startswith("Saved") and values[-1] == []
+    assert "Item 2 of 2" in values[0] and values[-3].startswith("Saved") and values[-2] == [] and values[-1] == 2
     text = json.dumps(values)
     for secret in (*METHODS, "111.5", "22.5", "33.5", '"seed"', "settings"):
         assert secret not in text
@@ -178,7 +178,7 @@ def test_a_missing_score_keeps_everything_and_marks_only_the_empty_rows(store, t
     given = [(5, 4, 3), (2, None, 2), (1, 3, None)]
     out = submit(fns, code, sess, *radios_and_notes(given, ["keep me", None, None] + [None] * 5))
     assert store.count_ratings() == 0  # nothing half-saved
-    status, marked = out[-2], out[-1]
+    status, marked = out[-3], out[-2]
     assert "Not saved yet" in status and "7 of 9 scored" in status and "B · informativeness" in status
     assert sorted(map(tuple, marked)) == [(1, 1), (2, 2)]
     assert out[5:8] == [5, 4, 3] and out[8] == "keep me" and out[10:13] == [2, None, 2]  # what was entered
@@ -195,7 +195,7 @@ def test_a_missing_score_keeps_everything_and_marks_only_the_empty_rows(store, t
         ["rate-missing"],
     ]
     out = submit(fns, code, out[0], *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 4)]))
-    assert store.count_ratings() == 3 and out[-1] == [] and "rated all 1 items" in out[2]
+    assert store.count_ratings() == 3 and out[-2] == [] and out[-1] is None and "rated all 1 items" in out[2]
 
 
 def test_a_submit_is_one_transaction_with_its_next_item(store, tab, monkeypatch):

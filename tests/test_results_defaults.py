@@ -73,3 +73,20 @@ def test_model_in_words(name, words):
 def test_empty_values_hide_their_component():
     assert empty.shown(None)["visible"] is False and empty.shown(pd.DataFrame())["visible"] is False
     assert empty.shown(pd.DataFrame({"a": [1]}))["visible"] is True and empty.shown("x.csv")["visible"] is True
+
+
+def test_the_study_box_is_filled_on_a_fresh_load(tmp_path):
+    """Issue 35: the Results study box was empty on a fresh load (only picking the tab filled it)."""
+    import gradio as gr
+
+    from arena.store import Store
+    from ui import AppContext
+    from ui import results as results_tab
+
+    store = Store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    ctx = AppContext(model=lambda: None, extras={"store": store})
+    with gr.Blocks():
+        results_tab.build(ctx)
+    loaders = ctx.extras.get("loaders", [])
+    assert any(fn.__name__ == "on_tab" and [o.label for o in outputs] == ["Study"] for fn, _, outputs in loaders)
+    store.dispose()

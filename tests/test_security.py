@@ -80,7 +80,7 @@ def rating_values(scores: list[list[int]], comments: list[str | None]) -> list[A
     for k, triple in enumerate(scores):
         radios[3 * k : 3 * k + 3] = triple
         notes[k] = comments[k]
-    return radios + notes
+    return radios + notes + [None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,18 @@ the browser.
 from __future__ import annotations
 
 CSS = """
+/* Gradio's raw queue and timer text ("queue: 1/1 | 35.6/1480.0s") means nothing to a rater or a reader
+   of the results: hidden on the Rate and Results tabs (their own lines say what is going on). */
+.tabitem:has(#rate-submit-row) .meta-text, .tabitem:has(#rate-submit-row) .meta-text-center,
+.tabitem:has(#rate-submit-row) .progress-text, .tabitem:has(#results-controls) .meta-text,
+.tabitem:has(#results-controls) .meta-text-center, .tabitem:has(#results-controls) .progress-text,
+body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text, body:has(#rate-submit-row):not(:has(.tabitem)) .progress-text,
+body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text-center { display: none !important; }
+/* No item on screen (the done page, or the blind question standing in the responses' place): no Submit,
+   no Next, no "0 of 9 scored"; Previous stays (Gradio renders no hidden response column). */
+body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-submit,
+body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-next,
+body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-counter { display: none !important; }
 #rate-responses { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 12px; }
 #rate-responses > .rate-slot { min-width: 0; }
 .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { flex-wrap: nowrap !important; }
@@ -44,6 +56,10 @@ body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-ro
 @media (max-width: 640px) {
   #pair-responses { grid-template-columns: 1fr; }
   #pair-votes { flex-wrap: wrap !important; }
+  /* the vote buttons stay on screen on a phone, as Submit does: a bar fixed to the bottom */
+  #pair-votes { position: fixed; left: 0; right: 0; bottom: 0; z-index: 1000; margin: 0; padding: 6px 8px;
+                background: var(--background-fill-primary); border-top: 1px solid var(--border-color-primary); }
+  #pair-panel { padding-bottom: 120px; }
   #pair-votes > * { flex: 1 1 45% !important; min-width: 0 !important; }
 }
 @media (max-width: 640px) {
@@ -197,10 +213,76 @@ document.addEventListener('keydown', function (e) {
   btn.click();
 });
 </script>
+<script>
+// Radio groups are one Tab stop each, arrow keys inside (the ARIA radio-group pattern): Gradio renders
+// every option as its own input, so every option was its own Tab stop (19 per response). Only the
+// checked option (else the first) of a group takes Tab; arrows move to and pick the next or previous.
+(function () {
+  function groupOf(input) { return input.closest('fieldset') || input.closest('[role=radiogroup]'); }
+  function radios(group) { return Array.from(group.querySelectorAll('input[type=radio]')); }
+  function rove() {
+    document.querySelectorAll('fieldset').forEach(function (group) {
+      var list = radios(group);
+      if (list.length < 2) return;
+      var stop = list.find(function (r) { return r.checked; }) || list[0];
+      list.forEach(function (r) { var want = r === stop ? '0' : '-1'; if (r.getAttribute('tabindex') !== want) r.setAttribute('tabindex', want); });
+    });
+  }
+  new MutationObserver(rove).observe(document.documentElement, {childList: true, subtree: true, attributes: true, attributeFilter: ['class']});
+  document.addEventListener('change', function (e) { if (e.target && e.target.type === 'radio') rove(); }, true);
+  document.addEventListener('keydown', function (e) {
+    var el = e.target;
+    if (!el || el.type !== 'radio' || e.ctrlKey || e.metaKey || e.altKey) return;
+    var step = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1}[e.key];
+    if (!step) return;
+    var group = groupOf(el);
+    if (!group) return;
+    var list = radios(group);
+    var to = list[(list.indexOf(el) + step + list.length) % list.length];
+    e.preventDefault();
+    to.focus();
+    to.click();
+  }, true);
+})();
+// The blind question (after Submit): keys 1-3 pick response A-C, 0 "Don't know", then on to the
+// next question or the Send button.
+document.addEventListener('keydown', function (e) {
+  if (!/^[0-9]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+  var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('#rate-guess fieldset');
+  if (!fs) return;
+  var inputs = Array.from(fs.querySelectorAll('input[type=radio]'));
+  var target = e.key === '0' ? inputs[inputs.length - 1] : inputs[parseInt(e.key, 10) - 1];
+  if (!target || (e.key !== '0' && target === inputs[inputs.length - 1])) return;
+  e.preventDefault();
+  target.click();
+  var groups = Array.from(document.querySelectorAll('#rate-guess fieldset')).filter(function (g) { return g.offsetParent !== null; });
+  var next = groups[groups.indexOf(fs) + 1];
+  var to = next ? (next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]')) : document.querySelector('#rate-guess-send');
+  if (to) to.focus();
+});
+</script>
 """
+
+# After the blind question is laid out: it stands where the responses were; bring it to the top and
+# put the keyboard on its first choice.
+FOCUS_GUESS_JS = """
+() => {
+  const box = document.querySelector('#rate-guess');
+  if (!box || box.offsetParent === null) return;
+  box.scrollIntoView({block: 'start'});
+  const first = box.querySelector('fieldset input[type=radio]');
+  if (first) first.focus({preventScroll: true});
+}
+"""
+
+# Submit is disabled from the click until the reply is on screen (FOCUS_PROMPT_JS enables it): a second
+# tap while the first one saves sends nothing (the server would ignore a copy: ui/rate/once.py).
+HOLD_SUBMIT_JS = "() => { const b = document.querySelector('#rate-submit'); if (b) b.disabled = true; }"
 
 FOCUS_PROMPT_JS = """
 () => {
+  const submit = document.querySelector('#rate-submit');
+  if (submit) submit.disabled = false;
   const status = document.querySelector('#rate-status');
   if (status && status.textContent.includes('Not saved')) return;  // stay by the marked rows
   const box = document.querySelector('#rate-prompt');  // the read-only textarea itself takes no focus
@@ -219,6 +301,7 @@ COUNT_JS = """
   const rows = slots.reduce((n, s) => n + Array.from(s.querySelectorAll('fieldset')).filter(f => f.offsetParent !== null).length, 0);
   const total = rows || slots.length * 3;  // the visible questions: three on the 1-5 form, a rubric's own otherwise
   const done = slots.reduce((n, s) => n + s.querySelectorAll('input[type=radio]:checked').length, 0);
-  return total ? `${done} of ${total} scored` : '';
+  const zh = (navigator.language || '').toLowerCase().startsWith('zh');
+  return total ? (zh ? `已评 ${done} / ${total}` : `${done} of ${total} scored`) : '';
 }
 """

@@ -13,6 +13,7 @@ zh entries are plain text for Gradio's ICU message format: no braces (tests/test
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import gradio as gr
@@ -134,5 +135,12 @@ def translated(sentence: str, lang: str) -> str:
     middle = sentence[len(head) : len(sentence) - len(tail)]
     if sentence.startswith(head) and sentence.endswith(tail) and middle.isdigit():
         return messages.text("rater_all_rated", lang, n=middle)
+    handled = re.fullmatch(
+        re.escape(messages.english("rater_all_handled")).replace(r"\{", "{").replace(r"\}", "}")
+        .format(n=r"(?P<n>\d+)", rated=r"(?P<rated>\d+)", skipped=r"(?P<skipped>\d+)"),
+        sentence,
+    )  # fmt: skip
+    if handled:
+        return messages.text("rater_all_handled", lang, **handled.groupdict())
     key = messages.key_of(sentence)
     return sentence if key is None else messages.text(key, lang)

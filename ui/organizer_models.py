@@ -12,9 +12,10 @@ this module for its labels, before the app has checked its settings).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
-from arena import guessing, systems
+from arena import guessing, language, systems
 from arena.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
 from common.errors import UserError
 from common.messages import english, text
@@ -87,3 +88,37 @@ def guess_targets(guess: Any, models: Sequence[str] | None) -> Any:
     if guess.strip().lower() in (*guessing.OFF, guessing.EACH):
         return guess
     return systems.cross(models, [guess.strip()])
+
+
+def language_warning(prompts: Sequence[Any], chosen: Sequence[str] | None, app_model: str, names: Sequence[str]) -> str:
+    """One Markdown line when the study's Chinese prompts would go to an English-only model, else "".
+
+    Compare warns per prompt (arena/language.py); a study warns for all its prompts at once. The fix
+    is on this page: the multilingual model's tick box in the models row, when the app offers one;
+    a restart only when it does not."""
+    count = sum(language.is_mostly_chinese(str(getattr(p, "prompt", p))) for p in prompts)
+    models = list(chosen or []) or [app_model]
+    english = [m for m in models if language.english_only(_named(m))]
+    if not count or not english:
+        return ""
+    model = language.short_name(_named(embedded_name(english[0])))
+    multilingual = [n for n in names if not language.english_only(_named(n))]
+    chosen_multilingual = [m for m in models if m in multilingual]
+    if chosen_multilingual:
+        return "⚠ " + text("organizer_english_only_mixed", model=model, count=count, gemma=chosen_multilingual[0])
+    if multilingual:
+        return "⚠ " + text("organizer_english_only_tick", model=model, count=count, gemma=multilingual[0])
+    return "⚠ " + text("organizer_english_only_restart", model=model, count=count)
+
+
+def embedded_name(name: str) -> str:
+    """The embedded model's full name for an alias ("smollm2-135m" → "SmolLM2-135M-Instruct"), else `name`."""
+    try:
+        found = embedded_model(split_variant(name)[0])
+    except UserError:
+        return name
+    return found.name if found is not None and found.name else name
+
+
+def _named(name: str) -> Any:
+    return SimpleNamespace(name=name, alias="")

@@ -46,6 +46,12 @@ NOT_FOUND = messages.english("present_not_found")
 # The page in Chinese: chosen from the request (`?lang=zh|en`, else Accept-Language), rendered here.
 # Method names, numbers and a study's own name stay as they are.
 # The table's column names (evaluation.results.COLUMNS) and the leaderboard's, in Chinese.
+# The timing columns name where their figures come from (the study's generation run), so a latency
+# measured under load in a batch is not read as the method's speed.
+STUDY_RUN_TIMING = {
+    messages.english("column_latency_ms"): messages.english("column_latency_ms_study_run"),
+    messages.english("column_tokens_s"): messages.english("column_tokens_s_study_run"),
+}
 COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswith("column_")}
 
 
@@ -138,7 +144,7 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         res.display_table(r.summary, r.rubric).drop(columns=[res.COLUMNS["ppl"], res.COLUMNS["mauve"]], errors="ignore")
         if len(r.summary)
         else pd.DataFrame()
-    )
+    ).rename(columns=STUDY_RUN_TIMING)
     return {
         "name": study.name,
         "study_id": int(study_id),

@@ -244,6 +244,8 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     show, inputs = handler(on_show, store, ctx.model), [c.study, c.scenario, c.rater, c.with_ppl]
     c.show.click(show, inputs, outputs, api_name="results_show")
     c.study.change(show, inputs, outputs, **private)
+    # the study box is filled on a fresh load too, not only when the tab is picked (its .change shows it)
+    ctx.extras.setdefault("loaders", []).append((handler(on_tab, store), [c.study], [c.study]))
     if ctx.tabs is not None:
         ctx.tabs.select(handler(on_tab, store), c.study, c.study, **private)
         ctx.tabs.select(sets, None, [c.board_set, c.board_studies], **private)

@@ -22,7 +22,7 @@ from .length_adjust import length_adjusted_contrast
 from .ranks import rank_label, rank_ranges, tied_groups
 from .rate import MIN_ITEMS, MIN_VOTES, StudyRatings, rate
 from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, WINNERS, Battles, check_votes, read_votes
-from .words import as_dict, explain, table_lines
+from .words import NOT_ESTIMABLE, as_dict, estimable, explain, table_lines
 
 __all__ = [
     "ELO_MEAN",
@@ -30,6 +30,7 @@ __all__ = [
     "LENGTH_COLUMNS",
     "MIN_ITEMS",
     "MIN_VOTES",
+    "NOT_ESTIMABLE",
     "VOTE_COLUMNS",
     "WINNERS",
     "Battles",
@@ -38,6 +39,7 @@ __all__ = [
     "StudyRatings",
     "as_dict",
     "check_votes",
+    "estimable",
     "explain",
     "fit_bt",
     "implied_votes",

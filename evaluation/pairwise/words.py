@@ -12,6 +12,25 @@ from .bt import win_probability
 from .ranks import rank_label
 from .rate import LC, StudyRatings
 
+# An Elo interval wider than this says nothing about the systems: ±600 points spans win chances from
+# 3% to 97%. Few votes (or votes that all go one way) give such intervals ("−343 Elo, 95% CI −27619 to
+# +26933" from 8 votes); the estimate is then reported as not estimable instead of as a number.
+NOT_ESTIMABLE_WIDTH = 1200.0
+NOT_ESTIMABLE = "not estimable from these votes (too few)"
+
+
+def estimable(low: Any, high: Any) -> bool:
+    """Whether an Elo interval is finite and narrow enough to report its estimate.
+
+    >>> estimable(-120, 310), estimable(-27619, 26933), estimable(float("nan"), 3)
+    (True, False, False)
+    """
+    try:
+        lo, hi = float(low), float(high)
+    except (TypeError, ValueError):
+        return False
+    return math.isfinite(lo) and math.isfinite(hi) and hi - lo <= NOT_ESTIMABLE_WIDTH
+
 
 def _num(v: Any) -> Any:
     """JSON-safe: NaN and infinities become None, numpy scalars plain numbers."""
@@ -54,14 +73,21 @@ def explain(result: StudyRatings) -> list[str]:
             lines.append(
                 f"{r.system_a} is ahead of {r.system_b} by {r.diff:.0f} Elo points ({level} CI {r.ci_low:.0f} to "
                 f"{r.ci_high:.0f}): it would win about {win_probability(r.diff, 0):.0%} of their comparisons."
-                if math.isfinite(r.ci_low)
-                else f"{r.system_a} is ahead of {r.system_b} (the gap has no finite estimate)."
+                if estimable(r.ci_low, r.ci_high)
+                else f"{r.system_a} is ahead of {r.system_b} (the size of the gap is {NOT_ESTIMABLE})."
             )
     for r in t[t["provisional"]].itertuples():
         lines.append(f"{r.system} is provisional ({r.why_provisional}): no rank until it has more votes.")
     eff = result.length_effect
     if eff is not None and not math.isfinite(eff["elo_if_twice_as_long"]):
         lines.append("Every answer in these votes has the same length as its rival: length cannot be controlled for.")
+    elif (
+        eff is not None
+        and math.isfinite(eff["ci_low_if_twice_as_long"])
+        and not estimable(eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"])
+    ):
+        lines.append(f"The length effect is {NOT_ESTIMABLE}: its {level} interval is wider than "
+                     f"{NOT_ESTIMABLE_WIDTH:.0f} Elo points.")  # fmt: skip
     elif eff is not None and math.isfinite(eff["ci_low_if_twice_as_long"]):
         g, lo, hi = eff["elo_if_twice_as_long"], eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"]
         if lo > 0 or hi < 0:

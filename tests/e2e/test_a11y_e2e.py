@@ -178,3 +178,32 @@ def test_stakeholder_page_is_served_in_rating_mode(tmp_path, browser):
         page.close()
     finally:
         app.stop()
+
+
+def test_axe_on_the_pairwise_page_on_a_phone(browser, app, artifacts_dir):
+    """Issue 35: the pairwise page at 390 px had a serious finding (a scrollable region with no keyboard
+    access: a long response scrolls inside its box)."""
+    token = secrets.token_hex(3)
+    store = db_store(app.workdir)
+    sid = store.create_study(
+        f"Phone pairs {token}", model="m", methods=list(METHODS), settings={m: {} for m in METHODS}, design="pairwise"
+    )
+    [iid] = store.add_items(sid, [{"prompt": f"Phone pair prompt {token}", "scenario": "seeded"}])
+    for m in METHODS:
+        text = f"{m} wrote a long answer {token}. " * 80  # long enough to scroll inside its box
+        store.add_output(iid, m, 0, text=text, settings={}, seed=1, model="m", new_tokens=4)
+    code = invite(store, sid, f"phone-pair-{token}")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
+        page.get_by_text("Item 1 of 1").wait_for(timeout=90_000)
+        page.locator("#pair-vote-a").wait_for()
+        for button in ("#pair-vote-a", "#pair-vote-bothbad"):  # the vote buttons on the first screen
+            box = page.locator(button).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 844, (button, box)
+        page.screenshot(path=str(artifacts_dir / "e2e-a11y-pairwise-phone.png"))
+        problems = axe_problems(page, "pairwise page at 390 px")
+        assert not problems, "\n".join(problems)
+    finally:
+        context.close()

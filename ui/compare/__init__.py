@@ -183,7 +183,10 @@ def _wire_stop_and_examples(ctx: AppContext, c: SimpleNamespace, run_event: Any,
     # message itself; only a run still waiting in the queue is cancelled as a Gradio job.
     generating = gr.State(False)
     (
-        c.stop.click(h.on_stop, [c.last, c.run], [c.status, c.run, c.timing, c.chart, generating], **private)
+        # queue=False: Stop's line changes at once, not after whatever waits in the queue (issue 35)
+        c.stop.click(
+            h.on_stop, [c.last, c.run], [c.status, c.run, c.timing, c.chart, generating], queue=False, **private
+        )
         .then(h.unless_generating, [generating], None, show_progress="hidden", queue=False, **private)
         .success(None, None, None, cancels=[run_event, blind_event], queue=False, **private)
     )

@@ -253,7 +253,11 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     form = [c.name, c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.seed, c.guidelines]
     # new inputs go last: API callers' inputs keep their places
     form += [c.guess, c.design, c.models, c.scorer, c.rubric, c.attention, c.exclude]
-    c.create.click(guarded(ctx, h.create, store, ctx.model, c.model_names), [pw, *form], overview, **generation)
+    # the preview line above the button is an output too: the progress bar runs next to the button
+    c.create.click(
+        guarded(ctx, h.create_beside_button, store, ctx.model, c.model_names), [pw, *form], [*overview, c.preview],
+        **generation,
+    )  # fmt: skip
     # Behind the password as every organizer handler (tests/test_rating_api.py), though they read nothing stored.
     preview = guarded(ctx, rubric_preview)
     c.rubric.change(preview, [pw, c.rubric], [c.rubric_preview], show_progress="hidden", **private)
@@ -287,7 +291,7 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     )  # fmt: skip
     # Last, so the password box's first handler stays "unlock" (the preview also listens to Enter there).
     inputs = [c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.models]
-    dashboard.wire_preview(ctx, c.preview, inputs, prompts_from, pw)
+    dashboard.wire_preview(ctx, c.preview, inputs, prompts_from, pw, c.model_names)
 
 
 def _wire_invites(ctx: AppContext, c: SimpleNamespace, store: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import gradio as gr
@@ -23,7 +24,7 @@ from arena.store.feedback import FLAG_REASONS
 from common.errors import UserError
 from evaluation.human.raters import seconds_per_item
 
-from .. import store_for
+from .. import organizer_models, store_for
 from ..safe import md_text
 from .auth import check_request
 
@@ -209,12 +210,13 @@ def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:
         return [], str(exc)
 
 
-def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
+def wire_preview(ctx, line, inputs: list, prompts_from, password=None, names: Sequence[str] = ()) -> None:
     """Update `line` whenever an input of "Create a study" changes: [source, language, pasted,
     upload, methods, samples, max_new] and, optionally, the models box (a study over models counts
     its systems). Behind the organizer password like every organizer handler:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
-    and the handler reads the prompt source, uploads too."""
+    and the handler reads the prompt source, uploads too. `names`: the models offered, for the
+    warning on Chinese prompts for an English-only model (organizer_models.language_warning)."""
 
     def update(
         request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens, *models
@@ -232,6 +234,8 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
         rates = throughput(store, lm)
         app = getattr(lm, "label", lm.name)
         chosen = list(models[0] or []) if models else []  # the models box, when the form has one
+        warning = organizer_models.language_warning(prompts, chosen, getattr(lm, "alias", "") or app, names)
+        warning = f"{warning}\n\n" if warning else ""
         if method_list and chosen and chosen != [app]:  # a study over models: count and time its systems
             # each system at its model's measured rate (Compare's grid records them under the model's name)
             rates = {
@@ -240,7 +244,7 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None) -> None:
                 for method, r in (rates if m == app else throughput(store, m)).items()
             }
             method_list = systems.cross(chosen, method_list)
-        return preview(prompts, method_list, n_samples, max_new_tokens, rates)
+        return warning + preview(prompts, method_list, n_samples, max_new_tokens, rates)
 
     pw_box = [password] if password is not None else [gr.Textbox(visible=False)]
     # Not on every keystroke in the password box (each would count as a wrong guess): on Enter there.

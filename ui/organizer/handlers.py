@@ -6,6 +6,7 @@ directly (tests/test_organizer_handlers.py).
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 from collections.abc import Callable
@@ -254,6 +255,17 @@ def create(
         replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
         message += f"\n\n**Replay check** (can a rater reproduce a response at home?):\n{replay}"
     return overview(store, sid, message)
+
+
+@functools.wraps(create)
+def create_beside_button(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    """`create`, with its outcome's first line also under the button that started it: wired with the
+    preview line above "Create study…" as one more output, so Gradio's progress bar (done / total, time
+    left) runs there, where the organizer clicked, and the line left there says how it ended."""
+    shown = create(*args, **kwargs)
+    # its count only ("9 of 9 outputs stored."): the status line above has the study, the time and speed
+    first = shown.status.split("\n\n")[0].split(" created: ", 1)[-1]
+    return (*shown, "**Finished:** " + first.split(" (")[0].split(". ")[0].rstrip(".") + ".")
 
 
 def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:

@@ -71,10 +71,11 @@ def build(ctx: AppContext) -> None:
     # A pairwise study (two responses, one vote) has its own panel; Start shows it instead of the form below.
     c.pair = pairwise.build(store, c.code)
     gr.HTML(assets.PAGER_HTML, elem_id="rate-pager", js_on_load=assets.PAGER_JS)
+    _guess_box(c)  # above the responses: after Submit it takes their place (on_guess_layout)
     _response_slots(c)
     c.keys_help = gr.Markdown(english("rate_keys"))
     _feedback(c)
-    _guess_and_submit(c)
+    _submit_row(c)
     _wire(ctx, store, c)
     _wire_rubric(store, c)
 
@@ -89,7 +90,9 @@ def _wire_rubric(store: Any, c: SimpleNamespace) -> None:
     private: dict[str, Any] = dict(api_visibility="private", show_progress="hidden")
     for event in c.shows_item:
         event.then(refresh, inputs, refresh_outputs, **private)
-    value_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing]
+    value_outputs = [
+        c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing, c.item_for,
+    ]  # fmt: skip
     submit = handler(rubric_form.on_submit, store)
     c.rubric_submit.click(
         submit, [c.code, c.session, *c.rubric_radios, *c.comments], [*value_outputs, *c.rubric_radios],
@@ -127,7 +130,7 @@ def _response_slots(c: SimpleNamespace) -> None:
     """Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS)."""
     c.boxes, c.texts, c.radios, c.comments, c.slot_components, c.slot_values = [], [], [], [], [], []
     c.rubric_radios = []
-    with gr.Row(elem_id="rate-responses"):
+    with gr.Row(elem_id="rate-responses") as c.responses_row:
         for k in range(SLOTS):
             label = blind.LABELS[k]
             with gr.Column(visible=False, elem_classes=["rate-slot"], min_width=300) as box:
@@ -166,8 +169,8 @@ def _feedback(c: SimpleNamespace) -> None:
         gr.Markdown(english("rate_skip_note"))
 
 
-def _guess_and_submit(c: SimpleNamespace) -> None:
-    c.missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
+def _guess_box(c: SimpleNamespace) -> None:
+    """The blind question of the item on screen, shown once it is scored, in the responses' place."""
     # The blinding question(s) of the item on screen, once it is scored ({"methods", "shown"}), else
     # None; server-side, as the session. Only the methods asked about reach the page, never the answer.
     c.guess_ask = gr.State(None)
@@ -178,19 +181,29 @@ def _guess_and_submit(c: SimpleNamespace) -> None:
         every = [*blind.LABELS[:SLOTS], guessing.DONT_KNOW]
         c.guess_radios = [gr.Radio(every, value=None, label="", visible=False) for _ in range(SLOTS)]
         c.guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="rate-guess-send")
+
+
+def _submit_row(c: SimpleNamespace) -> None:
+    c.missing = gr.State([])  # (slot, dimension) pairs left empty at the last submit: marked in place
     with gr.Row(elem_id="rate-submit-row") as c.submit_row:
         c.prev_btn = gr.Button("← Previous")
         c.submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
         c.rubric_submit = gr.Button("Submit ratings", variant="primary", visible=False, elem_id="rate-submit-rubric")
-        c.next_btn = gr.Button("Next →")
+        c.next_btn = gr.Button("Next →", elem_id="rate-next")
         c.counter = gr.Markdown("", elem_id="rate-counter")
     c.status = gr.Markdown("", elem_id="rate-status")
+    # The position of the item on screen, set by every reply and sent back with Submit, which is applied
+    # only to that item (ui/rate/once.py): a re-sent or double-tapped Submit does not land on the next one.
+    # (0 = none named: the default gradio_client sends for a caller that leaves it out)
+    c.item_for = gr.Number(0, precision=0, visible=False, elem_id="rate-item-for")
 
 
 def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     # Start, Previous, Next: values and visibility (RateView.laid_out). Submit: values only (RateView.values).
-    view_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_components, c.guess_ask, c.status]
-    value_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing]
+    view_outputs = [c.session, c.layout, c.progress, c.prompt, *c.slot_components, c.guess_ask, c.status, c.item_for]
+    value_outputs = [
+        c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing, c.item_for,
+    ]  # fmt: skip
     layout_outputs = [c.prompt, c.guide_box, c.guide, *c.boxes, *c.texts, c.feedback_box, c.flag_target]
     opened_outputs = [c.who, *view_outputs, *c.pair.outputs, c.submit_row, c.keys_help]
     private: dict[str, Any] = dict(api_visibility="private")
@@ -200,8 +213,9 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
         c.code.submit(start, [c.code, c.session], opened_outputs, **private),
     ]
     submit = handler(h.on_submit, store, wire=RateView.values)
+    c.submit_btn.click(None, None, None, js=assets.HOLD_SUBMIT_JS, **private)
     c.submit_btn.click(
-        submit, [c.code, c.session, *c.radios, *c.comments], value_outputs, api_name="rate_submit",
+        submit, [c.code, c.session, *c.radios, *c.comments, c.item_for], value_outputs, api_name="rate_submit",
         preprocess=False, postprocess=False,
     ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)  # fmt: skip
     skip_outputs = [*value_outputs, c.skip_reason, c.skip_note]
@@ -214,8 +228,9 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     c.flag_btn.click(handler(h.on_flag, store), flag_inputs, [c.status, c.flag_note], api_name="rate_flag")
     c.missing.change(h.on_missing, [c.missing], c.radios, show_progress="hidden", **private)
     c.guess_ask.change(
-        h.on_guess_layout, [c.guess_ask], [c.guess_box, *c.guess_radios], show_progress="hidden", **private
-    )
+        h.on_guess_layout, [c.guess_ask], [c.guess_box, *c.guess_radios, c.responses_row], show_progress="hidden",
+        **private,
+    ).then(None, None, None, js=assets.FOCUS_GUESS_JS)  # fmt: skip
     guess = handler(h.on_guess, store, wire=RateView.values)
     guessed = c.guess_btn.click(guess, [c.code, c.session, *c.guess_radios], value_outputs, api_name="rate_guess")
     guessed.then(None, None, None, js=assets.FOCUS_PROMPT_JS)

@@ -24,13 +24,14 @@ from common.errors import UserError
 
 from ..i18n import language_of_request, t
 from ..safe import md_text
-from . import pairwise
+from . import once, pairwise
 from . import words as rater_words
 from .guidelines import DEFAULT_GUIDELINES, guidelines_for
 from .session import code_of, enrolled
 from .view import SLOTS, RateView
 
 WHOLE_ITEM = "The whole item"
+FORM_SIZE = SLOTS * (len(blind.DIMENSIONS) + 1)  # a submit's radios and comments, before the item it names
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     the client sent them; blind.check_form checks them as Gradio would. With a score missing nothing is
     saved: the page keeps what was entered, one line says what is missing, and those rows are marked."""
     enrolment, sess = _session(store, code_text, sess, request)
+    values, named = once.split_named(values, FORM_SIZE)
+    if once.stale(sess, named):
+        return as_it_is(store, enrolment, sess)
     if "item" not in sess:
         raise UserError("there is no item on screen to rate")
     triples, notes = blind.check_form(values, SLOTS)
@@ -107,8 +111,17 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     if view is None:
         return RateView.of(None, message, sess, "Saved.")
     if view.guesses and view.item == sess["item"]:
-        return RateView.of(view, "Saved. One more question about this item, below.", sess)
+        return RateView.of(view, "Saved. One more question about this item, in place of the responses.", sess)
     return RateView.of(view, "Saved. Here is the next item.", sess)
+
+
+def as_it_is(store: Store, enrolment: invites.Enrolment, sess: dict[str, Any]) -> RateView:
+    """The page as it is now, for a copy of a submit that was applied already (ui/rate/once.py)."""
+    index = sess.get("index") if "item" in sess else None
+    view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, index)
+    if view is None:
+        return RateView.of(None, message, sess, once.ALREADY)
+    return RateView.of(view, once.ALREADY, sess)
 
 
 def _not_saved(page: RateView, triples: list[Any], notes: list[Any], empty: list[tuple[int, int]]) -> RateView:
@@ -271,7 +284,8 @@ def on_missing(marked: Any) -> list[Any]:
 
 
 def on_guess_layout(ask: Any) -> list[Any]:
-    """Show the question(s) of the item on screen, with its letters and "Don't know"; hide them otherwise."""
+    """Show the question(s) of the item on screen, with its letters and "Don't know", in the responses'
+    place (the responses hidden meanwhile, so the question is on the first screen); hide them otherwise."""
     methods = list(ask.get("methods") or []) if isinstance(ask, dict) else []
     shown = int(ask.get("shown") or 0) if isinstance(ask, dict) else 0
     choices = [*blind.LABELS[:shown], guessing.DONT_KNOW]
@@ -281,4 +295,4 @@ def on_guess_layout(ask: Any) -> list[Any]:
         else gr.Radio(value=None, label="", visible=False)
         for j in range(SLOTS)
     ]
-    return [gr.Column(visible=bool(methods)), *radios]
+    return [gr.Column(visible=bool(methods)), *radios, gr.Row(visible=not methods)]

@@ -25,6 +25,7 @@ from common.messages import english
 
 from ..handler import handler
 from ..safe import response_html
+from . import once
 from .guidelines import DEFAULT_PAIR_GUIDELINES, guidelines_for
 from .session import enrolled
 
@@ -76,19 +77,22 @@ class PairView:
         )
 
     def values(self) -> list[Any]:
+        on_screen = "item" in self.session
         return [self.session, self.progress, self.prompt, self.text_a, self.text_b, list(self.reasons), self.note,
-                self.status, *asking(list(self.asked))]  # fmt: skip
+                self.status, *asking(list(self.asked), on_screen),
+                int(self.session["index"]) if on_screen else None]  # fmt: skip
 
 
-def asking(methods: list[str]) -> list[Any]:
-    """The vote row, the question box and its radios: one question per target of the study."""
+def asking(methods: list[str], on_screen: bool = True) -> list[Any]:
+    """The vote row (hidden with no pair on screen: nothing to vote on), the question box and its
+    radios: one question per target of the study."""
     radios = [
         gr.Radio(value=None, label=guessing.pair_question(methods[j]), visible=True)
         if j < len(methods)
         else gr.Radio(value=None, label="", visible=False)
         for j in range(ASKED_MAX)
     ]
-    return [gr.Row(visible=not methods), gr.Column(visible=bool(methods)), *radios]
+    return [gr.Row(visible=on_screen and not methods), gr.Column(visible=bool(methods)), *radios]
 
 
 def start(store: Store, enrolment: invites.Enrolment) -> list[Any]:
@@ -106,8 +110,15 @@ def hide() -> list[Any]:
 # ---- the handlers: module-level, of plain values (tests/test_rate_handlers.py calls them) ------------
 
 
-def on_vote(store: Store, winner: str, code_text: Any, sess: Any, why: Any, text: Any, request: gr.Request) -> PairView:
+def on_vote(
+    store: Store, winner: str, code_text: Any, sess: Any, why: Any, text: Any, request: gr.Request, item_for: Any = None
+) -> PairView:
+    """The vote on the pair on screen, then the next pair. `item_for`: the position of the pair the
+    vote is for; a copy of a vote applied already gets the page as it is now (ui/rate/once.py)."""
     enrolment, sess = enrolled(store, code_text, sess, request)
+    if once.stale(sess, once.named_index(item_for)):
+        view, message = pair_rating.open_for(store, enrolment, sess.get("index") if "item" in sess else None)
+        return PairView.of(view, message, sess, once.ALREADY)
     if "item" not in sess:
         raise UserError("there is no item on screen to vote on")
     view, message = pair_rating.vote_then_next(store, enrolment, sess["item"], winner, why, text)
@@ -165,8 +176,13 @@ def on_flag(
     return (f"Flagged {what}. The organizer will see it; go on voting." if new else "Already flagged."), ""
 
 
+# The vote buttons are disabled from the click until the reply is on screen (FOCUS_JS enables them):
+# an extra tap or key press while a vote saves is not sent at all (the server ignores a copy anyway).
+HOLD_VOTES_JS = "() => { for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = true; }"
+
 FOCUS_JS = """
 () => {
+  for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = false;
   const box = document.querySelector('#pair-prompt');
   if (box) { box.scrollIntoView({block: 'start'}); }
   const first = document.querySelector('#pair-vote-a');
@@ -210,11 +226,16 @@ def build(store: Store, code: gr.Textbox) -> PairPanel:
             next_btn = gr.Button("Next →")
         skip, flag = _feedback_row()
         status = gr.Markdown("", elem_id="pair-status")
-    views = [session, progress, prompt, text_a, text_b, reasons, note, status, vote_row, guess_box, *guess_radios]
+        # the position of the pair on screen, which a vote names (ui/rate/once.py)
+        item_for = gr.Number(None, precision=0, visible=False, elem_id="pair-item-for")
+    views = [
+        session, progress, prompt, text_a, text_b, reasons, note, status, vote_row, guess_box, *guess_radios, item_for,
+    ]  # fmt: skip
     wire = PairView.values
     for winner, button in buttons.items():
+        button.click(None, None, None, js=HOLD_VOTES_JS, api_visibility="private")
         button.click(
-            handler(on_vote, store, winner, wire=wire), [code, session, reasons, note], views,
+            handler(on_vote, store, winner, wire=wire), [code, session, reasons, note, item_for], views,
             api_name=f"pair_vote_{winner}",
         ).then(None, None, None, js=FOCUS_JS)  # fmt: skip
     guess_btn.click(

@@ -119,13 +119,13 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
         where = ", ".join(f"{blind.LABELS[k]} · {rubric.dimensions[j].name}" for k, j in sorted(empty))
         needed = shown * len(rubric.dimensions)
         line = rater_words.say("rater_not_saved_yet", lang, scored=needed - len(empty), needed=needed, where=where)
-        return [*[gr.skip()] * len(RateView({}, 0, "").values()[:-2]), line, [],
+        return [*[gr.skip()] * len(RateView({}, 0, "").values()[:-3]), line, [], gr.skip(),
                 *_marks(rubric, shown, empty)]  # fmt: skip
     view, message = blind.submit_slots_then_next(store, enrolment, sess["item"], answers, notes)
     if view is None:
         page = RateView.of(None, message, sess, "Saved.")
     elif view.guesses and view.item == sess["item"]:
-        page = RateView.of(view, "Saved. One more question about this item, below.", sess)
+        page = RateView.of(view, "Saved. One more question about this item, in place of the responses.", sess)
     else:
         page = RateView.of(view, "Saved. Here is the next item.", sess)
     return [*page.values(), *_values(rubric, view)]

@@ -5,7 +5,7 @@ of the tab's outputs (`VALUE_OUTPUTS` in ui/rate/__init__.py):
 
     session, layout (the number of responses shown), progress, prompt,
     then per response slot A..H: text, coherence, informativeness, naturalness, comment,
-    then guess_ask, status, missing
+    then guess_ask, status, missing, item_for
 
 so slot k's text is value `4 + 5 * k`. Start, Previous and Next send the same, with each slot's box
 and the prompt's visibility (`laid_out()`); Submit sends plain values only (each `gr.update` costs the
@@ -96,6 +96,7 @@ class RateView:
             self.guess_ask,
             self.status,
             self.missing,
+            self.item_for,
         ]
 
     def laid_out(self) -> list[Any]:
@@ -105,7 +106,12 @@ class RateView:
             visible = k < self.shown
             per_slot += [gr.update(visible=visible), gr.update(value=s.text, visible=visible), *s.scores, s.comment]
         prompt = gr.update(value=self.prompt, visible=self.shown > 0)
-        return [self.session, self.shown, self.progress, prompt, *per_slot, self.guess_ask, self.status]
+        return [self.session, self.shown, self.progress, prompt, *per_slot, self.guess_ask, self.status, self.item_for]
+
+    @property
+    def item_for(self) -> int | None:
+        """The position of the item on screen, which the next Submit names (ui/rate/once.py); None when none."""
+        return int(self.session["index"]) if "item" in self.session and "index" in self.session else None
 
     @staticmethod
     def text_index(k: int, states: bool = True) -> int:

@@ -28,7 +28,8 @@ def progress(view: blind.RaterView, lang: str) -> str:
     """`view.progress` in `lang` (the same line in English)."""
     if lang != "zh":
         return view.progress
-    line = say("rater_progress", lang, index=view.index, total=view.total, rated=view.rated_items)
+    rated = view.rated_items - view.skipped_items  # a skipped item is handled, not rated
+    line = say("rater_progress", lang, index=view.index, total=view.total, rated=rated)
     return line + (say("rater_progress_skipped", lang, skipped=view.skipped_items) if view.skipped_items else "")
 
 

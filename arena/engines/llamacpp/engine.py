@@ -35,6 +35,7 @@ from ...requests import (
     validate_request,
 )
 from ...settings import current as current_settings
+from ...whole_text import decode_whole
 from ..base import Engine, StopFn
 from ..local.inputs import encode_ids
 from .run import method_plan, run_method
@@ -237,7 +238,7 @@ def relay(lm: LoadedModel, tokens: queue.SimpleQueue, interval_s: float, ticks: 
         new = [t for t in batch if t is not None]
         if new:
             ids.extend(new)
-            text = lm.tokenizer.decode(ids, skip_special_tokens=True)
+            text = decode_whole(lm.tokenizer, ids)[0]
             yield text
         if batch[-1] is None:
             return

@@ -18,6 +18,7 @@ import torch
 from ...llm import LoadedModel, end_ids
 from ...memory import PeakMemory
 from ...requests import MethodResult
+from ...whole_text import decode_whole, with_trim
 from .beams import beam_tokens
 from .generate import Timed, sample_tokens
 from .runtime import VERSION, Runtime
@@ -129,15 +130,16 @@ def run_method(
     if cut is not None:
         tokens = tokens[: cut + 1]
     n = len(tokens)
+    text, dropped = decode_whole(lm.tokenizer, tokens)
     weights = f"GGUF {info(rt.path).quant}"
     return MethodResult(
         method=method,
-        text=lm.tokenizer.decode(tokens, skip_special_tokens=True),
+        text=text,
         new_tokens=n,
         ttft_ms=round(timed.ttft_ms, 3),
         latency_ms=round(timed.latency_ms, 3),
         tokens_per_s=round(n / (timed.latency_ms / 1000), 3) if timed.latency_ms > 0 else 0.0,
-        settings={**plan.effective, **engine_settings(rt, plan, seed)},
+        settings=with_trim({**plan.effective, **engine_settings(rt, plan, seed)}, dropped),
         seed=seed,
         prompt_tokens=len(prompt_ids),
         peak_mem_mb=round(mem.peak_mb, 1) if mem.peak_mb is not None else None,

@@ -27,6 +27,7 @@ from transformers import LogitsProcessorList
 import decoders
 
 from ...llm import LoadedModel, end_ids, lookup
+from ...whole_text import decode_whole, with_trim
 from ...zerogpu import duration_s, gpu_task
 from .device import device_generate_kwargs
 from .inputs import plan_for
@@ -116,13 +117,14 @@ def gpu_batch(
         cut = next((i for i, t in enumerate(row) if t in stop), None)
         new = row if cut is None else row[: cut + 1]
         finish = "eos" if new and new[-1] in stop else "length"
+        text, dropped = decode_whole(lm.tokenizer, new)
         rows.append(
             {
-                "text": lm.tokenizer.decode(new, skip_special_tokens=True),
+                "text": text,
                 "token_ids": [int(t) for t in new],
                 "new_tokens": len(new),
                 "finish_reason": finish,
-                "settings": dict(plan.effective),
+                "settings": with_trim(plan.effective, dropped),
             }
         )
     return rows

@@ -25,6 +25,7 @@ from ...requests import (
     run_order,
     validate_request,
 )
+from ...whole_text import decode_whole
 from ...zerogpu import on_zero_gpu, streaming_note
 from ..base import Engine, StopFn
 from . import study
@@ -116,7 +117,7 @@ class LocalEngine(Engine):
                         yield StreamEvent(method, "", None, position, len(methods))
                     elif kind == "tokens":
                         ids.extend(event[2])
-                        text = lm.tokenizer.decode(ids, skip_special_tokens=True)
+                        text = decode_whole(lm.tokenizer, ids)[0]
                         yield StreamEvent(event[1], text, None, position, len(methods))
                     elif kind == "tick":
                         if ticks and method:

@@ -29,6 +29,7 @@ from decoders.recording import TOP_K, recording
 from ...llm import LoadedModel, end_ids
 from ...memory import MemoryReading, PeakMemory
 from ...requests import Cancelled, MethodResult
+from ...whole_text import decode_whole, with_trim
 from .device import device_generate_kwargs, synchronizer
 from .inputs import plan_for
 
@@ -195,7 +196,7 @@ def result_of(
     if cut is not None:
         new_ids = new_ids[: cut + 1]
     finish = "eos" if new_ids and new_ids[-1] in eos_ids else "length"
-    text = lm.tokenizer.decode(new_ids, skip_special_tokens=True)
+    text, dropped = decode_whole(lm.tokenizer, new_ids)
     n = len(new_ids)
     return MethodResult(
         method=method,
@@ -204,7 +205,7 @@ def result_of(
         ttft_ms=round(ttft, 3),
         latency_ms=round(latency, 3),
         tokens_per_s=round(n / (latency / 1000), 3) if latency > 0 else 0.0,
-        settings=plan.effective,
+        settings=with_trim(plan.effective, dropped),
         seed=seed,
         prompt_tokens=int(input_ids.shape[1]),
         peak_mem_mb=round(mem.peak_mb, 1) if mem.peak_mb is not None else None,

@@ -24,6 +24,7 @@ from ...llm import LoadedModel, end_ids
 from ...prompts import encode_prompt
 from ...requests import MethodResult, RunRequest, instruction_for
 from ...settings import current as current_settings
+from ...whole_text import decode_whole, whole_characters, with_trim
 from .translate import XARG_ALPHA, XARG_NGRAM, XARG_PRIOR, plan_on_engine, refuse, translate
 
 
@@ -221,12 +222,12 @@ class VllmClient:
         latency = (end - start) * 1000
         ttft = latency if first is None else (first - start) * 1000
         eos_ids = end_ids(lm.tokenizer)
-        text = lm.tokenizer.decode(ids, skip_special_tokens=True) if ids else text_from_server
+        text, dropped = decode_whole(lm.tokenizer, ids) if ids else whole_characters(text_from_server)
         n = len(ids)
         finish_reason = "eos" if finish == "stop" else "length" if finish in (None, "length") else str(finish)
         if req.beam and finish == "stop" and (not ids or ids[-1] not in eos_ids):
             n += 1  # vLLM's beam search drops the final end-of-sequence token; transformers counts it
-        settings = dict(req.effective)
+        settings = with_trim(req.effective, dropped)
         settings["timing"] = {
             "measured": "on the client: request sent -> first token chunk (TTFT) / stream closed (latency)",
             "ttft": "whole output (beam search does not stream): TTFT = latency"

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...llm import LoadedModel, refuse_variant
 from ...requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent, run_order, validate_request
+from ...whole_text import decode_whole
 from ..base import Engine, StopFn
 from . import slots
 from .client import EngineRequest, VllmClient
@@ -96,7 +97,7 @@ class VllmEngine(Engine):
                     if latest and len(latest[-1]) != shown:
                         ids = latest[-1]
                         shown = len(ids)
-                        text = lm.tokenizer.decode(ids, skip_special_tokens=True)
+                        text = decode_whole(lm.tokenizer, ids)[0]
                         last = time.monotonic()
                         yield StreamEvent(er.method, text, None, position, total)
                     elif ticks and time.monotonic() - last >= 0.25:
