@@ -88,8 +88,8 @@ def _wire_rubric(store: Any, c: SimpleNamespace) -> None:
     refresh_outputs = [c.rubric_on, *c.radios, *c.rubric_radios, c.submit_btn, c.rubric_submit]
     inputs = [c.code, c.session, c.rubric_on]
     private: dict[str, Any] = dict(api_visibility="private", show_progress="hidden")
-    for event in c.shows_item:
-        event.then(refresh, inputs, refresh_outputs, **private)
+    for event in c.shows_item:  # only after an item was shown: a refused event has nothing to lay out
+        event.success(refresh, inputs, refresh_outputs, **private)
     value_outputs = [
         c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing, c.item_for,
     ]  # fmt: skip

@@ -87,8 +87,9 @@ def n_outputs() -> int:
 def on_refresh(store: Store, code_text: Any, sess: Any, rubric_on: Any, request: gr.Request) -> list[Any]:
     """After the page shows an item: a study with its own rubric gets its questions (outputs: whether
     the rubric form is on, the 1-5 rows, the spare rows, the 1-5 Submit, this form's Submit)."""
-    sess = dict(sess) if isinstance(sess, dict) else {}
-    rubric = blind.study_rubric(store, sess["study_id"]) if sess.get("study_id") else None
+    # The code is checked as every rating handler checks it, so this endpoint answers nobody without one.
+    enrolment, sess = h.session_of(store, code_text, sess, request)
+    rubric = blind.study_rubric(store, sess["study_id"])
     if rubric is None or rubric.is_default:
         if not rubric_on:
             return [gr.skip()] * n_outputs()  # the 1-5 form as built: nothing to change
@@ -97,7 +98,6 @@ def on_refresh(store: Store, code_text: Any, sess: Any, rubric_on: Any, request:
                 gr.update(visible=True), gr.update(visible=False)]  # fmt: skip
     view = None
     if "item" in sess:
-        enrolment, sess = h.session_of(store, code_text, sess, request)
         view, _ = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, sess.get("index"))
     return [True, *[gr.update(visible=False)] * (SLOTS * len(blind.DIMENSIONS)), *laid_out(rubric, view),
             gr.update(visible=False), gr.update(visible=True)]  # fmt: skip
