@@ -79,9 +79,24 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     unlock(client, session)
     create = dep_by_trigger(client, "Create study and generate its outputs")
     # password, name, source, language, pasted, upload, methods, samples, max_new_tokens, base seed, guidelines,
-    # guess question (off), design (1-5 scores), models (the app's alone), perplexity scorer (the first model)
-    args = [ORGANIZER_PASSWORD, "Fault study", SOURCES[1], "all", "\n".join(PROMPTS), None, METHODS, 1, 8, 0, "", "off"]
+    # guess question (off), design (1-5 scores), models (the app's alone), perplexity scorer (the first model),
+    # rubric, attention items, exclusion rule
+    args = [
+        ORGANIZER_PASSWORD,
+        "Fault study",
+        SOURCES[1],
+        "all",
+        "\n".join(PROMPTS),
+        None,
+        METHODS,
+        1,
+        8,
+        "0",
+        "",
+        "off",
+    ]
     args += [next(iter(DESIGNS)), [model_choices("")[0]], organizer_models.SCORER_FIRST]
+    args += ["", 0, []]  # no rubric of its own (the 1-5 form), no attention items, no exclusion rule
     box: dict = {}
 
     def create_in_background() -> None:

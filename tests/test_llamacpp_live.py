@@ -38,8 +38,9 @@ def test_compare_and_a_study_run_on_llamacpp(tmp_path):
         unlocked = client.call(dep_by_trigger(client, "Organizer password"), [ORGANIZER_PASSWORD], session_hash=session)
         assert unlocked.ok and "Unlocked" in unlocked.raw, unlocked.error
         prompts = "Name a fruit.\nName a colour."
-        args = [ORGANIZER_PASSWORD, "llama.cpp study", SOURCES[1], "all", prompts, None, METHODS, 1, 8, 0, "", "off"]
+        args = [ORGANIZER_PASSWORD, "llama.cpp study", SOURCES[1], "all", prompts, None, METHODS, 1, 8, "0", "", "off"]
         args += [next(iter(DESIGNS)), ["smollm2-135m"], organizer_models.SCORER_FIRST]
+        args += ["", 0, []]  # no rubric of its own (the 1-5 form), no attention items, no exclusion rule
         created = client.call(
             dep_by_trigger(client, "Create study and generate its outputs"), args, session_hash=session
         )

@@ -151,7 +151,7 @@ def panel_of(store: Store):
 
 def looks(values) -> list:
     """What the rater sees of the panel's values (session, progress, prompt, texts A and B, reasons,
-    note, status, vote row, question box, radios), less what belongs to the item on screen (the
+    note, status, vote row, question box, radios, item position), less what belongs to the item on screen (the
     session's item id, the numbers in the progress line, the prompt and the two texts)."""
     seen = []
     for k, v in enumerate(values):
@@ -159,6 +159,8 @@ def looks(values) -> list:
             continue
         if k == 1:
             v = re.sub(r"\d+", "N", str(v))  # the item's number and how many are judged so far
+        if type(v) is int:
+            v = "N"  # the item's position for the page's keyboard help: its number again
         if hasattr(v, "get_config") or hasattr(v, "visible"):
             v = tuple(getattr(v, a, None) for a in ("visible", "label", "value", "choices"))
         seen.append(v)

@@ -21,6 +21,7 @@ from arena import blind, clients, guessing, invites, pair_rating, sessions, stud
 from arena.store import Store
 from arena.studies import quick
 from common.errors import UserError
+from common.messages import english
 
 from ..i18n import language_of_request, t
 from ..safe import md_text
@@ -111,7 +112,7 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     if view is None:
         return RateView.of(None, message, sess, "Saved.")
     if view.guesses and view.item == sess["item"]:
-        return RateView.of(view, "Saved. One more question about this item, in place of the responses.", sess)
+        return RateView.of(view, english("rater_saved_one_more_question"), sess)
     return RateView.of(view, "Saved. Here is the next item.", sess)
 
 

@@ -20,6 +20,7 @@ import gradio as gr
 from arena import blind
 from arena.store import Store
 from common.errors import UserError
+from common.messages import english
 from common.rubric import MAX_DIMENSIONS, Dimension, Rubric
 
 from . import handlers as h
@@ -87,8 +88,15 @@ def n_outputs() -> int:
 def on_refresh(store: Store, code_text: Any, sess: Any, rubric_on: Any, request: gr.Request) -> list[Any]:
     """After the page shows an item: a study with its own rubric gets its questions (outputs: whether
     the rubric form is on, the 1-5 rows, the spare rows, the 1-5 Submit, this form's Submit)."""
-    # The code is checked as every rating handler checks it, so this endpoint answers nobody without one.
-    enrolment, sess = h.session_of(store, code_text, sess, request)
+    # The code is checked as every rating handler checks it, so this endpoint answers nobody without one;
+    # but a page with no code typed and no study open (a layout change on load) has nothing to lay out,
+    # and a toast there would be an error the visitor never caused.
+    try:
+        enrolment, sess = h.session_of(store, code_text, sess, request)
+    except UserError:
+        if str(code_text or "").strip() or (isinstance(sess, dict) and sess.get("study_id")):
+            raise
+        return [gr.skip()] * n_outputs()
     rubric = blind.study_rubric(store, sess["study_id"])
     if rubric is None or rubric.is_default:
         if not rubric_on:
@@ -125,7 +133,7 @@ def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *val
     if view is None:
         page = RateView.of(None, message, sess, "Saved.")
     elif view.guesses and view.item == sess["item"]:
-        page = RateView.of(view, "Saved. One more question about this item, in place of the responses.", sess)
+        page = RateView.of(view, english("rater_saved_one_more_question"), sess)
     else:
         page = RateView.of(view, "Saved. Here is the next item.", sess)
     return [*page.values(), *_values(rubric, view)]
