@@ -64,7 +64,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
 
     # Every run that serves the app (Compare, the trace) refuses the prompts of this store's studies.
     reserved.protect(lambda: store_for(ctx))
-    rate.install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Rate these blind" button
+    rate.install_quick_rate(ctx)  # before the Compare tab is built: it adds the "Send these to the Rate tab" button
     with gr.Blocks(title="Decoding Arena", delete_cache=DELETE_CACHE) as demo:
         # Two pages, and neither links to the other. "hidden", not False: Gradio renders no invisible
         # component, and the navbar's setting is read from the rendered one.

@@ -220,7 +220,10 @@ class Settings:
         minimum=0.1,
     )
     quick_studies_per_hour: int = _setting(
-        "ARENA_QUICK_STUDIES_PER_HOUR", 6, 'most "Rate these blind" quick studies per client per hour', minimum=0
+        "ARENA_QUICK_STUDIES_PER_HOUR",
+        6,
+        'most "Send these to the Rate tab" quick studies per client per hour',
+        minimum=0,
     )
     quick_study_hours: float = _setting(
         "ARENA_QUICK_STUDY_HOURS", 24.0, "hours a quick study lives before it is deleted", minimum=0

@@ -18,8 +18,8 @@ LANGUAGES: tuple[str, ...] = ("en", "zh")
 PAGE: dict[str, tuple[str, str]] = {
     "how_to_vote_guidelines": ("How to vote (guidelines)", "如何投票（评分指南）"),
     "pair_guidelines": (
-        "**Read both responses to the prompt, then vote once:**\n\n- **A is better** (key 1) or **B is better** (key 2): the one you would rather get, as a whole.\n- **Tie** (key 3): about equally good. **Both bad** (key 4): neither is acceptable.\n\nOptionally tick why, or write a word, before you vote: the vote saves and the next item comes.\nResponses are **cut off after a fixed number of tokens on purpose**: don't mark one down because it\nstops mid-sentence. Which method wrote which stays hidden, and the sides differ between items and\nraters. You can go back and change a vote.",
-        "**请读完针对提示词的两个回答，然后投一票：**\n\n- **A 更好**（按键 1）或 **B 更好**（按键 2）：整体上你更想要的那个。\n- **平局**（按键 3）：差不多一样好。**都不好**（按键 4）：两个都不可接受。\n\n投票前可以勾选理由或写几个字：投票即保存，并进入下一项。\n回答**按固定的词元数截断是有意为之**：不要因为某个回答在句中停止而扣分。哪个方法写了哪个回答是隐藏的，左右位置在不同条目和评分者之间也不同。你可以返回修改投票。",
+        "Responses are **cut off after a fixed number of tokens on purpose**: don't mark one down because it stops mid-sentence.\n\n**Read both responses to the prompt, then vote once:**\n\n- **A is better** (key 1) or **B is better** (key 2): the one you would rather get, as a whole.\n- **Tie** (key 3): about equally good. **Both bad** (key 4): neither is acceptable.\n\nOptionally tick why, or write a word, before you vote: the vote saves and the next item comes.\nWhich method wrote which stays hidden, and the sides differ between items and\nraters. You can go back and change a vote.",
+        "回答**按固定的词元数截断是有意为之**：不要因为某个回答在句中停止而扣分。\n\n**请读完针对提示词的两个回答，然后投一票：**\n\n- **A 更好**（按键 1）或 **B 更好**（按键 2）：整体上你更想要的那个。\n- **平局**（按键 3）：差不多一样好。**都不好**（按键 4）：两个都不可接受。\n\n投票前可以勾选理由或写几个字：投票即保存，并进入下一项。\n哪个方法写了哪个回答是隐藏的，左右位置在不同条目和评分者之间也不同。你可以返回修改投票。",
     ),
     "a_is_better_1": ("A is better (1)", "A 更好 (1)"),
     "b_is_better_2": ("B is better (2)", "B 更好 (2)"),
@@ -54,8 +54,8 @@ PAGE: dict[str, tuple[str, str]] = {
     "prompt": ("Prompt", "提示词"),
     "how_to_rate_guidelines": ("How to rate (guidelines)", "如何评分（评分指南）"),
     "rate_guidelines": (
-        "**Rate each response on its own, from 1 to 5, on three things:**\n\n- **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·\n  *3* mostly holds together, with a slip or two · *5* clear and consistent from start to end.\n- **Informativeness / creativity**: does it say something useful or interesting? *1* empty or\n  generic · *3* some substance · *5* specific, useful or genuinely inventive.\n- **Naturalness**: does it read like fluent human writing? *1* broken or robotic · *3* understandable\n  but awkward · *5* reads as if a fluent person wrote it.\n\nResponses are **cut off after a fixed number of tokens on purpose**: don't mark a response down\nbecause it stops mid-sentence. The order of the responses is random; which method wrote which stays\nhidden. You can go back and change a rating.\n",
-        "**请单独评价每条回答，按以下三个方面各打 1 到 5 分：**\n\n- **连贯性**：是否有逻辑、前后一致、切题？*1* 自相矛盾或跑题 · *3* 大体连贯，偶有疏漏 · *5* 从头到尾清晰一致。\n- **信息量 / 创造性**：是否说出了有用或有趣的内容？*1* 空洞或泛泛而谈 · *3* 有一些实质内容 · *5* 具体、有用或确有新意。\n- **自然度**：读起来是否像流畅的人写的？*1* 不通顺或机械 · *3* 能看懂但别扭 · *5* 像母语流利的人写的。\n\n回答**有意在固定的 token 数后截断**：不要因为回答在句子中间停下而扣分。回答的顺序是随机的；\n哪种方法写了哪条回答不会公开。你可以返回修改评分。\n",
+        "Responses are **cut off after a fixed number of tokens on purpose**: don't mark a response down because it stops mid-sentence.\n\n**Rate each response on its own, from 1 to 5, on three things:**\n\n- **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·\n  *3* mostly holds together, with a slip or two · *5* clear and consistent from start to end.\n- **Informativeness / creativity**: does it say something useful or interesting? *1* empty or\n  generic · *3* some substance · *5* specific, useful or genuinely inventive.\n- **Naturalness**: does it read like fluent human writing? *1* broken or robotic · *3* understandable\n  but awkward · *5* reads as if a fluent person wrote it.\n\nThe order of the responses is random; which method wrote which stays hidden. You can go back and\nchange a rating.\n",
+        "回答**有意在固定的 token 数后截断**：不要因为回答在句子中间停下而扣分。\n\n**请单独评价每条回答，按以下三个方面各打 1 到 5 分：**\n\n- **连贯性**：是否有逻辑、前后一致、切题？*1* 自相矛盾或跑题 · *3* 大体连贯，偶有疏漏 · *5* 从头到尾清晰一致。\n- **信息量 / 创造性**：是否说出了有用或有趣的内容？*1* 空洞或泛泛而谈 · *3* 有一些实质内容 · *5* 具体、有用或确有新意。\n- **自然度**：读起来是否像流畅的人写的？*1* 不通顺或机械 · *3* 能看懂但别扭 · *5* 像母语流利的人写的。\n\n回答的顺序是随机的；哪种方法写了哪条回答不会公开。你可以返回修改评分。\n",
     ),
     "can_t_judge": ("Can't judge", "无法判断"),
     "rate_keys": (
@@ -112,13 +112,23 @@ PAGE: dict[str, tuple[str, str]] = {
         "文章 003 的任务：每个输出都会自动检查（docs/tasks.md）",
     ),
     "methods": ("Methods", "方法"),
+    "the_article_s_methods": ("The article's methods", "文章中的方法"),
+    "more_methods": ("More methods", "更多方法"),
+    "compare_more_models": (
+        "More models: every method on each, in a grid",
+        "更多模型：每种方法在每个模型上运行，结果排成网格",
+    ),
+    "compare_more_methods_info": (
+        "Every other registered decoder; each has its own settings under Settings below",
+        "其他所有已注册的解码方法；各自的参数在下方“设置”中",
+    ),
     "article_presets": ("Article presets", "文章预设"),
     "creative": ("Creative", "创意"),
     "balanced": ("Balanced", "平衡"),
     "precise": ("Precise", "精确"),
     "run": ("Run", "运行"),
     "stop": ("Stop", "停止"),
-    "rate_these_blind": ("Rate these blind", "盲评这些输出"),
+    "send_these_to_the_rate_tab": ("Send these to the Rate tab", "把这些输出送去盲评页"),
     "settings": ("Settings", "设置"),
     "seed_torch_manualseed_before_each": (
         "Seed (torch.manual_seed before each method; empty = random)",
@@ -455,6 +465,18 @@ LINES: dict[str, tuple[str, str]] = {
     "rater_not_saved_yet": (
         "**Not saved yet**: {scored} of {needed} scored. Missing: {where}. Your scores are kept: fill in the marked rows and submit again.",
         "**尚未保存**：已打分 {scored} / {needed}。缺少：{where}。你的评分仍在：填好标出的行后再次提交。",
+    ),
+    "compare_estimate": (
+        "**About {when}** for {what} × up to {tokens} new tokens (measured here: {rate} tokens/s){guessed}",
+        "**约 {when}**：{what} × 最多 {tokens} 个新 token（本机实测：{rate} token/秒）{guessed}",
+    ),
+    "compare_estimate_guessed": (
+        "; {methods} not timed yet, counted at the slowest rate",
+        "；{methods} 尚未计时，按最慢的速度估算",
+    ),
+    "compare_estimate_unmeasured": (
+        "{what} × up to {tokens} new tokens: not timed on this machine yet (the first run measures it; beam search is the slowest)",
+        "{what} × 最多 {tokens} 个新 token：本机尚未计时（第一次运行会测量；束搜索最慢）",
     ),
     "rater_saved": ("Saved.", "已保存。"),
     "rater_saved_one_more_question": (

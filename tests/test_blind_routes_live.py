@@ -17,7 +17,7 @@ trusts no proxy.)
      one queued run per browser tab.
   4. The organizer is blind while a study is open: the export has no method, seed, settings or
      output id; the balance is pass/fail and reads the same before and after a rater opens an item.
-  5. "Rate these blind" works only for the tab that ran the Compare, once per run, a few per client
+  5. "Send these to the Rate tab" works only for the tab that ran the Compare, once per run, a few per client
      an hour; quick studies are not in the organizer's list and expire.
   6. Invite links become an HttpOnly cookie and a clean address; Referrer-Policy everywhere; the
      invite CSV comes in the organizer's answer, not as a file; no code in the app's log.
@@ -455,7 +455,7 @@ def test_route4_the_organizer_sees_no_method_per_rating_until_the_study_is_close
 def test_route5_rate_these_blind_is_for_the_tab_that_ran_the_compare(world):
     store = world["store"]
     me = behind_proxy(world, "198.51.100.60")
-    quick_rate = dep_by_trigger(me, "Rate these blind")
+    quick_rate = dep_by_trigger(me, "Send these to the Rate tab")
     before = {s.id for s in store.list_studies(kind="adhoc")}
     # A tab that ran nothing gets nothing (the API call of the attack in the issue).
     stranger = me.call(quick_rate, [PROMPT, False, None])

@@ -180,7 +180,7 @@ def test_the_compare_tab_runs_the_grid_on_two_models(dummy, monkeypatch, tmp_pat
     )
     for r in expected:
         assert frame.loc[frame["method"] == r.method, "gemma-3-270m"].item().startswith(r.text)
-    # the cells, named by system, for "Why this token?" and "Rate these blind"
+    # the cells, named by system, for "Why this token?" and "Send these to the Rate tab"
     assert [r.method for r in state["results"]] == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
     assert state["models"]["gemma-3-270m · BS-4"] == "gemma-3-270m" and state["grid"] == {"done": 4, "total": 4}
     assert list(_chart["value"].data[0].x) == [f"{m} · {r}" for m, r in zip(table["model"], table["method"])]
@@ -197,7 +197,7 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
     with gr.Blocks() as demo:
         compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
     run = next(f for f in demo.fns.values() if f.api_name == "compare")
-    stop = next(f for f in demo.fns.values() if f.fn.__name__ == "on_stop")
+    stop = next(f for f in demo.fns.values() if getattr(f.fn, "__name__", None) == "on_stop")
     values = [p.default for _, p in cform.param_keys()]
     request = SimpleNamespace(session_hash="stop-grid")
     updates = run.fn(request, PROMPT, METHODS, False, 5, 6, False, *values, ["smollm2-135m", "gemma-3-270m"])
@@ -214,7 +214,7 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
 
 
 def test_rate_these_blind_after_a_grid_rates_its_cells_as_systems(dummy, tmp_path):
-    """The grid's `last` state feeds "Rate these blind": each cell is a response, stored with the
+    """The grid's `last` state feeds "Send these to the Rate tab": each cell is a response, stored with the
     model that wrote it, shown as a letter, and revealed as "MODEL · METHOD" after the scores."""
     from arena import blind
     from arena.store import Store
@@ -278,12 +278,12 @@ def test_stop_before_a_run_starts_ends_it_when_its_turn_comes_and_a_new_run_forg
         compare.build(AppContext(model=lambda: stand_in("smollm2-135m"), extras={"store": store}))
     fns = list(demo.fns.values())
     run = next(f for f in fns if f.api_name == "compare")
-    stop = next(f for f in fns if f.fn.__name__ == "on_stop")
-    check = next(f for f in fns if f.fn.__name__ == "on_check")
+    stop = next(f for f in fns if getattr(f.fn, "__name__", None) == "on_stop")
+    check = next(f for f in fns if getattr(f.fn, "__name__", None) == "on_check")
     assert not stop.cancels  # the Stop click itself cancels no job
     cancelling = [f for f in fns if f.cancels]
     assert len(cancelling) == 1 and cancelling[0].fn is None  # the step after the guard
-    guard = next(f for f in fns if f.fn.__name__ == "unless_generating")
+    guard = next(f for f in fns if getattr(f.fn, "__name__", None) == "unless_generating")
     with pytest.raises(gr.Error):
         guard.fn(True)  # a generating run: the job cancel does not fire
     guard.fn(False)

@@ -63,7 +63,7 @@ COMPARE_MAIN = {
     "Article presets",
     "Run",
     "Stop",
-    "Rate these blind",
+    "Send these to the Rate tab",
     "Settings",
     "Timing",
     "Raw continuation (no chat template)",

@@ -175,7 +175,7 @@ def test_a_pairwise_study_opens_the_panel_and_votes(store):
 
 
 def test_compares_rate_these_blind_hands_a_quick_study_over(store, monkeypatch):
-    """The dummy engine runs Compare's methods; "Rate these blind" makes a quick study of them and the
+    """The dummy engine runs Compare's methods; "Send these to the Rate tab" makes a quick study of them and the
     Rate tab opens it from the hand-off, its letters in a secret order."""
     monkeypatch.setenv("ARENA_ENGINE", "dummy")
     lm = SimpleNamespace(name="dummy-model", context_length=2048)

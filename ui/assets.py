@@ -66,7 +66,7 @@ body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-ro
   #rate-responses { display: flex !important; flex-wrap: nowrap !important; overflow-x: auto;
                     scroll-snap-type: x mandatory; gap: 8px; }
   #rate-responses > .rate-slot { flex: 0 0 88% !important; min-width: 88% !important; scroll-snap-align: start; }
-  #rate-guide .prose { max-height: 4.6em; }
+  #rate-guide .prose { max-height: 5.3em; }  /* three lines: the cut-off note whole (issue 35) */
   #rate-pager { display: flex; gap: 6px; margin: 4px 0; }
   #rate-pager button { min-width: 44px; min-height: 36px; border: 1px solid var(--border-color-primary);
                        border-radius: 6px; background: var(--background-fill-secondary); font-weight: 600; }
@@ -244,20 +244,21 @@ document.addEventListener('keydown', function (e) {
     to.click();
   }, true);
 })();
-// The blind question (after Submit): keys 1-3 pick response A-C, 0 "Don't know", then on to the
-// next question or the Send button.
+// The blind question (after Submit, or after a pairwise vote): keys 1-3 pick response A-C (1-2 on a
+// pair), 0 "Don't know", then on to the next question or the Send button.
 document.addEventListener('keydown', function (e) {
   if (!/^[0-9]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
-  var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('#rate-guess fieldset');
+  var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('#rate-guess fieldset, #pair-guess fieldset');
   if (!fs) return;
+  var box = fs.closest('#rate-guess, #pair-guess');
   var inputs = Array.from(fs.querySelectorAll('input[type=radio]'));
   var target = e.key === '0' ? inputs[inputs.length - 1] : inputs[parseInt(e.key, 10) - 1];
   if (!target || (e.key !== '0' && target === inputs[inputs.length - 1])) return;
   e.preventDefault();
   target.click();
-  var groups = Array.from(document.querySelectorAll('#rate-guess fieldset')).filter(function (g) { return g.offsetParent !== null; });
+  var groups = Array.from(box.querySelectorAll('fieldset')).filter(function (g) { return g.offsetParent !== null; });
   var next = groups[groups.indexOf(fs) + 1];
-  var to = next ? (next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]')) : document.querySelector('#rate-guess-send');
+  var to = next ? (next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]')) : document.querySelector('#' + box.id + '-send');
   if (to) to.focus();
 });
 </script>

@@ -1,4 +1,4 @@
-"""Quick studies: "Rate these blind" on a Compare run, for the person who ran it.
+"""Quick studies: "Send these to the Rate tab" on a Compare run, for the person who ran it.
 
 A quick study is a one-item ad-hoc study (`quick_item`, kind "adhoc") of the Compare tab's finished
 results with one invite code (`create`), which goes only into the server-side state of the browser

@@ -1,4 +1,4 @@
-"""The Compare tab's "Rate these blind" hand-off, in a real browser: one click stores the current
+"""The Compare tab's "Send these to the Rate tab" hand-off, in a real browser: one click stores the current
 outputs as an ad-hoc study with an invite code for the requester, switches to the rating tab, fills
 the code box and shows them blind.
 
@@ -67,7 +67,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
                 prompt = gr.Textbox(value="Tell me about the sea.", label="Prompt")
                 raw = gr.Checkbox(value=False, label="Raw")
                 last = gr.State(results)
-                button = gr.Button("Rate these blind")
+                button = gr.Button("Send these to the Rate tab")
                 ctx.extras["quick_rate"](button, prompt, raw, last)
             with gr.Tab("Rate (blind)", id="rating"):
                 rate.build(ctx)
@@ -78,7 +78,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
         try:
             page.set_default_timeout(90_000)
             page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
-            page.get_by_role("button", name="Rate these blind").click()
+            page.get_by_role("button", name="Send these to the Rate tab").click()
             page.get_by_text("Item 1 of 1").wait_for()  # switched, and opened with the requester's fresh code
             page.get_by_text(re.compile(r"Rating as you \(quick rating\) in Quick rating")).wait_for()
             code = page.get_by_label("Invite code or link").input_value()
@@ -96,7 +96,7 @@ def test_rate_these_blind_opens_the_outputs_in_the_rating_tab(tmp_path, browser)
             assert len(store.ratings_frame(first_study)) == 3
             # a second click on the same run reopens the same quick study: one study per Compare run
             page.get_by_role("tab", name="Compare").click()
-            page.get_by_role("button", name="Rate these blind").click()
+            page.get_by_role("button", name="Send these to the Rate tab").click()
             page.get_by_text(re.compile(r"You have rated all 1 items")).wait_for()
             again = page.get_by_label("Invite code or link").input_value()
             assert again == code and invites.resolve(store, again).study_id == first_study

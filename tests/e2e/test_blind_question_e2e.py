@@ -82,3 +82,52 @@ def test_a_radio_group_is_one_tab_stop_with_arrows_inside(page, app):
     assert page.evaluate(
         "() => document.activeElement.closest('fieldset') === document.querySelectorAll('.rate-slot fieldset')[1]"
     )
+
+
+PAIR = ("BS-4", "TS-Temp")  # every pair holds the question's target, so every answer is stored
+
+
+def pairwise_guessing_study(app, token: str) -> tuple[object, int, str]:
+    store = db_store(app.workdir)
+    sid = store.create_study(
+        f"Pair question {token}", model="m", methods=list(PAIR), settings={m: {} for m in PAIR},
+        design="pairwise", guess_methods=["BS-4"], state="open",
+    )  # fmt: skip
+    iids = store.add_items(sid, [{"prompt": f"Pair prompt {k} {token}", "scenario": "seeded"} for k in range(3)])
+    for iid in iids:
+        for m in PAIR:
+            store.add_output(iid, m, 0, text=f"{m} wrote {iid} {token} " * 30, settings={}, seed=1, model="m",
+                             new_tokens=4)  # fmt: skip
+    return store, sid, invite(store, sid, f"pair-question-{token}")
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_the_pairwise_question_comes_first_with_focus_and_keys(browser, app, screen, artifacts_dir):
+    """Issue 35, item 2 on a pairwise study: after a vote the question stands above the pair, on the
+    first screen, the keyboard on its first choice; 2 answers B, Enter sends it and the next pair comes."""
+    width, height = SCREENS[screen]
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    page = context.new_page()
+    try:
+        token = secrets.token_hex(3)
+        store, sid, code = pairwise_guessing_study(app, token)
+        page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
+        expect(page.locator("#pair-progress")).to_contain_text("Item 1 of 3", timeout=90_000)
+        page.locator("#pair-vote-a").focus()
+        page.keyboard.press("1")  # A is better
+        question = page.locator("#pair-guess")
+        expect(question).to_be_visible(timeout=60_000)
+        page.wait_for_function("() => document.activeElement && document.activeElement.closest('#pair-guess')")
+        box = question.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + 120 <= height, box  # on the first screen
+        page.screenshot(path=str(artifacts_dir / f"e2e-pair-question-{screen}.png"))
+        page.keyboard.press("2")  # B
+        expect(question.locator("fieldset").filter(visible=True).first.get_by_label("B", exact=True)).to_be_checked()
+        expect(page.locator("#pair-guess-send")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.locator("#pair-progress")).to_contain_text("Item 2 of 3", timeout=60_000)
+        expect(question).to_be_hidden()
+        [guess] = store.guesses(sid)
+        assert guess.target_method == "BS-4" and guess.guessed_position == 1  # B, the second of the pair
+    finally:
+        context.close()

@@ -27,8 +27,10 @@ def test_the_grid_runs_two_methods_on_two_models(page, app, artifacts_dir):
     page.get_by_role("textbox", name="Prompt").fill("The harbour at dawn was")
     for name in ("BS-4", "TS-Tilted"):
         page.get_by_role("checkbox", name=name, exact=True).uncheck()
+    page.locator("#compare-more-methods").get_by_text("More methods", exact=True).click()  # Greedy is there
     for name in METHODS:
         page.get_by_role("checkbox", name=name, exact=True).check()
+    page.locator("#compare-more-models").get_by_text("More models", exact=False).first.click()
     models = page.locator("#compare-models")
     expect(models.get_by_role("checkbox", name=MODELS[0], exact=True)).to_be_checked()
     models.get_by_role("checkbox", name=MODELS[1], exact=True).check()

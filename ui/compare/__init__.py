@@ -75,11 +75,26 @@ def _prompt_column(c: SimpleNamespace) -> None:
 
 
 def _methods_column(ctx: AppContext, c: SimpleNamespace) -> None:
-    c.methods = gr.CheckboxGroup(choices=c.names, value=list(decoders.DEFAULT_METHODS), label="Methods")
-    c.models = gr.CheckboxGroup(
-        choices=c.model_names, value=[c.model_names[0]], label=compare_grid.MODELS_LABEL,
-        info=compare_grid.MODELS_INFO, visible=len(c.model_names) > 1, elem_id="compare-models",
-    )  # fmt: skip
+    # A newcomer sees the article's three methods and Run on the first screen; every other registered
+    # decoder is one click away under "More methods". The run reads `c.methods`, one hidden box of
+    # every method, which the two visible boxes fill: API callers keep sending one list of methods.
+    article = list(decoders.DEFAULT_METHODS)
+    c.methods = gr.CheckboxGroup(choices=c.names, value=article, label="Methods", visible=False)
+    c.article = gr.CheckboxGroup(
+        choices=article, value=article, label=english("the_article_s_methods"), elem_id="compare-methods"
+    )
+    others = [n for n in c.names if n not in article]
+    with gr.Accordion(english("more_methods"), open=False, elem_id="compare-more-methods"):
+        c.more = gr.CheckboxGroup(
+            choices=others, value=[], label=english("more_methods"), info=english("compare_more_methods_info"),
+            show_label=False,
+        )  # fmt: skip
+    grid_on = len(c.model_names) > 1
+    with gr.Accordion(english("compare_more_models"), open=False, visible=grid_on, elem_id="compare-more-models"):
+        c.models = gr.CheckboxGroup(
+            choices=c.model_names, value=[c.model_names[0]], label=compare_grid.MODELS_LABEL,
+            info=compare_grid.MODELS_INFO, visible=grid_on, elem_id="compare-models",
+        )  # fmt: skip
     c.preset = gr.Radio(
         choices=list(PRESETS), value=None, label="Article presets",
         info="Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8",
@@ -89,7 +104,8 @@ def _methods_column(ctx: AppContext, c: SimpleNamespace) -> None:
         c.run = gr.Button("Run", variant="primary", elem_id="compare-run")
         c.stop = gr.Button("Stop", variant="stop", elem_id="compare-stop")
         c.blind_run = gr.Button(quick_blind.BUTTON, elem_id="compare-run-blind")
-        c.rate = gr.Button("Rate these blind", visible=bool(ctx.extras.get("quick_rate")))
+        c.rate = gr.Button("Send these to the Rate tab", visible=bool(ctx.extras.get("quick_rate")))
+    c.estimate = gr.Markdown("", elem_id="compare-estimate")  # how long Run will take, before it starts
     c.status = gr.Markdown("", elem_id="compare-status")  # by Run, so a run is seen to start
 
 
@@ -128,13 +144,20 @@ def _outputs(c: SimpleNamespace, lm: Any) -> None:
     c.caveat = gr.Markdown(timing_caveat(lm.device), elem_id="compare-timing-caveat")
     gr.Markdown(f"*Memory columns:* {MEMORY_HELP}.")
     c.chart = gr.Plot(label="Latency and throughput", visible=False)
-    c.last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Rate these blind"
+    c.last = gr.State([])  # server-side: this session's last run (prompt, raw, results), for "Send these …"
 
 
 def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     private: dict[str, Any] = dict(api_visibility="private")
     boxes = list(c.boxes.values())
     c.methods.change(handler(h.on_methods, c.names), c.methods, list(c.columns.values()), **private)
+    # The two visible boxes fill the hidden one in the browser (a list of output values: one, a list); what
+    # else sets it (a preset) is shown in them.
+    for box in (c.article, c.more):
+        box.input(None, [c.article, c.more], c.methods, js="(a, b) => [[...a, ...b]]", **private)
+    split = handler(h.on_split, list(decoders.DEFAULT_METHODS))
+    c.methods.change(split, c.methods, [c.article, c.more], queue=False, show_progress="hidden", **private)
+    _wire_estimate(ctx, c)
     preset_outputs = [c.methods, c.preset_line, c.settings_box, *c.method_boxes.values(), *c.controls]
     c.preset.change(handler(h.on_preset, list(c.method_boxes)), [c.preset, c.methods], preset_outputs, **private)
     inputs = [c.prompt, c.methods, c.raw, c.seed, c.max_new, c.record, *c.controls]
@@ -158,7 +181,7 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     run_event.then(handler(h.on_checks, c.names), c.last, list(c.checks.values()), **private)
     token_view.build(ctx, c.last, run_event, partial(h.tokenizer_of, ctx.model, c.model_names))
     done = handler(h.on_done, ctx.model)
-    run_event.then(done, None, [c.run, c.caveat], **private)
+    run_event.then(done, None, [c.run, c.caveat], **private).then(**c.estimate_event)
     # "Run blind": the same run, checked and admitted the same way, with nothing naming a method sent.
     blind_event = (
         c.blind_run.click(check, inputs, [c.status, admitted, c.run], **gate)
@@ -170,11 +193,23 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
             **private,
         )
     )  # fmt: skip
-    blind_event.then(done, None, [c.run, c.caveat], **private)
+    blind_event.then(done, None, [c.run, c.caveat], **private).then(**c.estimate_event)
     shown = partial(h.shown, c.names)  # called by quick_blind, not by Gradio
     quick_blind.wire(ctx, c.blind_panel, blind_event, c.status, c.last, shown, [*boxes, c.timing, c.chart], c.run,
                      c.blind_run)  # fmt: skip
     _wire_stop_and_examples(ctx, c, run_event, blind_event)
+
+
+def _wire_estimate(ctx: AppContext, c: SimpleNamespace) -> None:
+    """The time line next to Run: on load, whenever methods, models or max_new_tokens change, and after
+    a run (which is when this machine's rates are measured)."""
+    c.estimate_event = dict(
+        fn=handler(h.on_estimate, c.model_names, c.models.visible), inputs=[c.methods, c.max_new, c.models],
+        outputs=c.estimate, queue=False, show_progress="hidden", api_visibility="private",
+    )  # fmt: skip
+    for box in (c.methods, c.max_new, c.models):
+        box.change(**c.estimate_event)
+    ctx.extras.setdefault("loaders", []).append((c.estimate_event["fn"], c.estimate_event["inputs"], [c.estimate]))
 
 
 def _wire_stop_and_examples(ctx: AppContext, c: SimpleNamespace, run_event: Any, blind_event: Any) -> None:

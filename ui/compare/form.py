@@ -11,6 +11,7 @@ import gradio as gr
 
 import decoders
 from arena import language
+from arena.prompts import clean_prompt
 from arena.requests import RunRequest, validate_request
 from arena.settings import current as current_settings
 from arena.studies import reserved
@@ -58,6 +59,7 @@ def refusal(lm: Any, prompt: Any, selected: Any, raw: Any, seed: Any, max_new: A
     """Why Run would be refused (bad settings, over the token cap, a prompt reserved for a study), as
     one line for the page; "" when it would run. The run itself checks again (API callers get an error)."""
     try:
+        clean_prompt(prompt or "")  # an empty prompt is one line by Run, not an error badge after the run started
         req = make_request(prompt, selected, raw, seed, max_new, values)
         reserved.admit(lm, req.prompt, req.raw)
     except UserError as exc:

@@ -21,9 +21,10 @@ from arena.runner import load_on_compute, stream_methods, stream_models
 from common.errors import UserError
 
 from .. import admission
-from ..i18n import reads, t
+from ..i18n import language_of_request, reads, t
 from . import grid as compare_grid
 from . import quick_blind
+from .estimate_line import estimate_line
 from .form import (
     RESERVED_PICKED,
     apply_preset,
@@ -58,6 +59,24 @@ Model = Callable[[], LoadedModel]
 def on_methods(names: list[str], selected: list[str]) -> list[Any]:
     """Each method's column shown when it is chosen."""
     return [gr.update(visible=n in (selected or [])) for n in names]
+
+
+def on_split(article: list[str], chosen: Any) -> tuple[list[str], list[str]]:
+    """The methods chosen (by a preset, say) shown in their two boxes: the article's three, and the
+    rest under "More methods"."""
+    chosen = list(chosen or [])
+    return [m for m in chosen if m in article], [m for m in chosen if m not in article]
+
+
+def on_estimate(model_names: list[str], grid_on: bool, request: gr.Request, selected: Any, max_new: Any,
+                chosen_models: Any) -> str:  # fmt: skip
+    """The time line next to Run for the methods, models and max_new_tokens on the form now."""
+    models = [m for m in model_names if m in (chosen_models or [])] if grid_on else []
+    try:
+        tokens = int(max_new)
+    except (TypeError, ValueError):
+        return ""
+    return estimate_line(list(selected or []), models or model_names[:1], tokens, language_of_request(request))
 
 
 def on_checks(names: list[str], state: Any) -> list[Any]:

@@ -95,7 +95,7 @@ def quick_line(store: Store) -> str:
         return "Unlocked."
     hours = current_settings().quick_study_hours
     return (
-        f'Unlocked. {n} quick rating{"s" if n != 1 else ""} from Compare ("Rate these blind") '
+        f'Unlocked. {n} quick rating{"s" if n != 1 else ""} from Compare ("Send these to the Rate tab") '
         f"{'are' if n != 1 else 'is'} not listed; each is deleted {hours:g} h after it was made."
     )
 

@@ -27,12 +27,14 @@ def guidelines_for(store: Store, study_id: int, default: str = DEFAULT_GUIDELINE
 
 def rubric_guidelines(rubric: Rubric) -> str:
     """The default guidelines for a study with its own questions: each question with its scale, what to
-    judge and its anchors, then the default's notes on cut-off responses and order."""
+    judge and its anchors, between the default's notes on cut-off responses (first) and order (last)."""
     items = [
         f"- **{md_text(d.name)}** ({d.scale_words})"
         + (f": {md_text(d.description)}" if d.description else "")
         + "".join(f" · *{p}* {md_text(t)}" for p, t in d.anchors)
         for d in rubric.dimensions
     ]
-    notes = DEFAULT_GUIDELINES[DEFAULT_GUIDELINES.index("Responses are") :]
-    return "**Rate each response on its own, on these questions:**\n\n" + "\n".join(items) + "\n\n" + notes
+    paragraphs = DEFAULT_GUIDELINES.strip().split("\n\n")
+    cut_off, order = paragraphs[0], paragraphs[-1]  # first, so a short box never hides it (issue 35)
+    head = "**Rate each response on its own, on these questions:**"
+    return f"{cut_off}\n\n{head}\n\n" + "\n".join(items) + f"\n\n{order}\n"

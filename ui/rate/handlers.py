@@ -210,7 +210,7 @@ def opened_or_line(store: Store, code: Any, lang: str, client: Any = None) -> tu
 
 
 def on_handoff(store: Store, handoff: Any, sess: Any, request: gr.Request) -> list[Any]:
-    """Compare's "Rate these blind": the quick study it made opens here (outputs: code, then `Opened`)."""
+    """Compare's "Send these to the Rate tab": the quick study it made opens here (outputs: code, then `Opened`)."""
     if not isinstance(handoff, dict) or "code" not in handoff:
         return [gr.update()] * (1 + n_opened())
     ok, shown = opened_or_line(store, handoff["code"], language_of_request(request))
@@ -236,7 +236,7 @@ def n_opened() -> int:
 def on_rate(
     store: Store, model: Callable[[], Any], request: gr.Request, prompt_text: Any, raw: Any, last_run: Any
 ) -> list[Any]:
-    """Compare's "Rate these blind": a quick study of the last run, handed to this tab (its code goes
+    """Compare's "Send these to the Rate tab": a quick study of the last run, handed to this tab (its code goes
     only to the session's server-side state). `last_run` is this browser tab's state: only the tab that
     ran the Compare has results there, and pressing again reopens the same quick study."""
     run = dict(last_run) if isinstance(last_run, dict) else {"prompt": prompt_text, "raw": raw, "results": last_run}

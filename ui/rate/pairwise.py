@@ -183,6 +183,12 @@ HOLD_VOTES_JS = "() => { for (const b of document.querySelectorAll('#pair-votes 
 FOCUS_JS = """
 () => {
   for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = false;
+  const question = document.querySelector('#pair-guess');
+  if (question && question.offsetParent !== null) {  // asked after this vote: keys 1, 2, 0 answer it
+    question.scrollIntoView({block: 'start'});
+    const choice = question.querySelector('fieldset input[type=radio]');
+    if (choice) { choice.focus({preventScroll: true}); return; }
+  }
   const box = document.querySelector('#pair-prompt');
   if (box) { box.scrollIntoView({block: 'start'}); }
   const first = document.querySelector('#pair-vote-a');
@@ -199,6 +205,15 @@ def build(store: Store, code: gr.Textbox) -> PairPanel:
         prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, elem_id="pair-prompt")
         with gr.Accordion("How to vote (guidelines)", open=False):
             guide = gr.Markdown(DEFAULT_PAIR_GUIDELINES, elem_id="pair-guide")
+        # The question after a vote stands above the pair, on the first screen, the keyboard on its
+        # first choice (FOCUS_JS); the pair stays below it to look at again.
+        with gr.Column(visible=False, elem_id="pair-guess") as guess_box:
+            gr.Markdown(GUESS_INTRO)
+            guess_radios = [
+                gr.Radio([*pair_rating.LABELS, guessing.DONT_KNOW], value=None, label="", visible=False)
+                for _ in range(ASKED_MAX)
+            ]
+            guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="pair-guess-send")
         with gr.Row(elem_id="pair-responses"):
             text_a = gr.HTML("", elem_id="pair-a")
             text_b = gr.HTML("", elem_id="pair-b")
@@ -207,13 +222,6 @@ def build(store: Store, code: gr.Textbox) -> PairPanel:
             [(v, k) for k, v in vote_store.REASONS.items()], label="Why (optional)", elem_id="pair-reasons"
         )
         note = gr.Textbox(label="Anything else about your choice (optional)", max_lines=2, elem_id="pair-note")
-        with gr.Column(visible=False, elem_id="pair-guess") as guess_box:
-            gr.Markdown(GUESS_INTRO)
-            guess_radios = [
-                gr.Radio([*pair_rating.LABELS, guessing.DONT_KNOW], value=None, label="", visible=False)
-                for _ in range(ASKED_MAX)
-            ]
-            guess_btn = gr.Button("Send answer and go on", variant="primary", elem_id="pair-guess-send")
         with gr.Row(elem_id="pair-votes") as vote_row:
             buttons = {
                 w: gr.Button(
