@@ -57,6 +57,10 @@ PAGE: dict[str, tuple[str, str]] = {
         "Responses are **cut off after a fixed number of tokens on purpose**: don't mark a response down because it stops mid-sentence.\n\n**Rate each response on its own, from 1 to 5, on three things:**\n\n- **Coherence**: is it logical, consistent and on topic? *1* contradicts itself or drifts off topic ·\n  *3* mostly holds together, with a slip or two · *5* clear and consistent from start to end.\n- **Informativeness / creativity**: does it say something useful or interesting? *1* empty or\n  generic · *3* some substance · *5* specific, useful or genuinely inventive.\n- **Naturalness**: does it read like fluent human writing? *1* broken or robotic · *3* understandable\n  but awkward · *5* reads as if a fluent person wrote it.\n\nThe order of the responses is random; which method wrote which stays hidden. You can go back and\nchange a rating.\n",
         "回答**有意在固定的 token 数后截断**：不要因为回答在句子中间停下而扣分。\n\n**请单独评价每条回答，按以下三个方面各打 1 到 5 分：**\n\n- **连贯性**：是否有逻辑、前后一致、切题？*1* 自相矛盾或跑题 · *3* 大体连贯，偶有疏漏 · *5* 从头到尾清晰一致。\n- **信息量 / 创造性**：是否说出了有用或有趣的内容？*1* 空洞或泛泛而谈 · *3* 有一些实质内容 · *5* 具体、有用或确有新意。\n- **自然度**：读起来是否像流畅的人写的？*1* 不通顺或机械 · *3* 能看懂但别扭 · *5* 像母语流利的人写的。\n\n回答的顺序是随机的；哪种方法写了哪条回答不会公开。你可以返回修改评分。\n",
     ),
+    "rate_keys_rubric": (
+        "Keys: a **digit** picks the button that shows it on the focused row and moves on (the next row, the next response, then Submit) · **0** can't judge where the scale has no 0 · a scale of more than ten points takes the **arrow keys** · **Ctrl+Enter** submits.",
+        "按键：**数字键** 选中当前行上显示该数字的按钮并跳到下一行（然后是下一条回答，最后是提交）· 量表没有 0 时 **0** 表示无法判断 · 超过十个分值的量表用 **方向键** · **Ctrl+Enter** 提交。",
+    ),
     "can_t_judge": ("Can't judge", "无法判断"),
     "rate_keys": (
         "Keys: **1–5** score the focused row and move on to the next (then the next response, then Submit) · **0** can't judge · **Ctrl+Enter** submits. Mark **Can't judge** when a dimension cannot be judged for a response (it counts as answered, not as a score).",
@@ -590,6 +594,13 @@ LINES: dict[str, tuple[str, str]] = {
         "Bradley–Terry ratings on the Elo scale (mean 1000; 400 points = 10:1 odds), 95% intervals over prompts and raters; a rank only where intervals separate; at equal length = with the length difference fitted.",
         "Bradley–Terry 评分，换算到 Elo 尺度（均值 1000；相差 400 分 = 10:1 的胜算），95% 区间同时考虑提示词和评分者的抽样；只有区间分开时才给出名次；“等长时”= 拟合了长度差异之后的评分。",
     ),
+    "present_per_method_caption_rubric": (
+        "Per method. Human scores: mean over prompts on each question's own scale (in its column) [95% CI]. ",
+        "每种方法。人工评分：各提示词上的平均分，按各问题自己的量表（见列名）[95% CI]。",
+    ),
+    "present_cut_at_top": ("cut at the scale’s top", "在量表上端截断"),
+    "present_cut_at_bottom": ("cut at the scale’s bottom", "在量表下端截断"),
+    "present_cut_at_both": ("cut at the scale’s bottom and top", "在量表两端截断"),
     "present_per_method_caption": (
         "Per method. Human scores: mean over prompts on 1–5 [95% CI]. ",
         "每种方法。人工评分：各提示词上的平均分，1–5 分 [95% CI]。",

@@ -291,3 +291,20 @@ def test_the_route_serves_chinese_to_a_chinese_browser_and_keeps_languages_apart
     assert "每种方法" in zh.text and "Per method" in en.text and forced.text == en.text
     assert zh.headers["content-language"] == "zh" and "Accept-Language" in zh.headers["vary"]
     assert client.get("/present?study=424242&lang=zh").status_code == 404
+
+
+def test_a_rubric_table_in_chinese_keeps_the_questions_and_says_where_an_interval_was_cut():
+    """Issue 34: /present in Chinese left a rubric's columns and the "cut at the scale's top" note in
+    English. The question stays in the organizer's words, with its scale; the note is translated."""
+    import pandas as pd
+
+    from common.rubric import Rubric
+    from evaluation import results as res
+    from ui import present
+
+    rubric = Rubric.from_dict({"dimensions": [{"name": "quality", "low": 1, "high": 10}]})
+    names = res.column_names(rubric)
+    table = pd.DataFrame([{"method": "BS-4", names["quality"]: "9.1 [7.0–10.0, cut at the scale’s top]"}])
+    zh = present.table_in_chinese(table, rubric)
+    assert list(zh.columns)[1] == "quality（1-10 分）↑"
+    assert zh.iloc[0, 1] == "9.1 [7.0–10.0, 在量表上端截断]"

@@ -137,3 +137,15 @@ def test_the_one_to_five_submit_cannot_answer_another_rubric(store):
     with pytest.raises(UserError, match="asks 2 question"):
         h.on_submit(store, request(), code, sess, *values)
     assert store.ratings_frame(sid).empty
+
+
+def test_the_key_help_speaks_of_the_studys_own_scales(store):
+    """Issue 34: the help line under the form said "1-5" on a 1-10 study; it now names digits and
+    the arrow keys there, and the 1-5 line stays on the default form (in the rater's language too)."""
+    _, code = study(store, RUBRIC)
+    keys = h.on_start(store, code, {}, request()).values()[-1]
+    assert keys["visible"] is True and "**digit**" in keys["value"] and "1–5" not in keys["value"]
+    _, plain = study(store, DEFAULT_RUBRIC)
+    zh = SimpleNamespace(headers={"accept-language": "zh-CN"}, client=SimpleNamespace(host="203.0.113.9"), cookies={})
+    assert "1–5" in h.on_start(store, plain, {}, request()).values()[-1]["value"]
+    assert h.on_start(store, plain, {}, zh).values()[-1]["value"].startswith("按键：**1–5**")

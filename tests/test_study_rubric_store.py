@@ -235,5 +235,8 @@ def test_the_worked_example_survey_imports_and_shows_on_results(tmp_path):
     page = present.page_html(present.study_view(store, study.id))
     assert "16 of 64 raters excluded by the rule set at creation" in page and 'id="sensitivity"' in page
     assert "quality (1-10)" in page
+    assert "on each question's own scale" in page and "on 1–5" not in page  # the caption (issue 34)
+    zh = present.page_html(present.study_view(store, study.id, "zh"), "zh")
+    assert "quality（1-10 分）↑" in zh and "按各问题自己的量表" in zh and "quality (1-10)" not in zh
     _, _, words = stats.diagnostics(store, study.id)  # the organizer reads every rater's flags in words
     assert "never applied by themselves" in words and words.count("failed an attention item") == 16

@@ -32,6 +32,7 @@ from arena.numbers import study_id as parse_study_id
 from arena.store import Store, get_store
 from common import messages
 from common.errors import UserError
+from common.rubric import Rubric
 from evaluation import results as res
 from evaluation import story
 from evaluation.pairwise_view import pairwise_view
@@ -145,12 +146,14 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         if len(r.summary)
         else pd.DataFrame()
     ).rename(columns=STUDY_RUN_TIMING)
+    default_scale = r.rubric.is_default
     return {
         "name": study.name,
         "study_id": int(study_id),
         "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, lang=lang, rubric=r.rubric),
         "agreement": story.agreement_words(r.agreement, lang=lang),
-        "table": table.rename(columns=COLUMNS_ZH) if lang == "zh" else table,
+        "table": table_in_chinese(table, r.rubric) if lang == "zh" else table,
+        "caption": "present_per_method_caption" if default_scale else "present_per_method_caption_rubric",
         "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
         "timing": timing_note(outputs, _loaded_model(), lang),
         "methods": list(r.summary["method"]) if len(r.summary) else [],
@@ -159,6 +162,26 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         "exclusion": view.get("exclusion") or [],
         "sensitivity": view.get("sensitivity"),
     }
+
+
+def table_in_chinese(table: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
+    """The table's Chinese: fixed column names from the table of messages, a rubric's questions kept in
+    the organizer's words with their scale, and an interval's note that it was cut at the scale's end."""
+    names = res.column_names(rubric)
+    own = {names[d.name]: f"{d.name}（{d.scale_words} 分）{res.HIGHER}" for d in rubric.dimensions}
+    own = {en: zh for en, zh in own.items() if en not in COLUMNS_ZH}
+    cuts = {messages.english(k): messages.text(k, "zh") for k in CUT_NOTES}
+
+    def cell(value: Any) -> Any:
+        if isinstance(value, str):
+            for en, zh in cuts.items():
+                value = value.replace(en, zh)
+        return value
+
+    return table.map(cell).rename(columns={**COLUMNS_ZH, **own})
+
+
+CUT_NOTES = ("present_cut_at_both", "present_cut_at_top", "present_cut_at_bottom")  # the longest first
 
 
 def _loaded_model():
@@ -183,7 +206,7 @@ th{word-break:keep-all;white-space:normal;hyphens:none;vertical-align:bottom} td
 """
 
 
-def _table_html(table: pd.DataFrame, lang: str = "en") -> str:
+def _table_html(table: pd.DataFrame, lang: str = "en", caption: str = "present_per_method_caption") -> str:
     if table.empty:
         return f"<p>{_w('present_no_numbers_yet', lang)}</p>"
     head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table.columns)
@@ -195,7 +218,7 @@ def _table_html(table: pd.DataFrame, lang: str = "en") -> str:
     )
     return (
         f'<div class="table-wrap" role="region" aria-label="{_w("per_method", lang)}" tabindex="0"><table>'
-        f'<caption class="note">{_w("present_per_method_caption", lang)}'
+        f'<caption class="note">{_w(caption, lang)}'
         f"{_w('present_higher_is_better', lang)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
@@ -288,7 +311,7 @@ def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
         f'<p id="agreement">{_e(view["agreement"])}</p>'
         + _blinding_html(view, lang)
         + _exclusion_html(view)
-        + f"<h2>{_w('per_method', lang)}</h2>{_table_html(view['table'], lang)}"
+        + f"<h2>{_w('per_method', lang)}</h2>{_table_html(view['table'], lang, view.get('caption', 'present_per_method_caption'))}"
         f'<p class="note">{_e(_w("present_help", lang))}</p>'
         f'<h2>{_w("present_charts", lang)}</h2><div class="charts">{charts}</div>'
         f'<h2>{_w("present_how_the_timing_was_measured", lang)}</h2><p class="note" id="timing">{_e(view["timing"])}</p>'

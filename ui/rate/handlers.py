@@ -21,7 +21,7 @@ from arena import blind, clients, guessing, invites, pair_rating, sessions, stud
 from arena.store import Store
 from arena.studies import quick
 from common.errors import UserError
-from common.messages import english
+from common.messages import english, text
 
 from ..i18n import language_of_request, t
 from ..safe import md_text
@@ -44,9 +44,11 @@ class Opened:
     rate: RateView
     pair: list[Any] = field(default_factory=pairwise.hide)
     form: bool = True  # the 1-5 form's submit row and key help shown
+    keys: str | None = None  # the key help for this study's form (a rubric's scales are not 1-5)
 
     def values(self) -> list[Any]:
-        return [self.who, *self.rate.laid_out(), *self.pair, *[gr.update(visible=self.form)] * 2]
+        keys = gr.update(visible=self.form) if self.keys is None else gr.update(visible=self.form, value=self.keys)
+        return [self.who, *self.rate.laid_out(), *self.pair, gr.update(visible=self.form), keys]
 
 
 def rater_line(enrolment: invites.Enrolment, store: Store, lang: str = "en") -> str:
@@ -61,7 +63,9 @@ def opened(store: Store, enrolment: invites.Enrolment, lang: str = "en") -> Open
     if pair_rating.is_pairwise(store.get_study(enrolment.study_id)):
         return Opened(who, RateView.of(None, "", start), pairwise.start(store, enrolment), form=False)
     view, message = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id)
-    return Opened(who, RateView.of(view, message, start))
+    rubric = blind.study_rubric(store, enrolment.study_id)
+    keys = text("rate_keys" if rubric is None or rubric.is_default else "rate_keys_rubric", lang)
+    return Opened(who, RateView.of(view, message, start), keys=keys)
 
 
 def _session(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
