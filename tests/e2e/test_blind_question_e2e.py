@@ -16,15 +16,16 @@ METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
 SCREENS = {"laptop": (1280, 800), "phone": (390, 844)}
 
 
-def guessing_study(app, token: str) -> tuple[object, int, str]:
+def guessing_study(app, token: str, methods=METHODS, n_items: int = 2, **design) -> tuple[object, int, str]:
+    """An open study asking the blind question about BS-4 (`design`: create_study's design arguments)."""
     store = db_store(app.workdir)
     sid = store.create_study(
-        f"Question {token}", model="m", methods=list(METHODS), settings={m: {} for m in METHODS},
-        guess_methods=["BS-4"],
+        f"Question {token}", model="m", methods=list(methods), settings={m: {} for m in methods},
+        guess_methods=["BS-4"], **design,
     )  # fmt: skip
-    iids = store.add_items(sid, [{"prompt": f"Question prompt {k} {token}", "scenario": "seeded"} for k in range(2)])
-    for iid in iids:
-        for m in METHODS:
+    prompts = [{"prompt": f"Question prompt {k} {token}", "scenario": "seeded"} for k in range(n_items)]
+    for iid in store.add_items(sid, prompts):
+        for m in methods:
             store.add_output(iid, m, 0, text=f"{m} wrote {iid} {token} " * 30, settings={}, seed=1, model="m",
                              new_tokens=4)  # fmt: skip
     return store, sid, invite(store, sid, f"question-{token}")
@@ -87,20 +88,6 @@ def test_a_radio_group_is_one_tab_stop_with_arrows_inside(page, app):
 PAIR = ("BS-4", "TS-Temp")  # every pair holds the question's target, so every answer is stored
 
 
-def pairwise_guessing_study(app, token: str) -> tuple[object, int, str]:
-    store = db_store(app.workdir)
-    sid = store.create_study(
-        f"Pair question {token}", model="m", methods=list(PAIR), settings={m: {} for m in PAIR},
-        design="pairwise", guess_methods=["BS-4"], state="open",
-    )  # fmt: skip
-    iids = store.add_items(sid, [{"prompt": f"Pair prompt {k} {token}", "scenario": "seeded"} for k in range(3)])
-    for iid in iids:
-        for m in PAIR:
-            store.add_output(iid, m, 0, text=f"{m} wrote {iid} {token} " * 30, settings={}, seed=1, model="m",
-                             new_tokens=4)  # fmt: skip
-    return store, sid, invite(store, sid, f"pair-question-{token}")
-
-
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_the_pairwise_question_comes_first_with_focus_and_keys(browser, app, screen, artifacts_dir):
     """Issue 35, item 2 on a pairwise study: after a vote the question stands above the pair, on the
@@ -110,7 +97,7 @@ def test_the_pairwise_question_comes_first_with_focus_and_keys(browser, app, scr
     page = context.new_page()
     try:
         token = secrets.token_hex(3)
-        store, sid, code = pairwise_guessing_study(app, token)
+        store, sid, code = guessing_study(app, token, PAIR, 3, design="pairwise", state="open")
         page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
         expect(page.locator("#pair-progress")).to_contain_text("Item 1 of 3", timeout=90_000)
         page.locator("#pair-vote-a").focus()

@@ -29,16 +29,13 @@ def pairwise_study(app, token: str, items: int) -> tuple[object, int, str]:
     return store, sid, invite(store, sid, f"vote-once-{token}")
 
 
-def test_a_second_tap_while_a_vote_saves_is_not_a_vote_on_the_next_pair(page, app, artifacts_dir):
-    token = secrets.token_hex(3)
-    store, sid, code = pairwise_study(app, token, items=2)
-    page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
-    expect(page.get_by_text("Item 1 of 2")).to_be_visible(timeout=90_000)
-
+def hold_first_join(page) -> tuple[list, list]:
+    """Queue joins from the page: the first waits in `held` until the test lets it go; any later one
+    goes through and is counted in `sent`."""
     held: list = []
     sent: list = []
 
-    def hold_first(route) -> None:  # the first vote waits here; anything after it goes through, counted
+    def hold_first(route) -> None:
         if held:
             sent.append(route)
             route.continue_()
@@ -46,6 +43,16 @@ def test_a_second_tap_while_a_vote_saves_is_not_a_vote_on_the_next_pair(page, ap
             held.append(route)
 
     page.route(re.compile(r".*/queue/join.*"), hold_first)
+    return held, sent
+
+
+def test_a_second_tap_while_a_vote_saves_is_not_a_vote_on_the_next_pair(page, app, artifacts_dir):
+    token = secrets.token_hex(3)
+    store, sid, code = pairwise_study(app, token, items=2)
+    page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
+    expect(page.get_by_text("Item 1 of 2")).to_be_visible(timeout=90_000)
+
+    held, sent = hold_first_join(page)
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("1")
     expect(page.locator("#pair-vote-b")).to_be_disabled()  # while the vote is on its way
@@ -77,17 +84,7 @@ def test_a_second_tap_on_submit_while_it_saves_sends_nothing(page, app):
     page.goto(f"{app.url}/?invite={code}", wait_until="domcontentloaded")
     expect(page.get_by_text("Item 1 of 2")).to_be_visible(timeout=90_000)
     score_all(page, page.locator("body"), 3, [4, 4, 4])
-    held: list = []
-    sent: list = []
-
-    def hold_first(route) -> None:
-        if held:
-            sent.append(route)
-            route.continue_()
-        else:
-            held.append(route)
-
-    page.route(re.compile(r".*/queue/join.*"), hold_first)
+    held, sent = hold_first_join(page)
     page.locator("#rate-submit").click()
     expect(page.locator("#rate-submit")).to_be_disabled()
     page.locator("#rate-submit").click(force=True)  # the second tap
