@@ -24,6 +24,8 @@ body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-next,
 body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-counter { display: none !important; }
 #rate-responses { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 12px; }
 #rate-responses > .rate-slot { min-width: 0; }
+/* a question or prompt brought to the top keeps a little room above it (no sub-pixel cut at the edge) */
+#rate-guess, #pair-guess, #rate-prompt, #pair-prompt { scroll-margin-top: 8px; }
 .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { flex-wrap: nowrap !important; }
 .rate-slot fieldset label { min-width: 2.4em; justify-content: center; }
 .rate-missing fieldset, fieldset.rate-missing { outline: 2px solid #b42318; outline-offset: 2px; border-radius: 6px; }
