@@ -4,8 +4,8 @@
    49,152-token and Gemma's 262,144-token vocabularies, batch 1, float32, and its ratio to TS-Temp's
    chain (temperature, top-k 50, top-p 0.95). Calls interleaved; the median of `--calls` per chain.
 2. End to end on the embedded model: time per generated token of each single-pass method over
-   TS-Temp's, both forced to generate exactly N tokens (min_new_tokens), trials interleaved, the
-   median of per-trial ratios. The target is 1.03 or less. Contrastive search and DoLa are not single
+   TS-Temp's, both forced to generate exactly N tokens (min_new_tokens), each method timed next to
+   its own TS-Temp run (order alternating, methods rotating per trial), the median of per-trial ratios. The target is 1.03 or less. Contrastive search and DoLa are not single
    passes (k candidate rows per step; every layer's head): their ratio is printed for information.
 
     python benchmarks/bench_samplers.py --calls 200 --trials 5 --max-new-tokens 32
@@ -93,10 +93,14 @@ def end_to_end(trials: int, n: int, methods: tuple[str, ...]) -> dict[str, dict[
     ratios: dict[str, list[float]] = {m: [] for m in methods}
     base_ms: list[float] = []
     for t in range(trials):
-        base = per_token_ms(lm, "TS-Temp", input_ids, n, t)
-        base_ms.append(base)
-        for m in methods:
-            ratios[m].append(per_token_ms(lm, m, input_ids, n, t) / base)
+        # Each method is timed right next to its own TS-Temp run (which comes first alternates by trial)
+        # and the methods' order rotates: on a shared host the speed drifts within a trial, and one
+        # TS-Temp run at its start charged that drift to whichever methods came last (DRY, Mirostat-v2).
+        for m in methods[t % len(methods) :] + methods[: t % len(methods)]:
+            pair = ("TS-Temp", m) if t % 2 == 0 else (m, "TS-Temp")
+            ms = {k: per_token_ms(lm, k, input_ids, n, t) for k in pair}
+            base_ms.append(ms["TS-Temp"])
+            ratios[m].append(ms[m] / ms["TS-Temp"])
     return {
         m: {"ratio_per_token": statistics.median(r), "ts_temp_ms_per_token": statistics.median(base_ms)}
         for m, r in ratios.items()
