@@ -31,14 +31,21 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from common.messages import text
 
-def _duration(seconds: float) -> str:
+
+def duration(seconds: float, lang: str = "en") -> str:
+    """A time as people read it, in `lang`: seconds below 90 s, minutes below 90 min, else hours.
+
+    >>> duration(40), duration(180), duration(3 * 3600), duration(180, "zh")
+    ('40 s', '3 min', '3.0 h', '3 分钟')
+    """
     seconds = max(0.0, seconds)
     if seconds < 90:
-        return f"{max(1, round(seconds))} s"
+        return text("duration_seconds", lang, n=max(1, round(seconds)))
     if seconds < 90 * 60:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
+        return text("duration_minutes", lang, n=round(seconds / 60))
+    return text("duration_hours", lang, n=f"{seconds / 3600:.1f}")
 
 
 def speed(tokens_per_s: float) -> str:
@@ -65,14 +72,14 @@ class Snapshot:
         """One line for a progress bar: "3 of 18 outputs · about 2 min left (41 tokens/s measured…)"."""
         head = f"{self.done} of {self.total} outputs"
         if self.done >= self.total:
-            took = f" · took {_duration(self.elapsed_s)}" if self.elapsed_s else ""
+            took = f" · took {duration(self.elapsed_s)}" if self.elapsed_s else ""
             return head + took + (f" at {speed(self.tokens_per_s)} tokens/s" if took and self.tokens_per_s else "")
         if self.seconds_left is None:
             return head + " · time left: measured once the first output is done"
         if self.from_prior:
-            return head + f" · about {_duration(self.seconds_left)} left (from earlier Compare runs; measured soon)"
+            return head + f" · about {duration(self.seconds_left)} left (from earlier Compare runs; measured soon)"
         return (
-            head + f" · about {_duration(self.seconds_left)} left "
+            head + f" · about {duration(self.seconds_left)} left "
             f"({speed(self.tokens_per_s or 0.0)} tokens/s measured on this run so far)"
         )
 

@@ -474,6 +474,11 @@ LINES: dict[str, tuple[str, str]] = {
         "**About {when}** for {what} × up to {tokens} new tokens (measured here: {rate} tokens/s){guessed}",
         "**约 {when}**：{what} × 最多 {tokens} 个新 token（本机实测：{rate} token/秒）{guessed}",
     ),
+    "compare_estimate_methods": ("{n} method{s}", "{n} 种方法"),
+    "compare_estimate_models": (" × {n} models", " × {n} 个模型"),
+    "duration_seconds": ("{n} s", "{n} 秒"),
+    "duration_minutes": ("{n} min", "{n} 分钟"),
+    "duration_hours": ("{n} h", "{n} 小时"),
     "compare_estimate_guessed": (
         "; {methods} not timed yet, counted at the slowest rate",
         "；{methods} 尚未计时，按最慢的速度估算",

@@ -12,20 +12,13 @@ import statistics
 from collections.abc import Sequence
 
 from arena import estimate
+from arena.eta import duration, speed
 from common.messages import text
 
 
 def _what(n_methods: int, n_models: int, lang: str) -> str:
-    if lang == "zh":
-        return f"{n_methods} 种方法" + (f" × {n_models} 个模型" if n_models > 1 else "")
-    what = f"{n_methods} method{'s' if n_methods != 1 else ''}"
-    return what + (f" × {n_models} models" if n_models > 1 else "")
-
-
-def _when(seconds: float, lang: str) -> str:
-    if seconds >= 90:
-        return f"{seconds / 60:.0f} 分钟" if lang == "zh" else f"{seconds / 60:.0f} min"
-    return f"{max(1, round(seconds))} 秒" if lang == "zh" else f"{max(1, round(seconds))} s"
+    what = text("compare_estimate_methods", lang, n=n_methods, s="s" if n_methods != 1 else "")
+    return what + (text("compare_estimate_models", lang, n=n_models) if n_models > 1 else "")
 
 
 def estimate_line(methods: Sequence[str], models: Sequence[str], max_new_tokens: int, lang: str = "en") -> str:
@@ -49,7 +42,7 @@ def estimate_line(methods: Sequence[str], models: Sequence[str], max_new_tokens:
         total += seconds or 0.0
         guessed |= set(methods) if not rates[model] else set(missing)
     note = text("compare_estimate_guessed", lang, methods=", ".join(sorted(guessed))) if guessed else ""
-    rate = f"{statistics.median(pooled):.1f}".removesuffix(".0")
     return text(
-        "compare_estimate", lang, when=_when(total, lang), what=what, tokens=max_new_tokens, rate=rate, guessed=note
-    )
+        "compare_estimate", lang, when=duration(total, lang), what=what, tokens=max_new_tokens,
+        rate=speed(statistics.median(pooled)), guessed=note,
+    )  # fmt: skip
