@@ -2,7 +2,7 @@
 independent statistician found on main: a pair whose item variance came out at 0 got the df of every
 cell (17 with 6 items x 3 raters) and a liberal test; with one rater giving 80% of the ratings the taste
 pre-test left the taste out and the headline was liberal; one prompt rated by many raters was "not
-testable". Each test here fails on the code before the fix."""
+testable". Each test here fails on the code before the fix, or on a simpler fix it replaced."""
 
 from __future__ import annotations
 
@@ -66,9 +66,9 @@ def test_one_rater_with_most_of_the_ratings_no_longer_makes_the_headline_liberal
             frame = sim.simulate(design, seed)
             pw, taste = hs.pairwise_analysis(frame)
             assert not taste.used and taste.lopsided
-            assert (pw["df"] <= frame["rater"].nunique() - 1 + 1e-9).all()  # capped at raters - 1
+            assert (pw["df"] == frame["rater"].nunique() - 1).all()  # a t on the rater means
             found += bool((pw["p_holm"] < 0.05).any())
-    assert found <= 2  # main: 16 of 16
+    assert found == 0  # main: 16 of 16; the first fix (pooled taste, df capped): 2
     lines = ha.analyse(sim.simulate(design, 1), mixed=False)["lines"]
     assert lines[0].startswith("One rater gave 80% of the ratings") and "intervals are wide" in lines[0]
 
@@ -78,18 +78,84 @@ def survey_frame(raters: int = 30, items: int = 1, seed: int = 4) -> pd.DataFram
     return sim.simulate(design.with_effect(0.8), seed)
 
 
-def test_with_one_dominant_rater_only_a_known_taste_gives_an_exact_test():
-    """Why that design stays conservative (benchmarks/bench_dominant_rater.py, docs/statistics.md):
-    with the taste known the same difference's test is near 0.05, with it left out it is liberal, and
-    the study's own estimate of the taste varies about as much as the taste could be. The app, which
-    must allow for a taste it cannot measure, stays below 0.05."""
+def test_with_one_dominant_rater_a_difference_counts_every_rater_once():
+    design = sd.DESIGNS["dominant"][1]
+    frame = sim.simulate(design, 11)
+    result = ha.analyse(frame, mixed=False)
+    pw, means = result["pairwise"], result["means"]
+    scores = frame.pivot_table(index=["rater", "item_id"], columns="method", values="coherence")
+    per_rater = (scores["A"] - scores["C"]).groupby(level="rater").mean().to_numpy()
+    row = pw[(pw["dimension"] == "coherence") & (pw["method_a"] == "A") & (pw["method_b"] == "C")].iloc[0]
+    assert row["mean_diff"] == pytest.approx(per_rater.mean()) and row["df"] == 4
+    # the spread of the rater means, plus what the items they share add (never less than the spread)
+    assert row["se"] ** 2 >= per_rater.var(ddof=1) / 5 - 1e-12
+    q = stats.t.ppf(0.975, 4)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (row["mean_diff"] - q * row["se"], row["mean_diff"] + q * row["se"])
+    )
+    # the means count every rater once too, so a difference of two means is the mean difference
+    m = means[means["dimension"] == "coherence"].set_index("method")
+    assert m.loc["A", "mean"] - m.loc["C", "mean"] == pytest.approx(row["mean_diff"]) and m.loc["A", "df"] == 4
+    assert any("counts every rater once" in line for line in result["lines"])
+
+
+def test_shared_item_bias_is_what_the_spread_of_rater_means_misses():
+    # rater 0 on items 0 and 1, rater 1 on item 0, rater 2 on item 2: by hand 3.5/9 - (2.5 - 3.5/3)/6 = 1/6
+    items, raters = np.array([0, 1, 0, 2]), np.array([0, 0, 1, 2])
+    assert crossed.shared_item_bias(items, raters) == pytest.approx(1 / 6)
+    # and by simulation: values that are only an item effect of variance 1
+    rng = np.random.default_rng(5)
+    u = rng.standard_normal((200_000, 3))[:, items]
+    means = np.stack([u[:, :2].mean(axis=1), u[:, 2], u[:, 3]], axis=1)
+    missed = means.mean(axis=1).var() - (means.var(axis=1, ddof=1) / 3).mean()
+    assert missed == pytest.approx(1 / 6, abs=0.01)
+    assert crossed.shared_item_bias(np.arange(4), raters) == pytest.approx(0.0)  # no item shared
+
+
+def test_with_one_dominant_rater_the_variance_is_unbiased_where_raters_share_items():
+    # 8 raters, one with 60% of the ratings: the others' items are also the dominant rater's, and the
+    # spread of rater means alone missed a fifth of the variance (single tests 0.067 on 2,000 studies)
+    design = replace(sd.DESIGNS["dominant"][1], raters=8, dominant=0.6, dimensions=("q",))
+    rng = np.random.default_rng(8)
+    est, var, spread = [], [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(1500):
+            y, i, r = hs.cube(sim.simulate(design, rng), "q").difference("A", "C")
+            fit = crossed.pair_fit(y, i, r)
+            e = crossed.by_rater(y, i, r, item_variance=fit.theta[0] if fit is not None else 0.0)
+            est.append(e.estimate)
+            var.append(e.se**2)
+            spread.append(e.components["rater means"] / e.n_raters)
+    truth = np.var(est)
+    print(f"\nVar over studies {truth:.4f}; mean estimate {np.mean(var):.4f}; spread alone {np.mean(spread):.4f}")
+    assert 0.9 <= np.mean(var) / truth <= 1.12
+    assert np.mean(spread) / truth < 0.92
+
+
+def test_with_one_dominant_rater_the_headline_family_is_never_liberal():
+    hits = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, design in {
+            "80%": sd.DESIGNS["dominant"][1],
+            "8 raters, 60%": replace(sd.DESIGNS["dominant"][1], raters=8, dominant=0.6),
+        }.items():
+            rng = np.random.default_rng(34)
+            hits[name] = np.mean([(hs.pairwise(sim.simulate(design, rng))["p_holm"] < 0.05).any() for _ in range(150)])
+    print(f"\nfamily false positives on 150 null studies each: {hits}")
+    assert all(rate <= 0.06 for rate in hits.values())  # 1,000 studies: docs/statistics.md
+
+
+def test_with_one_dominant_rater_leaving_the_taste_out_is_liberal_and_the_app_is_not():
+    """benchmarks/bench_dominant_rater.py on fewer studies: with a taste of SD 0.5 the test that leaves
+    it out (the earlier pre-test's choice when it found none) finds a "difference" in a third of null
+    studies; the app's count-every-rater-once test stays below 0.05."""
     from benchmarks.bench_dominant_rater import run
 
-    r = run(0.5, 80, seed=3)
-    assert r["ignored"] >= 0.2  # 0.354 on 1,000 studies
-    assert r["oracle"] <= 0.15  # 0.042 on 1,000 studies
-    assert r["app"] <= 0.05  # 0.012 on 1,000 studies
-    assert r["pooled_sd"] >= 0.5 * r["true_taste"]  # the data barely know the taste (0.363 against 0.368)
+    r = run(0.5, 100, seed=3)
+    assert r["ignored"] >= 0.2 and r["app"] <= 0.06
+    assert r["pooled_sd"] >= 0.5 * r["true_taste"]  # the data barely know the taste
 
 
 def test_one_prompt_many_raters_is_a_t_over_raters_for_these_prompts_only():

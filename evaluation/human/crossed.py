@@ -42,13 +42,14 @@ SCOPE_ALL = "items and raters"
 SCOPE_THESE = "these raters only"
 SCOPE_ITEMS = "these prompts only"
 TASTE_TEST_LEVEL = 0.25  # the pooled taste enters when its one-sided test gives p < this ("sometimes pool")
-# Where one rater carries more than half of a difference (a study in which one rater gave most of the
-# ratings), that rater's taste is most of the estimate's error, while the test of the taste sees it only
-# through the few items others also rated: it has little power, and leaving the taste out when it is
-# there made the headline liberal (one rater with 80% of the ratings: 0.07-0.10 false positives, all in
-# studies where the test left it out). There, when the taste is left out, the difference's df is capped
-# at raters - 1: the only measure of how far one rater's taste can lie from everybody's is the other
-# raters (docs/statistics.md, "One rater who gave most of the ratings").
+# Where one rater carries more than half of an estimate (a study in which one rater gave most of the
+# ratings), that rater's taste is most of the estimate's error, and the study barely measures it: the
+# other raters' few ratings see it through a handful of items (one rater with 80% of 20 items: the taste
+# estimate's SD over studies is as large as the taste could be). Leaving it out made the headline liberal
+# (0.07-0.10); allowing for it through the pooled component made it conservative (0.005), because that
+# estimate is biased up at the boundary. There the estimate is the mean over raters of each rater's own
+# mean (`by_rater`): every rater counts once, and the spread of those rater means (raters - 1 df) carries
+# the taste whatever its size (docs/statistics.md, "One rater who gave most of the ratings").
 LOPSIDED_SHARE = 0.5
 
 
@@ -77,6 +78,12 @@ class Estimate:
 def item_weights(items: np.ndarray) -> np.ndarray:
     """Weights of the mean over items of item means: 1 / (items x the item's cells)."""
     _, inverse, counts = np.unique(np.asarray(items), return_inverse=True, return_counts=True)
+    return 1.0 / (len(counts) * counts[inverse])
+
+
+def rater_weights(raters: np.ndarray) -> np.ndarray:
+    """Weights of the mean over raters of rater means: 1 / (raters x the rater's cells)."""
+    _, inverse, counts = np.unique(np.asarray(raters), return_inverse=True, return_counts=True)
     return 1.0 / (len(counts) * counts[inverse])
 
 
@@ -177,6 +184,8 @@ def _mean_with_source(
     base, done = _degenerate(y, items, raters, scope)
     if done is not None:
         return done, None
+    if scope == SCOPE_ALL and lopsided(items, raters):
+        return by_rater(y, items, raters, level), None
     est = float(item_weights(items) @ y)
     table = complete_table(y, items, raters)
     if table is not None:
@@ -461,6 +470,84 @@ def rater_share(items: np.ndarray, raters: np.ndarray) -> float:
     return float(np.bincount(codes, weights=item_weights(items)).max())
 
 
+def lopsided(items: np.ndarray, raters: np.ndarray) -> bool:
+    """Items and raters are both samples and one rater carries more than LOPSIDED_SHARE of the mean over
+    items of item means: the estimate is then `by_rater`'s."""
+    n_items, n_raters = len(np.unique(items)), len(np.unique(raters))
+    return scope_of(n_items, n_raters) == SCOPE_ALL and rater_share(items, raters) > LOPSIDED_SHARE
+
+
+def estimator_weights(items: np.ndarray, raters: np.ndarray) -> np.ndarray:
+    """Each cell's weight in its estimate: per rater where one rater carries most of it (`lopsided`),
+    else per item."""
+    return rater_weights(raters) if lopsided(items, raters) else item_weights(items)
+
+
+def shared_item_bias(items: np.ndarray, raters: np.ndarray) -> float:
+    """What the spread of rater means misses per unit of item variance: the part of Var(mean of rater
+    means) that items rated by several raters add, less what those shared items take out of the
+    spread's expectation. With A the raters x items matrix of each item's weight in each rater's mean
+    (1 / the rater's cells), M = A A', R raters: 1'M1 / R^2 - (tr M - 1'M1 / R) / (R (R - 1))."""
+    _, r = np.unique(np.asarray(raters), return_inverse=True)
+    _, i = np.unique(np.asarray(items), return_inverse=True)
+    n = np.bincount(r)
+    R = len(n)
+    A = np.zeros((R, int(i.max()) + 1))
+    np.add.at(A, (r, i), 1.0 / n[r])
+    total, trace = float(np.sum(A.sum(axis=0) ** 2)), float(np.sum(A**2))
+    return total / R**2 - (trace - total / R) / (R * (R - 1))
+
+
+def by_rater(
+    values: np.ndarray,
+    items: np.ndarray,
+    raters: np.ndarray,
+    level: float = 0.95,
+    item_variance: float | None = None,
+) -> Estimate:
+    """The mean over raters of each rater's mean over their cells, with a t interval from the spread of
+    those rater means (raters - 1 df): the estimator where one rater gave most of the ratings
+    (`lopsided`).
+
+    Every rater's mean has the same expectation, so their spread measures the error of their average,
+    each rater's taste included, with no taste variance to estimate: that is what a study with one
+    dominant rater cannot do (its estimate of the taste varies over studies as much as the taste could).
+    Raters who rated the same items are not independent, though: an item's own effect is in each of
+    their means, so the spread misses it, and the variance adds `item_variance` (the item component of
+    the crossed model, REML, >= 0) times `shared_item_bias`, which makes it unbiased under the model
+    (its share of the variance is about a quarter with one rater on 20 items and 4-12 on a few).
+
+    The t is conservative in its far tails when one rater mean is much more precise than the others
+    (that rater near the truth bounds |t|), so a family of such tests holds its level with room to
+    spare (docs/statistics.md, "One rater who gave most of the ratings"). Its price: the dominant rater's
+    many ratings count as one rater's, which is all they can say about raters in general.
+
+    Args:
+        values: one value per cell (a score, or a difference of two methods' scores).
+        items, raters: each cell's item and rater codes.
+        level: the interval's coverage.
+        item_variance: the item component of `values`; fitted by REML when not given.
+
+    Example:
+        >>> e = by_rater(np.array([1.0, 1.0, 1.0, 3.0, 2.0]), np.array([0, 1, 2, 3, 4]), np.array([0, 0, 0, 1, 2]))
+        >>> round(e.estimate, 3), e.df, round(e.se**2, 3)  # means 1, 3, 2: no item shared, var = 1 / 3
+        (2.0, 2.0, 0.333)
+    """
+    y, items, raters = np.asarray(values, dtype=float), np.asarray(items), np.asarray(raters)
+    base, done = _degenerate(y, items, raters, SCOPE_ALL)
+    if done is not None:
+        return done
+    _, codes = np.unique(raters, return_inverse=True)
+    means = np.bincount(codes, weights=y) / np.bincount(codes)
+    spread = float(means.var(ddof=1))
+    if item_variance is None:
+        fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": items, "rater": raters})
+        item_variance = fit.components.get("item", 0.0)
+    shared = max(float(item_variance), 0.0) * shared_item_bias(items, raters)
+    comps = {"rater means": spread, "item": max(float(item_variance), 0.0)}
+    return _finish(float(means.mean()), spread / len(means) + shared, len(means) - 1.0, level, base, comps)
+
+
 def pool_taste(fits: Sequence[PairFit], pieces: int, level: float = TASTE_TEST_LEVEL) -> Taste:
     """Average the unconstrained rater components of `fits` and test them against 0 (a Wald test
     with the SE at no taste)."""
@@ -508,8 +595,7 @@ def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
     """The difference's mean with its interval: the rater component at the pooled taste (0 when it
     did not enter), the pair's own item and residual components fitted given it (REML, the item
     component free to go below 0; on a complete table the closed form), Satterthwaite df over both
-    (capped at raters - 1 where one rater carries most of the difference and the taste is left out:
-    `lopsided_df`)."""
+    (where one rater carries most of the difference, `differences` uses `by_rater` instead)."""
     base, done = _degenerate(fit.y, fit.items, fit.raters, SCOPE_ALL)
     if done is not None:
         return done
@@ -522,7 +608,7 @@ def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
         X, w = np.ones((len(fit.y), 1)), item_weights(fit.items)
         var, df, refit = free_variance(fit.y, X, blocks, w, "item", {"rater": t_used}, {"rater": taste_var}, start)
         comps = {"item": float(refit.theta[0]), "rater (pooled taste)": t_used, "residual": float(refit.theta[2])}
-        return _finish(est, var, lopsided_df(df, fit, taste), level, base, comps)
+        return _finish(est, var, df, level, base, comps)
     I, R = fit.table.shape  # complete: every rater has the same share, never more than 1/3
     b_var, b_var_f, u, e = balanced_given_taste(np.array(fit.ms), I, R, t_used)
     var, var_f = float(b_var) + t_used / R, float(b_var_f) + taste_var / R**2
@@ -531,21 +617,14 @@ def pair_estimate(fit: PairFit, taste: Taste, level: float = 0.95) -> Estimate:
     return _finish(est, var, df, level, base, comps)
 
 
-def lopsided_df(df: float, fit: PairFit, taste: Taste) -> float:
-    """A difference's df, capped at raters - 1 where one rater carries more than LOPSIDED_SHARE of it
-    and the taste was left out (see LOPSIDED_SHARE)."""
-    if taste.used or not rater_share(fit.items, fit.raters) > LOPSIDED_SHARE:
-        return df
-    return min(df, len(np.unique(fit.raters)) - 1.0)
-
-
 def differences(
     cells: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], pieces: int, level: float = 0.95
 ) -> tuple[list[Estimate], Taste]:
     """Every difference of a study (each as (values, item codes, rater codes)), with the taste pooled
     over those where items and raters are both samples (`scope_of`); `pieces` = sum over
     dimensions of (methods - 1). Differences with 1-2 raters hold for these raters only, with 1-2
-    items for these prompts only."""
+    items for these prompts only; where one rater carries most of a difference it is `by_rater`'s
+    (the pooled taste is still estimated and reported, but enters none of them)."""
     fits: list[PairFit | None] = []
     for y, items, raters in cells:
         both = scope_of(len(np.unique(items)), len(np.unique(raters))) == SCOPE_ALL
@@ -555,5 +634,12 @@ def differences(
     for (y, items, raters), f in zip(cells, fits):
         # 1-2 raters: raters fixed; 1-2 items: items fixed, and a rater's taste is part of each
         # difference's own rater variation, estimated from the many raters such a survey has
-        out.append(crossed_mean(y, items, raters, level) if f is None else pair_estimate(f, taste, level))
+        if f is None:
+            out.append(crossed_mean(y, items, raters, level))
+        else:
+            out.append(
+                by_rater(y, items, raters, level, f.theta[0])
+                if lopsided(items, raters)
+                else pair_estimate(f, taste, level)
+            )
     return out, taste

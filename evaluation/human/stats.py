@@ -41,7 +41,7 @@ from common.rubric import DEFAULT_RUBRIC
 
 from . import crossed, reml
 from .columns import DIMENSIONS
-from .crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_ITEMS, SCOPE_THESE, Estimate, item_weights
+from .crossed import MIN_RANDOM_RATERS, SCOPE_ALL, SCOPE_ITEMS, SCOPE_THESE, Estimate, estimator_weights
 
 DEFAULT_SCALE: tuple[int, int] = (DEFAULT_RUBRIC.dimensions[0].low, DEFAULT_RUBRIC.dimensions[0].high)
 
@@ -310,6 +310,7 @@ class _Contrast:
     items: np.ndarray  # item code per cell
     raters: np.ndarray  # rater code per cell
     psi: np.ndarray  # influence per cell: w * (d - estimate)
+    weights: np.ndarray  # each cell's weight in the estimate (`crossed.estimator_weights`)
 
 
 def pairwise(
@@ -350,8 +351,8 @@ def pairwise_analysis(
     estimates, taste = crossed.differences(data, pieces, level)
     contrasts = []
     for (dim, a, b), (d, i, r), est in zip(keys, data, estimates):
-        psi = item_weights(i) * (d - est.estimate) if len(d) else d
-        contrasts.append(_Contrast(dim, a, b, est, i, r, psi))
+        w = estimator_weights(i, r) if len(d) else d
+        contrasts.append(_Contrast(dim, a, b, est, i, r, w * (d - est.estimate), w))
     adjusted, family = adjust_family(contrasts, adjust, seed)
     rows = []
     for k, con in enumerate(contrasts):
@@ -402,7 +403,8 @@ def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: i
     null from sign flips of the items where the items are the only sample in the fitted model (raters
     fixed, or the pooled taste left out, and no rater carrying most of a contrast: `max_t_flips`), from
     sign flips of the raters where the prompts are fixed, else from the model's covariance of the
-    estimates (`family_covariance`)."""
+    estimates (`family_covariance`). Where one rater carries most of a contrast (`by_rater`
+    estimates) the family is Holm's."""
     p = np.array([c.estimate.p_value for c in contrasts], dtype=float)
     ok = [int(k) for k in np.flatnonzero(np.isfinite(p))]
     out = [math.nan] * len(contrasts)
@@ -417,7 +419,11 @@ def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: i
         adj = holm_p
     elif scopes == {SCOPE_ITEMS}:  # the prompts fixed: the raters are the sample, their signs flip
         adj = max_t_flips(rater_contributions(chosen), p[ok], holm_p, seed=seed)
-    elif not any(_taste(c) > 0 for c in chosen) and not any(_lopsided(c) for c in chosen):
+    elif any(_lopsided(c) for c in chosen):
+        # rater-mean estimates (`by_rater`): a correlation estimated from 4-7 raters made max-T liberal
+        # (6 methods, one rater with 80%: 0.10), and Holm needs none
+        adj, family = holm_p, family_words(len(ok), n_dims, "holm")
+    elif not any(_taste(c) > 0 for c in chosen):
         adj = max_t_flips(item_contributions(chosen), p[ok], holm_p, seed=seed)
     else:
         adj = max_t_stepdown(p[ok], correlation(family_covariance(chosen)), holm_p, seed=seed)
@@ -427,10 +433,9 @@ def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: i
 
 
 def _lopsided(c: _Contrast) -> bool:
-    """One rater carries most of the contrast (`crossed.LOPSIDED_SHARE`): their taste, if any, is shared
-    by every item, so flipping the items' signs is no null for it; the p-values (df capped at raters - 1)
-    go through `max_t_stepdown` instead."""
-    return c.estimate.scope == SCOPE_ALL and crossed.rater_share(c.items, c.raters) > crossed.LOPSIDED_SHARE
+    """One rater carries most of the contrast (`crossed.lopsided`): its estimate is `by_rater`'s, whose
+    units are the raters, so flipping the items' signs is no null for it."""
+    return c.estimate.scope == SCOPE_ALL and crossed.lopsided(c.items, c.raters)
 
 
 def _taste(c: _Contrast) -> float:
@@ -445,7 +450,7 @@ def item_contributions(contrasts: Sequence[_Contrast]) -> np.ndarray:
     n_items = int(codes.max()) + 1 if len(codes) else 0
     X = np.zeros((n_items, len(contrasts)))
     for j, c in enumerate(contrasts):
-        np.add.at(X[:, j], c.items, c.psi + item_weights(c.items) * c.estimate.estimate)
+        np.add.at(X[:, j], c.items, c.psi + c.weights * c.estimate.estimate)
     return X[np.any(X != 0, axis=1)]
 
 
@@ -457,7 +462,7 @@ def rater_contributions(contrasts: Sequence[_Contrast]) -> np.ndarray:
     n_raters = int(codes.max()) + 1 if len(codes) else 0
     X = np.zeros((n_raters, len(contrasts)))
     for j, c in enumerate(contrasts):
-        np.add.at(X[:, j], c.raters, c.psi + item_weights(c.items) * c.estimate.estimate)
+        np.add.at(X[:, j], c.raters, c.psi + c.weights * c.estimate.estimate)
     return X[np.any(X != 0, axis=1)]
 
 
@@ -499,7 +504,7 @@ def family_covariance(contrasts: Sequence[_Contrast]) -> np.ndarray:
     if np.any(taste > 0):
         _, rater_code = np.unique(raters, return_inverse=True)
         weights = np.zeros((K, int(rater_code.max()) + 1))
-        w = np.concatenate([item_weights(c.items) for c in contrasts])
+        w = np.concatenate([c.weights for c in contrasts])
         np.add.at(weights, (k, rater_code), w)
         pattern = taste_pattern([(c.dimension, c.a, c.b) for c in contrasts])
         cov = cov + np.sqrt(np.outer(taste, taste)) / 2 * pattern * (weights @ weights.T)

@@ -207,15 +207,17 @@ def explain_taste(taste: Any, items_fixed: bool = False) -> str:
     if taste is None or not taste.n_pairs:
         return "Raters' own taste for a method: not estimable (needs 3+ raters on the same items)."
     p = taste.p_value
+    if getattr(taste, "lopsided", False):
+        return (
+            f"Raters' own taste for a method: one rater carries most of the differences, so the study can barely "
+            f"measure it (variance {taste.variance:.3f} per difference, one-sided p = {p:.2g}); each difference "
+            "counts every rater once instead (the mean of the raters' own mean differences), and its interval "
+            "comes from how much raters differ, their taste included (raters − 1 degrees of freedom)."
+        )
     if taste.used:
         return (
             f"Raters' own taste for a method: present (variance {taste.variance:.3f} per difference, one-sided p = "
             f"{p:.2g}); every pairwise interval includes it."
-        )
-    if getattr(taste, "lopsided", False):
-        return (
-            f"Raters' own taste for a method: not detected (p = {p:.2g}), but one rater carries most of the "
-            "differences and the test sees little of raters' taste: their degrees of freedom are capped at raters − 1."
         )
     return (
         f"Raters' own taste for a method: not detected (p = {p:.2g}); the pairwise intervals use the items' variation."
@@ -227,7 +229,7 @@ def explain_lopsided(share: float, n_raters: int) -> str:
     if not (np.isfinite(share) and share > 0.5 and n_raters >= 2):
         return ""
     return (
-        f"One rater gave {share:.0%} of the ratings: every result rests mostly on that one rater's taste, so the "
-        "intervals are wide (they speak for raters in general, and this study has little to say about them); "
-        "more raters with an even share would narrow them."
+        f"One rater gave {share:.0%} of the ratings: to speak for raters in general every rater counts once, "
+        f"that one's many ratings as much as each other rater's few ({n_raters} raters in all), so the intervals "
+        "are wide; more raters with an even share would narrow them."
     )
