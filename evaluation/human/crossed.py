@@ -515,7 +515,7 @@ def by_rater(
     Raters who rated the same items are not independent, though: an item's own effect is in each of
     their means, so the spread misses it, and the variance adds `item_variance` (the item component of
     the crossed model, REML, >= 0) times `shared_item_bias`, which makes it unbiased under the model
-    (its share of the variance is about a quarter with one rater on 20 items and 4-12 on a few).
+    (about a fifth of the variance with one rater on 20 items and 4-12 others on a few).
 
     The t is conservative in its far tails when one rater mean is much more precise than the others
     (that rater near the truth bounds |t|), so a family of such tests holds its level with room to
