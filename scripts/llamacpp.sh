@@ -23,7 +23,7 @@ NATIVE_OFF=""
 if grep -qw amx_tile /proc/cpuinfo 2>/dev/null; then
   NATIVE_OFF="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 fi
-key=$(CMAKE_ARGS="$CMAKE_ARGS $NATIVE_OFF" python - "$VERSION" <<'PY'
+key=$(CMAKE_ARGS="$CMAKE_ARGS${NATIVE_OFF:+ $NATIVE_OFF}" python - "$VERSION" <<'PY'
 import hashlib, os, platform, subprocess, sys
 try:
     flags = next(l for l in open("/proc/cpuinfo") if l.startswith(("flags", "Features")))
