@@ -57,6 +57,20 @@ def axe_problems(page, where: str) -> list[str]:
     return found
 
 
+def settled_axe_problems(page, where: str, tries: int = 10) -> list[str]:
+    """`axe_problems` once what it finds is stable: a run that finds any is repeated, a second apart, up
+    to `tries` times. Under load axe once read the Rate tab mid-fade (text at #989899, contrast 2.88, in
+    a clean-clone CI run; the same code passed the run before): a colour read during a transition goes
+    away on the next run, a real violation stays in every one."""
+    problems = axe_problems(page, where)
+    for _ in range(tries - 1):
+        if not problems:
+            break
+        page.wait_for_timeout(1000)
+        problems = axe_problems(page, where)
+    return problems
+
+
 def _excluded(page, rule: str, target: list) -> bool:
     sels = [sel for r, sel, _ in EXCLUDE if r == rule]
     if not sels or len(target) != 1 or not isinstance(target[0], str):
@@ -136,7 +150,7 @@ def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, a
             page.locator("#results-story").get_by_text("Presentation view").wait_for()
             page.locator(".js-plotly-plot").first.wait_for()
         page.wait_for_timeout(500)  # let Gradio finish its transitions before axe reads colours
-        problems += axe_problems(page, f"tab {label}")
+        problems += settled_axe_problems(page, f"tab {label}")
         if slug == "organizer":
             page.locator("#organizer-preview").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"{slug}.png"))
@@ -144,7 +158,7 @@ def test_axe_on_every_tab_and_the_stakeholder_page_with_screenshots(wide_page, a
     page.goto(f"{app.url}/present?study={sid}", wait_until="load")
     page.locator("#takeaway").wait_for()
     page.locator("figure.chart .main-svg").first.wait_for()
-    problems += axe_problems(page, "stakeholder page")
+    problems += settled_axe_problems(page, "stakeholder page")
     page.screenshot(path=str(SHOTS / "present.png"))
     page.locator("figure.chart").first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "present-charts.png"))
@@ -203,7 +217,7 @@ def test_axe_on_the_pairwise_page_on_a_phone(browser, app, artifacts_dir):
             box = page.locator(button).bounding_box()
             assert box is not None and box["y"] + box["height"] <= 844, (button, box)
         page.screenshot(path=str(artifacts_dir / "e2e-a11y-pairwise-phone.png"))
-        problems = axe_problems(page, "pairwise page at 390 px")
+        problems = settled_axe_problems(page, "pairwise page at 390 px")
         assert not problems, "\n".join(problems)
     finally:
         context.close()
