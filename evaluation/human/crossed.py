@@ -75,16 +75,20 @@ class Estimate:
     components: Mapping[str, float] = field(default_factory=dict)
 
 
-def item_weights(items: np.ndarray) -> np.ndarray:
-    """Weights of the mean over items of item means: 1 / (items x the item's cells)."""
-    _, inverse, counts = np.unique(np.asarray(items), return_inverse=True, return_counts=True)
+def _mean_of_means_weights(groups: np.ndarray) -> np.ndarray:
+    """Each cell's weight in the mean over groups of group means: 1 / (groups x the group's cells)."""
+    _, inverse, counts = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
     return 1.0 / (len(counts) * counts[inverse])
+
+
+def item_weights(items: np.ndarray) -> np.ndarray:
+    """Weights of the mean over items of item means."""
+    return _mean_of_means_weights(items)
 
 
 def rater_weights(raters: np.ndarray) -> np.ndarray:
-    """Weights of the mean over raters of rater means: 1 / (raters x the rater's cells)."""
-    _, inverse, counts = np.unique(np.asarray(raters), return_inverse=True, return_counts=True)
-    return 1.0 / (len(counts) * counts[inverse])
+    """Weights of the mean over raters of rater means (`by_rater`)."""
+    return _mean_of_means_weights(raters)
 
 
 def _finish(

@@ -435,7 +435,7 @@ def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: i
 def _lopsided(c: _Contrast) -> bool:
     """One rater carries most of the contrast (`crossed.lopsided`): its estimate is `by_rater`'s, whose
     units are the raters, so flipping the items' signs is no null for it."""
-    return c.estimate.scope == SCOPE_ALL and crossed.lopsided(c.items, c.raters)
+    return crossed.lopsided(c.items, c.raters)
 
 
 def _taste(c: _Contrast) -> float:
