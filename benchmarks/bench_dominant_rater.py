@@ -6,7 +6,7 @@ SD --taste on the latent scale) tests one difference, A - C on the first dimensi
 at alpha = 0.05 (single tests, no family) five ways:
 
 * the app: `stats.pairwise_analysis`, which there takes the mean over raters of each rater's mean
-  difference and a t on those rater means (`crossed.by_rater`, raters - 1 df);
+  difference and a t on those rater means (`crossed.by_rater`: its tails simulated for the study's layout);
 * pooled taste (the app before): the usual estimate over items, the rater component at the taste
   pooled over the study's pairs and dimensions where its pre-test kept it, else left out with the df
   capped at raters - 1;

@@ -48,8 +48,8 @@ TASTE_TEST_LEVEL = 0.25  # the pooled taste enters when its one-sided test gives
 # estimate's SD over studies is as large as the taste could be). Leaving it out made the headline liberal
 # (0.07-0.10); allowing for it through the pooled component made it conservative (0.005), because that
 # estimate is biased up at the boundary. There the estimate is the mean over raters of each rater's own
-# mean (`by_rater`): every rater counts once, and the spread of those rater means (raters - 1 df) carries
-# the taste whatever its size (docs/statistics.md, "One rater who gave most of the ratings").
+# mean (`by_rater`): every rater counts once, and the spread of those rater means carries the taste
+# whatever its size (docs/statistics.md, "One rater who gave most of the ratings").
 LOPSIDED_SHARE = 0.5
 
 
@@ -487,21 +487,6 @@ def estimator_weights(items: np.ndarray, raters: np.ndarray) -> np.ndarray:
     return rater_weights(raters) if lopsided(items, raters) else item_weights(items)
 
 
-def shared_item_bias(items: np.ndarray, raters: np.ndarray) -> float:
-    """What the spread of rater means misses per unit of item variance: the part of Var(mean of rater
-    means) that items rated by several raters add, less what those shared items take out of the
-    spread's expectation. With A the raters x items matrix of each item's weight in each rater's mean
-    (1 / the rater's cells), M = A A', R raters: 1'M1 / R^2 - (tr M - 1'M1 / R) / (R (R - 1))."""
-    _, r = np.unique(np.asarray(raters), return_inverse=True)
-    _, i = np.unique(np.asarray(items), return_inverse=True)
-    n = np.bincount(r)
-    R = len(n)
-    A = np.zeros((R, int(i.max()) + 1))
-    np.add.at(A, (r, i), 1.0 / n[r])
-    total, trace = float(np.sum(A.sum(axis=0) ** 2)), float(np.sum(A**2))
-    return total / R**2 - (trace - total / R) / (R * (R - 1))
-
-
 def by_rater(
     values: np.ndarray,
     items: np.ndarray,
@@ -509,9 +494,8 @@ def by_rater(
     level: float = 0.95,
     item_variance: float | None = None,
 ) -> Estimate:
-    """The mean over raters of each rater's mean over their cells, with a t interval from the spread of
-    those rater means (raters - 1 df): the estimator where one rater gave most of the ratings
-    (`lopsided`).
+    """The mean over raters of each rater's mean over their cells, with an interval from the spread of
+    those rater means: the estimator where one rater gave most of the ratings (`lopsided`).
 
     Every rater's mean has the same expectation, so their spread measures the error of their average,
     each rater's taste included, with no taste variance to estimate: that is what a study with one
@@ -521,10 +505,12 @@ def by_rater(
     the crossed model, REML, >= 0) times `shared_item_bias`, which makes it unbiased under the model
     (about a fifth of the variance with one rater on 20 items and 4-12 others on a few).
 
-    The t is conservative in its far tails when one rater mean is much more precise than the others
-    (that rater near the truth bounds |t|), so a family of such tests holds its level with room to
-    spare (docs/statistics.md, "One rater who gave most of the ratings"). Its price: the dominant rater's
-    many ratings count as one rater's, which is all they can say about raters in general.
+    The statistic t = mean / SE is not Student's t with raters - 1 df: one rater's mean is far more
+    precise than the others', sits near the truth and bounds |t| (one exact rater of five: |t| <= 4),
+    so t's tails are much thinner and a family of such tests held 0.009 instead of 0.05. Its p-value
+    and interval come from `rater_mean_reference` instead: t's distribution in studies of this very
+    layout simulated under the fitted model, the taste drawn from its estimate's uncertainty.
+    `df` reports raters - 1, the spread's degrees of freedom.
 
     Args:
         values: one value per cell (a score, or a difference of two methods' scores).
@@ -541,15 +527,116 @@ def by_rater(
     base, done = _degenerate(y, items, raters, SCOPE_ALL)
     if done is not None:
         return done
-    _, codes = np.unique(raters, return_inverse=True)
-    means = np.bincount(codes, weights=y) / np.bincount(codes)
+    layout = RaterLayout.of(items, raters)
+    means = np.bincount(layout.codes, weights=y) / layout.counts
     spread = float(means.var(ddof=1))
-    if item_variance is None:
-        fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": items, "rater": raters})
-        item_variance = fit.components.get("item", 0.0)
-    shared = max(float(item_variance), 0.0) * shared_item_bias(items, raters)
-    comps = {"rater means": spread, "item": max(float(item_variance), 0.0)}
-    return _finish(float(means.mean()), spread / len(means) + shared, len(means) - 1.0, level, base, comps)
+    fit = reml.fit_reml(y, np.ones((len(y), 1)), {"item": items, "rater": raters})
+    comps = fit.components
+    item = max(float(comps.get("item", 0.0) if item_variance is None else item_variance), 0.0)
+    var = spread / len(means) + item * layout.bias
+    est = float(means.mean())
+    out = {"rater means": spread, "item": item}
+    if not (np.isfinite(var) and var > 0):
+        return _finish(est, var, len(means) - 1.0, level, base, out)
+    taste, taste_se = comps.get("rater", 0.0), component_se(fit, "rater")
+    abs_t = rater_mean_reference(layout, item, taste, taste_se, comps.get("residual", 0.0))
+    se, t = math.sqrt(var), est / math.sqrt(var)
+    q = float(np.quantile(abs_t, level))
+    p = float((1 + np.count_nonzero(abs_t >= abs(t))) / (len(abs_t) + 1))
+    out.update({"rater (taste)": float(taste), "rater SE": taste_se})
+    return Estimate(est, se, len(means) - 1.0, est - q * se, est + q * se, t, p, "ok", components=out, **base)
+
+
+@dataclass(frozen=True)
+class RaterLayout:
+    """Who rated what, as `by_rater` sees it: each cell's rater code, every rater's cell count, the
+    raters x items matrix A of each item's weight in each rater's mean, and `shared_item_bias`."""
+
+    codes: np.ndarray
+    counts: np.ndarray
+    A: np.ndarray
+
+    @classmethod
+    def of(cls, items: np.ndarray, raters: np.ndarray) -> RaterLayout:
+        _, r = np.unique(np.asarray(raters), return_inverse=True)
+        _, i = np.unique(np.asarray(items), return_inverse=True)
+        n = np.bincount(r)
+        A = np.zeros((len(n), int(i.max()) + 1))
+        np.add.at(A, (r, i), 1.0 / n[r])
+        return cls(r, n, A)
+
+    @property
+    def bias(self) -> float:
+        R = len(self.counts)
+        total, trace = float(np.sum(self.A.sum(axis=0) ** 2)), float(np.sum(self.A**2))
+        return total / R**2 - (trace - total / R) / (R * (R - 1))
+
+
+def shared_item_bias(items: np.ndarray, raters: np.ndarray) -> float:
+    """What the spread of rater means misses per unit of item variance: the part of Var(mean of rater
+    means) that items rated by several raters add, less what those shared items take out of the
+    spread's expectation. With A the raters x items matrix of each item's weight in each rater's mean
+    (1 / the rater's cells), M = A A', R raters: 1'M1 / R^2 - (tr M - 1'M1 / R) / (R (R - 1))."""
+    return RaterLayout.of(items, raters).bias
+
+
+def component_se(fit: reml.Fit, name: str) -> float:
+    """The standard error of one variance component from the REML expected information (0 when the
+    component is not in the fit)."""
+    if name not in fit.names:
+        return 0.0
+    k = fit.names.index(name)
+    cov = np.linalg.pinv(fit.info)
+    return float(math.sqrt(max(cov[k, k], 0.0)))
+
+
+REFERENCE_DRAWS = 20_000  # simulated studies per reference: p resolves to 5e-5, a family of 45 needs 1e-3
+REFERENCE_SEED = 34  # fixed, so that the same ratings give the same p-values on every run
+
+
+def rater_mean_reference(
+    layout: RaterLayout,
+    item: float,
+    taste: float,
+    taste_se: float,
+    residual: float,
+    draws: int = REFERENCE_DRAWS,
+) -> np.ndarray:
+    """|t| of `by_rater`'s statistic in `draws` null studies of `layout` (the same raters on the same
+    items), simulated under the crossed model with the fitted components.
+
+    A rater's mean is d_r = taste_r + (A u)_r + e_r: taste ~ N(0, taste), the items' effects u ~ N(0, item)
+    shared through A, e_r ~ N(0, residual / cells_r). t = mean(d) / sqrt(var(d) / R + item x bias), as
+    `by_rater` computes it. The taste is what a study with one dominant rater barely measures, and a
+    reference at its point estimate alone (often 0) made a family of such tests liberal where the taste
+    is large (0.08 of null studies); each simulated study draws it instead from |N(taste, taste_se^2)|, a
+    size the study cannot tell from its estimate (folded, not cut at 0: an estimate of 0 does not show the
+    taste is 0, and a reference that took it as 0 half the time stayed liberal, 0.077 of null studies
+    with a taste of SD 1; folded 0.068). With every rater equally precise this is Student's t with R - 1 df.
+
+    Args:
+        layout: who rated what (`RaterLayout.of`).
+        item, taste, residual: the variance components (REML, >= 0); `taste` is the rater component, a
+            rater's taste for a difference, their severity for a method's mean.
+        taste_se: its standard error.
+        draws: simulated studies.
+
+    Example:
+        >>> layout = RaterLayout.of(np.arange(6), np.arange(6))  # six raters, one item each
+        >>> ref = rater_mean_reference(layout, 0.0, 0.0, 0.0, 1.0)
+        >>> round(float(np.quantile(ref, 0.95)), 1), round(float(stats.t.ppf(0.975, 5)), 1)
+        (2.6, 2.6)
+    """
+    rng = np.random.default_rng(REFERENCE_SEED)
+    R = len(layout.counts)
+    W = item * (layout.A @ layout.A.T) + residual * np.diag(1.0 / layout.counts)
+    vals, vecs = np.linalg.eigh(W)
+    root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+    tau = np.abs(taste + taste_se * rng.standard_normal(draws))
+    d = rng.standard_normal((draws, R)) @ root.T + np.sqrt(tau)[:, None] * rng.standard_normal((draws, R))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / R + item * layout.bias)
+    return np.sort(np.abs(np.nan_to_num(t, nan=np.inf)))  # a degenerate draw counts as extreme
 
 
 def pool_taste(fits: Sequence[PairFit], pieces: int, level: float = TASTE_TEST_LEVEL) -> Taste:

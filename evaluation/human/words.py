@@ -212,7 +212,8 @@ def explain_taste(taste: Any, items_fixed: bool = False) -> str:
             f"Raters' own taste for a method: one rater carries most of the differences, so the study can barely "
             f"measure it (variance {taste.variance:.3f} per difference, one-sided p = {p:.2g}); each difference "
             "counts every rater once instead (the mean of the raters' own mean differences), and its interval "
-            "comes from how much raters differ, their taste included (raters − 1 degrees of freedom)."
+            "comes from how much raters differ, their taste included (raters − 1 degrees of freedom; the tails "
+            "simulated for who rated what)."
         )
     if taste.used:
         return (
