@@ -14,11 +14,13 @@ if os.environ.get("SPACES_ZERO_GPU"):
 import gradio as gr
 from starlette.middleware import Middleware
 
-from arena import clients, compute, invites, llm, settings
+from arena import settings
+from arena.access import clients, invites
+from arena.model import compute, llm
 from arena.store import get_store
 from common.errors import UserError
 from common.messages import english
-from ui import AppContext, assets, i18n, join_gate, launch, store_for, web
+from ui import AppContext, assets, i18n, join_gate, launch, log_privacy, store_for, web
 
 # (tab label, tab id). Each tab is a module or package under ui/ (MODULES), imported only when built.
 TABS: list[tuple[str, str]] = [
@@ -60,7 +62,8 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
     ctx = ctx or AppContext()
     shown = MODES[app_mode()]
     from arena.studies import reserved  # late, as the tabs' modules: they read the settings main() installs
-    from ui import rate
+    from ui import api, rate
+    from ui.rate import footer as rate_footer
 
     # Every run that serves the app (Compare, the trace) refuses the prompts of this store's studies.
     reserved.protect(lambda: store_for(ctx))
@@ -78,6 +81,8 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
                 with gr.Tab(label, id=module):
                     importlib.import_module(MODULES.get(module, f"ui.{module}")).build(ctx)
         _add_loaders(demo, ctx)
+        # The Python API (ui/api/): named endpoints over the tabs' handlers, declared once for both pages.
+        api.build(ctx, shown)
     # An invited rater's page: the rating tab alone, in every mode (ui/web.py sends invite links here).
     rater_ctx = AppContext(model=ctx.model, organizer_password=ctx.organizer_password)
     rater_ctx.extras["store"] = store_for(ctx)
@@ -85,10 +90,7 @@ def build_app(ctx: AppContext | None = None) -> gr.Blocks:
         gr.Navbar(visible="hidden", main_page_name=False)  # type: ignore[arg-type]
         gr.Markdown(HEADER)
         rate.build(rater_ctx)
-        with gr.Row(elem_id="rate-signout"):
-            gr.Markdown(english("rate_page_signout"))
-            # A same-origin POST (ui/web.py): no link on another site can sign a rater out.
-            gr.Button("Leave this study on this browser", size="sm", variant="secondary").click(None, js=web.SIGNOUT_JS)
+        rate_footer.build(rater_ctx)  # how this browser got in (invite link or Hugging Face), how to leave
         _add_loaders(demo, rater_ctx)
     i18n.translate(demo)  # English and Chinese, by the browser's language (ui/i18n.py)
     return demo
@@ -109,6 +111,7 @@ def status_update_rate() -> str | float:
 
 
 def main(argv: list[str] | None = None) -> None:
+    log_privacy.install()  # before the log's handler takes sys.stderr
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:  # flags over environment, read once; every module asks arena.settings.current() from here on
         config = settings.load(sys.argv[1:] if argv is None else argv, os.environ)
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/clients.py only
+    settings.keep_forwarded_headers_from_uvicorn()  # clients are read by arena/access/clients.py only
     from arena import engines  # late, as the tabs' modules: importing the engines reads the settings installed above
 
     # Before the model's load, which takes a while: the port, and a store that cannot take a rating.
@@ -149,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         fail_on(launch.start_failure(exc, config.host, config.port))
     logging.getLogger("arena").info("serving on http://%s:%s", config.host, config.port)  # tests wait for this line
     # The model's work runs here, on the thread that loaded it, not on Gradio's worker threads: on a
-    # CPU a second OpenMP team halves decoding speed (arena/compute.py).
+    # CPU a second OpenMP team halves decoding speed (arena/model/compute.py).
     try:
         compute.serve_forever()
     except KeyboardInterrupt:
@@ -175,12 +178,27 @@ def fail_on(problem: str | None) -> None:
         raise SystemExit(2)
 
 
+def app_kwargs() -> dict:
+    """What the app adds to Gradio's FastAPI app: its own routes and, first, the gate on every route."""
+    from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
+
+    return {
+        "routes": present_routes() + web.routes(),
+        # The gate first: a flood is refused before anything else reads it (ui/join_gate.py; which
+        # door each route is: ui/doors.py).
+        "middleware": [Middleware(join_gate.JoinGateMiddleware), Middleware(web.ArenaMiddleware)],
+    }
+
+
 def serve(demo: gr.Blocks, config: settings.Settings, status_rate: str | float) -> None:
     """Open the port and start serving in the background; Gradio's hasty start checks replaced (ui/launch.py)."""
     from ui import a11y  # contrast fixes for Gradio's default theme (axe-core, tests/e2e/test_a11y_e2e.py)
-    from ui.present import routes as present_routes  # /present?study=N, the stakeholder page
 
-    queued = demo.queue(default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE)
+    # api_open=False: a queued handler runs through the queue only (its per-client pending cap and
+    # concurrency hold); `/gradio_api/run` keeps the page's queue=False handlers (ui/doors.py).
+    queued = demo.queue(
+        default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE, api_open=False
+    )
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     with launch.patient_checks():
@@ -190,14 +208,10 @@ def serve(demo: gr.Blocks, config: settings.Settings, status_rate: str | float) 
             run_history=False,
             state_session_capacity=join_gate.SESSION_CAPACITY,
             max_file_size=MAX_FILE_SIZE,
-            css=assets.CSS + a11y.CSS,
+            css=assets.shipped_css(assets.CSS, a11y.CSS),
             head=assets.HEAD,
             i18n=i18n.I18N,
-            app_kwargs={
-                "routes": present_routes() + web.routes(),
-                # The gate first: a flood is refused before anything else reads it (ui/join_gate.py).
-                "middleware": [Middleware(join_gate.JoinGateMiddleware), Middleware(web.ArenaMiddleware)],
-            },
+            app_kwargs=app_kwargs(),
             prevent_thread_lock=True,
         )
 

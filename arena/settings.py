@@ -23,9 +23,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.inputs.numbers import whole_number
 from common.errors import UserError
-
-from .numbers import whole_number
 
 
 class SettingError(UserError):
@@ -47,6 +46,18 @@ def _status_update_rate(raw: str, where: str) -> str | float:
         value = math.nan
     if not value > 0 or math.isinf(value):
         raise SettingError(f"{where} must be 'auto' or seconds > 0, not {raw!r}")
+    return value
+
+
+def _delay_s(raw: str, where: str) -> float:
+    """Seconds >= 0 (blank: 0)."""
+    text = raw.strip()
+    try:
+        value = float(text) if text else 0.0
+    except ValueError:
+        value = math.nan
+    if not value >= 0 or math.isinf(value):
+        raise SettingError(f"{where} must be seconds >= 0, not {raw!r}")
     return value
 
 
@@ -115,10 +126,9 @@ class Settings:
     )
     compile: str = _setting(
         "ARENA_COMPILE",
-        "",
-        "`1`/`true`/`yes`/`on`: on CUDA, let `generate` torch.compile the "
-        "forward pass (static KV cache; tens of seconds per new shape)",
-        shown_default="off",
+        "auto",
+        "compiled decode: `auto` (on a CUDA GPU that stays up, not ZeroGPU: compiled at start in the "
+        "background, eager until ready, kept in the cache folder), `1` (anywhere, CPU included), `0` (never)",
     )
     engine: str = _setting(
         "ARENA_ENGINE",
@@ -127,6 +137,13 @@ class Settings:
         "`vllm` (see [docs/engines.md](docs/engines.md)) or `dummy` (fake text and timing, for tests)",
         flag="--engine",
         choices=ENGINES,
+    )
+    dummy_token_delay_s: float = _setting(
+        "ARENA_DUMMY_TOKEN_DELAY",
+        0.0,
+        "dummy engine: seconds each fake token takes, every method's (real waiting, timed as such: tests of "
+        "streaming, Stop, progress and a busy queue without a model's CPU)",
+        parse=_delay_s,
     )
     vllm_url: str = _setting("ARENA_VLLM_URL", "http://127.0.0.1:8000", "the vLLM server's address")
     vllm_servers: str = _setting(
@@ -209,7 +226,8 @@ class Settings:
     joins_per_second: float = _setting(
         "ARENA_JOINS_PER_SECOND",
         8.0,
-        "requests one client may send to the queue a second, sustained (five seconds' worth at once)",
+        "handler runs one client may start a second, sustained (five seconds' worth at once); its other requests "
+        "take a fraction of one (a page or a stream half, a small answer a quarter, a shipped file a tenth)",
         minimum=0.1,
     )
     sessions_per_minute: float = _setting(
@@ -218,6 +236,14 @@ class Settings:
         "new browser sessions (page loads) one client may open a minute (a third of that at once); each costs "
         "the server ~90 ms and 1.7 MB",
         minimum=0.1,
+    )
+    pages_per_client: int = _setting(
+        "ARENA_PAGES_PER_CLIENT",
+        1,
+        "pages (a page, the app's config, the API's description, /present) one client may have in the making at "
+        "once; a few more wait their turn (after a rest of 3x the last build, so a flood builds pages at most a "
+        "quarter of the time), the rest are refused at once (each copies the app's config: several MB)",
+        minimum=1,
     )
     quick_studies_per_hour: int = _setting(
         "ARENA_QUICK_STUDIES_PER_HOUR",
@@ -234,9 +260,19 @@ class Settings:
         "public address used in invite links (the studies CLI's `--base-url` wins)",
         shown_default="relative links",
     )
+    hf_mock_user: str = _setting(
+        "ARENA_HF_MOCK_USER",
+        "",
+        "off a Space: turns on a mocked Hugging Face sign-in for raters, signing in as this username "
+        "(`NAME` or `NAME@ORG1+ORG2`; tests and trials only: anyone may sign in as anyone; ignored on a Space)",
+        shown_default="unset: no sign-in off a Space",
+    )
     # -- set by the platform, not by you -----------------------------------------------------------
     spaces_zero_gpu: str = _setting("SPACES_ZERO_GPU", "", "set by Hugging Face on a ZeroGPU Space")
     space_id: str = _setting("SPACE_ID", "", "set by Hugging Face on any Space")
+    oauth_client_id: str = _setting(
+        "OAUTH_CLIENT_ID", "", "set by Hugging Face on a Space with `hf_oauth: true`: raters may sign in"
+    )
     nvidia_visible_devices: str = _setting(
         "NVIDIA_VISIBLE_DEVICES", "", "set by the NVIDIA container runtime: a GPU is there even if torch cannot use it"
     )
@@ -362,8 +398,19 @@ def override(**changes: Any) -> Iterator[Settings]:
 def keep_forwarded_headers_from_uvicorn() -> None:
     """uvicorn rewrites a request's client from `X-Forwarded-For` on its own when the peer is in
     `FORWARDED_ALLOW_IPS` (default: loopback). The app reads that header from the proxies in
-    ARENA_TRUSTED_PROXIES only (arena/clients.py), so app.py has uvicorn trust nobody."""
+    ARENA_TRUSTED_PROXIES only (arena/access/clients.py), so app.py has uvicorn trust nobody."""
     os.environ["FORWARDED_ALLOW_IPS"] = ""
+
+
+def point_inductor_cache(folder: str, torch_default: str) -> str:
+    """Where torch's inductor keeps compiled kernels (arena/engines/local/compiled.py): the
+    operator's `TORCHINDUCTOR_CACHE_DIR`, else `folder`, in the app's cache folder. torch writes its
+    own default (`torch_default`) into the variable at first use, so that value counts as unset."""
+    given = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if given and os.path.abspath(given) != os.path.abspath(torch_default):
+        return given
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    return folder
 
 
 # -- the README's table -----------------------------------------------------------------------------

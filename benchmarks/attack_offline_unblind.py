@@ -35,12 +35,15 @@ from pathlib import Path
 import torch
 from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
-from arena import blind, invites, studies
+from arena import studies
+from arena.access import invites
 from arena.engines.local.inputs import plan_for
-from arena.llm import get_default_model
-from arena.prompts import SCENARIOS, PromptSpec, encode_prompt
-from arena.requests import DEFAULT_MAX_NEW_TOKENS, RunRequest
-from arena.runner import run_methods
+from arena.inputs.prompts import SCENARIOS, PromptSpec, encode_prompt
+from arena.model.llm import get_default_model
+from arena.rating import blind
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import DEFAULT_MAX_NEW_TOKENS, RunRequest
+from arena.runs.runner import run_methods
 from arena.store import Store
 from evaluation import form_cues
 
@@ -142,7 +145,7 @@ def main() -> int:
     store = Store(f"sqlite:///{folder / 'arena.db'}")
     prompts = study_prompts(args.items)
     sid = studies.create_study(
-        store, "Offline attack study", prompts, max_new_tokens=args.max_new_tokens, model=lm.name, lm=lm
+        store, StudySpec("Offline attack study", prompts, max_new_tokens=args.max_new_tokens), model=lm.name, lm=lm
     )
     report = studies.generate_study(
         store,

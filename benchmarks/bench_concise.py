@@ -51,9 +51,9 @@ from transformers import SequenceBiasLogitsProcessor, TemperatureLogitsWarper, T
 
 from arena.engines.local import batching
 from arena.engines.local.inputs import encode_ids, plan_for
-from arena.llm import load_model
-from arena.prompts import SCENARIOS
-from arena.requests import RunRequest
+from arena.inputs.prompts import SCENARIOS
+from arena.model.llm import load_model
+from arena.runs.requests import RunRequest
 from decoders.phrases import count_phrases, default_phrases, token_sequences
 
 NAME = "TS-Tilted-Concise"

@@ -28,9 +28,9 @@ import torch
 from arena.engines.local.device import device_generate_kwargs
 from arena.engines.local.generate import timed_generate, warm_up
 from arena.engines.local.inputs import encode, plan_for
-from arena.llm import load_model
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.model.llm import load_model
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 
@@ -44,8 +44,8 @@ def per_token_ms(lm, method, overrides, input_ids, n, seed):
 
 
 def bare_generate_ms(lm, input_ids, seed, **kwargs):
-    # The same settings as the runner's, the device's included (on CUDA a static KV cache, and a
-    # compiled step with ARENA_COMPILE=1); clocks read after a CUDA sync, as the runner's are.
+    # The same settings as the runner's, the device's included (on CUDA a static KV cache; the compiled
+    # step is the warm-up's, not generate's); clocks read after a CUDA sync, as the runner's are.
     kwargs = {**device_generate_kwargs(lm.device), **kwargs}
     sync = torch.cuda.synchronize if lm.device.type == "cuda" else (lambda: None)
     with torch.inference_mode():

@@ -28,10 +28,10 @@ import torch
 from bench_core import bare_generate_ms  # type: ignore[import-not-found]
 
 from arena.engines.local.inputs import encode
-from arena.llm import cpu_has_native_bf16, load_model
-from arena.numbers import cli_whole
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.inputs.numbers import cli_whole
+from arena.model.llm import cpu_has_native_bf16, load_model
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 TS_TEMP = dict(do_sample=True, temperature=0.9, top_p=0.95, top_k=50)

@@ -29,14 +29,18 @@ import torch  # noqa: E402
 from arena import studies  # noqa: E402
 from arena.engines import LOCAL, VllmEngine  # noqa: E402
 from arena.engines.local.inputs import plan_for  # noqa: E402
-from arena.llm import load_model, tokenizer_only_model  # noqa: E402
-from arena.prompts import encode_prompt  # noqa: E402
+from arena.inputs.prompts import encode_prompt  # noqa: E402
+from arena.model.llm import load_model, tokenizer_only_model  # noqa: E402
+from arena.rating.study_spec import StudySpec
 from arena.store import Store  # noqa: E402
 
 
 def make_study(store, prompts, methods, samples, max_new):
     return studies.create_study(
-        store, "bench study", prompts, methods=methods, samples_per_method=samples, max_new_tokens=max_new, base_seed=0
+        store,
+        StudySpec(
+            "bench study", prompts, methods=methods, samples_per_method=samples, max_new_tokens=max_new, base_seed=0
+        ),
     )
 
 

@@ -36,8 +36,8 @@ from arena.engines import LLAMACPP, LOCAL
 from arena.engines.llamacpp.runtime import VERSION, library
 from arena.engines.llamacpp.weights import info, model_gguf
 from arena.engines.local.inputs import encode_ids
-from arena.llm import load_model
-from arena.requests import RunRequest
+from arena.model.llm import load_model
+from arena.runs.requests import RunRequest
 
 PROMPT = "Write a short story about a lighthouse keeper who finds a message in a bottle."
 METHODS = ("TS-Temp", "TS-Tilted", "BS-4", "Greedy", "N-gram-Block", "TS-Warmup", "Dual-Threshold")

@@ -53,7 +53,7 @@ if str(ROOT) not in sys.path:
 from arena.store.schema import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
 from tests.support.live_app import GradioHTTP, dep_by_api_name, start_app  # noqa: E402
 from tests.support.seeding import db_store, seed_study  # noqa: E402
-from ui.rate.view import SLOTS, RateView  # noqa: E402  # the Rate tab's wire format
+from ui.rate.view import RateView, form  # noqa: E402  # the Rate tab's wire format
 
 DIMENSIONS = SCORE_COLUMNS
 CALL_TIMEOUT_S = 600
@@ -84,13 +84,11 @@ class RaterResult:
 
 
 def _submit_args(name: str, code: str, index: int, item: int, shown: int) -> list[Any]:
-    radios: list[Any] = [None] * (SLOTS * len(DIMENSIONS))
-    notes: list[Any] = [None] * SLOTS
-    for slot in range(shown):
-        for d in range(len(DIMENSIONS)):
-            radios[slot * len(DIMENSIONS) + d] = score(index, item, slot, d)
-        notes[slot] = comment(name, item, slot)
-    return [code, *radios, *notes]
+    rows = [[score(index, item, slot, d) for d in range(len(DIMENSIONS))] for slot in range(shown)]
+    values = form(rows, [comment(name, item, slot) for slot in range(shown)])  # the rows of the default rubric
+    # 0: no item named (the one on screen); sent, as the page's handlers are not in the API description
+    # from which gradio_client fills defaults (ui/api/)
+    return [code, *values, 0]
 
 
 def _shown(view: tuple) -> int:
@@ -276,7 +274,7 @@ def run_raters(
     with its own invite code. They are spread over `procs` worker processes (1: threads of this
     process, as before). With `server_pid`, the app process's CPU time during the submit phase is
     measured too."""
-    from arena import invites
+    from arena.access import invites
 
     prefix = prefix or f"load-{uuid.uuid4().hex[:6]}"
     names = [f"{prefix}-{i:03d}" for i in range(raters)]
@@ -450,19 +448,15 @@ class Session:
 
 
 def _submit_data(s: Session, item: int) -> list[Any]:
-    radios: list[Any] = [None] * (SLOTS * len(DIMENSIONS))
-    notes: list[Any] = [None] * SLOTS
-    for slot in range(RESPONSES):
-        for d in range(len(DIMENSIONS)):
-            radios[slot * len(DIMENSIONS) + d] = score(s.index, item, slot, d)
-        notes[slot] = comment(s.name, item, slot)
-    return [s.code, None, *radios, *notes, None]  # no item named: the one on screen (ui/rate/once.py)
+    rows = [[score(s.index, item, slot, d) for d in range(len(DIMENSIONS))] for slot in range(RESPONSES)]
+    values = form(rows, [comment(s.name, item, slot) for slot in range(RESPONSES)])  # the default rubric's rows
+    return [s.code, None, *values, None]  # no item named: the one on screen (ui/rate/once.py)
 
 
 def open_sessions(url: str, store: Any, study_id: int, raters: int, prefix: str) -> list[Session]:
     """Enrol `raters` raters and open the study in one session each (rate_start), as the page does
     when a rater types their code; not timed."""
-    from arena import invites
+    from arena.access import invites
 
     names = [f"{prefix}-{i:03d}" for i in range(raters)]
     codes = {inv.rater: inv.code for inv in invites.invite(store, study_id, names)}

@@ -23,8 +23,8 @@ import time
 
 import torch
 
-from arena.llm import get_default_model
-from arena.prompts import encode_prompt
+from arena.inputs.prompts import encode_prompt
+from arena.model.llm import get_default_model
 from decoders.multiarm import DEFAULT_ARMS, MultiArmGenerator, MultiArmSettings
 
 

@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from arena.llm import load_model
+from arena.model.llm import load_model
 from evaluation.heldout import load_heldout
 from evaluation.perplexity import continuation_scores, corpus_ppl, encode_pair, loop_scores
 

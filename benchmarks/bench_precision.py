@@ -1,7 +1,7 @@
 """The article's question per precision: does the tilt mean the same on a lower-precision model's logits?
 
 For each variant of one model (fp32, bf16, int8, int8-dynamic; each loaded as the app loads
-`MODEL@VARIANT`, arena/llm.py), on held-out fragments (evaluation/heldout.py) teacher-forced:
+`MODEL@VARIANT`, arena/model/llm.py), on held-out fragments (evaluation/heldout.py) teacher-forced:
 prompt + human continuation in one forward pass, every position that predicts a continuation token:
   std, max-med   the logits' dynamic range: their standard deviation over the vocabulary, and the
                  top logit minus the median one (the mean of each over positions);
@@ -34,8 +34,8 @@ import torch
 from bench_core import bare_generate_ms  # type: ignore[import-not-found]
 
 import decoders
-from arena.llm import LoadedModel, decode_context, load_model, split_variant
-from arena.numbers import cli_whole
+from arena.inputs.numbers import cli_whole
+from arena.model.llm import LoadedModel, decode_context, load_model, split_variant
 from evaluation.heldout import load_heldout
 
 VARIANTS = ("fp32", "bf16", "int8", "int8-dynamic")

@@ -83,8 +83,8 @@ def per_token_ms(lm, method: str, input_ids, n: int, seed: int) -> float:
 def end_to_end(trials: int, n: int, methods: tuple[str, ...]) -> dict[str, dict[str, float]]:
     from arena.engines.local.generate import warm_up
     from arena.engines.local.inputs import encode
-    from arena.llm import get_default_model
-    from arena.runner import RunRequest
+    from arena.model.llm import get_default_model
+    from arena.runs.runner import RunRequest
 
     lm = get_default_model()
     input_ids = encode(lm, RunRequest(PROMPT, ["TS-Temp"], max_new_tokens=n, raw=True))

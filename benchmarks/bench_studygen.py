@@ -20,8 +20,9 @@ from pathlib import Path
 import torch
 
 from arena import studies
-from arena.llm import load_model
-from arena.requests import DEFAULT_BATCH_SIZE
+from arena.model.llm import load_model
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import DEFAULT_BATCH_SIZE
 from arena.store import Store
 
 TOPICS = [
@@ -56,7 +57,9 @@ def prompts(n: int) -> list[studies.PromptSpec]:
 
 def one(lm, folder: Path, n: int, methods: list[str], max_new: int, batch: int) -> tuple[float, int]:
     store = Store(f"sqlite:///{folder / f'b{batch}-{time.perf_counter_ns()}.db'}")
-    sid = studies.create_study(store, "bench", prompts(n), methods=methods, max_new_tokens=max_new, base_seed=1)
+    sid = studies.create_study(
+        store, StudySpec("bench", prompts(n), methods=methods, max_new_tokens=max_new, base_seed=1)
+    )
     start = time.perf_counter()
     report = studies.generate_study(store, lm, sid, batch_size=batch)
     elapsed = time.perf_counter() - start

@@ -33,7 +33,7 @@ def measure(raters: int, items: int) -> dict[str, float]:
     import gradio as gr
     from sqlalchemy import event
 
-    from arena import invites
+    from arena.access import invites
     from arena.store import Store
     from ui import AppContext, rate
 
@@ -50,6 +50,9 @@ def measure(raters: int, items: int) -> dict[str, float]:
             rate.build(AppContext(model=lambda: None, extras={"store": store}))
         fns = {f.api_name: f for f in demo.fns.values() if f.api_name}
         sessions = [fns["rate_start"].fn(code, {}, None)[1] for code in codes]
+        # the rows per response slot, read from the tree measured (3 before issue 46's one form, 8 after):
+        # inputs are the code, the session, the rows, a comment per slot and the item's position
+        width = (len(fns["rate_submit"].inputs) - 3 - rate.SLOTS) // rate.SLOTS
         counts = {"begin": 0, "statements": 0}
         event.listen(store.engine, "begin", lambda conn: counts.__setitem__("begin", counts["begin"] + 1))
         event.listen(
@@ -61,10 +64,11 @@ def measure(raters: int, items: int) -> dict[str, float]:
         n = 0
         for item in range(items):
             for r, code in enumerate(codes):
-                radios = [None] * (3 * rate.SLOTS)
-                radios[:9] = [(r + item + k) % 5 + 1 for k in range(9)]
+                values = [None] * (width * rate.SLOTS + rate.SLOTS)
+                for s in range(3):  # three responses, the default rubric's three questions
+                    values[width * s : width * s + 3] = [(r + item + 3 * s + d) % 5 + 1 for d in range(3)]
                 t0 = time.process_time()
-                out = fns["rate_submit"].fn(None, code, sessions[r], *radios, *[None] * rate.SLOTS)
+                out = fns["rate_submit"].fn(None, code, sessions[r], *values)
                 cpu += time.process_time() - t0
                 sessions[r] = out[0]
                 n += 1

@@ -1,5 +1,5 @@
 """Decoding asked for from a Gradio handler's thread, side by side in one run:
-  own thread      the model works on the handler's thread (how the app ran before arena/compute.py);
+  own thread      the model works on the handler's thread (how the app ran before arena/model/compute.py);
   compute thread  the work is handed to the thread that loaded the model, as `app.py` does now.
 Each trial runs each side in a fresh process (once a second thread has done parallel work the whole
 process stays slowed, so the sides cannot share one), alternating which goes first. In each, the main
@@ -22,13 +22,13 @@ import time
 
 import torch
 
-from arena import compute
 from arena.engines.local.inputs import encode_ids
 from arena.engines.local.tasks import gpu_run
-from arena.llm import load_model
-from arena.numbers import cli_whole
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.inputs.numbers import cli_whole
+from arena.model import compute
+from arena.model.llm import load_model
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 
 PROMPT = "In that forgotten interstellar port, the rusted skeletons of starships stood like the bones of giant beasts. I walked"
 METHODS = ["TS-Temp", "BS-4"]

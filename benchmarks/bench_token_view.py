@@ -13,8 +13,8 @@ import statistics
 
 from arena.engines.local.generate import recorded_generate, warm_up
 from arena.engines.local.inputs import encode, plan_for
-from arena.llm import get_default_model
-from arena.requests import RunRequest
+from arena.model.llm import get_default_model
+from arena.runs.requests import RunRequest
 
 PROMPT = "Write two sentences about the river that runs through the old city."
 

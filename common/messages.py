@@ -11,6 +11,9 @@ both, with the same fields). Imports nothing: every layer may read it.
 
 from __future__ import annotations
 
+import re
+import string
+from functools import cache
 from typing import Any
 
 LANGUAGES: tuple[str, ...] = ("en", "zh")
@@ -58,8 +61,8 @@ PAGE: dict[str, tuple[str, str]] = {
         "回答**有意在固定的 token 数后截断**：不要因为回答在句子中间停下而扣分。\n\n**请单独评价每条回答，按以下三个方面各打 1 到 5 分：**\n\n- **连贯性**：是否有逻辑、前后一致、切题？*1* 自相矛盾或跑题 · *3* 大体连贯，偶有疏漏 · *5* 从头到尾清晰一致。\n- **信息量 / 创造性**：是否说出了有用或有趣的内容？*1* 空洞或泛泛而谈 · *3* 有一些实质内容 · *5* 具体、有用或确有新意。\n- **自然度**：读起来是否像流畅的人写的？*1* 不通顺或机械 · *3* 能看懂但别扭 · *5* 像母语流利的人写的。\n\n回答的顺序是随机的；哪种方法写了哪条回答不会公开。你可以返回修改评分。\n",
     ),
     "rate_keys_rubric": (
-        "Keys: a **digit** picks the button that shows it on the focused row and moves on (the next row, the next response, then Submit) · **0** can't judge where the scale has no 0 · a scale of more than ten points takes the **arrow keys** · **Ctrl+Enter** submits.",
-        "按键：**数字键** 选中当前行上显示该数字的按钮并跳到下一行（然后是下一条回答，最后是提交）· 量表没有 0 时 **0** 表示无法判断 · 超过十个分值的量表用 **方向键** · **Ctrl+Enter** 提交。",
+        "Keys: a **digit** picks the button that shows it on the focused row and moves on (the next row, the next response, then Submit) · a two-digit point takes its two digits, **1** then **0** for 10 · **0** can't judge where the scale has no 0 · **Ctrl+Enter** submits.",
+        "按键：**数字键** 选中当前行上显示该数字的按钮并跳到下一行（然后是下一条回答，最后是提交）· 两位数的分值连按两个数字，**1** 再按 **0** 为 10 · 量表没有 0 时 **0** 表示无法判断 · **Ctrl+Enter** 提交。",
     ),
     "can_t_judge": ("Can't judge", "无法判断"),
     "rate_keys": (
@@ -160,8 +163,8 @@ PAGE: dict[str, tuple[str, str]] = {
     "choose_a_study_and_press": ("Choose a study and press **Show results**.", "选择一个研究，然后按 **显示结果**。"),
     "per_method": ("Per method", "每种方法"),
     "results_reading_the_table": (
-        "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a 1–5 scale, [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more predictable, fluent text (too low can mean bland or repetitive). **MAUVE**: how close the method's texts are, as a distribution, to held-out human text of the same language under the same model's features (1 = indistinguishable), [95% bootstrap interval]; coarse with few outputs. **distinct-2**: share of word pairs that are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. **Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall time per output in milliseconds. **tokens/s**: new tokens per second of generation.",
-        "**读表方法。** ↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。**PPL**（困惑度）：已加载的模型对这段文字有多意外；越低表示文字越可预测、越流畅（太低可能意味着平淡或重复）。**MAUVE**：在同一模型的特征下，该方法的文字作为一个分布与同语言的留出人类文本有多接近（1 = 无法区分），[95% 自助法区间]；输出少时较粗略。**distinct-2**：不重复的词对所占的比例，越高越多样。**重复率 %**：连续 3 次以上重复同一短语的输出所占的比例。**Self-BLEU4**：同一方法的各条输出彼此有多相似，越低越多样。**Zipf**：词频曲线的斜率，自然文本接近 1，没有好坏之分。**latency ms**：每条输出的平均耗时（毫秒）。**tokens/s**：生成时每秒产生的新 token 数。",
+        "**Reading the table.** ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on each question's scale (1–5 unless its column names another), [95% CI]. **PPL** (perplexity): how surprised the loaded model is by the text; lower = more predictable, fluent text (too low can mean bland or repetitive). **MAUVE**: how close the method's texts are, as a distribution, to held-out human text of the same language under the same model's features (1 = indistinguishable), [95% bootstrap interval]; coarse with few outputs. **distinct-2**: share of word pairs that are unique; higher = more varied. **repetition %**: outputs that repeat a phrase 3+ times in a row. **Self-BLEU4**: how much a method's outputs resemble each other; lower = more diverse. **Zipf**: slope of the word-frequency curve; natural text is near 1, no better/worse direction. **latency ms**: mean wall time per output in milliseconds. **tokens/s**: new tokens per second of generation.",
+        "**读表方法。** ↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分，按各问题自己的量表（列名未注明时为 1–5 分制），[95% CI]。**PPL**（困惑度）：已加载的模型对这段文字有多意外；越低表示文字越可预测、越流畅（太低可能意味着平淡或重复）。**MAUVE**：在同一模型的特征下，该方法的文字作为一个分布与同语言的留出人类文本有多接近（1 = 无法区分），[95% 自助法区间]；输出少时较粗略。**distinct-2**：不重复的词对所占的比例，越高越多样。**重复率 %**：连续 3 次以上重复同一短语的输出所占的比例。**Self-BLEU4**：同一方法的各条输出彼此有多相似，越低越多样。**Zipf**：词频曲线的斜率，自然文本接近 1，没有好坏之分。**延迟 ms**：每条输出的平均耗时（毫秒）。**token/秒**：生成时每秒产生的新 token 数。",
     ),
     "human_scores": ("Human scores", "人工评分"),
     "quality_against_latency": ("Quality against latency", "质量与延迟"),
@@ -291,6 +294,28 @@ PAGE: dict[str, tuple[str, str]] = {
     "create_invite_codes": ("Create invite codes", "生成邀请码"),
     "revoke_a_rater_s_code": ("Revoke a rater's code", "撤销某位评分者的邀请码"),
     "revoke": ("Revoke", "撤销"),
+    "organizer_accounts_title": ("Raters who sign in with Hugging Face", "用 Hugging Face 账号登录的评分者"),
+    "organizer_accounts_help": (
+        "Instead of (or beside) invite codes: list the Hugging Face usernames or organisations that may rate the chosen study, one a line or comma separated; `*` lets anyone signed in rate. Each account takes one seat on its first visit, with the same secret, balanced orders as an invited rater, and finds it again from any browser. It is listed with the enrolled raters as `hf:NAME`; write `NAME = PSEUDONYM` to have the seat, the exports and the statistics carry a name you choose instead. Revoke a seat as a code; an account taken off the list cannot rate any more (its ratings stay).",
+        "可以代替（或同时使用）邀请码：列出可以为所选研究评分的 Hugging Face 用户名或组织，每行一个或用逗号分隔；`*` 表示任何已登录的人都可以评分。每个账号在第一次访问时获得一个席位，与受邀评分者一样有保密且平衡的顺序，并可在任何浏览器上继续。它在已登记的评分者中显示为 `hf:NAME`；写 `NAME = 化名` 可让席位、导出和统计改用你选的名字。撤销席位与撤销邀请码相同；从名单中移除的账号不能再评分（其评分保留）。",
+    ),
+    "organizer_accounts_label": (
+        "Hugging Face accounts or organisations that may rate the chosen study (* = anyone signed in)",
+        "可以为所选研究评分的 Hugging Face 账号或组织（* = 任何已登录的人）",
+    ),
+    "organizer_accounts_save": ("Save the list", "保存名单"),
+    "organizer_accounts_on": (
+        "Sign-in is on: this Space has `hf_oauth: true`.",
+        "登录已开启：此 Space 设置了 `hf_oauth: true`。",
+    ),
+    "organizer_accounts_on_mock": (
+        "Sign-in is MOCKED here (ARENA_HF_MOCK_USER, off a Space): anyone can sign in as anyone. For tests and trials only.",
+        "此处的登录是模拟的（ARENA_HF_MOCK_USER，不在 Space 上）：任何人都可以冒充任何人。仅用于测试和试用。",
+    ),
+    "organizer_accounts_off": (
+        "Sign-in is off on this server: raters can sign in only on a Hugging Face Space with `hf_oauth: true` in its README (docs/deploying.md).",
+        "此服务器未开启登录：只有在 README 中设置了 `hf_oauth: true` 的 Hugging Face Space 上，评分者才能登录（docs/deploying.md）。",
+    ),
     "organizer_new_codes": (
         "New invite codes: shown once, only their hashes are kept. Send each rater their link.",
         "新的邀请码：只显示一次，服务器只保存其哈希值。请把各自的链接发给每位评分者。",
@@ -349,8 +374,8 @@ PAGE: dict[str, tuple[str, str]] = {
     "blinding_index_per_method": ("Blinding index per method", "每种方法的盲法指数"),
     "raters_position_and_power": ("Raters, position and power", "评分者、位置与检验效能"),
     "organizer_diagnostics_help": (
-        "**Rater diagnostics and position effect** of a study (organizer only: shows rater names).",
-        "研究的 **评分者诊断与位置效应**（仅组织者可见：会显示评分者姓名）。",
+        "**Rater diagnostics and position effect** of the chosen study (organizer only: shows rater names).",
+        "所选研究的 **评分者诊断与位置效应**（仅组织者可见：会显示评分者姓名）。",
     ),
     "load_studies": ("Load studies", "加载研究"),
     "diagnose": ("Diagnose", "诊断"),
@@ -417,16 +442,38 @@ LINES: dict[str, tuple[str, str]] = {
     "present_none": ("none", "无"),
     "present_study": ("study", "研究"),
     "present_sub": (
-        "Study #{id} · {items} prompts · {ratings} ratings by {raters} raters, double-blind · methods: {methods}",
+        "Study #{id} · {items} prompt{items_s} · {ratings} rating{ratings_s} by {raters} rater{raters_s}, double-blind · methods: {methods}",
         "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {ratings} 条评分，双盲 · 方法：{methods}",
     ),
+    # An imported study's line: the app ran neither its blind nor its design, so it claims neither.
+    "present_sub_imported": (
+        "Study #{id} · {items} prompt{items_s} · {ratings} rating{ratings_s} by {raters} rater{raters_s}, imported from {file}; collected outside this app · methods: {methods}",
+        "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {ratings} 条评分，导入自 {file}；在本应用之外收集 · 方法：{methods}",
+    ),
+    "present_timing_imported": (
+        "No timing: these ratings were imported from {file} and collected outside this app, which generated none of the responses.",
+        "没有计时：这些评分导入自 {file}，在本应用之外收集，回答都不是本应用生成的。",
+    ),
+    "provenance_imported": (
+        "Where the ratings came from: imported from {file}; collected outside this app (how, and whether blind, is not known here).",
+        "评分的来源：导入自 {file}；在本应用之外收集（如何收集、是否盲评，本应用无从得知）。",
+    ),
+    "organizer_kind_imported": ("imported from {file}; collected outside this app", "导入自 {file}；在本应用之外收集"),
+    "results_sizes": (
+        "{items} prompt{items_s} · {ratings} rating{ratings_s} by {raters} rater{raters_s}",
+        "{items} 个提示词 · {raters} 位评分者的 {ratings} 条评分",
+    ),
+    "results_sizes_votes": (
+        "{items} prompt{items_s} · {votes} vote{votes_s} by {raters} rater{raters_s}",
+        "{items} 个提示词 · {raters} 位评分者的 {votes} 次投票",
+    ),
     "present_sub_pairwise": (
-        "Study #{id} · {items} prompts · {votes} A-vs-B votes by {raters} raters, double-blind · methods: {methods}",
+        "Study #{id} · {items} prompt{items_s} · {votes} A-vs-B vote{votes_s} by {raters} rater{raters_s}, double-blind · methods: {methods}",
         "研究 #{id} · {items} 个提示词 · {raters} 位评分者的 {votes} 次 A/B 投票，双盲 · 方法：{methods}",
     ),
     "present_help": (
-        "Reading the table. ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on a 1–5 scale, [95% CI]. distinct-2: share of word pairs that are unique; higher = more varied. repetition %: outputs that repeat a phrase 3+ times in a row. Self-BLEU4: how much a method's outputs resemble each other; lower = more diverse. Zipf: slope of the word-frequency curve; natural text is near 1, no better/worse direction. latency ms: mean wall time per output in milliseconds. tokens/s: new tokens per second of generation.",
-        "读表方法：↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分（1–5 分制），[95% CI]。distinct‑2：不重复的词对所占的比例，越高越多样。重复率 %：连续 3 次以上重复同一短语的输出所占的比例。Self‑BLEU4：同一方法的各条输出彼此有多相似，越低越多样。Zipf：词频曲线的斜率，自然文本接近 1，没有好坏之分。延迟 ms：每条输出的平均耗时（毫秒）。token/秒：生成时每秒产生的新 token 数。",
+        "Reading the table. ↑ higher is better, ↓ lower is better. Human scores: mean over prompts on each question's scale (1–5 unless its column names another), [95% CI]. distinct-2: share of word pairs that are unique; higher = more varied. repetition %: outputs that repeat a phrase 3+ times in a row. Self-BLEU4: how much a method's outputs resemble each other; lower = more diverse. Zipf: slope of the word-frequency curve; natural text is near 1, no better/worse direction. latency ms: mean wall time per output in milliseconds. tokens/s: new tokens per second of generation.",
+        "读表方法：↑ 越高越好，↓ 越低越好。人工评分：各提示词上的平均分，按各问题自己的量表（列名未注明时为 1–5 分制），[95% CI]。distinct‑2：不重复的词对所占的比例，越高越多样。重复率 %：连续 3 次以上重复同一短语的输出所占的比例。Self‑BLEU4：同一方法的各条输出彼此有多相似，越低越多样。Zipf：词频曲线的斜率，自然文本接近 1，没有好坏之分。延迟 ms：每条输出的平均耗时（毫秒）。token/秒：生成时每秒产生的新 token 数。",
     ),
     "column_method": ("method", "方法"),
     "column_coherence": ("coherence ↑", "连贯性 ↑"),
@@ -466,6 +513,11 @@ LINES: dict[str, tuple[str, str]] = {
         " · 已评分：再次提交会更新你的评分",
     ),
     "rater_rating_as": ("Rating as **{rater}** in **{study}**.", "评分者 **{rater}** · 研究 **{study}**。"),
+    # the /rate footer of a rater signed in with Hugging Face (ui/rate/footer.py)
+    "rate_page_signed_in": (
+        "Signed in with Hugging Face as **@{user}**: your place in a study follows this account to any browser where you sign in with it. To leave on this browser, sign out with the button at the top.",
+        "已用 Hugging Face 账号 **@{user}** 登录：你在研究中的进度跟随这个账号，在任何用它登录的浏览器上都能继续。要在此浏览器上退出，请用页面顶部的按钮退出登录。",
+    ),
     "rater_not_saved_yet": (
         "**Not saved yet**: {scored} of {needed} scored. Missing: {where}. Your scores are kept: fill in the marked rows and submit again.",
         "**尚未保存**：已打分 {scored} / {needed}。缺少：{where}。你的评分仍在：填好标出的行后再次提交。",
@@ -502,6 +554,10 @@ LINES: dict[str, tuple[str, str]] = {
         "已报告{what}：{reason}。组织者会看到；请继续评分。",
     ),
     "rater_already_flagged": ("You had already flagged {what} for that reason.", "你已经因为这个原因报告过{what}。"),
+    "rater_flag_moved_on": (
+        "Nothing was flagged: the page had moved on to another item. Go back to that item to flag it.",
+        "未报告：页面已经换到了另一题。请回到那一题再报告。",
+    ),
     "rater_this_item": ("this item", "此题"),
     "rater_response": ("Response {label}", "回答 {label}"),
     "rater_response_lower": ("response {label}", "回答 {label}"),
@@ -542,18 +598,18 @@ LINES: dict[str, tuple[str, str]] = {
     "dimension_name_informativeness": ("informativeness", "信息量"),
     "dimension_name_naturalness": ("naturalness", "自然度"),
     "story_sizes": (
-        "N = {items} prompts, {ratings} ratings by {raters} rater{s}",
+        "N = {items} prompt{items_s}, {ratings} rating{ratings_s} by {raters} rater{s}",
         "N = {items} 个提示词，{raters} 位评分者的 {ratings} 条评分",
     ),
     "story_no_ratings": ("No ratings yet ({sizes}).", "还没有评分（{sizes}）。"),
     "story_family_n": ("adjusted over all {n} pairs × dimensions", "已对全部 {n} 个方法对 × 维度做多重比较校正"),
     "story_family": ("family-adjusted", "已做多重比较校正"),
     "story_scope": (
-        "; this holds for these {n} rater{s} only (too few raters to speak for raters in general)",
+        "; this holds for {these} {n} rater{s} only (too few raters to speak for raters in general)",
         "；这只对这 {n} 位评分者成立（评分者太少，不能代表一般的评分者）",
     ),
     "story_scope_items": (
-        "; this holds for these {n} prompt{s} only (too few prompts to speak for prompts in general; the raters are the sample)",
+        "; this holds for {these} {n} prompt{s} only (too few prompts to speak for prompts in general; the raters are the sample)",
         "；这只对这 {n} 个提示词成立（提示词太少，不能代表一般的提示词；样本是评分者）",
     ),
     "story_lead": (
@@ -633,6 +689,424 @@ LINES: dict[str, tuple[str, str]] = {
     "rater_comment_on_label": ("Comment on {label} (optional)", "对 {label} 的评论（可选）"),
 }
 
+# Compare, the pairwise page and /present in Chinese, third round (issue 47): kept in one block.
+PAGE.update(
+    {
+        "compare_examples": ("Examples: the article's scenarios and tasks", "示例：文章中的场景和任务"),
+        "run_blind": ("Run blind", "盲跑"),
+        "compare_reserved_example": (
+            "🔒 in a study being rated: not available here until it is published",
+            "🔒 属于正在评分的研究：发布前这里不能用",
+        ),
+        "true": ("true", "是"),
+        "false": ("false", "否"),
+    }
+)
+LINES.update(
+    {
+        # not in PAGE: the table every page gets (the rater's too) names no method
+        "compare_presets_info": (
+            "Creative: TS-Temp T=1.1 · Balanced: TS-Tilted T=0.8 λ=0.1 · Precise: BS-4 length penalty 0.8",
+            "创意：TS-Temp T=1.1 · 平衡：TS-Tilted T=0.8 λ=0.1 · 精确：BS-4 长度惩罚 0.8",
+        ),
+        "engine_model_line": (
+            "**Model:** {name} · **device:** {device} · **precision:** {precision}{reason} · context {context} tokens",
+            "**模型：** {name} · **设备：** {device} · **精度：** {precision}{reason} · 上下文 {context} 个 token",
+        ),
+        "engine_llamacpp_line": (
+            "**Model:** {name} · **engine:** llama.cpp (llama-cpp-python {version}) on the CPU, {threads} threads · "
+            "context {context} tokens · weights {mb} MB",
+            "**模型：** {name} · **引擎：** llama.cpp（llama-cpp-python {version}），CPU 上 {threads} 个线程 · "
+            "上下文 {context} 个 token · 权重 {mb} MB",
+        ),
+        "engine_vllm_line": (
+            "**Engine:** vLLM server · **model:** {label} · timing measured on this side, see docs/engines.md",
+            "**引擎：** vLLM 服务器 · **模型：** {label} · 计时在本端测量，见 docs/engines.md",
+        ),
+        "engine_dummy": (
+            "**Engine:** dummy · fake text and timing, for tests (ARENA_ENGINE=dummy)",
+            "**引擎：** dummy · 假的文本和计时，用于测试（ARENA_ENGINE=dummy）",
+        ),
+        "engine_note_licence": ("*Licence: {licence}*", "*许可：{licence}*"),
+        "engine_note_base": (
+            "*Base model (no chat template): prompts are continued as raw text*",
+            "*基础模型（无对话模板）：提示词按原始文本续写*",
+        ),
+        "compare_small_model": (
+            "*{name} has {size} parameters: expect weak Chinese and reasoning, and off-topic answers to hard prompts; "
+            "it is here to compare decoding methods, not models.*",
+            "*{name} 只有 {size} 参数：中文和推理能力弱，难的提示词会得到离题的回答；它在这里是为了比较解码方法，而不是比较模型。*",
+        ),
+        "memory_description": (
+            "peak mem = highest memory during the run, weights included (CPU: process resident set, RSS, "
+            "Linux only; GPU: tensor memory allocated by PyTorch); peak growth = that peak minus the level just "
+            "before the run (on CPU a lower bound: memory kept by the allocator from earlier runs is reused); "
+            "MiB, n/a where not measurable",
+            "峰值内存 = 运行期间的最高内存，含权重（CPU：进程常驻内存 RSS，仅限 Linux；GPU：PyTorch 分配的张量内存）；"
+            "峰值增长 = 该峰值减去运行前一刻的水平（CPU 上是下限：分配器保留的先前运行的内存会被复用）；单位 MiB，无法测量时为 n/a",
+        ),
+        "compare_memory_note": ("*Memory columns:* {help}.", "*内存列：* {help}。"),
+        "more_methods_group_article": ("article {n}", "文章 {n}"),
+        "more_methods_group_standard": ("standard sampler", "常用采样方法"),
+        "results_no_texts": ("no texts", "没有文本"),
+        "results_mauve_needs": ("needs ≥ {n} texts", "需要 ≥ {n} 条文本"),
+        "compare_load_average": ("load average {load} on {cores} cores", "{cores} 核上的平均负载 {load}"),
+        "compare_load_unknown": ("its load unknown", "负载未知"),
+        "compare_timing_caveat": (
+            "*One run on this machine ({device}; {load} just now): timings move from run to run and with the load. "
+            "Compare methods within one run; steady figures come from `python -m evaluation.benchmark`.*",
+            "*本机上的一次运行（{device}；刚才{load}）：计时随每次运行和负载而变。请在同一次运行内比较各方法；"
+            "稳定的数字来自 `python -m evaluation.benchmark`。*",
+        ),
+        "compare_llamacpp_installed": (
+            " · faster here with llama.cpp (installed): start with `ARENA_ENGINE=llamacpp`",
+            " · 用 llama.cpp（已安装）会更快：以 `ARENA_ENGINE=llamacpp` 启动",
+        ),
+        "compare_llamacpp_not_installed": (
+            " · faster on a CPU with llama.cpp: `bash scripts/setup.sh --llamacpp`, then start with "
+            "`ARENA_ENGINE=llamacpp`",
+            " · 在 CPU 上用 llama.cpp 会更快：先运行 `bash scripts/setup.sh --llamacpp`，再以 `ARENA_ENGINE=llamacpp` 启动",
+        ),
+    }
+)
+
+# /present's exclusion lines and table, its charts and blinding lines, and the pairwise rating page, in
+# Chinese (issue 47): every sentence of those pages in both languages.
+LINES.update(
+    {
+        "exclusion_no_rule": ("No exclusion rule: every rater is analysed.", "没有排除规则：所有评分者都纳入分析。"),
+        "exclusion_excluded": (
+            "{n} of {of} raters excluded {when} ({what}).",
+            "{of} 位评分者中有 {n} 位{when}被排除（{what}）。",
+        ),
+        "exclusion_when_in_advance": ("by the rule set in advance", "按事先设定的规则"),
+        "exclusion_when_at_creation": ("by the rule set at creation", "按创建研究时设定的规则"),
+        # evaluation.human.quality.RULES: what each exclusion rule drops, by the rule's name
+        "exclusion_rule_attention": ("failed any attention item", "没有通过某道注意力检查题"),
+        "exclusion_rule_straight_lining": (
+            "gave the same score to every response or on every question",
+            "给每条回答或每个问题都打了相同的分",
+        ),
+        "exclusion_rule_speeder": ("too fast to have read the responses", "太快，不可能读完回答"),
+        "exclusion_rule_against": ("scored against the other raters' consensus", "打分与其他评分者的共识相反"),
+        "exclusion_rule_unrelated": (
+            "scored unrelated to the responses (no agreement with the others beyond chance)",
+            "打分与回答无关（与其他评分者的一致性不超过随机水平）",
+        ),
+        "sensitivity_none": ("No rater was excluded: there is nothing to compare.", "没有评分者被排除：无需对比。"),
+        "sensitivity_head": (
+            "With and without the {n} excluded rater{n_s}: ",
+            "包含与不包含被排除的 {n} 位评分者相比：",
+        ),
+        "sensitivity_same": (
+            "the same conclusions at α = {alpha} (adjusted over the family), so they do not hinge on the exclusion.",
+            "在 α = {alpha}（已做多重比较校正）下结论相同，所以结论不取决于这次排除。",
+        ),
+        "sensitivity_differ": ("the conclusions differ: {parts}.", "结论不同：{parts}。"),
+        "sensitivity_part": (
+            "{a} vs {b} on {dimension} is a clear difference {found}",
+            "{a} 与 {b} 在{dimension}上的差异{found}明确",
+        ),
+        "sensitivity_only_all": ("only with every rater", "仅在包含所有评分者时"),
+        "sensitivity_only_kept": ("only without the excluded", "仅在不含被排除者时"),
+        "sensitivity_in_neither": ("in neither", "在两种情况下都不"),
+        "sensitivity_and": (" and ", "和"),
+        "sensitivity_caption": (
+            "With every rater and without the excluded, side by side",
+            "包含所有评分者与不含被排除者，并列对比",
+        ),
+        "sensitivity_region": ("with and without the excluded raters", "包含与不包含被排除的评分者"),
+        # evaluation.report.SENSITIVITY_NAMES: the side-by-side table's columns
+        "sensitivity_col_dimension": ("dimension", "维度"),
+        "sensitivity_col_pair": ("a vs b", "a 对 b"),
+        "sensitivity_col_all": ("every rater: a − b [95% CI]", "所有评分者：a − b [95% CI]"),
+        "sensitivity_col_p_all": ("p, every rater", "p，所有评分者"),
+        "sensitivity_col_kept": ("without the excluded: a − b [95% CI]", "不含被排除者：a − b [95% CI]"),
+        "sensitivity_col_p_kept": ("p, without the excluded", "p，不含被排除者"),
+        "sensitivity_col_changed": ("conclusion changes", "结论是否改变"),
+        "sensitivity_vs": ("{a} vs {b}", "{a} 对 {b}"),
+        "no_interval": ("{value} (no interval)", "{value}（无区间）"),
+        "yes": ("yes", "是"),
+        "no": ("no", "否"),
+        "results_no_ci": ("(no CI)", "（无 CI）"),
+        # the charts (evaluation/results.py): titles, axes, legend, what a pointer over a mark shows
+        "chart_scores_title": (
+            "Human scores ↑ (mean over prompts, 95% CI)",
+            "人工评分 ↑（各提示词上的平均分，95% CI）",
+        ),
+        "chart_score_axis": ("score ({low} = worst, {high} = best)", "评分（{low} = 最差，{high} = 最好）"),
+        "chart_score_axis_mixed": ("score (higher = better; scales differ)", "评分（越高越好；各量表不同）"),
+        "chart_mean_axis": ("mean {axis} ↑", "平均{axis} ↑"),
+        "chart_latency_title": (
+            "Quality ↑ against latency ↓ (markers: {shapes})",
+            "质量 ↑ 对比延迟 ↓（标记：{shapes}）",
+        ),
+        "chart_latency_axis": ("mean latency per output (ms) ↓", "每条输出的平均延迟（ms）↓"),
+        "chart_hover_score": ("{x}: {y} ({n})", "{x}：{y}（{n}）"),
+        "chart_prompts": ("{n} prompt{n_s}", "{n} 个提示词"),
+        "chart_hover_latency": ("{dimension}: {y} at {x} ms", "{dimension}：{y}（{x} ms）"),
+        "chart_shape": ("{shape} = {dimension}", "{shape} = {dimension}"),
+        "chart_symbol_circle": ("circle", "圆形"),
+        "chart_symbol_square": ("square", "方形"),
+        "chart_symbol_diamond": ("diamond", "菱形"),
+        "chart_symbol_triangle": ("triangle", "三角形"),
+        "chart_symbol_cross": ("cross", "十字"),
+        "chart_symbol_x": ("x", "叉形"),
+        "chart_symbol_star": ("star", "星形"),
+        "chart_symbol_hexagon": ("hexagon", "六边形"),
+        "chart": ("chart", "图表"),
+        # the blinding index in words (evaluation/blinding.py)
+        "blind_not_asked": (
+            "No rater was asked which response came from {method}.",
+            "没有评分者被问过哪条回答来自 {method}。",
+        ),
+        "blind_dont_know_part": ('; {dk} of {n} answers were "don\'t know"', "；{n} 个回答中有 {dk} 个是“不知道”"),
+        "blind_stats": (
+            "blinding index {index:+.2f}, 95% CI {low:+.2f} to {high:+.2f}, over {items} item{items_s}{dk}; "
+            "1 = always recognised, 0 = chance",
+            "盲评指数 {index:+.2f}，95% CI {low:+.2f} 至 {high:+.2f}，基于 {items} 道题{dk}；1 = 总能认出，0 = 随机水平",
+        ),
+        "blind_pooled": (
+            "; the index is the mean over items of each item's mean, Bang's pooled over answers is {pooled:+.2f}",
+            "；该指数是各题均值的平均，按回答合并的 Bang 指数为 {pooled:+.2f}",
+        ),
+        "blind_all_dont_know": (
+            'Every answer about {method} was "don\'t know" ({n} answers over {items} item{items_s}): nobody guessed, '
+            "so these answers cannot show whether raters could tell {method} (no index or interval to report).",
+            "关于 {method} 的每个回答都是“不知道”（{items} 道题上的 {n} 个回答）：没有人猜，所以这些回答无法说明"
+            "评分者能否认出 {method}（没有指数或区间可报告）。",
+        ),
+        "blind_share": (
+            "Raters picked {method} in {share:.0f}% of their guesses (chance {chance:.0f}%)",
+            "评分者在 {share:.0f}% 的猜测中选中了 {method}（随机水平 {chance:.0f}%）",
+        ),
+        "blind_not_kept": ("the blind did not hold for {method}", "对 {method} 的盲评没有保持住"),
+        "blind_wrong": (
+            "less often than chance: raters systematically took another response for {method}",
+            "低于随机水平：评分者系统性地把另一条回答当成了 {method}",
+        ),
+        "blind_chance": (
+            "consistent with chance: no sign that raters could tell {method}",
+            "与随机水平一致：没有迹象表明评分者能认出 {method}",
+        ),
+        "blind_sentence": ("{share}: {verdict} ({stats}).", "{share}：{verdict}（{stats}）。"),
+        # the pairwise rating page (ui/rate/pairwise.py, arena/rating/pair_rating.py)
+        "pair_progress": (
+            "Item {index} of {total} · you have judged {judged} of {total}",
+            "第 {index} 题，共 {total} 题 · 你已评判 {judged} / {total} 题",
+        ),
+        "pair_your_vote": (
+            " · your vote: {vote} (voting again replaces it)",
+            " · 你的投票：{vote}（再次投票会替换它）",
+        ),
+        "pair_skipped_note": (" · you skipped this item; voting replaces the skip", " · 你跳过了此题；投票会取代跳过"),
+        "pair_winner_a": ("A is better", "A 更好"),
+        "pair_winner_b": ("B is better", "B 更好"),
+        "pair_winner_tie": ("Tie", "平局"),
+        "pair_winner_bothbad": ("Both bad", "都不好"),
+        "pair_saved_one_more_question": ("Saved. One more question about this item.", "已保存。关于此题还有一个问题。"),
+        "pair_flagged": (
+            "Flagged {what}. The organizer will see it; go on voting.",
+            "已报告{what}。组织者会看到；请继续投票。",
+        ),
+        "pair_already_flagged": ("Already flagged.", "已经报告过了。"),
+        "pair_all_judged": (
+            "You have judged all {n} items of this study. Thank you! Use Previous to review or change a vote.",
+            "你已评判本研究的全部 {n} 道题。谢谢！可以用“上一题”查看或修改投票。",
+        ),
+        "pair_no_item_to_vote": ("there is no item on screen to vote on", "屏幕上没有可投票的题目"),
+        "pair_unknown_item": ("unknown item; reload the study and try again", "未知的题目；请重新加载研究后再试"),
+        "rater_item_not_opened": (
+            "this item was not opened by this rater; press Start to load it",
+            "此题不是由你打开的；请按“开始”加载",
+        ),
+        "pair_not_pairwise": (
+            "this study scores each response 1-5; it takes no A-vs-B votes",
+            "本研究为每条回答打 1–5 分；不接受 A/B 投票",
+        ),
+        "study_does_not_exist": ("that study does not exist", "该研究不存在"),
+        "pair_guess_question": (
+            "If one of these came from {method}, which one?",
+            "如果其中一条来自 {method}，是哪一条？",
+        ),
+        "guess_answer_every": ('answer every question, or choose "Don\'t know"', "请回答每个问题，或选择“不知道”"),
+        "rater_saved_already": ("That was saved already; nothing changed.", "这已经保存过了；没有任何改变。"),
+    }
+)
+
+# A pairwise study on /present in Chinese (issue 47): its takeaway and explanation lines
+# (evaluation/pairwise/words.py), the warnings and provisional marks of its ratings (evaluation/pairwise/rate.py,
+# bt.py), its leaderboard's cells (evaluation/pairwise_view.py); and the 1-5 page's blind question.
+LINES.update(
+    {
+        "pw_no_votes_takeaway": ("No votes yet: nothing to rank.", "还没有投票：无从排名。"),
+        "pw_no_clear_no_interval": (
+            "No system is clearly ahead of another: the votes give no interval to tell them apart "
+            "({votes} votes on {items} items from {raters} raters).",
+            "没有哪个系统明显领先于另一个：这些投票给不出区分它们的区间（{raters} 位评分者在 {items} 道题上的 {votes} 次投票）。",
+        ),
+        "pw_no_clear_within": (
+            "No system is clearly ahead of another: every difference is within its {level} interval of zero "
+            "({votes} votes on {items} items from {raters} raters).",
+            "没有哪个系统明显领先于另一个：每个差异的 {level} 区间都包含零（{raters} 位评分者在 {items} 道题上的 {votes} 次投票）。",
+        ),
+        "pw_ranks": (
+            "Ranks supported at {level}: {parts} (a range: the data cannot place it more exactly).",
+            "数据在 {level} 水平上支持的名次：{parts}（名次为范围时，数据无法把它排得更精确）。",
+        ),
+        "pw_rank_part": ("{system} ({rank})", "{system}（第 {rank} 名）"),
+        "pw_ahead_by": (
+            "{a} is ahead of {b} by {diff:.0f} Elo points ({level} CI {low:.0f} to {high:.0f}): it would win about "
+            "{win:.0%} of their comparisons.",
+            "{a} 领先 {b} {diff:.0f} 个 Elo 分（{level} CI {low:.0f} 至 {high:.0f}）：两者比较时它约能赢 {win:.0%}。",
+        ),
+        "pw_ahead_not_estimable": (
+            "{a} is ahead of {b} (the size of the gap is {not_estimable}).",
+            "{a} 领先 {b}（差距的大小{not_estimable}）。",
+        ),
+        "pw_not_estimable": ("not estimable from these votes (too few)", "无法从这些投票中估计（投票太少）"),
+        "pw_provisional": (
+            "{system} is provisional ({why}): no rank until it has more votes.",
+            "{system} 的评分是暂定的（{why}）：得到更多投票之前没有名次。",
+        ),
+        "pw_length_same": (
+            "Every answer in these votes has the same length as its rival: length cannot be controlled for.",
+            "这些投票中每个回答都和对手一样长：无法控制长度的影响。",
+        ),
+        "pw_length_not_estimable": (
+            "The length effect is {not_estimable}: its {level} interval is wider than {width:.0f} Elo points.",
+            "长度效应{not_estimable}：它的 {level} 区间宽于 {width:.0f} 个 Elo 分。",
+        ),
+        "pw_length_sways": (
+            "Length sways the votes: an answer twice as long as its rival gains {gain:+.0f} Elo points "
+            "({level} CI {low:+.0f} to {high:+.0f}). Controlling for length, {system} moves from {before:.0f} to "
+            "{after:.0f}.",
+            "长度左右了投票：比对手长一倍的回答多得 {gain:+.0f} 个 Elo 分（{level} CI {low:+.0f} 至 {high:+.0f}）。"
+            "控制长度后，{system} 从 {before:.0f} 变为 {after:.0f}。",
+        ),
+        "pw_length_none": (
+            "No clear length effect: twice as long as the rival is worth {gain:+.0f} Elo points "
+            "({level} CI {low:+.0f} to {high:+.0f}).",
+            "没有明确的长度效应：比对手长一倍相当于 {gain:+.0f} 个 Elo 分（{level} CI {low:+.0f} 至 {high:+.0f}）。",
+        ),
+        # evaluation/pairwise/rate.py: why a system is provisional (parts joined by "; "), and the warnings
+        "pw_fewer_votes": ("{n} votes (fewer than {least})", "{n} 次投票（少于 {least} 次）"),
+        "pw_fewer_items": ("{n} items (fewer than {least})", "{n} 道题（少于 {least} 道）"),
+        "pw_never_compared_main": ("never compared with the main set of systems", "从未与主要的一组系统比较过"),
+        "pw_warn_separated": (
+            "No finite maximum-likelihood ratings: {systems}. The ratings add one virtual tie per system against an "
+            "average one; those systems have no interval, and the scale is centred on the others.",
+            "没有有限的最大似然评分：{systems}。评分为每个系统加了一场与平均系统的虚拟平局；这些系统没有区间，尺度以其余系统为中心。",
+        ),
+        "pw_separated_system": ("{system} {why}", "{system}：{why}"),
+        "pw_warn_components": (
+            "Some systems were never compared, even through others: {groups}. Each set is on its own scale "
+            "(mean 1000); ratings across sets cannot be compared.",
+            "有些系统从未被比较过，连通过其他系统间接比较也没有：{groups}。每组有自己的尺度（均值 1000）；不同组的评分不能相互比较。",
+        ),
+        "pw_warn_one_rater": (
+            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' "
+            "in general.",
+            "只有一位评分者：区间说明这些投票让我们对这位评分者的偏好有多确定，而不是对评分者总体的偏好。",
+        ),
+        "pw_warn_all_ties": (
+            "Every vote was a tie or 'both bad': the votes cannot tell the systems apart, and no interval can be "
+            "built from them (every rating is the scale's centre, 1000).",
+            "每一票都是平局或“都不好”：这些投票无法区分各系统，也无法由它们构造区间（每个评分都是尺度的中心 1000）。",
+        ),
+        "pw_warn_no_interval": (
+            "No interval for {who}: their votes never vary, so nothing says how far the rating could be off.",
+            "{who} 没有区间：它们的投票从不变化，所以无从知道评分可能偏离多远。",
+        ),
+        # evaluation/pairwise/bt.py: why a system's rating is not finite
+        "pw_won_every": ("won every comparison", "赢了每一次比较"),
+        "pw_lost_every": ("lost every comparison", "输了每一次比较"),
+        "pw_never_lost": (
+            "it and the systems level with it never lost to the rest",
+            "它和与它持平的系统从未输给其余系统",
+        ),
+        "pw_never_beat": (
+            "it and the systems level with it never beat the rest",
+            "它和与它持平的系统从未赢过其余系统",
+        ),
+        "pw_no_finite_gap": ("no finite gap to the main group", "与主要的一组之间没有有限的差距"),
+        # the leaderboard's "provisional" cell
+        "pw_provisional_yes": ("yes: {why}", "是：{why}"),
+        # the 1-5 rating page's blind question (arena/rating/guessing.py) and its refusals
+        "guess_question": ("Which response do you think came from {method}?", "你认为哪条回答来自 {method}？"),
+        "guess_no_such_response": ("there is no response {letter} in this item", "此题中没有回答 {letter}"),
+        "guess_score_first": (
+            "score every response of this item first; the question comes after",
+            "请先为此题的每条回答打分；问题在打分之后",
+        ),
+        "guess_not_asked": ("that question is not asked in this study", "本研究不问这个问题"),
+    }
+)
+
+# The Results tab in Chinese (issue 47): a pairwise study's headline and notes (ui/results.py,
+# evaluation/pairwise_view.py) and the cross-study board's words, kinds and columns (evaluation/pairwise_board.py).
+LINES.update(
+    {
+        "pw_headline": ("{sizes} · methods: {methods}", "{sizes} · 方法：{methods}"),
+        "pw_headline_no_votes": ("No votes in this study.", "本研究还没有投票。"),
+        "results_pairwise_kind": ("pairwise (A vs B votes)", "成对比较（A 对 B 投票）"),
+        "results_pairwise_help": (
+            "A pairwise study: each rater saw two responses per prompt and voted. Ratings are Bradley–Terry on the "
+            "Elo scale (mean 1000; 400 points = 10:1 odds), a tie or 'both bad' half a win for each side; 95% "
+            "intervals treat prompts and raters as samples. A rank is shown only where intervals separate; a "
+            "method with few votes is provisional. 'At equal length' is the rating with the length difference "
+            "of the two responses fitted as a covariate (docs/pairwise.md).",
+            "成对比较研究：每位评分者对每个提示词看到两条回答并投票。评分是 Elo 刻度上的 Bradley–Terry 模型"
+            "（均值 1000；相差 400 分即 10:1 的胜率），平局或“都不好”各算半场胜利；95% 区间把提示词和评分者都当作样本。"
+            "只有区间分开时才给出名次；投票很少的方法是暂定的。“等长时”是把两条回答的长度差作为协变量拟合后的评分。",
+        ),
+        # the Chinese names no address: the link goes there, and an address is no sentence to read
+        "results_present_link": ("Presentation view for stakeholders: {url}", "给利益相关者看的展示页"),
+        # {studies}: "study" or "studies" (Chinese needs neither)
+        "board_headline": (
+            "{n} {studies} of {models} ({pairwise} pairwise, {scores} 1–5) · {votes} comparisons on {items} "
+            "prompts by {raters} raters",
+            "{models} 的 {n} 项研究（{pairwise} 项成对比较，{scores} 项 1–5 评分）· {raters} 位评分者在 "
+            "{items} 个提示词上的 {votes} 次比较",
+        ),
+        "board_kind_pairwise": ("pairwise votes", "成对投票"),
+        "board_kind_scores": ("1–5 scores (implied comparisons)", "1–5 评分（由评分推出的比较）"),
+        "board_column_system": ("system", "系统"),
+        "board_column_comparisons": ("comparisons", "比较次数"),
+        "board_column_studies": ("studies (comparisons)", "研究（比较次数）"),
+        "board_column_kind": ("kind", "类型"),
+        "board_column_raters": ("raters", "评分者数"),
+        "board_column_max_new_tokens": ("max new tokens", "最多新 token 数"),
+    }
+)
+
+# The 1-5 page's refusals that arena/rating/blind.py and ui/rate/once.py raise (issue 47): in the browser's
+# language through ui/handler.py like the rest (tests/test_zh_pages.py scans the sources for them).
+LINES.update(
+    {
+        "rater_malformed_request": ("malformed request", "请求格式不对"),
+        "rater_malformed_item_number": (
+            "malformed request: the item it is for is not a number",
+            "请求格式不对：它所针对的题目不是数字",
+        ),
+        "rater_malformed_item_position": (
+            "malformed request: the item it is for is not a position",
+            "请求格式不对：它所针对的题目不是一个位置",
+        ),
+        "rater_study_is_pairwise": (
+            "this study is rated in pairs (A vs B), not with 1-5 scores",
+            "本研究按成对比较（A 对 B）评判，不用 1–5 分",
+        ),
+        "rater_unknown_item_reload": ("unknown item; reload the study", "未知的题目；请重新载入研究"),
+        "rater_item_not_ready": ("that item is not ready for rating", "这道题还不能评分"),
+        "rater_comment_not_text": ("a comment must be text", "评语必须是文字"),
+        "rater_scores_missing": ("scores are missing", "缺少评分"),
+        "rater_comments_by_label": ("comments must map response labels to text", "评语必须按回答的字母给出文字"),
+        "rater_study_asks_no_question": ("this study asks no question about the methods", "本研究不问关于方法的问题"),
+        "rater_item_asks_no_question": ("this item asks no question about the methods", "此题不问关于方法的问题"),
+    }
+)
+
 MESSAGES: dict[str, tuple[str, str]] = {**PAGE, **LINES}
 _BY_ENGLISH = {en: key for key, (en, _) in MESSAGES.items()}
 
@@ -643,13 +1117,83 @@ def english(key: str) -> str:
 
 
 def text(key: str, lang: str = "en", **values: Any) -> str:
-    """Message `key` in `lang` ("zh", else English), with `values` filled in."""
+    """Message `key` in `lang` ("zh", else English), with `values` filled in. Every whole-number value
+    `n` also fills `{n_s}`, its English plural ending ("s", "" for 1; "" in Chinese): "1 prompt{items_s}"."""
     en, zh = MESSAGES[key]
     template = zh if lang == "zh" else en
-    return template.format(**values) if values else template
+    if not values:
+        return template
+    # numpy's integers count too (they have __index__; floats do not)
+    endings = {
+        f"{k}_s": plural(int(v), lang) for k, v in values.items() if hasattr(v, "__index__") and not isinstance(v, bool)
+    }
+    return template.format(**{**endings, **values})
+
+
+def plural(n: int, lang: str = "en") -> str:
+    """The English plural ending for `n` things ("s", or "" for exactly 1); Chinese has none."""
+    return "s" if lang != "zh" and n != 1 else ""
+
+
+def dimension_name(name: str, lang: str = "en") -> str:
+    """A rubric question's name in `lang`: the default rubric's three by the table (连贯性…), any other
+    as its organizer wrote it."""
+    key = f"dimension_name_{name}"
+    return text(key, lang) if key in LINES else str(name)
 
 
 def key_of(english_text: str) -> str | None:
     """The id of the message whose English is `english_text`, else None: how a fixed sentence that a lower
     layer wrote (a refusal from arena/) finds its translation."""
     return _BY_ENGLISH.get(english_text)
+
+
+MIN_LITERAL = 8  # characters of fixed text a template needs before a sentence is read as filled from it
+
+
+@cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """A regex per LINES template with plain fields (no format spec), the most fixed text first."""
+    found = []
+    for key, (en, _) in LINES.items():
+        parts = list(string.Formatter().parse(en))
+        if any(spec or conv for _, name, spec, conv in parts if name) or not any(name for _, name, _, _ in parts):
+            continue
+        literal = "".join(lit for lit, _, _, _ in parts)
+        if len(literal) < MIN_LITERAL:
+            continue
+        seen: set[str] = set()
+        regex = ""
+        for lit, name, _, _ in parts:
+            regex += re.escape(lit)
+            if not name:
+                continue
+            if name in seen:
+                regex += f"(?P={name})"
+            else:
+                regex += f"(?P<{name}>s?)" if name.endswith("_s") else f"(?P<{name}>.+?)"
+                seen.add(name)
+        found.append((len(literal), key, re.compile(regex, re.S)))
+    return tuple((key, pattern) for _, key, pattern in sorted(found, key=lambda f: -f[0]))
+
+
+def parse(sentence: str) -> tuple[str, dict[str, str]] | None:
+    """(message id, values) of a sentence written from a LINES template in English, else None: how a
+    line a lower layer filled in ("You have judged all 3 items…") is found for its translation."""
+    for key, pattern in _patterns():
+        match = pattern.fullmatch(sentence)
+        if match:
+            return key, {k: v for k, v in match.groupdict().items() if not k.endswith("_s")}
+    return None
+
+
+def translated(sentence: str, lang: str) -> str:
+    """A sentence a lower layer wrote in English from this table (a refusal, a warning), in `lang`: found by
+    its English, whole or filled in from one of its templates (the values kept); else as it is."""
+    if lang != "zh":
+        return sentence
+    key = key_of(sentence)
+    if key is not None:
+        return text(key, lang)
+    found = parse(sentence)
+    return sentence if found is None else text(found[0], lang, **found[1])

@@ -1,9 +1,10 @@
-"""A study's rubric: the questions raters answer (1 to 8 dimensions), each on its own integer scale of
-2 to 11 points (1-5, 1-7, 1-10, 0-10...), with a description and anchor texts. The store keeps one
+"""A study's rubric: the questions raters answer (1 to 8 dimensions), each of a registered type
+(common/questions/: an integer scale of 2 to 11 points (1-5, 1-7, 1-10, 0-10...) with anchor texts,
+the default; yes-no; a choice among labels; an optional text comment), with a description. The store keeps one
 per study, the rating page asks its questions, and the statistics analyse whatever it names: nothing
 else in the project may assume the mission's three 1-5 dimensions (`DEFAULT_RUBRIC`).
 
-Light on purpose (it imports nothing), so the store, the command lines and the statistics share it.
+Light on purpose (it imports only common/), so the store, the command lines and the statistics share it.
 
 >>> rubric = Rubric.from_dict({"dimensions": [{"name": "quality", "low": 1, "high": 10}, {"name": "diversity"}]})
 >>> rubric.names, rubric.dimension("quality").points, rubric.dimension("diversity").scale_words
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import UserError
+from .questions import DEFAULT_TYPE, QuestionType, Stored, question_type
+from .questions.scale import SCALE
 
 MIN_DIMENSIONS, MAX_DIMENSIONS = 1, 8
 MIN_POINTS, MAX_POINTS = 2, 11
@@ -92,61 +95,99 @@ def check_name(name: str) -> str:
     return clean
 
 
+# The JSON fields some type reads: on a question of another type they are a mistake worth saying.
+TYPE_FIELDS = frozenset({"low", "high", "anchors", "labels"})
+
+
 @dataclass(frozen=True)
 class Dimension:
-    """One question: its name (also its column in a wide ratings file), the integer scale low..high
-    (higher = better), what to judge, and anchor texts for some points ((point, text) pairs)."""
+    """One question: its name (also its column in a wide ratings file), its type (`kind`, a name of
+    common/questions/), what to judge, and what the type reads: a scale's low..high (higher =
+    better) and anchor texts for some points ((point, text) pairs), a choice's labels. The types
+    without a scale store low..high as their values' range (yes-no 0-1, a choice 0..labels-1)."""
 
     name: str
     low: int = 1
     high: int = 5
     description: str = ""
     anchors: tuple[tuple[int, str], ...] = ()
+    kind: str = DEFAULT_TYPE
+    labels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", check_name(self.name))
+        qtype = question_type(self.kind)
+        object.__setattr__(self, "kind", qtype.name)
+        if qtype is not SCALE:
+            if self.anchors:
+                raise UserError(f"{self.name!r} is a {qtype.name} question: anchors belong to a scale")
+            if self.labels and "labels" not in qtype.allowed:
+                raise UserError(f"{self.name!r} is a {qtype.name} question: labels belong to a choice")
+            given = {"labels": list(self.labels)} if "labels" in qtype.allowed else {}
+            for key, value in qtype.fields(given, self.name).items():
+                object.__setattr__(self, key, value)
+            return
+        if self.labels:
+            raise UserError(f"{self.name!r} is a scale: labels belong to a choice")
         check_scale(int(self.low), int(self.high), self.name)
         for point, _ in self.anchors:
             if not self.low <= point <= self.high:
                 raise UserError(f"an anchor of {self.name!r} is for {point}, outside its scale {self.scale_words}")
 
     @property
+    def qtype(self) -> QuestionType:
+        return question_type(self.kind)
+
+    @property
     def points(self) -> int:
-        return self.high - self.low + 1
+        return len(self.values)
 
     @property
     def values(self) -> tuple[int, ...]:
-        return tuple(range(self.low, self.high + 1))
+        """The whole numbers an answer is stored as (none for a text question)."""
+        return self.qtype.values(self)
 
     @property
     def scale_words(self) -> str:
-        return f"{self.low}-{self.high}"
+        """The question's kind in a legend: "1-10", "yes/no", "one of 3", "comment"."""
+        return self.qtype.words(self)
+
+    @property
+    def required(self) -> bool:
+        """Whether a rater must answer it (a text comment is optional)."""
+        return self.qtype.required
+
+    def options(self) -> list[tuple[str, int]]:
+        """(label, stored value) in the order the page shows them (digit key k picks the k-th)."""
+        return self.qtype.options(self)
+
+    def check(self, value: object) -> Stored:
+        """The stored value of an answer; UserError when it is not one of the type's values."""
+        return self.qtype.check(self, value)
 
     def contains(self, score: float) -> bool:
-        """Whether `score` is a whole number on this scale."""
-        return float(score).is_integer() and self.low <= score <= self.high
+        """Whether `score` is one of the stored values (a whole number on a scale)."""
+        return float(score).is_integer() and int(score) in self.values
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "low": self.low, "high": self.high}
+        out: dict[str, Any] = {"name": self.name, **self.qtype.to_dict(self)}
         if self.description:
             out["description"] = self.description
-        if self.anchors:
-            out["anchors"] = {str(p): t for p, t in self.anchors}
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Dimension:
         if not isinstance(data, Mapping) or "name" not in data:
             raise UserError("a dimension is an object with at least a name")
-        anchors = data.get("anchors") or {}
-        if not isinstance(anchors, Mapping):
-            raise UserError(f"the anchors of {data.get('name')!r} are an object: point -> text")
-        try:
-            low, high = int(data.get("low", 1)), int(data.get("high", 5))
-            pairs = tuple(sorted((int(p), str(t)) for p, t in anchors.items()))
-        except (TypeError, ValueError):
-            raise UserError(f"the scale of {data.get('name')!r} is not made of whole numbers") from None
-        return cls(str(data["name"]), low, high, str(data.get("description") or ""), pairs)
+        qtype = question_type(data.get("type", DEFAULT_TYPE))
+        misplaced = sorted((set(data) & TYPE_FIELDS) - qtype.allowed)
+        if misplaced:
+            raise UserError(
+                f"{data.get('name')!r} is a {qtype.name} question: it takes no {', '.join(misplaced)}"
+                + (" (anchors belong to a scale)" if "anchors" in misplaced else "")
+            )
+        spec = qtype.fields(data, str(data.get("name")))
+        return cls(str(data["name"]), description=str(data.get("description") or ""), kind=qtype.name, **spec)
 
 
 @dataclass(frozen=True)
@@ -164,6 +205,11 @@ class Rubric:
                 f"a rubric has {MIN_DIMENSIONS} to {MAX_DIMENSIONS} dimensions, this one has {len(dims)}"
                 + (": name at least one question" if not dims else "")
             )
+        if not any(d.required for d in dims):
+            raise UserError("a rubric needs at least one question to answer besides a comment")
+        # The rating page asks a text question in each response's comment box: one per rubric.
+        if sum(1 for d in dims if not d.values) > 1:
+            raise UserError("a rubric has at most one text question (it is each response's comment box)")
         seen: set[str] = set()
         for d in dims:
             if d.name.lower() in seen:
@@ -184,8 +230,45 @@ class Rubric:
         return {d.name: (d.low, d.high) for d in self.dimensions}
 
     @property
+    def numeric(self) -> tuple[str, ...]:
+        """The questions analysed as numbers (scales, yes/no as a proportion): the statistics' dimensions."""
+        return tuple(d.name for d in self.dimensions if d.qtype.analysis == "mean")
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The questions a rater must answer (every one but an optional comment)."""
+        return tuple(d.name for d in self.dimensions if d.required)
+
+    def of_analysis(self, analysis: str | None) -> tuple[Dimension, ...]:
+        """The questions a kind of analysis reads ("mean", "counts"; None: never analysed)."""
+        return tuple(d for d in self.dimensions if d.qtype.analysis == analysis)
+
+    @property
     def is_default(self) -> bool:
         return self == DEFAULT_RUBRIC
+
+    # What the store and the files need to know of the default rubric, asked here (issue 46): every
+    # other module asks a rubric what it needs, not whether it is the default.
+    @property
+    def stored_json(self) -> str | None:
+        """What a study's row and its files keep of the rubric: its JSON, or None for the default
+        (which a study without one means: every study made before rubrics existed)."""
+        return None if self.is_default else self.to_json()
+
+    @property
+    def in_rating_columns(self) -> bool:
+        """Whether the store keeps the answers in the `ratings` table's own three columns (the default
+        rubric's questions, as before rubrics existed); any other rubric's go to `rating_scores`."""
+        return self.is_default
+
+    @property
+    def one_scale(self) -> tuple[int, int] | None:
+        """(low, high) when every question is on the same scale (the words "on 1-5" are then true),
+        else None."""
+        if any(d.kind != "scale" for d in self.dimensions):
+            return None  # a yes/no, a choice or a comment is on no scale of points
+        scales = {(d.low, d.high) for d in self.dimensions}
+        return next(iter(scales)) if len(scales) == 1 else None
 
     def to_dict(self) -> dict[str, Any]:
         return {"dimensions": [d.to_dict() for d in self.dimensions]}

@@ -18,10 +18,10 @@ from typing import Any, NoReturn
 
 import decoders
 from arena import engines
-from arena.llm import EMBEDDED, LoadedModel, split_variant
-from arena.prompts import clean_prompt
-from arena.requests import RunRequest, validate_request
-from arena.runner import run_models
+from arena.inputs.prompts import clean_prompt
+from arena.model.llm import EMBEDDED, LoadedModel, split_variant
+from arena.runs.requests import RunRequest, validate_request
+from arena.runs.runner import run_models
 from common.errors import UserError
 
 

@@ -17,6 +17,7 @@ once; the wordfreq vector is also cached on disk because the lookups take a few 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import weakref
 from pathlib import Path
@@ -110,7 +111,9 @@ def build_prior(
                 vector = wordfreq_scores(_token_texts(tokenizer, width))
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_suffix(".tmp")
+                    # A name of this process's own: two processes building the same prior at once (the
+                    # app and a CLI, or parallel test workers) must not write into one file.
+                    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
                     torch.save(vector, tmp)
                     tmp.replace(path)
         _memo[key] = vector.to(device)

@@ -1,7 +1,7 @@
 """The article's benchmark pipeline, done right: `python -m evaluation.benchmark`.
 
 For each prompt (the three built-in scenarios by default, or a file) and each trial, every method
-runs once on the same prompt through `arena.runner.run_methods` (methods one after another under
+runs once on the same prompt through `arena.runs.runner.run_methods` (methods one after another under
 the model's lock; the runner warms each method up once per model). Trial t uses seed t, so
 trials differ for sampling methods and repeat exactly for beam search. `--warmup N` adds N
 untimed rounds per prompt before the timed trials.
@@ -40,13 +40,13 @@ from tqdm import tqdm
 import decoders
 from arena import engines
 from arena.engines.local.inputs import encode
-from arena.llm import get_default_model, load_model
-from arena.memory import DESCRIPTION as MEMORY_HELP
-from arena.memory import process_peak_rss_mb
-from arena.numbers import cli_whole
-from arena.prompts import SCENARIOS
-from arena.requests import RunRequest, validate_request
-from arena.runner import run_methods
+from arena.inputs.numbers import cli_whole
+from arena.inputs.prompts import SCENARIOS
+from arena.model.llm import get_default_model, load_model
+from arena.model.memory import DESCRIPTION as MEMORY_HELP
+from arena.model.memory import process_peak_rss_mb
+from arena.runs.requests import RunRequest, validate_request
+from arena.runs.runner import run_methods
 from common.errors import UserError
 from common.outputs import check_output_path
 
@@ -88,9 +88,9 @@ def heldout_prompts(language: str, n: int) -> list[BenchPrompt]:
 
 
 def read_prompts(path: str) -> list[BenchPrompt]:
-    """The prompts of a file (`arena.prompts.read_prompt_file`: .txt, .jsonl or .csv); a prompt
+    """The prompts of a file (`arena.inputs.prompts.read_prompt_file`: .txt, .jsonl or .csv); a prompt
     without a scenario is named after its place, prompt-1, prompt-2..."""
-    from arena.prompts import read_prompt_file  # here, like SCENARIOS above: arena.prompts imports torch
+    from arena.inputs.prompts import read_prompt_file  # here, like SCENARIOS above: arena.inputs.prompts imports torch
 
     return [
         BenchPrompt(spec.scenario or f"prompt-{i}", spec.language, spec.prompt, spec.raw)
@@ -124,7 +124,7 @@ def summarize(records: Sequence[dict[str, Any]], key: Sequence[str] = ("method",
                 "tokens_per_s": tokens / (sum(lat) / 1000) if sum(lat) > 0 else math.nan,
                 "ms_per_token": sum(lat) / tokens if tokens else math.nan,
                 "new_tokens_mean": tokens / len(runs),
-                # Highest over the group's runs; see arena/memory.py for what they measure per device.
+                # Highest over the group's runs; see arena/model/memory.py for what they measure per device.
                 "peak_mem_mb": max(peaks) if peaks else None,
                 "peak_mem_growth_mb": max(growths) if growths else None,
             }

@@ -1,7 +1,7 @@
 """Could raters tell which method wrote which response? Bang's blinding index, generalised to k responses.
 
 After scoring an item a rater may be asked "Which response do you think came from METHOD?" and answer
-with a letter or "don't know" (arena/guessing.py). One answer j, on an item with k responses of which
+with a letter or "don't know" (arena/rating/guessing.py). One answer j, on an item with k responses of which
 exactly one is METHOD's, scores
 
     s_j = 1              the guess was METHOD's response
@@ -56,15 +56,16 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from arena.readers import read_csv
-from arena.text import unescape_cell
+from arena.files.readers import read_csv
+from arena.inputs.text import unescape_cell
+from common import messages
 from common.errors import UserError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -272,9 +273,12 @@ def blinding_index(guesses: pd.DataFrame, z: float = Z) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
 
 
-def guesses_frame(guesses: Sequence[Any]) -> pd.DataFrame:
+def guesses_frame(guesses: Sequence[Any], attention_items: Collection[int] = ()) -> pd.DataFrame:
     """The store's guesses (`Store.guesses`) as COLUMNS, labels as the raters saw them; a guess whose
-    answer key was left out of the export it was imported from cannot be scored and is not included."""
+    answer key was left out of the export it was imported from cannot be scored and is not included,
+    nor one on an attention item (`attention_items`: their ids): its responses are identical, so the
+    answer was pure chance (older studies asked there; arena/rating/guessing.py no longer does)."""
+    skip = {int(i) for i in attention_items}
     rows = [
         (
             g.study_id,
@@ -286,14 +290,15 @@ def guesses_frame(guesses: Sequence[Any]) -> pd.DataFrame:
             LETTERS[g.true_position],
         )
         for g in guesses
-        if g.true_position is not None
+        if g.true_position is not None and int(g.item_id) not in skip
     ]
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def study_blinding(store: Any, study_id: int) -> pd.DataFrame:
     """`blinding_index` of one study's stored guesses (empty when the study asked none)."""
-    return blinding_index(guesses_frame(store.guesses(int(study_id))))
+    attention = [i.id for i in store.items(int(study_id)) if i.attention]
+    return blinding_index(guesses_frame(store.guesses(int(study_id)), attention))
 
 
 def closed_study_blinding(store: Any, study_id: int) -> pd.DataFrame:
@@ -325,49 +330,44 @@ def verdict(row: Mapping[str, Any]) -> str:
     return "chance"
 
 
-def words(row: Mapping[str, Any]) -> str:
-    """One plain sentence for one (study, method) row of `blinding_index`, e.g. "raters picked BS-4 in 81%
-    of their guesses (chance 33%): the blind did not hold for BS-4 (...)"."""
+def words(row: Mapping[str, Any], lang: str = "en") -> str:
+    """One plain sentence for one (study, method) row of `blinding_index`, in `lang`, e.g. "Raters picked
+    BS-4 in 81% of their guesses (chance 33%): the blind did not hold for BS-4 (...)"."""
     method = str(row["target_method"])
-    n, dk, right = int(row["n"]), int(row["dont_know"]), int(row["correct"])
+    n, dk, right, items = int(row["n"]), int(row["dont_know"]), int(row["correct"]), int(row["items"])
     if n == 0:
-        return f"No rater was asked which response came from {method}."
+        return messages.text("blind_not_asked", lang, method=method)
     guessed = n - dk
-    dk_part = f'; {dk} of {n} answers were "don\'t know"' if dk else ""
-    stats_part = (
-        f"blinding index {float(row['index']):+.2f}, 95% CI {float(row['ci_low']):+.2f} to "
-        f"{float(row['ci_high']):+.2f}, over {int(row['items'])} item{'s' if int(row['items']) != 1 else ''}"
-        f"{dk_part}; 1 = always recognised, 0 = chance"
-    )
     if guessed == 0:
-        return (
-            f'Every answer about {method} was "don\'t know" ({n} answers over {int(row["items"])} '
-            f"item{'s' if int(row['items']) != 1 else ''}): nobody guessed, so these answers cannot show whether "
-            f"raters could tell {method} (no index or interval to report)."
-        )
+        return messages.text("blind_all_dont_know", lang, method=method, n=n, items=items)
+    dk_part = messages.text("blind_dont_know_part", lang, dk=dk, n=n) if dk else ""
+    stats_part = messages.text(
+        "blind_stats",
+        lang,
+        index=float(row["index"]),
+        low=float(row["ci_low"]),
+        high=float(row["ci_high"]),
+        items=items,
+        dk=dk_part,
+    )
     pooled = float(row.get("pooled_index", math.nan))
     if (
         int(row.get("max_answers_per_item", 1) or 1) > 1
         and math.isfinite(pooled)
         and abs(pooled - float(row["index"])) >= 0.005
     ):
-        stats_part += (
-            f"; the index is the mean over items of each item's mean, Bang's pooled over answers is {pooled:+.2f}"
-        )
-    chance = 100 * float(row["chance"])
-    share = f"raters picked {method} in {100 * right / guessed:.0f}% of their guesses (chance {chance:.0f}%)"
-    said = verdict(row)
-    if said == "not kept":
-        tail = f"the blind did not hold for {method}"
-    elif said == "wrong":
-        tail = f"less often than chance: raters systematically took another response for {method}"
-    else:
-        tail = f"consistent with chance: no sign that raters could tell {method}"
-    return f"{share[0].upper()}{share[1:]}: {tail} ({stats_part})."
+        stats_part += messages.text("blind_pooled", lang, pooled=pooled)
+    share = messages.text(
+        "blind_share", lang, method=method, share=100 * right / guessed, chance=100 * float(row["chance"])
+    )
+    tail = {"not kept": "blind_not_kept", "wrong": "blind_wrong"}.get(verdict(row), "blind_chance")
+    return messages.text(
+        "blind_sentence", lang, share=share, verdict=messages.text(tail, lang, method=method), stats=stats_part
+    )
 
 
-def summary_lines(result: pd.DataFrame) -> list[str]:
-    return [words(r) for r in result.to_dict("records")]
+def summary_lines(result: pd.DataFrame, lang: str = "en") -> list[str]:
+    return [words(r, lang) for r in result.to_dict("records")]
 
 
 # ---- the CLI ----------------------------------------------------------------------------------------
@@ -383,7 +383,10 @@ def read_guesses(path: str | Path) -> pd.DataFrame:
     if missing:
         raise UserError(f"{path.name}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     if "row_kind" in header:  # an arena export: its guess rows, with cells unescaped as its format says
-        records = [(n, r) for n, r in records if (r.get("row_kind") or "") == "guess"]
+        # (not those on an attention item: chance answers that older studies asked for, `guesses_frame`)
+        records = [
+            (n, r) for n, r in records if (r.get("row_kind") or "") == "guess" and not (r.get("item_attention") or "")
+        ]
         records = [
             (n, {k: unescape_cell(v) if isinstance(v, str) else v for k, v in r.items()})
             if str(r.get("format_version") or "") not in ("", "1")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.readers import read_jsonl
+from arena.files.readers import read_jsonl
 from common.errors import UserError
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "heldout.jsonl"

@@ -4,9 +4,11 @@ Both sets of texts are embedded by the scoring model (the loaded model, or the s
 **final layer's hidden state (after the final norm) at each text's last token**, in float32, the text
 encoded alone without special tokens, at most `MAX_TOKENS` tokens. That is MAUVE's own recipe with
 GPT-2 (its `featurize_tokens_from_model`), here with the model the arena already has. The score
-itself is `mauve-text`'s `compute_mauve` on those features (PCA to 90% of the variance, k-means with
-faiss into n/10 buckets, the area under the divergence curve with scaling 5): 1 = indistinguishable,
-near 0 = disjoint. The human side is the held-out set of the same language (evaluation/heldout.py).
+itself is the divergence frontier of evaluation/divergence_frontier.py on those features (PCA to 90%
+of the variance, k-means into n/10 buckets, the area under the divergence curve with scaling 5; our
+own code, equal to GPLv3 `mauve-text`'s `compute_mauve`, which only the tests import): 1 =
+indistinguishable, near 0 = disjoint. The human side is the held-out set of the same language
+(evaluation/heldout.py).
 
 The interval is a percentile bootstrap: both sets are resampled with replacement `resamples` times and
 MAUVE recomputed, so it reflects which texts happened to be drawn (the k-means seed is fixed). With
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -26,14 +29,15 @@ import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 
+from .divergence_frontier import Quantisation, mauve
 from .heldout import load_heldout
+from .results import MAUVE_MIN_TEXTS
 
 MAX_TOKENS = 256
 RESAMPLES = 50
 HUMAN_TEXTS = 200
 FEATURES = "final-layer hidden state (after the final norm) at the last token, float32"
-_human: dict[tuple[str, str, int], np.ndarray] = {}
-_lock = threading.Lock()
+FEATURE_CACHE_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,58 @@ def text_features(lm: Any, texts: Sequence[str], batch_size: int = 16) -> np.nda
     return out
 
 
+class FeatureCache:
+    """Each text's features, computed once per model and precision: the Results tab recomputes MAUVE
+    on every view and filter, and the held-out human texts of one size are those of a larger size
+    spread more finely (100 of them are among the 200). The model's name and precision are the key,
+    as for perplexity (evaluation.perplexity.ScoreCache): the same text in bf16 and fp32, or quantized,
+    gives other features. Least recently used rows go past `max_bytes`. Thread-safe."""
+
+    def __init__(self, max_bytes: int = FEATURE_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._rows: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def model_key(lm: Any) -> tuple[str, str]:
+        precision = getattr(lm, "precision", None) or str(getattr(lm, "dtype", ""))
+        return str(getattr(lm, "name", None) or id(lm)), str(precision)
+
+    def features(self, lm: Any, texts: Sequence[str]) -> np.ndarray:
+        """`text_features(lm, texts)`, embedding only the texts not seen before under this model."""
+        if not texts:
+            return text_features(lm, texts)
+        model = self.model_key(lm)
+        with self._lock:
+            known = {t: self._rows[(*model, t)] for t in texts if (*model, t) in self._rows}
+            for text in known:
+                self._rows.move_to_end((*model, text))
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if todo:
+            fresh = dict(zip(todo, text_features(lm, todo)))
+            self._keep(model, fresh)
+            known.update(fresh)
+        return np.stack([known[t] for t in texts])
+
+    def _keep(self, model: tuple[str, str], rows: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            for text, row in rows.items():
+                key = (*model, text)
+                if key not in self._rows:
+                    self._bytes += row.nbytes
+                self._rows[key] = row
+                self._rows.move_to_end(key)
+            while self._bytes > self.max_bytes and self._rows:
+                self._bytes -= self._rows.popitem(last=False)[1].nbytes
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+FEATURE_CACHE = FeatureCache()  # this process's: the Results tab's MAUVE column, the held-out human texts
+
+
 def spread(items: Sequence[Any], n: int, offset: int = 0) -> list[Any]:
     """`n` items at even steps over `items`, starting `offset` into each step (all of them if fewer)."""
     if n >= len(items):
@@ -85,33 +141,17 @@ def spread(items: Sequence[Any], n: int, offset: int = 0) -> list[Any]:
 
 def human_features(lm: Any, language: str, n: int = HUMAN_TEXTS) -> np.ndarray:
     """`n` held-out human continuations of `language`, spread evenly over the set (the set runs through
-    its sources in order: its first 200 would all be Genesis), embedded once per model, kept in memory."""
-    key = (str(getattr(lm, "key", id(lm))), language, int(n))
-    with _lock:
-        known = _human.get(key)
-    if known is not None:
-        return known
-    texts = [item.continuation for item in spread(load_heldout(language), n)]
-    feats = text_features(lm, texts)
-    with _lock:
-        _human[key] = feats
-    return feats
+    its sources in order: its first 200 would all be Genesis), embedded once per model (FEATURE_CACHE)."""
+    return FEATURE_CACHE.features(lm, [item.continuation for item in spread(load_heldout(language), n)])
 
 
 def mauve_value(p: np.ndarray, q: np.ndarray, seed: int = 25) -> float:
-    """`mauve-text`'s score of two feature sets: its defaults except one k-means start of at most 100
+    """MAUVE of two feature sets: mauve-text's defaults except one k-means start of at most 100
     iterations instead of 5 of 500 (a bootstrap runs it dozens of times; on a few hundred points the
     clusters barely change)."""
-    import faiss  # here: faiss and scikit-learn (through mauve) load only when MAUVE is computed
-    import mauve  # here: as above, and mauve-text is GPLv3: imported only where MAUVE runs
-
-    # One thread: faiss's OpenMP team spins on a busy 2-core machine (8 s a call instead of 0.25 s).
-    faiss.omp_set_num_threads(1)
+    # One BLAS thread: on a busy 2-core machine a thread team spins instead of working.
     with threadpool_limits(1):
-        out = mauve.compute_mauve(
-            p_features=p, q_features=q, num_buckets="auto", kmeans_num_redo=1, kmeans_max_iter=100, seed=seed
-        )
-    return float(out.mauve)
+        return mauve(p, q, Quantisation(starts=1, max_iter=100, seed=seed))
 
 
 def mauve_interval(p: np.ndarray, q: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float]:
@@ -132,9 +172,9 @@ def score_texts(
     """MAUVE of `texts` against the held-out human texts of `language`, with its bootstrap interval;
     None when there are fewer than 10 non-empty texts (too few for even two buckets)."""
     kept = [t for t in texts if t and t.strip()]
-    if len(kept) < 10:
+    if len(kept) < MAUVE_MIN_TEXTS:
         return None
-    p = text_features(lm, kept)
+    p = FEATURE_CACHE.features(lm, kept)
     q = human_features(lm, language, n_human)
     low, high = mauve_interval(p, q, resamples)
     return MauveResult(mauve_value(p, q), low, high, len(kept), len(q), resamples, language)

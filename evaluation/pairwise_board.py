@@ -1,7 +1,7 @@
 """One leaderboard of systems across the studies of one model set: the Results tab's "Leaderboard
 across studies", as data.
 
-Pairwise studies give their votes (`arena.pair_export.vote_rows`), 1-5 studies the comparisons
+Pairwise studies give their votes (`arena.files.pair_export.vote_rows`), 1-5 studies the comparisons
 their scores imply (`evaluation.pairwise.implied_votes`); `evaluation.pairwise.leaderboard` fits
 them together. What this module adds is which studies may enter and what a system is:
 
@@ -29,10 +29,11 @@ from typing import Any
 
 import pandas as pd
 
-from arena import systems
-from arena.numbers import study_id as parse_study_id
-from arena.pair_export import vote_rows
+from arena.files.pair_export import vote_rows
+from arena.inputs.numbers import study_id as parse_study_id
+from arena.rating import systems
 from arena.store import Store, Study
+from common import messages
 from common.errors import UserError
 
 from . import pairwise as pw
@@ -51,7 +52,8 @@ BOARD_COLUMNS = [
     "provisional",
 ]
 SOURCE_COLUMNS = ["study", "kind", "comparisons", "items", "raters", "max new tokens"]
-KINDS = {"pairwise": "pairwise votes", "1-5": "1–5 scores (implied comparisons)"}
+KINDS = {"pairwise": messages.english("board_kind_pairwise"), "1-5": messages.english("board_kind_scores")}
+KIND_KEYS = {"pairwise": "board_kind_pairwise", "1-5": "board_kind_scores"}
 
 
 @dataclass(frozen=True)
@@ -181,17 +183,19 @@ def cross_study_view(
     public: bool = True,
     n_resamples: int = 1000,
     seed: int = 0,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """The board of `study_ids` (default: every admitted study of `model_set`, a `BoardGroup.key`):
     headline, takeaway lines, the table (BOARD_COLUMNS), the sources (SOURCE_COLUMNS), the
-    `Leaderboard`. Raises UserError for a study that may not enter (`admitted`) or has no comparison."""
+    `Leaderboard`. Raises UserError for a study that may not enter (`admitted`) or has no comparison.
+    The words and the cells in `lang` (the columns keep their English names: the Results tab renames them)."""
     group, studies = _chosen_studies(store, model_set, study_ids, public)
     votes, ratings = board_frames(store, studies, one_model=len(group.models) == 1)
     try:
         board = pw.leaderboard(votes, ratings, n_resamples=n_resamples, seed=seed)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    table = leaderboard_table(board.ratings).rename(columns={"method": "system", "votes": "comparisons"})
+    table = leaderboard_table(board.ratings, lang).rename(columns={"method": "system", "votes": "comparisons"})
     cells = dict(zip(board.table["system"], board.table["comparisons_by_study"]))
     table.insert(7, "studies (comparisons)", [_studies_cell(cells[s]) for s in table["system"]])
     by_id = {s.id: s for s in studies}
@@ -199,7 +203,7 @@ def cross_study_view(
         [
             {
                 "study": f"#{r.study_id} {by_id[int(r.study_id)].name}",
-                "kind": KINDS[r.kind],
+                "kind": messages.text(KIND_KEYS[r.kind], lang),
                 "comparisons": int(r.comparisons),
                 "items": int(r.items),
                 "raters": int(r.raters),
@@ -211,13 +215,12 @@ def cross_study_view(
     )
     result = board.ratings
     kinds = board.sources["kind"].value_counts()
-    headline = (
-        f"{len(sources)} stud{'y' if len(sources) == 1 else 'ies'} of {' + '.join(group.models)} "
-        f"({int(kinds.get('pairwise', 0))} pairwise, "
-        f"{int(kinds.get('1-5', 0))} 1–5) · {result.n_votes} comparisons on {result.n_items} prompts by "
-        f"{result.n_raters} raters"
-    )
-    lines = pw.explain(result) + list(result.warnings)
+    headline = messages.text(
+        "board_headline", lang, n=len(sources), studies="study" if len(sources) == 1 else "studies",
+        models=" + ".join(group.models), pairwise=int(kinds.get("pairwise", 0)), scores=int(kinds.get("1-5", 0)),
+        votes=result.n_votes, items=result.n_items, raters=result.n_raters,
+    )  # fmt: skip
+    lines = pw.explain(result, lang)  # its warnings included (they were listed twice)
     return {
         "headline": headline,
         "takeaway": lines[0],

@@ -6,7 +6,7 @@ Definition (Holtzman et al. 2020; the same for generated and human text):
   * corpus PPL = exp(sum NLL / sum n), i.e. a token-weighted mean, not a mean of item PPLs.
 
 BOS handling, the same for every text: the prompt is encoded exactly as for generation
-(`arena.prompts.encode_prompt`: the chat template, or for raw text the tokenizer with its own
+(`arena.inputs.prompts.encode_prompt`: the chat template, or for raw text the tokenizer with its own
 special tokens, which for SmolLM2 is no BOS), without any method's instruction (TS-Tilted-Concise
 generates after "Use concise language." in the system prompt, but its text is scored after the
 user's prompt alone, as every other method's: docs/decoders.md). The continuation is tokenized on its own without
@@ -37,9 +37,9 @@ from typing import Any
 
 import torch
 
-from arena.llm import LoadedModel, end_ids, lookup
-from arena.prompts import SCENARIOS, clean_prompt, encode_prompt
-from arena.zerogpu import duration_s, gpu_task
+from arena.inputs.prompts import SCENARIOS, clean_prompt, encode_prompt
+from arena.model.llm import LoadedModel, end_ids, lookup
+from arena.model.zerogpu import duration_s, gpu_task
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena import llm, systems
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.model import llm
+from arena.rating import systems
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 from common.errors import UserError
 
 ITEMS = 3
@@ -97,18 +98,24 @@ def check_study(
     lm: llm.LoadedModel,
     items: int = ITEMS,
     run: Callable[[llm.LoadedModel, RunRequest], Sequence[Any]] = run_methods,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> ReplayReport:
-    """Replay up to `items` items of the study, every method of `lm`'s model, with fresh seeds."""
+    """Replay up to `items` items of the study, every method of `lm`'s model, with fresh seeds.
+    `progress(done, total, what)` is called before each item and once at the end: each item is a
+    generation run of every method, which takes a while on a CPU."""
     study = store.get_study(study_id)
     if study is None:
         raise UserError(f"there is no study #{study_id}")
     mine = {s: systems.method_of(s) for s in study.methods if systems.model_of(s) in ("", lm.name)}
     counts = {s: [0, 0] for s in mine}
-    for item in store.items(study_id)[:items]:
+    chosen = store.items(study_id)[:items]
+    for k, item in enumerate(chosen):
         stored = {(o.method, o.sample_index): o.text for o in store.outputs_for_item(item.id)}
         present = [s for s in mine if (s, 0) in stored]
         if not present:
             continue
+        if progress is not None:
+            progress(k, len(chosen), f"item {k + 1} of {len(chosen)}: {len(present)} methods again, fresh seeds")
         request = RunRequest(
             item.prompt,
             [mine[s] for s in present],
@@ -120,5 +127,7 @@ def check_study(
         for system, result in zip(present, run(lm, request)):
             counts[system][0] += 1
             counts[system][1] += int(result.text == stored[(system, 0)])
+    if progress is not None:
+        progress(len(chosen), len(chosen), "done")
     methods = tuple(MethodReplay(s, checked, same) for s, (checked, same) in counts.items())
     return ReplayReport(lm.name, public_model(lm.name), methods)

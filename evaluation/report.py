@@ -11,13 +11,14 @@ from typing import Any
 
 import pandas as pd
 
-from arena.llm import get_model
-from arena.model_names import model_in_words
-from arena.numbers import study_id as parse_study_id
+from arena.inputs.numbers import study_id as parse_study_id
+from arena.inputs.text import markdown_literal
+from arena.model.llm import get_model
+from arena.model.model_names import model_in_words
+from arena.model.zerogpu import on_zero_gpu
 from arena.settings import current as current_settings
 from arena.store import Store
-from arena.text import markdown_literal
-from arena.zerogpu import on_zero_gpu
+from common import messages
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 from evaluation import blinding, story
@@ -32,6 +33,29 @@ from evaluation.perplexity import SCORES, ItemScore
 from evaluation.tasks.views import with_task_success
 
 PRESENT_PATH = "/present"
+
+
+def headline_markdown(study: Any, r: Any, unjudged: int, lm: Any) -> str:
+    """The study's name, its sizes, "can't judge" answers, methods and the perplexity scorer."""
+    sizes = messages.text("results_sizes", items=r.n_items, ratings=r.n_ratings, raters=r.n_raters)
+    return (
+        f"### {markdown_literal(study.name)}\n{sizes} · "
+        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
+        f"methods: {', '.join(map(markdown_literal, r.summary['method'])) if len(r.summary) else 'none yet'}"
+        + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
+    )
+
+
+def provenance_words(study: Any, lang: str = "en") -> str:
+    """Where an imported study's ratings came from ("imported from FILE; collected outside this app"),
+    in `lang`; "" for a study rated in this app."""
+    source = getattr(study, "imported_from", None)
+    return messages.text("provenance_imported", lang, file=source) if source else ""
+
+
+def provenance_markdown(study: Any) -> str:
+    words = provenance_words(study)
+    return f"\n\n**{markdown_literal(words)}**" if words else ""
 
 
 def present_url(study_id: int) -> str:
@@ -72,12 +96,14 @@ def compute_view(
     public: bool = True,
     progress: Any = None,
     load: Any = None,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """Everything the tab shows for one study and filters; `lm` given = compute perplexity, with the
     study's own scorer when it names one (`study.scorer_model`, loaded by `load`, default
-    `arena.llm.get_model`; a study over several models always does), else with `lm` (old studies).
+    `arena.model.llm.get_model`; a study over several models always does), else with `lm` (old studies).
     `public` (the Results tab): only a published study; any other id, existing or not, gets the same
-    answer, so the reply does not even tell whether a study exists."""
+    answer, so the reply does not even tell whether a study exists. `lang` (en or zh): the language of
+    the charts, the exclusion lines and table and the blinding lines (/present's); the rest is English."""
     if study_id in (None, ""):
         raise UserError("choose a study")
     study_id = parse_study_id(study_id, "there is no published study with that id")
@@ -86,7 +112,8 @@ def compute_view(
         raise UserError("there is no published study with that id")
     rubric = rubric_from(getattr(study, "rubric", None))  # the study's questions; older studies: the default
     every = label_scenarios(pseudonymize_raters(store.ratings_frame(study_id)))
-    ratings, exclusion_lines, sensitivity = exclusion_view(every, rubric, getattr(study, "exclusion_rules", ()) or ())
+    rules = getattr(study, "exclusion_rules", ()) or ()
+    ratings, exclusion_lines, sensitivity = exclusion_view(every, rubric, rules, lang)
     outputs = label_scenarios(store.outputs_frame(study_id))
     scenarios, raters = _names(scenarios, "scenarios"), _names(raters, "raters")
     filtered_outputs = outputs if scenarios is None else outputs[outputs["scenario"].astype(str).isin(scenarios)]
@@ -105,22 +132,17 @@ def compute_view(
     )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(
-        hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric.names)["n"].sum()
+        hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric.numeric)["n"].sum()
     )
-    headline = (
-        f"### {markdown_literal(study.name)}\n{r.n_items} prompts · {r.n_ratings} ratings by {r.n_raters} raters · "
-        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
-        f"methods: {', '.join(r.summary['method']) if len(r.summary) else 'none yet'}"
-        + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
-        + exclusion_markdown(exclusion_lines, sensitivity)
-    )
+    headline = headline_markdown(study, r, unjudged, lm) + exclusion_markdown(exclusion_lines, sensitivity, lang)
+    headline += provenance_markdown(study)
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
-    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id)) if study.guess_methods else []
+    blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id), lang) if study.guess_methods else []
     return {
         "headline": headline,
         "story": (
-            f"**{story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, rubric=rubric)}**\n\n"
-            f"{story.agreement_words(r.agreement)}\n\n"
+            f"**{markdown_literal(story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, rubric=rubric))}**\n\n"
+            f"{markdown_literal(story.agreement_words(r.agreement))}\n\n"
             + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in blind_lines)
             + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
             "(a page of its own: no tabs, no controls)"
@@ -129,8 +151,8 @@ def compute_view(
         "table": with_task_success(res.display_table(r.summary, rubric), filtered_outputs)
         if len(r.summary)
         else pd.DataFrame(),
-        "scores_figure": res.scores_figure(r.means, rubric=rubric) if len(r.means) else None,
-        "latency_figure": res.quality_latency_figure(r.summary, rubric=rubric) if len(r.summary) else None,
+        "scores_figure": res.scores_figure(r.means, rubric=rubric, lang=lang) if len(r.means) else None,
+        "latency_figure": res.quality_latency_figure(r.summary, rubric=rubric, lang=lang) if len(r.summary) else None,
         "stats": stats_tables(r),
         "summary": r.summary,
         "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
@@ -161,58 +183,67 @@ def excluded_by_rules(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tupl
     return kept, lines
 
 
-SENSITIVITY_NAMES = {
-    "dimension": "dimension",
-    "pair": "a vs b",
-    "all": "every rater: a − b [95% CI]",
-    "p_all": "p, every rater",
-    "kept": "without the excluded: a − b [95% CI]",
-    "p_kept": "p, without the excluded",
-    "changed": "conclusion changes",
-}
+SENSITIVITY_KEYS = ("dimension", "pair", "all", "p_all", "kept", "p_kept", "changed")
+# The side-by-side table's column names (common/messages.py's sensitivity_col_*), in English.
+SENSITIVITY_NAMES = {k: messages.english(f"sensitivity_col_{k}") for k in SENSITIVITY_KEYS}
 
 
-def exclusion_view(ratings: pd.DataFrame, rubric: Rubric, rules: Any) -> tuple[pd.DataFrame, list[str], pd.DataFrame]:
+def sensitivity_names(lang: str = "en") -> dict[str, str]:
+    """SENSITIVITY_NAMES in `lang`."""
+    return {k: messages.text(f"sensitivity_col_{k}", lang) for k in SENSITIVITY_KEYS}
+
+
+def exclusion_view(
+    ratings: pd.DataFrame, rubric: Rubric, rules: Any, lang: str = "en"
+) -> tuple[pd.DataFrame, list[str], pd.DataFrame]:
     """`excluded_by_rules`, and the primary pairs with every rater and without the excluded ones side
-    by side for display (SENSITIVITY_NAMES; empty when nobody is excluded)."""
-    empty = pd.DataFrame(columns=list(SENSITIVITY_NAMES.values()))
+    by side for display (SENSITIVITY_NAMES; empty when nobody is excluded); words and table in `lang`."""
+    names = sensitivity_names(lang)
+    empty = pd.DataFrame(columns=list(names.values()))
     if not rules or ratings.empty:
         return ratings, [], empty
     kept, exclusion, _ = quality.apply_rules(ratings, rubric, tuple(rules))
-    lines = [exclusion.words("by the rule set at creation")]
+    lines = [exclusion.words("exclusion_when_at_creation", lang)]
     if not (exclusion.n and len(kept)):
         return kept, lines, empty
     every = ha.analyse(ratings, mixed=False, rubric=rubric)["pairwise"]
     mine = ha.analyse(kept, mixed=False, rubric=rubric)["pairwise"]
     table = quality.with_and_without(every, mine)
-    lines.append(quality.sensitivity_words(table, exclusion))
+    lines.append(quality.sensitivity_words(table, exclusion, lang=lang))
+    return kept, lines, sensitivity_table(table, lang)
+
+
+def sensitivity_table(table: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """`quality.with_and_without`'s table for people, in `lang`: "a vs b", "+0.40 [+0.10, +0.70]", yes/no."""
+    names = sensitivity_names(lang)
 
     def cell(diff: Any, low: Any, high: Any) -> str:
         if pd.isna(diff):
             return "–"
-        return (
-            f"{diff:+.2f} (no interval)" if pd.isna(low) or pd.isna(high) else f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
-        )
+        if pd.isna(low) or pd.isna(high):
+            return messages.text("no_interval", lang, value=f"{diff:+.2f}")
+        return f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
 
-    shown = pd.DataFrame(
+    return pd.DataFrame(
         {
-            SENSITIVITY_NAMES["dimension"]: table["dimension"],
-            SENSITIVITY_NAMES["pair"]: table["method_a"] + " vs " + table["method_b"],
-            SENSITIVITY_NAMES["all"]: [cell(*v) for v in table[["diff_all", "ci_low_all", "ci_high_all"]].values],
-            SENSITIVITY_NAMES["p_all"]: [f"{p:.2g}" if pd.notna(p) else "–" for p in table["p_family_all"]],
-            SENSITIVITY_NAMES["kept"]: [cell(*v) for v in table[["diff_kept", "ci_low_kept", "ci_high_kept"]].values],
-            SENSITIVITY_NAMES["p_kept"]: [f"{p:.2g}" if pd.notna(p) else "–" for p in table["p_family_kept"]],
-            SENSITIVITY_NAMES["changed"]: ["yes" if c else "no" for c in table["changed"]],
+            names["dimension"]: [messages.dimension_name(d, lang) for d in table["dimension"]],
+            names["pair"]: [
+                messages.text("sensitivity_vs", lang, a=a, b=b) for a, b in zip(table["method_a"], table["method_b"])
+            ],
+            names["all"]: [cell(*v) for v in table[["diff_all", "ci_low_all", "ci_high_all"]].values],
+            names["p_all"]: [f"{p:.2g}" if pd.notna(p) else "–" for p in table["p_family_all"]],
+            names["kept"]: [cell(*v) for v in table[["diff_kept", "ci_low_kept", "ci_high_kept"]].values],
+            names["p_kept"]: [f"{p:.2g}" if pd.notna(p) else "–" for p in table["p_family_kept"]],
+            names["changed"]: [messages.text("yes" if c else "no", lang) for c in table["changed"]],
         }
     )
-    return kept, lines, shown
 
 
-def exclusion_markdown(lines: list[str], sensitivity: pd.DataFrame) -> str:
+def exclusion_markdown(lines: list[str], sensitivity: pd.DataFrame, lang: str = "en") -> str:
     """The exclusion lines for the Results headline, and the side-by-side table when anyone was excluded."""
     text = "".join(f"\n\n{markdown_literal(line)}" for line in lines)
     if len(sensitivity):
-        text += f"\n\n**With every rater and without the excluded, side by side**\n\n{markdown_table(sensitivity)}"
+        text += f"\n\n**{messages.text('sensitivity_caption', lang)}**\n\n{markdown_table(sensitivity)}"
     return text
 
 
@@ -228,9 +259,13 @@ def scorer_words(study: Any, lm: Any) -> str:
     """The scorer as the headline names it: the study's scorer model for every system (perplexities
     under different models are not comparable, so a study has one), else the app's model."""
     if study.scorer_model:
-        named = f"{markdown_literal(study.scorer_model)} ({model_in_words(lm.name)})" if model_named() else "one model"
+        named = (
+            f"{markdown_literal(study.scorer_model)} ({markdown_literal(model_in_words(lm.name))})"
+            if model_named()
+            else "one model"
+        )
         return f"{named}, the study's one scorer for every system"
-    return model_in_words(lm.name) if model_named() else "the server’s model"
+    return markdown_literal(model_in_words(lm.name)) if model_named() else "the server’s model"
 
 
 def _names(value: Any, what: str) -> list[str] | None:
@@ -265,7 +300,7 @@ def length_table(ratings: pd.DataFrame, rubric: Rubric | None = None) -> pd.Data
     # No lengths: an imported study's responses (the long format has scores, not texts) have 0 tokens.
     if ratings.empty or "new_tokens" not in ratings or not (pd.to_numeric(ratings["new_tokens"]) > 0).any():
         return pd.DataFrame(columns=list(LENGTH_TABLE_NAMES.values()))
-    out = length_adjusted_contrast(ratings, list((rubric or DEFAULT_RUBRIC).names))
+    out = length_adjusted_contrast(ratings, list((rubric or DEFAULT_RUBRIC).numeric))
 
     def ci(low: Any, high: Any, digits: int = 2) -> str:
         return "–" if pd.isna(low) or pd.isna(high) else f"[{low:.{digits}f}, {high:.{digits}f}]"

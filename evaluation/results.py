@@ -21,10 +21,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import decoders
-from common.messages import english
+from arena.inputs.text import markdown_literal, plot_literal
+from common.messages import dimension_name, english
+from common.messages import text as words
 from common.rubric import DEFAULT_RUBRIC, Rubric
 
 from .human import analysis as ha
+from .human import choices as ch
 from .human import columns as hcols
 from .human import stats as hs
 from .metrics import text_metrics
@@ -51,6 +54,10 @@ class Results:
     lines: list[str] = field(default_factory=list)  # one plain-language line per result
     methods: list[str] = field(default_factory=list)  # the study's order
     rubric: Rubric = DEFAULT_RUBRIC  # the study's questions and scales
+    # a rubric's choice questions (counts per method and label, a test each) and text answers (listed only)
+    choice_counts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ch.COUNT_COLUMNS))
+    choice_tests: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ch.TEST_COLUMNS))
+    comments: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ch.COMMENT_COLUMNS))
 
 
 def _method_order(*frames: pd.DataFrame) -> list[str]:
@@ -70,13 +77,13 @@ def method_summary(
 ) -> pd.DataFrame:
     """One row per method: N, human means with 95% CI (one per dimension of `rubric`), PPL, MAUVE with its interval, diversity,
     latency, throughput."""
-    means = hs.method_means(ratings, rubric.names) if means is None else means
+    means = hs.method_means(ratings, rubric.numeric) if means is None else means
     rows = []
     for method in _method_order(outputs, ratings):
         outs = outputs[outputs["method"] == method].drop_duplicates("output_id")
         rates = ratings[ratings["method"] == method]
         row: dict[str, Any] = {"method": method, "outputs": len(outs), "ratings": len(rates)}
-        for dim in rubric.names:
+        for dim in rubric.numeric:
             m = means[(means["method"] == method) & (means["dimension"] == dim)]
             if len(m):
                 row[dim], row[f"{dim}_ci_low"], row[f"{dim}_ci_high"] = (
@@ -89,7 +96,9 @@ def method_summary(
         row["mauve"], row["mauve_ci_low"], row["mauve_ci_high"] = (
             (found.mauve, found.ci_low, found.ci_high) if found is not None else (math.nan, math.nan, math.nan)
         )
-        texts = [t for t in outs["text"].fillna("")]
+        # empty texts (an import without them) measure nothing: not a repetition of 0.0
+        texts = [t for t in outs["text"].fillna("") if str(t).strip()]
+        row["texts"] = len(texts)
         row.update({k: v for k, v in text_metrics(texts).items() if k != "n_texts"})
         lat = pd.to_numeric(outs["latency_ms"], errors="coerce")
         tok = pd.to_numeric(outs["new_tokens"], errors="coerce")
@@ -125,7 +134,7 @@ def build_results(
     if not scores:
         notes.append("perplexity not computed")
     order = list(methods) if methods is not None else _method_order(o, r)
-    dims = list(rubric.names)
+    dims = list(rubric.numeric)  # what has a mean: scales, yes/no as a proportion
     if len(r):
         a = ha.analyse(r, mixed=mixed, methods=order, rubric=rubric)
     else:
@@ -138,6 +147,9 @@ def build_results(
             "mixed": pd.DataFrame(columns=hs.MIXED_COLUMNS),
             "variance_components": pd.DataFrame(columns=hs.VC_COLUMNS),
             "lines": [],
+            "choice_counts": pd.DataFrame(columns=ch.COUNT_COLUMNS),
+            "choice_tests": pd.DataFrame(columns=ch.TEST_COLUMNS),
+            "comments": pd.DataFrame(columns=ch.COMMENT_COLUMNS),
         }
     return Results(
         summary=method_summary(r, o, scores, a["means"], rubric, mauve),
@@ -156,6 +168,9 @@ def build_results(
         lines=a["lines"],
         methods=order,
         rubric=rubric,
+        choice_counts=a["choice_counts"],
+        choice_tests=a["choice_tests"],
+        comments=a["comments"],
     )
 
 
@@ -227,16 +242,22 @@ def statistics_tables(r: Results) -> dict[str, Any]:
 
 
 def statistics_markdown(r: Results) -> str:
-    """One plain-language line per result, as a Markdown list (method names are registry names)."""
+    """One plain-language line per result, as a Markdown list, every line literal (method and question
+    names come from the registry, a rubric or an imported file)."""
     if not r.lines:
         return "No ratings yet."
     head = []
     if len(r.pairwise):
         head.append(
-            f"**Headline family**: {r.pairwise['family'].iloc[0]}, adjusted together; the takeaway names only "
+            f"**Headline family**: {markdown_literal(r.pairwise['family'].iloc[0])}, adjusted together; the takeaway names only "
             "these. Friedman and the mixed model are exploratory.\n"
         )
-    return "\n".join([*head, *(f"- {line}" for line in r.lines)])
+    said = [
+        f"- *{markdown_literal(c['question'])}* on {markdown_literal(c['method'])}: {markdown_literal(c['text'])}"
+        for c in r.comments.to_dict("records")
+    ]
+    tail = ([f"\n**Comments** ({len(said)}, listed as written, not analysed):\n", *said]) if said else []
+    return "\n".join([*head, *(f"- {markdown_literal(line)}" for line in r.lines), *tail])
 
 
 def _num(v: Any, digits: int = 2) -> str:
@@ -273,10 +294,13 @@ def column_names(rubric: Rubric = DEFAULT_RUBRIC) -> dict[str, str]:
 
 
 def mauve_cell(s: Mapping[str, Any]) -> str:
-    """ "0.83 [0.71–0.90]", or "–" where MAUVE was not computed (no scorer, under 10 texts)."""
+    """ "0.83 [0.71–0.90]"; where MAUVE was not computed, why when it is the texts ("needs ≥ 10 texts"),
+    else "–" (no scorer was asked for)."""
     value = s.get("mauve", math.nan)
     if value is None or pd.isna(value):
-        return "–"
+        texts = s.get("texts", math.nan)
+        short = texts is not None and pd.notna(texts) and texts < MAUVE_MIN_TEXTS
+        return english("results_mauve_needs").format(n=MAUVE_MIN_TEXTS) if short else "–"
     return f"{_num(value)} [{_num(s['mauve_ci_low'])}–{_num(s['mauve_ci_high'])}]"
 
 
@@ -292,25 +316,35 @@ def scale_ci(lo: float, hi: float, low: float, high: float) -> str:
     return text + (f", cut at the scale’s {' and '.join(cut)}]" if cut else "]")
 
 
+MAUVE_MIN_TEXTS = 10  # fewer non-empty texts than this: too few for even two buckets (evaluation/mauve_score.py)
+TEXT_METRICS = ("distinct_2", "repetition_pct", "self_bleu4", "zipf")
+
+
+def _text_cells(s: Mapping[str, Any]) -> dict[str, str]:
+    """The diversity and repetition cells: "no texts" for a method whose outputs have none (an import of
+    ratings alone), not figures computed from nothing."""
+    if s.get("texts", 1) == 0:
+        return {COLUMNS[k]: english("results_no_texts") for k in TEXT_METRICS}
+    digits = {"distinct_2": 3, "repetition_pct": 1, "self_bleu4": 3, "zipf": 2}
+    return {COLUMNS[k]: _num(s[k], digits[k]) for k in TEXT_METRICS}
+
+
 def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.DataFrame:
     """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
     names = column_names(rubric)
     rows = []
     for _, s in summary.iterrows():
         row = {"method": s["method"]}  # ratings per method: in the headline and the CSV
-        for dim in rubric.names:
+        for dim in rubric.numeric:
             lo, hi = s[f"{dim}_ci_low"], s[f"{dim}_ci_high"]
             scale = rubric.dimension(dim)
-            ci = scale_ci(lo, hi, scale.low, scale.high) if pd.notna(lo) and pd.notna(hi) else "(no CI)"
+            ci = scale_ci(lo, hi, scale.low, scale.high) if pd.notna(lo) and pd.notna(hi) else english("results_no_ci")
             row[names[dim]] = f"{_num(s[dim])} {ci}" if pd.notna(s[dim]) else "–"
         row.update(
             {
                 COLUMNS["ppl"]: _num(s["ppl"]),
                 COLUMNS["mauve"]: mauve_cell(s),
-                COLUMNS["distinct_2"]: _num(s["distinct_2"], 3),
-                COLUMNS["repetition_pct"]: _num(s["repetition_pct"], 1),
-                COLUMNS["self_bleu4"]: _num(s["self_bleu4"], 3),
-                COLUMNS["zipf"]: _num(s["zipf"]),
+                **_text_cells(s),
                 COLUMNS["latency_ms"]: _num(s["latency_ms"], 0),
                 COLUMNS["tokens_per_s"]: _num(s["tokens_per_s"], 1),
             }
@@ -327,31 +361,38 @@ def method_colours(methods: Sequence[str]) -> dict[str, str]:
     return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(dict.fromkeys(methods))}
 
 
-def _axis(rubric: Rubric, dimensions: Sequence[str] | None = None) -> dict[str, Any]:
+def _axis(rubric: Rubric, dimensions: Sequence[str] | None = None, lang: str = "en") -> dict[str, Any]:
     """The score axis: from the lowest point of the rubric's scales to the highest (not from 0), its
-    points as ticks when they are few; the scale named when every dimension shares it."""
-    dims = [rubric.dimension(d) for d in (dimensions or rubric.names) if d in rubric.names] or list(rubric.dimensions)
+    points as ticks when they are few; the scale named when every dimension shares it (in `lang`)."""
+    numeric = [rubric.dimension(d) for d in rubric.numeric] or list(rubric.dimensions)
+    dims = [d for d in numeric if d.name in (dimensions or rubric.numeric)] or numeric
     low, high = min(d.low for d in dims), max(d.high for d in dims)
     same = len({(d.low, d.high) for d in dims}) == 1
     ticks = list(range(low, high + 1)) if high - low <= 10 else None
-    title = f"score ({low} = worst, {high} = best)" if same else "score (higher = better; scales differ)"
+    title = words("chart_score_axis", lang, low=low, high=high) if same else words("chart_score_axis_mixed", lang)
     return dict(range=[low, high + 0.05], title=title, tickvals=ticks)
 
 
-def scores_figure(
-    means: pd.DataFrame, title: str = "Human scores ↑ (mean over prompts, 95% CI)", rubric: Rubric = DEFAULT_RUBRIC
-):
+def _symbol(symbol: str, lang: str) -> str:
+    """A plotly marker symbol's name in `lang` ("triangle-up" is a triangle)."""
+    return words(f"chart_symbol_{symbol.removesuffix('-up')}", lang)
+
+
+def scores_figure(means: pd.DataFrame, title: str | None = None, rubric: Rubric = DEFAULT_RUBRIC, lang: str = "en"):
     """Grouped bars per dimension, one colour per method, CI error bars, on the rubric's scale (the axis
-    starts at its lowest score, not at 0)."""
+    starts at its lowest score, not at 0); its words in `lang` (a study's own questions and the methods
+    keep their names)."""
+    title = words("chart_scores_title", lang) if title is None else title
+    hover = words("chart_hover_score", lang, x="%{x}", y="%{y:.2f}", n="%{customdata}")
 
     colours = method_colours(list(means["method"]))
     fig = go.Figure()
     for method in dict.fromkeys(means["method"]):
         m = means[means["method"] == method]
         fig.add_bar(
-            x=list(m["dimension"]),
+            x=[plot_literal(dimension_name(d, lang)) for d in m["dimension"]],
             y=list(m["mean"]),
-            name=str(method),
+            name=plot_literal(method),
             marker_color=colours[method],
             error_y=dict(
                 type="data",
@@ -359,26 +400,26 @@ def scores_figure(
                 array=list((m["ci_high"] - m["mean"]).fillna(0)),
                 arrayminus=list((m["mean"] - m["ci_low"]).fillna(0)),
             ),
-            customdata=list(m["n"]),
-            hovertemplate="%{x}: %{y:.2f} (%{customdata} prompts)<extra>" + str(method) + "</extra>",
+            customdata=[words("chart_prompts", lang, n=int(n)) for n in m["n"]],  # "(1 prompt)", not "(1 prompts)"
+            hovertemplate=hover + "<extra>%{fullData.name}</extra>",
         )
     fig.update_layout(
         barmode="group",
         title=title,
         height=420,
-        legend_title_text="method",
-        yaxis=_axis(rubric, list(dict.fromkeys(means["dimension"])) if len(means) else None),
+        legend_title_text=words("column_method", lang),
+        yaxis=_axis(rubric, list(dict.fromkeys(means["dimension"])) if len(means) else None, lang),
     )
     return fig
 
 
 def quality_latency_figure(
-    summary: pd.DataFrame, dimensions: Sequence[str] | None = None, rubric: Rubric = DEFAULT_RUBRIC
+    summary: pd.DataFrame, dimensions: Sequence[str] | None = None, rubric: Rubric = DEFAULT_RUBRIC, lang: str = "en"
 ):
     """Mean human score (with CI) against mean latency in ms, one colour per method (its name beside
-    its markers), one marker shape per dimension."""
+    its markers), one marker shape per dimension; its words in `lang`."""
 
-    dimensions = list(rubric.names) if dimensions is None else list(dimensions)
+    dimensions = list(rubric.numeric) if dimensions is None else list(dimensions)
     colours = method_colours(list(summary["method"]))
     symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
     fig = go.Figure()
@@ -389,15 +430,16 @@ def quality_latency_figure(
             x=[s["latency_ms"]] * len(dimensions),
             y=ys,
             mode="markers+text",
-            name=str(method),
-            text=[str(method) if k == 0 else "" for k in range(len(dimensions))],
+            name=plot_literal(method),
+            text=[plot_literal(method) if k == 0 else "" for k in range(len(dimensions))],
             textposition="middle right",
             textfont=dict(color=colours[method], size=13),
             marker=dict(
                 size=12, color=colours[method], symbol=[symbols[k % len(symbols)] for k in range(len(dimensions))]
             ),
-            customdata=list(dimensions),
-            hovertemplate="%{customdata}: %{y:.2f} at %{x:.0f} ms<extra>" + str(method) + "</extra>",
+            customdata=[plot_literal(dimension_name(d, lang)) for d in dimensions],
+            hovertemplate=words("chart_hover_latency", lang, dimension="%{customdata}", y="%{y:.2f}", x="%{x:.0f}")
+            + "<extra>%{fullData.name}</extra>",
             error_y=dict(
                 type="data",
                 symmetric=False,
@@ -405,13 +447,17 @@ def quality_latency_figure(
                 arrayminus=[max(0.0, s[d] - s[f"{d}_ci_low"]) if pd.notna(s[f"{d}_ci_low"]) else 0 for d in dimensions],
             ),
         )
-    shapes = ", ".join(f"{sym.replace('-up', '')} = {d}" for sym, d in zip(symbols, dimensions))
+    shapes = words("story_list", lang).join(
+        words("chart_shape", lang, shape=_symbol(sym, lang), dimension=plot_literal(dimension_name(d, lang)))
+        for sym, d in zip(symbols, dimensions)
+    )
+    axis = _axis(rubric, dimensions, lang)
     fig.update_layout(
-        title=f"Quality ↑ against latency ↓ (markers: {shapes})",
-        xaxis_title="mean latency per output (ms) ↓",
-        yaxis=_axis(rubric, dimensions) | {"title": f"mean {_axis(rubric, dimensions)['title']} ↑"},
+        title=words("chart_latency_title", lang, shapes=shapes),
+        xaxis_title=words("chart_latency_axis", lang),
+        yaxis=axis | {"title": words("chart_mean_axis", lang, axis=axis["title"])},
         height=420,
-        legend_title_text="method",
+        legend_title_text=words("column_method", lang),
     )
     slowest = pd.to_numeric(summary["latency_ms"], errors="coerce").max()
     if pd.notna(slowest) and slowest > 0:

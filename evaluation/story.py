@@ -73,6 +73,10 @@ def _plural(n: int, lang: str) -> str:
     return "s" if lang == "en" and n != 1 else ""
 
 
+def _these(n: int) -> str:
+    return "this" if n == 1 else "these"  # English only: the Chinese sentence has no such word
+
+
 def family_words(pairwise: pd.DataFrame, lang: str = "en") -> str:
     """ "adjusted over the 9 tests of the family" from the `family` column, or "family-adjusted"."""
     w = _words(lang)
@@ -86,9 +90,9 @@ def family_words(pairwise: pd.DataFrame, lang: str = "en") -> str:
 def _scope_tail(rows: pd.DataFrame, n_raters: int, lang: str = "en") -> str:
     if "scope" in rows and (rows["scope"] == SCOPE_ITEMS).any():
         n = int(pd.to_numeric(rows["n_pairs"], errors="coerce").max()) if "n_pairs" in rows else 1
-        return _words(lang)["scope_items"].format(n=n, s=_plural(n, lang))
+        return _words(lang)["scope_items"].format(n=n, s=_plural(n, lang), these=_these(n))
     if "scope" in rows and (rows["scope"] == SCOPE_THESE).any():
-        return _words(lang)["scope"].format(n=n_raters, s=_plural(n_raters, lang))
+        return _words(lang)["scope"].format(n=n_raters, s=_plural(n_raters, lang), these=_these(n_raters))
     return ""
 
 
@@ -149,7 +153,14 @@ def takeaway(
     """One sentence: who leads on what and how sure, or "no clear difference yet, N = …" (`lang` en or zh;
     `rubric`: the study's, for each dimension's scale)."""
     w = _words(lang)
-    sizes = w["sizes"].format(items=n_items, ratings=n_ratings, raters=n_raters, s=_plural(n_raters, lang))
+    sizes = w["sizes"].format(
+        items=n_items,
+        ratings=n_ratings,
+        raters=n_raters,
+        s=_plural(n_raters, lang),
+        items_s=_plural(n_items, lang),
+        ratings_s=_plural(n_ratings, lang),
+    )
     if not n_ratings:
         return w["no_ratings"].format(sizes=sizes)
     adjusted = family_words(pairwise, lang) if pairwise is not None else w["family"]

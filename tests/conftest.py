@@ -1,5 +1,5 @@
-"""Shared fixtures. The embedded model is loaded once per test session (converted on first use,
-then read from the cache folder)."""
+"""Shared fixtures, and the tiers' markers. The embedded model is loaded once per test session
+(converted on first use, then read from the cache folder)."""
 
 import sys
 from pathlib import Path
@@ -10,11 +10,46 @@ from tests.support.stores import BACKENDS, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
+E2E = ROOT / "tests" / "e2e"
+APP_STARTERS = {("tests.support.live_app", "start_app"), ("tests.support.live_app", "shared_app")}
+
+
+def starts_apps(module: object) -> bool:
+    """Whether a test module imported what starts `python app.py` (read by name: importing
+    tests/support/live_app.py here would make every run import Gradio)."""
+    return any(
+        (getattr(value, "__module__", None), getattr(value, "__name__", None)) in APP_STARTERS
+        for value in vars(module).values()
+    )
+
+
+def tier_markers(item: pytest.Item) -> list[str]:
+    """The tier markers a test gets from what it uses, so that a new test file needs no marker of its
+    own (docs/testing.md, "Tiers"): `e2e` under tests/e2e/ (a browser, and the app it drives); `live`
+    for those and for a module that starts `python app.py` (tests/support/live_app.py), which must not
+    share the two cores with another worker (their latency bounds, the load test); `vllm` for a test
+    that needs the vLLM server, started for them alone."""
+    names: list[str] = []
+    module = getattr(item, "module", None)
+    if item.path.is_relative_to(E2E):
+        names += ["e2e", "live"]
+    elif module is not None and starts_apps(module):
+        names.append("live")
+    if "vllm_url" in getattr(item, "fixturenames", ()):
+        names.append("vllm")
+    return names
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in tier_markers(item):
+            if item.get_closest_marker(name) is None:
+                item.add_marker(name)
 
 
 @pytest.fixture(scope="session")
 def lm():
-    from arena.llm import get_default_model
+    from arena.model.llm import get_default_model
 
     return get_default_model()
 
@@ -27,7 +62,7 @@ def lm_fp32(lm):
     where the machine's default dtype is float32 already."""
     import torch
 
-    from arena.llm import load_model
+    from arena.model.llm import load_model
 
     return lm if lm.dtype == torch.float32 else load_model(dtype="float32")
 
@@ -50,11 +85,11 @@ def store(request, tmp_path):
 @pytest.fixture(autouse=True)
 def _fresh_throttles():
     """In-process handlers called without a request count as one client ("local"); a test that sends
-    wrong codes or passwords on purpose must not make the next test wait (arena/throttle.py). Tests
+    wrong codes or passwords on purpose must not make the next test wait (arena/access/throttle.py). Tests
     of the backoff itself build their own `Backoff` or start their own app. The same for the other
     in-memory guards of issue 21."""
     yield
-    throttle = sys.modules.get("arena.throttle")
+    throttle = sys.modules.get("arena.access.throttle")
     if throttle is not None:
         throttle.invite_codes.reset()
         throttle.organizer_password.reset()
@@ -63,7 +98,7 @@ def _fresh_throttles():
     reserved = sys.modules.get("arena.studies.reserved")
     if reserved is not None:
         reserved.protect(None)
-    for module, name in (("arena.studies.quick", "per_client"), ("arena.sessions", "organizer")):
+    for module, name in (("arena.studies.quick", "per_client"), ("arena.access.sessions", "organizer")):
         held = getattr(sys.modules.get(module), name, None)
         if held is not None:
             held.reset()

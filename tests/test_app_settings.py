@@ -135,7 +135,7 @@ def test_app_does_not_write_its_flags_into_the_environment(monkeypatch):
         seen["model"] = settings.current().model
         raise SystemExit(3)
 
-    monkeypatch.setattr("arena.llm.get_default_model", stop)
+    monkeypatch.setattr("arena.model.llm.get_default_model", stop)
     try:
         with pytest.raises(SystemExit):
             app.main(["--model", str(ROOT / "some-model.gguf"), "--port", "1"])

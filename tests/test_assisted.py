@@ -8,9 +8,9 @@ import pytest
 import torch
 
 import decoders
-from arena.llm import EMBEDDED, package_folder
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.model.llm import EMBEDDED, package_folder
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 
 COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\n1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\n1, 2, 3,"
 PROSE = "The library opened at nine, and the first visitor"
@@ -75,7 +75,7 @@ needs_gemma = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def gemma_fp32():
-    from arena.llm import get_model, load_model
+    from arena.model.llm import get_model, load_model
 
     lm = get_model(GEMMA)
     return lm if lm.dtype == torch.float32 else load_model(GEMMA, dtype="float32")

@@ -8,8 +8,9 @@ import pytest
 from arena import studies
 from arena.engines.local import batching
 from arena.engines.local.inputs import encode_ids
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 from arena.store import Store
 
 PROMPTS = [
@@ -48,7 +49,7 @@ def test_rows_stop_at_their_own_end_of_sequence(lm):
 def test_study_generation_in_batches_times_one_output_per_method_and_resumes(lm, tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
     specs = [studies.PromptSpec(p) for p in PROMPTS]
-    sid = studies.create_study(store, "batched", specs, methods=["TS-Temp", "BS-4"], max_new_tokens=8)
+    sid = studies.create_study(store, StudySpec("batched", specs, methods=["TS-Temp", "BS-4"], max_new_tokens=8))
     calls = []
     first = studies.generate_study(
         store,

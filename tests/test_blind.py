@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 import decoders
-from arena import blind
+from arena.rating import blind
 from common.errors import UserError
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]

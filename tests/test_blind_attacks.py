@@ -19,9 +19,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from arena import blind, studies
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena import studies
+from arena.rating import blind
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 from arena.store import Output, Store
 
 SYSTEMS = [("BS-4", 0), ("TS-Temp", 0), ("TS-Tilted", 0)]
@@ -131,7 +133,9 @@ def test_every_slot_gets_its_own_seed_and_the_base_seed_is_secret(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
     bases = {
         store.get_study(
-            studies.create_study(store, f"study {k}", studies.builtin_prompts("en"), methods=["TS-Temp", "TS-Tilted"])
+            studies.create_study(
+                store, StudySpec(f"study {k}", studies.builtin_prompts("en"), methods=["TS-Temp", "TS-Tilted"])
+            )
         ).base_seed
         for k in range(4)
     }
@@ -145,11 +149,7 @@ def test_generated_study_seeds_differ_per_method_and_seed_zero_does_not_replay_i
     prompts = [studies.PromptSpec("Write one sentence about the sea.", "s", "en")]
     sid = studies.create_study(
         store,
-        "replay check",
-        prompts,
-        methods=["TS-Temp", "TS-Tilted"],
-        max_new_tokens=12,
-        samples_per_method=2,
+        StudySpec("replay check", prompts, methods=["TS-Temp", "TS-Tilted"], max_new_tokens=12, samples_per_method=2),
         model=lm.name,
         lm=lm,
     )

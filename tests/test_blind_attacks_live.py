@@ -1,5 +1,6 @@
-"""The curious rater's attacks, replayed against a running app (`python app.py`) over HTTP, on SQLite
-and on PostgreSQL. Each one worked on the first version; each must fail now.
+"""The curious rater's attacks, replayed against a running app (`python app.py`) over HTTP, on the
+run's live database (tests/support/stores.py, live_backends). Each one worked on the first version;
+each must fail now.
 
   1. public Results unblinding a study still being rated (per-method means, per-rater filter);
   2. replaying a study's prompt in Compare (seed 0) to read the outputs with method names;
@@ -22,7 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
-from arena import invites, studies
+from arena import studies
+from arena.access import invites
 from arena.store import Store
 from tests.support.live_app import (
     API,
@@ -33,7 +35,8 @@ from tests.support.live_app import (
     start_app,
 )
 from tests.support.seeding import seed_study
-from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
+from tests.support.stores import LIVE_BACKENDS, fresh_pg_url
+from ui.rate.view import form as rate_form
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -43,15 +46,11 @@ PROMPT = f"Describe the harbour at dawn, please {TOKEN}."
 
 
 def submit_values(n: int, score: int) -> list[Any]:
-    radios: list[Any] = [None] * 24
-    radios[: 3 * n] = [score] * (3 * n)
-    return radios + [None] * 8 + [None]  # no item named: the item on screen (ui/rate/once.py)
+    """The Submit's inputs after the code and the session: n responses scored on the default rubric."""
+    return [*rate_form([[score] * 3] * n), None]  # no item named: the item on screen (ui/rate/once.py)
 
 
-@pytest.fixture(
-    scope="module",
-    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))],
-)
+@pytest.fixture(scope="module", params=LIVE_BACKENDS)
 def world(request, tmp_path_factory):
     workdir = tmp_path_factory.mktemp(f"attack-{request.param}")
     extra = {"ARENA_AUTH_FREE_ATTEMPTS": "3"}

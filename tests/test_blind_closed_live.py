@@ -1,5 +1,5 @@
-"""Issue 32's routes, attacked against a running app (`python app.py`) over HTTP, on SQLite and on
-PostgreSQL. Each attack worked on main b69a925; each must fail now, with a positive control where
+"""Issue 32's routes, attacked against a running app (`python app.py`) over HTTP, on the run's live
+database (tests/support/stores.py, live_backends). Each attack worked on main b69a925; each must fail now, with a positive control where
 the route itself is meant to work.
 
   1. A study created in the Organizer with the seed box as the page sends it gets a secret random
@@ -30,8 +30,8 @@ from typing import Any
 import httpx
 import pytest
 
-from arena import invites
-from arena.blind import LABELS
+from arena.access import invites
+from arena.rating.blind import LABELS
 from arena.settings import Settings
 from arena.store import Store
 from tests.support.live_app import (
@@ -44,9 +44,11 @@ from tests.support.live_app import (
     start_app,
 )
 from tests.support.seeding import seed_study
-from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
+from tests.support.stores import LIVE_BACKENDS, fresh_pg_url
+from ui.rate.view import form as rate_form
 
-pytestmark = pytest.mark.timeout(1500)
+# `alone`: its latency bounds measure the app, so it runs after the other live tests, with no worker beside it
+pytestmark = [pytest.mark.timeout(1500), pytest.mark.alone]
 
 TOKEN = secrets.token_hex(4)
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
@@ -57,16 +59,11 @@ RATERS = ["ann", "ben", "cat", "dan", "eve", "fox"]
 
 
 def submit_values(n: int, score: int) -> list[Any]:
-    """The Rate tab's Submit inputs after the code and the session: 8 responses × 3 radios, 8 comments."""
-    radios: list[Any] = [None] * 24
-    radios[: 3 * n] = [score] * (3 * n)
-    return radios + [None] * 8 + [None]  # no item named: the item on screen (ui/rate/once.py)
+    """The Rate tab's Submit inputs after the code and the session: each response's rows, 8 comments."""
+    return [*rate_form([[score] * 3] * n), None]  # no item named: the item on screen (ui/rate/once.py)
 
 
-@pytest.fixture(
-    scope="module",
-    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))],
-)
+@pytest.fixture(scope="module", params=LIVE_BACKENDS)
 def world(request, tmp_path_factory):
     workdir = tmp_path_factory.mktemp(f"closed-{request.param}")
     extra = {
@@ -76,6 +73,7 @@ def world(request, tmp_path_factory):
         "ARENA_JOINS_PER_SECOND": str(Settings().joins_per_second),
         "ARENA_SESSIONS_PER_MINUTE": str(Settings().sessions_per_minute),
         "ARENA_QUEUE_PER_CLIENT": str(Settings().queue_per_client),
+        "ARENA_PAGES_PER_CLIENT": str(Settings().pages_per_client),
     }
     drop = None
     if request.param == "postgresql":

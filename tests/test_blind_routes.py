@@ -1,5 +1,5 @@
-"""The pieces that close issue 21's routes 1-9, in process: who a client is (arena/clients.py), the
-reserved-prompt index (arena/studies/reserved.py), organizer sessions (arena/sessions.py), quick studies
+"""The pieces that close issue 21's routes 1-9, in process: who a client is (arena/access/clients.py), the
+reserved-prompt index (arena/studies/reserved.py), organizer sessions (arena/access/sessions.py), quick studies
 (arena/studies/quick.py), the generation gate (ui/admission.py), the HTTP layer (ui/web.py), the organizer's
 blind balance and export. The same routes attacked through a running app:
 tests/test_blind_routes_live.py."""
@@ -15,8 +15,11 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from arena import blind, clients, export, invites, sessions, studies
-from arena.requests import MethodResult
+from arena import studies
+from arena.access import clients, invites, sessions
+from arena.files import export
+from arena.rating import blind
+from arena.runs.requests import MethodResult
 from arena.settings import override
 from arena.studies import quick, reserved
 from common.errors import UserError
@@ -28,7 +31,7 @@ TEXTS = {m: f"{m} text" for m in METHODS}
 PROMPT = "Describe the harbour at dawn for the visitors, please."
 
 
-# ---- arena/clients.py ---------------------------------------------------------------------------
+# ---- arena/access/clients.py ---------------------------------------------------------------------------
 
 
 def test_a_forwarded_header_counts_only_from_a_trusted_proxy():
@@ -148,7 +151,7 @@ def test_admit_checks_only_when_the_app_protects_a_store(store):
         reserved.protect(None)
 
 
-# ---- arena/sessions.py, arena/studies/quick.py ---------------------------------------------------
+# ---- arena/access/sessions.py, arena/studies/quick.py ---------------------------------------------------
 
 
 def test_a_ticket_is_traded_once_for_a_session_that_expires():
@@ -362,7 +365,9 @@ def test_the_organizers_export_of_an_open_study_is_blind_and_says_it_does_not_im
     blind.submit_slots_with_code(store, code.code, view.item, [[4, 4, 4]] * 3 + [[None] * 3] * 5, [None] * 8)
     rows = export.export_rows(store, sid, blind=True)
     assert rows and all(r[c] is None for r in rows for c in export.BLINDED_COLUMNS)
-    assert {r["method"] for r in export.export_rows(store, sid)} == set(METHODS)  # the CLI's: whole
+    # Every door seals it (issue 44: the CLI's export was whole but for the seeds); the deletion's server copy keeps the mapping.
+    assert all(r[c] is None for r in export.export_rows(store, sid) for c in export.SEALED_COLUMNS)
+    assert {r["method"] for r in export.export_rows(store, sid, server_copy=True)} == set(METHODS)
     text, n = export.export_text(store, "csv", sid, blind=True)
     path = tmp_path / "blind.csv"
     path.write_text(text, encoding="utf-8")

@@ -1,11 +1,12 @@
-"""Routes 1-9 of issue 21, attacked against a running app (`python app.py`) over HTTP, on SQLite and
-on PostgreSQL. Each attack worked on main 92ce062; each must fail now, and a positive control shows
+"""Routes 1-9 of issue 21, attacked against a running app (`python app.py`) over HTTP, on the run's
+live database (tests/support/stores.py, live_backends). Each attack worked on main 92ce062; each must fail now, and a positive control shows
 the route itself still works for whom it is meant.
 
 The app runs behind a pretend reverse proxy: `ARENA_TRUSTED_PROXIES=127.0.0.1`, so the test, which
 connects from loopback, says who the client is in `X-Forwarded-For`, as a proxy would. (That an
 untrusted peer's header counts for nothing is attacked in tests/test_blind_attacks_live.py, whose app
-trusts no proxy.)
+trusts no proxy.) Its outputs come from the dummy engine (live_app.DUMMY_ENGINE): no route here tests
+what a model writes, and route 3's first run holds the generation slot by waiting, not computing.
 
   1. Compare and the trace tab refuse a study's prompt in disguise: control, format and zero-width
      characters, no-break spaces, full width, case, spacing, punctuation, the chat template typed
@@ -41,12 +42,14 @@ import httpx
 import pytest
 
 import decoders
-from arena import invites, studies
+from arena import studies
+from arena.access import invites
 from arena.store import Store
 from arena.store.schema import outputs as output_table
 from arena.studies import quick
 from tests.support.live_app import (
     API,
+    DUMMY_ENGINE,
     ORGANIZER_PASSWORD,
     GradioHTTP,
     dep_by_api_name,
@@ -57,7 +60,8 @@ from tests.support.live_app import (
     unmarked,
 )
 from tests.support.seeding import seed_study
-from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, pg_url
+from tests.support.stores import LIVE_BACKENDS, fresh_pg_url
+from ui.rate.view import form as rate_form
 
 pytestmark = pytest.mark.timeout(1500)
 
@@ -69,9 +73,8 @@ PLANTED_IDS = [1_900_000_001 + 7919 * k for k in range(3)]  # the output ids of 
 
 
 def submit_values(n: int, score: int) -> list[Any]:
-    radios: list[Any] = [None] * 24
-    radios[: 3 * n] = [score] * (3 * n)
-    return radios + [None] * 8 + [None]  # no item named: the item on screen (ui/rate/once.py)
+    """The Submit's inputs after the code and the session: n responses scored on the default rubric."""
+    return [*rate_form([[score] * 3] * n), None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 def seed_with_ids(store: Store, name: str, prompt: str, ids: list[int]) -> int:
@@ -99,13 +102,14 @@ def seed_with_ids(store: Store, name: str, prompt: str, ids: list[int]) -> int:
     return sid
 
 
-@pytest.fixture(
-    scope="module",
-    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))],
-)
+@pytest.fixture(scope="module", params=LIVE_BACKENDS)
 def world(request, tmp_path_factory):
     workdir = tmp_path_factory.mktemp(f"routes-{request.param}")
     extra = {
+        **DUMMY_ENGINE,
+        # Route 3's first run (512-1,024 words) holds the slot 51-102 s while 255 runs join and a rater
+        # starts and submits; its cancel ends it at the next word, so the wait costs nothing after.
+        "ARENA_DUMMY_TOKEN_DELAY": "0.1",
         "ARENA_TRUSTED_PROXIES": "127.0.0.1",
         "ARENA_AUTH_FREE_ATTEMPTS": "3",
         "ARENA_COMPARE_QUEUE": "512",
@@ -292,7 +296,7 @@ def test_route2_the_organizer_keeps_working_through_a_guessers_wait(world):
 def test_route3_with_256_compare_runs_queued_raters_start_and_submit(world):
     app, codes = world["app"], world["codes"]
     probe = GradioHTTP(app.url)
-    # A raw count keeps the model writing: the first run holds the generation slot for a while.
+    # A long raw count: the first run holds the generation slot for a while.
     run, long_run = compare_inputs(probe, "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,", raw=True, tokens=1024)
     _, short_run = compare_inputs(probe, f"Say hi {TOKEN}")
     joined: list[tuple[str, str]] = []
@@ -546,7 +550,7 @@ def test_route7_no_output_id_reaches_a_rater(world):
         ("rate_start", [code, None]),
         ("rate_next", [code, None]),
         ("rate_previous", [code, None]),
-        ("rate_flag", [code, None, "The whole item", "broken", "x"]),
+        ("rate_flag", [code, None, "The whole item", "broken", "x", None]),
         ("rate_submit", [code, None, *submit_values(3, 2)]),
     ]:
         seen.append(rater.call(dep_by_api_name(rater, name), data, session_hash=session).raw)
@@ -610,7 +614,8 @@ def test_route8_the_invite_link_opens_a_page_with_rating_only(world):
     assert "Invite code or link" in labels
     assert not [x for x in labels if x.startswith(("Methods", "Organizer password", "Prompt file", "Study"))], labels
     assert not [n for n in names if n.startswith(("compare", "multiarm", "results"))], names
-    assert "Compare" not in shown and "Organizer" not in shown and "Multi-arm" not in shown
+    named = {w: shown[max(0, shown.find(w) - 120) : shown.find(w) + 40] for w in ("Compare", "Organizer", "Multi-arm")}
+    assert not {w: around for w, around in named.items() if w in shown}, "the page names another tab"
     # The main page sends a browser holding an invite back to its rating page, in full mode.
     again = http.get(f"{app.url}/")
     assert str(again.url).endswith("/rate")

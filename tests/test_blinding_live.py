@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from arena import blind, guessing, studies
+from arena import studies
+from arena.rating import blind, guessing
 from tests.support.live_app import (
     ORGANIZER_PASSWORD,
     GradioHTTP,
@@ -31,7 +32,7 @@ from tests.support.live_app import (
     shared_app,
 )
 from tests.support.seeding import db_store, invite_all
-from ui.rate.view import SLOTS, RateView
+from ui.rate.view import SLOTS, RateView, form
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -69,7 +70,7 @@ def world(app: LiveApp):
 
 
 def scores(n: int) -> list[Any]:
-    return [4] * (3 * n) + [None] * (3 * (SLOTS - n)) + [None] * SLOTS + [None]  # and no item named
+    return [*form([[4] * 3] * n), None]  # and no item named
 
 
 def key_of(store, rater: str, item_public_id: str) -> str:
@@ -114,7 +115,7 @@ def test_the_question_comes_after_scoring_and_no_reply_says_whether_the_guess_wa
         session = sessions[rater] = uuid.uuid4().hex[:11]
         opened = client.call(start, [code, None], session_hash=session)
         assert opened.ok, opened.error
-        early = client.call(answer, [code, None, "A", *[None] * (SLOTS - 1)], session_hash=session)
+        early = client.call(answer, [code, None, "A", *[None] * (SLOTS - 1), None], session_hash=session)
         assert not early.ok and "score every response" in (early.error or ""), early.error
         replies[rater] = []
         for _ in range(2):
@@ -127,7 +128,7 @@ def test_the_question_comes_after_scoring_and_no_reply_says_whether_the_guess_wa
             shown = client.call(layout_dep(client), [None], session_hash=session)
             assert shown.ok and "Which response do you think came from BS-4?" in shown.raw, shown.error
             assert guessing.DONT_KNOW in shown.raw
-            done = client.call(answer, [code, None, picked, *[None] * (SLOTS - 1)], session_hash=session)
+            done = client.call(answer, [code, None, picked, *[None] * (SLOTS - 1), None], session_hash=session)
             assert done.ok, done.error
             raw_replies.append(done.raw)
             replies[rater].append(reply_parts(done))

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from arena.requests import Cancelled, RunRequest, run_order
-from arena.runner import run_methods, stream_methods
+from arena.runs.requests import Cancelled, RunRequest, run_order
+from arena.runs.runner import run_methods, stream_methods
 from common.errors import UserError
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea."

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import export as export_cli
-from arena.prompts import read_prompt_file
+from arena.files import export as export_cli
+from arena.inputs.prompts import read_prompt_file
 from arena.store import Store
 from arena.studies import __main__ as studies_cli
 from decoders import __main__ as decoders_cli
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CLIS: dict[str, Callable[[list[str]], int]] = {
     "arena.studies": studies_cli.main,
-    "arena.export": export_cli.main,
+    "arena.files.export": export_cli.main,
     "evaluation.tasks": tasks_cli.main,
     "evaluation.benchmark": benchmark_cli.main,
     "evaluation.human": human_cli.main,
@@ -73,16 +73,16 @@ class Case:
 CASES = [
     # One wrapper for database problems, at every CLI that opens the store.
     Case("unreachable", "arena.studies", ["close", "--study", "1", "--database", "postgresql://u:p@127.0.0.1:{port}/x"], "cannot be reached"),
-    Case("db-is-folder", "arena.export", ["--database", "sqlite:///{d}/folder"], "is a folder"),
+    Case("db-is-folder", "arena.files.export", ["--database", "sqlite:///{d}/folder"], "is a folder"),
     Case("db-is-folder-studies", "arena.studies", ["close", "--study", "1", "--database", "sqlite:///{d}/folder"], "is a folder"),
-    Case("db-folder-is-a-file", "arena.export", ["--database", "sqlite:///{d}/not-a-db.db/arena.db"], "part of its path is a file"),
-    Case("db-under-proc", "arena.export", ["--database", "sqlite:////proc/arena-test.db"], "cannot be opened"),
+    Case("db-folder-is-a-file", "arena.files.export", ["--database", "sqlite:///{d}/not-a-db.db/arena.db"], "part of its path is a file"),
+    Case("db-under-proc", "arena.files.export", ["--database", "sqlite:////proc/arena-test.db"], "cannot be opened"),
     Case("db-not-a-db", "arena.studies", ["close", "--study", "1", "--database", "sqlite:///{d}/not-a-db.db"], "not a SQLite database"),
-    Case("mysql", "arena.export", ["--database", "mysql://u:p@localhost/x"], "SQLite or PostgreSQL"),
-    Case("read-only", "arena.export", ["--database", "sqlite:///file:{d}/filled.db?mode=ro&uri=true", "--import", "{d}/filled.csv"], "is read-only"),
+    Case("mysql", "arena.files.export", ["--database", "mysql://u:p@localhost/x"], "SQLite or PostgreSQL"),
+    Case("read-only", "arena.files.export", ["--database", "sqlite:///file:{d}/filled.db?mode=ro&uri=true", "--import", "{d}/filled.csv"], "is read-only"),
     # Output paths checked before the work.
-    Case("export-out-missing-folder", "arena.export", ["--database", "sqlite:///{d}/s.db", "-o", "{d}/missing/out.csv"], "does not exist"),
-    Case("export-out-is-folder", "arena.export", ["--database", "sqlite:///{d}/s.db", "-o", "{d}/out.csv"], "is a folder"),
+    Case("export-out-missing-folder", "arena.files.export", ["--database", "sqlite:///{d}/s.db", "-o", "{d}/missing/out.csv"], "does not exist"),
+    Case("export-out-is-folder", "arena.files.export", ["--database", "sqlite:///{d}/s.db", "-o", "{d}/out.csv"], "is a folder"),
     Case("tasks-prompts-missing-folder", "evaluation.tasks", ["--write-prompts", "{d}/missing/t.jsonl"], "does not exist"),
     Case("tasks-prompts-is-folder", "evaluation.tasks", ["--write-prompts", "{d}/folder"], "is a folder"),
     Case("benchmark-json-missing-folder", "evaluation.benchmark", ["--json", "{d}/missing/b.json", "--limit", "1", "--trials", "1"], "does not exist"),
@@ -98,8 +98,8 @@ CASES = [
     Case("unknown-method", "arena.studies", ["create", "--database", "sqlite:///{d}/s.db", "--name", "pilot", "--prompts", "{d}/p.txt", "--methods", "NOPE"], "NOPE", no_study=True),
     Case("method-in-name", "arena.studies", ["create", "--database", "sqlite:///{d}/s.db", "--name", "BS-4 pilot", "--prompts", "{d}/p.txt"], "leave method names out", no_study=True),
     Case("max-new-tokens-0", "arena.studies", ["create", "--database", "sqlite:///{d}/s.db", "--name", "pilot", "--prompts", "{d}/p.txt", "--max-new-tokens", "0"], "max new tokens", no_study=True),
-    Case("no-such-study", "arena.export", ["--database", "sqlite:///{d}/s.db", "--study", "999", "-o", "{d}/999.csv"], "no study #999", nothing=["999.csv"]),
-    Case("empty-import", "arena.export", ["--database", "sqlite:///{d}/s.db", "--import", "{d}/header-only.csv"], "no ratings"),
+    Case("no-such-study", "arena.files.export", ["--database", "sqlite:///{d}/s.db", "--study", "999", "-o", "{d}/999.csv"], "no study #999", nothing=["999.csv"]),
+    Case("empty-import", "arena.files.export", ["--database", "sqlite:///{d}/s.db", "--import", "{d}/header-only.csv"], "no ratings"),
 ]  # fmt: skip
 
 
@@ -115,8 +115,9 @@ def folder(tmp_path: Path) -> Path:
         == 0
     )
     filled = Store(f"sqlite:///{tmp_path / 'filled.db'}")
-    _, [item] = seed_study(filled, "seeded", ["a prompt"], [{"BS-4": "one", "TS-Temp": "two"}])
+    sid, [item] = seed_study(filled, "seeded", ["a prompt"], [{"BS-4": "one", "TS-Temp": "two"}])
     rate_every_output(filled, {o.method: o.id for o in filled.outputs_for_item(item)}, [("ana", 2)])
+    filled.set_study_state(sid, "closed", allowed_from=("open",))  # an open study's export is sealed: no import
     filled.dispose()
     assert (
         export_cli.main(["--database", f"sqlite:///{tmp_path / 'filled.db'}", "-o", str(tmp_path / "filled.csv")]) == 0
@@ -165,7 +166,7 @@ def test_two_imports_into_a_fresh_sqlite_file_at_once(folder: Path):
     """Both programs create the schema of the same new file; the second waits for the first's write
     lock instead of failing with "database is locked"."""
     url = f"sqlite:///{folder / 'fresh.db'}"
-    cmd = [sys.executable, "-m", "arena.export", "--database", url, "--import", str(folder / "filled.csv")]
+    cmd = [sys.executable, "-m", "arena.files.export", "--database", url, "--import", str(folder / "filled.csv")]
     runs = [subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     done = [(p.wait(timeout=300), p.stderr.read() if p.stderr else "") for p in runs]
     assert all(code == 0 for code, _ in done), done

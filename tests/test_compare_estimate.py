@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena import estimate
+from arena.runs import estimate
 from ui.compare.estimate_line import estimate_line
 
 

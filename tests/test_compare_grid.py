@@ -11,9 +11,10 @@ import gradio as gr
 import pytest
 import torch
 
-from arena import llm, runner
 from arena.engines.dummy import DummyEngine
-from arena.requests import RunRequest, run_order
+from arena.model import llm
+from arena.runs import runner
+from arena.runs.requests import RunRequest, run_order
 from common.errors import UserError
 from tests.support.stand_ins import stand_in
 from ui import AppContext, compare
@@ -216,7 +217,7 @@ def test_stop_in_the_grid_keeps_the_finished_cells_and_says_so(dummy, monkeypatc
 def test_rate_these_blind_after_a_grid_rates_its_cells_as_systems(dummy, tmp_path):
     """The grid's `last` state feeds "Send these to the Rate tab": each cell is a response, stored with the
     model that wrote it, shown as a letter, and revealed as "MODEL · METHOD" after the scores."""
-    from arena import blind
+    from arena.rating import blind
     from arena.store import Store
     from arena.studies import quick
 

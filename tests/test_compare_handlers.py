@@ -83,11 +83,6 @@ def test_an_empty_prompt_is_refused_by_run_not_after_the_run_started():
         assert "the prompt is empty" in line and admitted is False and button == gr.update()
 
 
-def test_the_article_and_more_boxes_show_what_a_preset_chose():
-    assert h.on_split(["BS-4", "TS-Temp", "TS-Tilted"], ["Greedy", "BS-4", "XTC"]) == (["BS-4"], ["Greedy", "XTC"])
-    assert h.on_split(["BS-4"], None) == ([], [])
-
-
 def test_bad_settings_are_the_inline_line_from_the_wired_run():
     wired = handler(h.on_run, model, NAMES)
     with pytest.raises(gr.Error) as err:

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import torch
 
-from arena.requests import MethodResult
+from arena.runs.requests import MethodResult
 from ui.compare import form as cform
 from ui.compare import timing as ctiming
 
@@ -66,7 +66,7 @@ def test_beam_search_waits_with_a_note_and_the_timing_has_its_caveat():
 
 
 def test_a_reserved_prompt_is_one_line_and_its_example_is_greyed(tmp_path):
-    from arena.prompts import SCENARIOS
+    from arena.inputs.prompts import SCENARIOS
     from arena.store import Store
     from arena.studies import reserved
 

@@ -1,4 +1,4 @@
-"""One thread does the model's work (arena/compute.py): handed over from other threads while it
+"""One thread does the model's work (arena/model/compute.py): handed over from other threads while it
 serves, inline where nothing serves, errors back to the caller, nothing left waiting at shutdown.
 The speed this buys is measured by benchmarks/bench_threads.py, not here."""
 
@@ -10,11 +10,12 @@ from concurrent.futures import Future
 
 import pytest
 
-from arena import compute, runner
 from arena.engines.local import stream
-from arena.requests import RunRequest
-from arena.runner import stream_methods
-from arena.zerogpu import gpu_task
+from arena.model import compute
+from arena.model.zerogpu import gpu_task
+from arena.runs import runner
+from arena.runs.requests import RunRequest
+from arena.runs.runner import stream_methods
 
 
 @pytest.fixture

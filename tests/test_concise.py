@@ -16,10 +16,11 @@ import decoders
 from arena import studies
 from arena.engines.local import batching
 from arena.engines.local.inputs import encode, encode_ids, method_ids
-from arena.llm import decode_context
-from arena.prompts import SCENARIOS, chat_messages, default_system_prompt, encode_prompt
-from arena.requests import RunRequest, validate_request
-from arena.runner import run_methods
+from arena.inputs.prompts import SCENARIOS, chat_messages, default_system_prompt, encode_prompt
+from arena.model.llm import decode_context
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import RunRequest, validate_request
+from arena.runs.runner import run_methods
 from arena.store import Store
 from common.errors import UserError
 from decoders.methods.ts_tilted_concise import INSTRUCTIONS, prompt_language
@@ -271,7 +272,7 @@ def test_a_batch_of_one_with_the_instruction_gives_the_runners_tokens(lm):
 def test_study_batches_read_each_prompt_with_its_own_languages_instruction(lm, tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'c.db'}")
     specs = [studies.PromptSpec(s.prompt, s.key, s.language) for s in SCENARIOS if not s.raw]
-    sid = studies.create_study(store, "concise", specs, methods=[NAME], max_new_tokens=4, lm=lm)
+    sid = studies.create_study(store, StudySpec("concise", specs, methods=[NAME], max_new_tokens=4), lm=lm)
     assert studies.generate_study(store, lm, sid, batch_size=4).complete
     items = store.items(sid)
     assert {i.language for i in items} == {"en", "zh"}

@@ -7,8 +7,8 @@ from transformers import LogitsProcessor, LogitsProcessorList
 import decoders
 from arena.engines.local.device import device_generate_kwargs
 from arena.engines.local.inputs import encode
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 from decoders.priors import build_prior
 
 PROMPT = "Explain the basic principles of quantum computing."
@@ -17,7 +17,8 @@ N = 12
 
 def bare_generate(lm, input_ids, seed=None, **kwargs):
     # "The same settings" includes the device's: on CUDA the runner decodes with a static KV cache
-    # (and, with ARENA_COMPILE=1, a compiled step), so bare generate does too; on CPU this adds nothing.
+    # (the compiled step comes only from the background warm-up, arena/engines/local/compiled.py, never
+    # from generate itself), so bare generate does too; on CPU this adds nothing.
     kwargs = {**device_generate_kwargs(lm.device), **kwargs}
     with torch.inference_mode():
         if seed is not None:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import decoders
-from arena.llm import resolve_source
-from arena.prompts import clean_prompt, encode_prompt
-from arena.requests import RunRequest, validate_request
+from arena.inputs.prompts import clean_prompt, encode_prompt
+from arena.model.llm import resolve_source
+from arena.runs.requests import RunRequest, validate_request
 from common.errors import UserError
 from ui.compare.form import PRESETS, apply_preset, make_request, param_keys
 from ui.compare.timing import timing_frame

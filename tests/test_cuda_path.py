@@ -1,5 +1,5 @@
-"""The CUDA path on a CPU machine: what `generate` is given on CUDA (a static KV cache, compile only
-behind ARENA_COMPILE), checked with a stand-in model on a device that says "cuda"; and that our
+"""The CUDA path on a CPU machine: what `generate` is given on CUDA (a static KV cache, never a
+compile inside a request: compiled decode comes from the background warm-up, tests/test_compiled_decode.py), checked with a stand-in model on a device that says "cuda"; and that our
 processors, streaming and beam search give bare `generate`'s tokens under a static cache, checked
 for real on the CPU (benchmarks/gpu_check.sh measures the GPU itself)."""
 
@@ -14,10 +14,10 @@ import pytest
 import torch
 
 from arena.engines.local import batching, generate
-from arena.engines.local.device import compile_enabled, device_generate_kwargs
+from arena.engines.local.device import compile_mode, device_generate_kwargs
 from arena.engines.local.inputs import encode, plan_for
-from arena.requests import RunRequest
-from arena.runner import run_methods
+from arena.runs.requests import RunRequest
+from arena.runs.runner import run_methods
 from common.errors import UserError
 
 PROMPT = "Explain the basic principles of quantum computing."
@@ -47,26 +47,30 @@ def cuda_stand_in() -> SimpleNamespace:
     )
 
 
-def test_cuda_gets_a_static_cache_and_no_compile_by_default(monkeypatch):
-    monkeypatch.delenv("ARENA_COMPILE", raising=False)
-    assert device_generate_kwargs(torch.device("cuda")) == {"cache_implementation": "static", "disable_compile": True}
+def test_cuda_gets_a_static_cache_and_never_compiles_in_the_request(monkeypatch):
+    for value in ("", "1", "0"):
+        monkeypatch.setenv("ARENA_COMPILE", value)
+        assert device_generate_kwargs(torch.device("cuda")) == {
+            "cache_implementation": "static",
+            "disable_compile": True,
+        }
     assert device_generate_kwargs(torch.device("cuda", 1))["cache_implementation"] == "static"
     assert device_generate_kwargs(torch.device("cpu")) == {}
 
 
 @pytest.mark.parametrize(
-    "value, on", [("1", True), ("true", True), ("on", True), ("0", False), ("", False), ("no", False)]
+    "value, mode",
+    [("", "auto"), ("auto", "auto"), ("1", "on"), ("true", "on"), ("on", "on"), ("0", "off"), ("no", "off")],
 )
-def test_arena_compile_switches_compilation(monkeypatch, value, on):
+def test_arena_compile_reads_auto_on_and_off(monkeypatch, value, mode):
     monkeypatch.setenv("ARENA_COMPILE", value)
-    assert compile_enabled() is on
-    assert device_generate_kwargs(torch.device("cuda"))["disable_compile"] is (not on)
+    assert compile_mode() == mode
 
 
 def test_arena_compile_refuses_a_value_it_cannot_read(monkeypatch):
     monkeypatch.setenv("ARENA_COMPILE", "sometimes")
     with pytest.raises(UserError, match="ARENA_COMPILE"):
-        compile_enabled()
+        compile_mode()
 
 
 @pytest.mark.parametrize("method", ["TS-Temp", "BS-4"])  # TS-Tilted's plan puts its prior on the device itself
@@ -96,7 +100,7 @@ def test_study_batches_pass_the_static_cache_on_cuda(monkeypatch):
     rows = batching.gpu_batch("stand-in", "TS-Temp", None, [[1, 3, 4], [7]], 4, seed=1)
     assert len(rows) == 2 and asked == [lm.device]
     (kwargs,) = lm.model.calls
-    assert kwargs["cache_implementation"] == "static" and kwargs["disable_compile"] is False
+    assert kwargs["cache_implementation"] == "static" and kwargs["disable_compile"] is True
 
 
 def test_a_method_setting_wins_over_the_device_default(monkeypatch):

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import MetaData, func, select
 
-from arena import blind, export, studies
+from arena import studies
+from arena.files import export
+from arena.rating import blind
 from arena.store import Store, make_engine
 from arena.store.schema import assignments, items, metadata, outputs, ratings, study_raters
 from arena.store.schema import studies as studies_table
@@ -23,6 +25,7 @@ from evaluation import report
 from tests.support.seeding import invite, publish, seed_study
 from tests.support.stores import PG_SKIP_REASON, fresh_pg_url, open_store, pg_url, sqlite_url
 from ui import AppContext, organizer, rate, results
+from ui.rate.view import form as rate_form
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 IDS = ["study_id", "item_id", "output_id"]
@@ -473,7 +476,7 @@ def test_after_deletion_the_rate_and_results_tabs_fail_cleanly(store):
     # the code went with the study: the one generic refusal, nothing saved
     with pytest.raises(gr.Error, match="not valid"):
         rate_fns["rate_start"].fn(dee_a, {}, None)
-    values = [4, 4, 4] * 3 + [None] * 3 * (studies.MAX_RESPONSES - 3) + [None] * studies.MAX_RESPONSES
+    values = rate_form([[4, 4, 4]] * 3)
     with pytest.raises(gr.Error, match="not valid"):
         rate_fns["rate_submit"].fn(None, dee_a, session, *values)
     with pytest.raises(gr.Error, match="not valid"):

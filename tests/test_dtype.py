@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from arena.llm import BF16_MIN_SPEEDUP, bf16_matvec_speedup, cpu_has_native_bf16, pick_dtype
+from arena.model.llm import BF16_MIN_SPEEDUP, bf16_matvec_speedup, cpu_has_native_bf16, pick_dtype
 from common.errors import UserError
 
 CUDA = torch.device("cuda")
@@ -97,8 +97,8 @@ def test_arena_dtype_overrides_on_cpu_and_bad_values_are_refused(monkeypatch):
 
 
 def test_dtype_is_in_the_model_line_and_with_every_output(lm):
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     assert lm.dtype_name in lm.describe()
     (res,) = run_methods(lm, RunRequest("Hello", ["TS-Temp"], max_new_tokens=2, seed=0, raw=True))
@@ -111,9 +111,9 @@ def test_runner_equals_bare_generate_in_bf16(lm):
     import copy
 
     from arena.engines.local.inputs import encode
-    from arena.llm import LoadedModel
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.model.llm import LoadedModel
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     model = copy.deepcopy(lm.model).to(torch.bfloat16)
     bf16 = LoadedModel(
@@ -169,7 +169,7 @@ def timings(*ratios: float):
 
 
 def test_the_cpu_verdict_is_kept_per_cpu_model_so_a_busy_start_cannot_flip_it(tmp_path, monkeypatch):
-    from arena import bf16_verdicts
+    from arena.model import bf16_verdicts
 
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
     monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
@@ -183,7 +183,8 @@ def test_the_cpu_verdict_is_kept_per_cpu_model_so_a_busy_start_cannot_flip_it(tm
 
 
 def test_the_verdict_is_measured_again_on_demand(tmp_path, monkeypatch):
-    from arena import bf16_verdicts, settings
+    from arena import settings
+    from arena.model import bf16_verdicts
 
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
     monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
@@ -194,8 +195,9 @@ def test_the_verdict_is_measured_again_on_demand(tmp_path, monkeypatch):
 
 
 def test_a_busy_host_is_not_timed_and_loads_fp32_until_a_quiet_start(tmp_path, monkeypatch):
-    from arena import bf16_verdicts, settings
-    from arena.llm import cpu_dtype_choice
+    from arena import settings
+    from arena.model import bf16_verdicts
+    from arena.model.llm import cpu_dtype_choice
 
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
     monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: True)
@@ -207,8 +209,8 @@ def test_a_busy_host_is_not_timed_and_loads_fp32_until_a_quiet_start(tmp_path, m
 
 
 def test_the_model_line_says_why_auto_chose_its_dtype(tmp_path, monkeypatch):
-    from arena import bf16_verdicts
-    from arena.llm import cpu_dtype_choice
+    from arena.model import bf16_verdicts
+    from arena.model.llm import cpu_dtype_choice
 
     monkeypatch.delenv("ARENA_DTYPE", raising=False)
     monkeypatch.setattr(bf16_verdicts, "host_busy", lambda: False)
@@ -216,7 +218,7 @@ def test_the_model_line_says_why_auto_chose_its_dtype(tmp_path, monkeypatch):
     dtype, why = cpu_dtype_choice(CPU, cpuinfo=EPYC, bf16_speedup=_never, verdicts=tmp_path)
     assert dtype == torch.bfloat16 and "1.80x" in why and "cached" in why, why
     assert cpu_dtype_choice(CPU, cpuinfo=AVX2, bf16_speedup=_never)[1] == "auto: no native bf16 in the CPU flags"
-    from arena.llm import LoadedModel
+    from arena.model.llm import LoadedModel
 
-    shown = SimpleNamespace(name="m", device=CPU, precision_line="bfloat16", dtype_reason=why)
-    assert why in LoadedModel.describe(shown)  # type: ignore[arg-type]  # describe reads these four only
+    shown = SimpleNamespace(name="m", device=CPU, precision_line="bfloat16", dtype_reason=why, compiled=None)
+    assert why in LoadedModel.describe(shown)  # type: ignore[arg-type]  # describe reads these five only

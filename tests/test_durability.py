@@ -6,6 +6,7 @@ import pytest
 from gradio_client import Client
 
 from arena import studies
+from arena.rating.study_spec import StudySpec
 from arena.store import Store
 from tests.support.live_app import start_app
 from tests.support.seeding import invite
@@ -17,7 +18,7 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
     db = tmp_path / "arena.db"
     store = Store(f"sqlite:///{db}")
     # Outputs are stored directly: this test is about the database surviving, not about generation.
-    sid = studies.create_study(store, "Durability", studies.builtin_prompts("en")[:1], max_new_tokens=4)
+    sid = studies.create_study(store, StudySpec("Durability", studies.builtin_prompts("en")[:1], max_new_tokens=4))
     [item] = store.items(sid)
     for method in ("BS-4", "TS-Temp", "TS-Tilted"):
         store.add_output(
@@ -30,12 +31,13 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
     app = start_app(tmp_path)
     try:
         client = Client(app.url, verbose=False)
-        client.predict(code, api_name="/rate_start")
-        radios = [4, 2, 5, 1, 3, 2, 5, 5, 4] + [None] * (3 * (studies.MAX_RESPONSES - 3))
+        page = client.predict(invite_code=code, api_name="/start_rating")
+        dims = ("coherence", "informativeness", "naturalness")
+        scores = {"A": dict(zip(dims, (4, 2, 5))), "B": dict(zip(dims, (1, 3, 2))), "C": dict(zip(dims, (5, 5, 4)))}
         result = client.predict(
-            code, *radios, *["kept", "", ""] + [""] * (studies.MAX_RESPONSES - 3), api_name="/rate_submit"
+            invite_code=code, item=page["item"], scores=scores, comments={"A": "kept"}, api_name="/submit_scores"
         )
-        assert any(str(v).startswith("Saved") for v in result)  # acknowledged (the status line) ...
+        assert result["status"].startswith("Saved")  # acknowledged (the status line) ...
         app.kill()  # ... then SIGKILL at once: no shutdown, no flush, no checkpoint
         assert app.proc.returncode == -9
     finally:
@@ -55,11 +57,11 @@ def test_an_acknowledged_rating_survives_sigkill(tmp_path):
         store.dispose()
         # and the restarted app shows the rater their saved scores
         client = Client(app.url, verbose=False)
-        view = client.predict(code, api_name="/rate_start")
-        assert "Durable Rater" in str(view[0])  # who: the same code opens the same rater after the restart
-        assert "rated all 1 items" in str(view[1])
-        back = client.predict(code, api_name="/rate_previous")
-        values = [v.get("value") if isinstance(v, dict) else v for v in back]
-        assert values[3:6] == [4, 2, 5]  # progress, prompt, text A, then its three scores
+        view = client.predict(invite_code=code, api_name="/start_rating")
+        assert "rated all 1 items" in view["progress"]  # the same code opens the same rater after the restart
+        back = client.predict(invite_code=code, api_name="/previous_item")
+        assert (
+            back["responses"][0]["scores"] == dict(zip(dims, (4, 2, 5))) and back["responses"][0]["comment"] == "kept"
+        )
     finally:
         app.stop()

@@ -25,7 +25,6 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM, LogitsProcessor
 
 import decoders
-from arena import token_view
 from arena.engines import LLAMACPP, LOCAL
 from arena.engines.llamacpp.beams import beam_tokens
 from arena.engines.llamacpp.generate import sample_tokens
@@ -35,7 +34,8 @@ from arena.engines.llamacpp.run import method_plan
 from arena.engines.llamacpp.sampling import Sampler
 from arena.engines.llamacpp.translate import translate
 from arena.engines.local.inputs import encode_ids, plan_for
-from arena.requests import Cancelled, RunRequest, Slot, SlotJob
+from arena.runs import token_view
+from arena.runs.requests import Cancelled, RunRequest, Slot, SlotJob
 from common.errors import UserError
 from decoders import GenerationPlan
 from decoders.recording import recording
@@ -457,7 +457,7 @@ def test_gemma_runs_greedy_and_beams_over_its_sliding_window_cache(tmp_path_fact
     step, and four beams reorder over its sliding-window KV cache without a decode error."""
     from arena.engines.llamacpp.runtime import Runtime
     from arena.engines.llamacpp.weights import info
-    from arena.llm import cache_root, gguf_file
+    from arena.model.llm import cache_root, gguf_file
 
     path = gguf_file("embedded:gemma-3-270m", cache_root())
     assert path is not None and info(path).quant == "Q4_K_M"

@@ -17,7 +17,8 @@ from transformers import TemperatureLogitsWarper
 
 from arena import studies
 from arena.engines.local.inputs import encode_ids
-from arena.requests import RunRequest
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import RunRequest
 from arena.store import Store
 from common.errors import UserError
 from decoders.priors import build_prior
@@ -51,7 +52,7 @@ def vllm_url() -> str:
 @pytest.fixture(scope="module")
 def client_lm():
     """The app's side with ARENA_ENGINE=vllm: tokenizer, no weights."""
-    from arena.llm import tokenizer_only_model
+    from arena.model.llm import tokenizer_only_model
 
     return tokenizer_only_model()
 
@@ -68,7 +69,7 @@ def hf_float32(client_lm):
     """The same converted folder the server loads, in float32 in this process, for the reference."""
     from transformers import AutoModelForCausalLM
 
-    from arena.llm import materialize
+    from arena.model.llm import materialize
 
     model = AutoModelForCausalLM.from_pretrained(materialize(), dtype=torch.float32).eval()
     return model
@@ -163,7 +164,7 @@ def test_tilt_first_step_distribution_matches_transformers(engine, client_lm, hf
     same chain in transformers (our tilt bias, then the stock TemperatureLogitsWarper). Same model
     folder, float32 on both sides. Compared on up to 120 tokens: the 40 most probable with and without the tilt, and the 40 most probable of
     those the prior touches (S ≠ 0)."""
-    from arena.prompts import encode_prompt
+    from arena.inputs.prompts import encode_prompt
 
     temperature = 0.8
     ids = encode_prompt(client_lm.tokenizer, PROMPT, False, "cpu", 2048, 8)
@@ -192,7 +193,7 @@ def test_greedy_and_ngram_blocking_match_transformers(engine, client_lm, hf_floa
     """Deterministic methods give transformers' tokens on the server: Greedy, and greedy with
     no_repeat_ngram_size=3 (Routed's chat preset with greedy_chat=true), which runs in our
     ArenaNoRepeatNGram processor on the server. The prompt invites repetition, so blocking matters."""
-    from arena.prompts import encode_prompt
+    from arena.inputs.prompts import encode_prompt
 
     prompt = "one two three, one two three, one two three, one two three,"
     ids = encode_prompt(client_lm.tokenizer, prompt, True, "cpu", 2048, 8)
@@ -279,7 +280,7 @@ def test_compare_streams_from_the_server(engine, client_lm):
     assert beam.settings["server_request"]["use_beam_search"] is True and beam.ttft_ms == beam.latency_ms
     # n-gram blocking ran on the server: no generated token completes a 3-gram seen before it in
     # prompt + output (the chat template itself repeats some 3-grams; those are the prompt's)
-    from arena.prompts import encode_prompt
+    from arena.inputs.prompts import encode_prompt
 
     prompt_ids = encode_prompt(client_lm.tokenizer, PROMPT, False, "cpu", 2048, 10)[0].tolist()
     seq = prompt_ids + results[2].token_ids
@@ -321,12 +322,14 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
         ]
         study_id = studies.create_study(
             store,
-            "engine study",
-            prompts,
-            methods=["TS-Temp", "TS-Tilted"],
-            samples_per_method=2,
-            max_new_tokens=8,
-            base_seed=3,
+            StudySpec(
+                "engine study",
+                prompts,
+                methods=["TS-Temp", "TS-Tilted"],
+                samples_per_method=2,
+                max_new_tokens=8,
+                base_seed=3,
+            ),
         )
         seen = []
         started = time.perf_counter()
@@ -353,7 +356,7 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
         again = studies.generate_study(store, client_lm, study_id, engine=engine)
         assert (again.existing, again.generated) == (12, 0)
         # a study with a method the engine cannot run is refused before any request
-        bad = studies.create_study(store, "engine study two", prompts[:1], methods=["BS-4", "TS-Temp"])
+        bad = studies.create_study(store, StudySpec("engine study two", prompts[:1], methods=["BS-4", "TS-Temp"]))
         with pytest.raises(UserError, match="n-gram"):
             studies.generate_study(store, client_lm, bad, engine=engine)
         assert store.output_slots(bad) == set()
@@ -364,7 +367,7 @@ def test_study_is_generated_concurrently_on_the_server(engine, client_lm, tmp_pa
 def test_the_app_paths_go_to_the_engine(monkeypatch, vllm_url, client_lm, tmp_path):
     """With ARENA_ENGINE=vllm the runner (Compare, CLI) and study generation use the server: the
     tokenizer-only model here has no weights, so nothing can have run in process."""
-    from arena import runner
+    from arena.runs import runner
 
     monkeypatch.setenv("ARENA_ENGINE", "vllm")
     monkeypatch.setenv("ARENA_VLLM_URL", vllm_url)
@@ -376,7 +379,10 @@ def test_the_app_paths_go_to_the_engine(monkeypatch, vllm_url, client_lm, tmp_pa
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     try:
         sid = studies.create_study(
-            store, "engine hook study", [studies.PromptSpec("Say hi.")], methods=["TS-Temp", "Greedy"], max_new_tokens=3
+            store,
+            StudySpec(
+                "engine hook study", [studies.PromptSpec("Say hi.")], methods=["TS-Temp", "Greedy"], max_new_tokens=3
+            ),
         )
         report = studies.generate_study(store, client_lm, sid)
         assert report.complete and report.generated == 2

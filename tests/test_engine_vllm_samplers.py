@@ -10,7 +10,7 @@ NEW = ("Epsilon", "Eta", "Top-H", "Top-nSigma", "XTC", "DRY", "Mirostat-v2", "Co
 
 @pytest.fixture(scope="module")
 def client_lm():
-    from arena.llm import tokenizer_only_model
+    from arena.model.llm import tokenizer_only_model
 
     return tokenizer_only_model()
 

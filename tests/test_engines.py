@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 from types import SimpleNamespace
 
 import gradio as gr
@@ -15,11 +16,12 @@ import pytest
 import torch
 
 import decoders
-from arena import engines, studies
+from arena import engines, settings, studies
 from arena.engines import DummyEngine, Engine, LocalEngine, VllmEngine
 from arena.engines.base import Engine as BaseEngine
 from arena.engines.vllm import ServerInfo, VllmClient
-from arena.requests import MethodResult, RunRequest, SlotJob, run_order
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import MethodResult, RunRequest, SlotJob, run_order
 from arena.store import Store
 from common.errors import UserError
 
@@ -124,6 +126,46 @@ def test_a_cancelled_dummy_run_stops_at_the_next_word():
         DummyEngine().run_methods(no_model(), RunRequest(PROMPT, ["TS-Temp"]), cancel=cancel)
 
 
+def test_the_dummy_token_delay_is_real_time_for_every_method_and_is_the_timing(monkeypatch):
+    """ARENA_DUMMY_TOKEN_DELAY: the app's dummy waits that long per word, beam search's words too (it
+    holds the generation slot as a model would), and reports that waiting as its timing; the words are
+    the ones it writes without a delay."""
+    monkeypatch.setenv("ARENA_ENGINE", "dummy")
+    monkeypatch.setenv("ARENA_DUMMY_TOKEN_DELAY", "0.02")
+    engine = engines.current()
+    assert engine is engines.DUMMY and engine.token_delay_s == 0.02
+    req = RunRequest(PROMPT, ["TS-Temp", "BS-4"], max_new_tokens=12, seed=7)
+    started = time.perf_counter()
+    events = list(engine.stream_methods(no_model(), req))
+    wall_ms = (time.perf_counter() - started) * 1000
+    results = [e.result for e in events if e.result is not None]
+    plain = DummyEngine(0.0).run_methods(no_model(), req)
+    assert [r.token_ids for r in results] == [r.token_ids for r in plain]
+    for r in results:
+        assert r.latency_ms >= 20 * r.new_tokens, (r.method, r.latency_ms, r.new_tokens)
+        assert 20 <= r.ttft_ms <= r.latency_ms
+        assert "token delay" in r.settings["timing"]["measured"]
+    assert sum(r.latency_ms for r in results) <= wall_ms
+    assert [e.text for e in events if e.method == "BS-4"] == ["", plain[1].text]  # still whole, after its wait
+    monkeypatch.setenv("ARENA_DUMMY_TOKEN_DELAY", "")
+    assert engines.current().token_delay_s == 0.0
+    for bad in ("-0.1", "soon", "inf"):
+        with pytest.raises(settings.SettingError, match="ARENA_DUMMY_TOKEN_DELAY must be seconds >= 0"):
+            settings.load([], {"ARENA_DUMMY_TOKEN_DELAY": bad})
+
+
+def test_stop_ends_a_delayed_dummy_beam_search_within_a_word():
+    """Compare's Stop while beam search (a whole output) waits out its delay: it ends at once, not
+    after the method's remaining words."""
+    cancel = threading.Event()
+    events = DummyEngine(1.0).stream_methods(no_model(), RunRequest(PROMPT, ["BS-4"], max_new_tokens=20), cancel=cancel)
+    assert next(events).text == ""  # BS-4 started: at least 10 words, 10 s, ahead
+    threading.Timer(0.2, cancel.set).start()
+    started = time.perf_counter()
+    assert list(events) == []
+    assert time.perf_counter() - started < 5.0
+
+
 def test_the_compare_tab_runs_on_the_dummy_engine(monkeypatch, store):
     """The whole Compare handler, as Gradio calls it, with no model: texts stream, the timing table fills."""
     from ui import AppContext, compare
@@ -167,12 +209,14 @@ class Recording(DummyEngine):
 def make_study(store, methods=("TS-Temp", "BS-4"), samples=2, prompts=("Say hi.", "Name a fruit.", "Count to two.")):
     return studies.create_study(
         store,
-        "engine seam",
-        [studies.PromptSpec(p) for p in prompts],
-        methods=list(methods),
-        samples_per_method=samples,
-        max_new_tokens=6,
-        base_seed=11,
+        StudySpec(
+            "engine seam",
+            [studies.PromptSpec(p) for p in prompts],
+            methods=list(methods),
+            samples_per_method=samples,
+            max_new_tokens=6,
+            base_seed=11,
+        ),
     )
 
 
@@ -277,7 +321,9 @@ def test_the_vllm_engine_feeds_the_same_generator(lm, store):
         assert out.latency_ms == 2.0  # timed, never batched on this side
     seeds_sent = sorted(b["seed"] for b in sent if b["temperature"] > 0)
     assert seeds_sent == sorted(o.seed for o in stored(store, sid).values() if o.method == "TS-Temp")
-    bad = studies.create_study(store, "engine seam two", [studies.PromptSpec("Hi.")], methods=["TS-Temp", "Multi-Arm"])
+    bad = studies.create_study(
+        store, StudySpec("engine seam two", [studies.PromptSpec("Hi.")], methods=["TS-Temp", "Multi-Arm"])
+    )
     with pytest.raises(UserError, match="Multi-Arm cannot run on the vLLM engine"):
         studies.generate_study(store, lm, bad, engine=engine)
     assert store.output_slots(bad) == set() and len(sent) == 6

@@ -1,4 +1,4 @@
-"""The organizer's progress and time left while a study generates (arena/eta.py), on a fake clock."""
+"""The organizer's progress and time left while a study generates (arena/runs/eta.py), on a fake clock."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import torch
 
 from arena import studies
 from arena.engines.dummy import DummyEngine
-from arena.eta import GenerationEta
+from arena.rating.study_spec import StudySpec
+from arena.runs.eta import GenerationEta
 
 
 class Clock:
@@ -88,11 +89,13 @@ def test_the_study_generator_feeds_it_from_the_first_output(store):
     lm = SimpleNamespace(name="stand-in", device=torch.device("cpu"), dtype_name="float32", context_length=2048)
     sid = studies.create_study(
         store,
-        "estimate",
-        [studies.PromptSpec(f"Say hi {k}.", "t", "en") for k in range(3)],
-        methods=["TS-Temp", "Greedy"],
-        max_new_tokens=6,
-        base_seed=1,
+        StudySpec(
+            "estimate",
+            [studies.PromptSpec(f"Say hi {k}.", "t", "en") for k in range(3)],
+            methods=["TS-Temp", "Greedy"],
+            max_new_tokens=6,
+            base_seed=1,
+        ),
         model=lm.name,
     )
     clock = Clock()
@@ -115,7 +118,7 @@ def test_the_study_generator_feeds_it_from_the_first_output(store):
 
 def test_a_slow_run_ends_with_its_real_speed_not_zero_tokens_per_s():
     """Issue 35: a 25-minute study run ended with "took 25 min at 0 tokens/s"."""
-    from arena.eta import Snapshot
+    from arena.runs.eta import Snapshot
 
     line = Snapshot(done=9, total=9, seconds_left=0.0, tokens_per_s=0.31, elapsed_s=1500.0).line()
     assert line == "9 of 9 outputs · took 25 min at 0.31 tokens/s"

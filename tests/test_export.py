@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import blind
-from arena.export import EXPORT_COLUMNS, OPTIONAL_COLUMNS, export_rows, export_to_path, import_file, main
+from arena.files.export import EXPORT_COLUMNS, OPTIONAL_COLUMNS, export_rows, export_to_path, import_file, main
+from arena.rating import blind
 from arena.store import RATING_COLUMNS, Store
 from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
@@ -32,7 +32,8 @@ AWKWARD = [
 ]
 
 
-def fill(store: Store) -> int:
+def fill(store: Store, close: bool = True) -> int:
+    """A rated study, closed unless `close` is False (an open study's export is sealed: it does not import)."""
     sid = store.create_study(
         "round trip",
         methods=["BS-4", "TS-Temp"],
@@ -83,6 +84,8 @@ def fill(store: Store) -> int:
             view, _ = blind.open_item(store, rater, sid, index)
             scores = {r.label: {"coherence": 1 + index, "informativeness": 2, "naturalness": 5} for r in view.responses}
             blind.submit(store, rater, view.item, scores, {"A": AWKWARD[index], "B": "ok"})
+    if close:
+        store.set_study_state(sid, "closed", allowed_from=("open",))
     return sid
 
 
@@ -121,7 +124,7 @@ def test_round_trip_loses_nothing(tmp_path, backend, fmt):
         for key in IDS:
             pairs = {(x[key], y[key]) for x, y in zip(a, b)}
             assert len(pairs) == len({x[key] for x in a}) == len({y[key] for y in b})
-        target.set_study_state(b[0]["study_id"], "closed", allowed_from=("open",))
+        assert {r["study_state"] for r in b} == {"closed"}
         assert blind.reveal(target, b[0]["study_id"]).empty  # assignments are not exported, ratings keep positions
         assert {r["position"] for r in b} == {0, 1, 2}
     finally:
@@ -181,7 +184,7 @@ def test_cli_exports_and_imports(tmp_path, capsys):
     # as a real process, reading the database from the environment
     env = {"ARENA_DB_PATH": str(db), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(
-        [sys.executable, "-m", "arena.export"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "arena.files.export"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout, newline="")))
@@ -207,6 +210,7 @@ def test_csv_cells_that_start_a_formula_are_escaped_and_come_back_exact(tmp_path
             {r.label: {"coherence": 3, "informativeness": 3, "naturalness": 3} for r in view.responses},
             {"A": FORMULAS[index - 1]},
         )
+    store.set_study_state(sid, "closed", allowed_from=("open",))
     path = tmp_path / "x.csv"
     export_to_path(store, path)
     cells = [c for row in csv.reader(path.open(newline="", encoding="utf-8")) for c in row]
@@ -219,7 +223,7 @@ def test_csv_cells_that_start_a_formula_are_escaped_and_come_back_exact(tmp_path
 
 def test_seeds_leave_the_server_only_once_the_study_is_closed(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'a.db'}")
-    sid = fill(store)
+    sid = fill(store, close=False)
     rows = export_rows(store)
     assert all(r["seed"] is None and r["base_seed"] is None and r["blind_seed"] is None for r in rows)
     store.set_study_state(sid, "closed", allowed_from=("open",))

@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from arena import blind, invites
-from arena.export import EXPORT_COLUMNS, export_rows, export_to_path, import_file
+from arena.access import invites
+from arena.files.export import EXPORT_COLUMNS, export_rows, export_to_path, import_file
+from arena.rating import blind
 from arena.store import Store
 from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
@@ -73,6 +74,9 @@ def test_skips_flags_and_cant_judge_survive_a_round_trip(tmp_path, backend, fmt)
     target, close_target = open_store(backend, tmp_path / "b")
     try:
         sid = fill(source)
+        sealed = [r for r in export_rows(source, sid) if r["row_kind"] == "flag" and r["position"] is not None]
+        assert sealed[0]["method"] is None and sealed[0]["seed"] is None  # open study: sealed, as for ratings
+        source.set_study_state(sid, "closed", allowed_from=("open",))  # an open study's file does not import
         rows = export_rows(source, sid)
         kinds = [r["row_kind"] for r in rows]
         assert kinds.count("rating") == 2 and kinds.count("skip") == 1 and kinds.count("flag") == 2
@@ -82,7 +86,7 @@ def test_skips_flags_and_cant_judge_survive_a_round_trip(tmp_path, backend, fmt)
         assert skip["reason"] == "other" and skip["note"] == "needs domain knowledge" and skip["method"] is None
         response_flag = next(r for r in rows if r["row_kind"] == "flag" and r["method"])
         assert response_flag["position"] == 1 and response_flag["text"].startswith(("beam", "temp"))
-        assert response_flag["seed"] is None  # open study: no seeds, as for ratings
+        assert response_flag["seed"] in (None, 9)  # closed: BS-4's seedless output, or TS-Temp's
         path = tmp_path / f"out.{fmt}"
         assert export_to_path(source, path) == 5
         counts = import_file(target, path)
@@ -121,6 +125,7 @@ def test_files_from_before_format_3_still_import(tmp_path):
         view.item,
         {r.label: {"coherence": 3, "informativeness": 4, "naturalness": 5} for r in view.responses},
     )
+    source.set_study_state(sid, "closed", allowed_from=("open",))  # an open study's file does not import
     path = tmp_path / "new.csv"
     export_to_path(source, path)
     rows = list(csv.DictReader(path.open(newline="", encoding="utf-8")))
@@ -146,7 +151,7 @@ def test_files_from_before_format_3_still_import(tmp_path):
 
 def test_bad_feedback_rows_are_refused_before_anything_is_stored(tmp_path):
     source = Store(f"sqlite:///{tmp_path / 'a.db'}")
-    fill(source)
+    source.set_study_state(fill(source), "closed", allowed_from=("open",))  # else the file is refused as blind
     path = tmp_path / "good.jsonl"
     export_to_path(source, path)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

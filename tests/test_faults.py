@@ -29,6 +29,7 @@ import pytest
 from arena.store import Store
 from tests.support.live_app import ORGANIZER_PASSWORD, GradioHTTP, dep_by_api_name, dep_by_trigger, free_port, start_app
 from tests.support.seeding import db_store, invite, seed_study
+from ui.rate.view import form as rate_form
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -45,12 +46,7 @@ def report_faults(artifacts_dir):
 
 
 def submit_values(scores: list[int], n_responses: int, note: str) -> list:
-    radios = [None] * 24
-    comments = [None] * 8
-    for k in range(n_responses):
-        radios[3 * k : 3 * k + 3] = scores
-        comments[k] = note
-    return radios + comments + [None]  # no item named: the item on screen (ui/rate/once.py)
+    return [*rate_form([scores] * n_responses, [note] * n_responses), None]  # no item named: the one on screen
 
 
 def unlock(client: GradioHTTP, session: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import IntegrityError
 
-from arena import blind
+from arena.rating import blind
 from arena.store import Store
 from arena.store.schema import ratings
 from common.errors import UserError
@@ -187,7 +187,7 @@ def test_deleting_a_study_deletes_its_skips_and_flags(store):
 
 
 def _enrolment(store: Store, sid: int, name: str):
-    from arena import invites
+    from arena.access import invites
 
     [made] = invites.invite(store, sid, [name])
     return invites.resolve(store, made.code)
@@ -218,7 +218,8 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
     first.dispose()
     raw = create_engine(url)
     with raw.begin() as conn:  # back to schema 2: the old ratings table with two ratings, no skips or flags
-        for table in ("skips", "flags", "rating_scores", "ratings"):  # rating_scores: schema 8
+        # rating_scores came with schema 8, rating_texts with 11
+        for table in ("skips", "flags", "rating_texts", "rating_scores", "ratings"):
             conn.execute(text(f"DROP TABLE {table}"))
         for sql in _v2_ratings_sql(backend):
             conn.execute(text(sql))

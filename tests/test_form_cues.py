@@ -8,7 +8,9 @@ import random
 
 import pytest
 
-from arena import blind, invites, studies
+from arena import studies
+from arena.access import invites
+from arena.rating import blind
 from common.errors import UserError
 from evaluation import form_cues
 

@@ -11,8 +11,12 @@ import pytest
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import IntegrityError
 
-from arena import blind, export, guessing, invites, studies
-from arena.prompts import PromptSpec
+from arena import studies
+from arena.access import invites
+from arena.files import export
+from arena.inputs.prompts import PromptSpec
+from arena.rating import blind, guessing
+from arena.rating.study_spec import StudySpec
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION, guesses
 from common.errors import UserError
@@ -138,16 +142,18 @@ def test_the_database_refuses_impossible_guesses(store):
 def test_a_study_can_only_ask_about_its_own_single_response_methods(store):
     prompts = [PromptSpec("Say hello.", "greeting", "en", False)]
     with pytest.raises(UserError, match="not among"):
-        studies.create_study(store, "pilot", prompts, methods=["BS-4", "TS-Temp"], guess_methods="TS-Tilted")
+        studies.create_study(store, StudySpec("pilot", prompts, methods=["BS-4", "TS-Temp"], guess_methods="TS-Tilted"))
     with pytest.raises(UserError, match="more than one right answer"):
-        studies.create_study(store, "pilot", prompts, methods=list(METHODS), samples_per_method=2, guess_methods="each")
+        studies.create_study(
+            store, StudySpec("pilot", prompts, methods=list(METHODS), samples_per_method=2, guess_methods="each")
+        )
     sid = studies.create_study(
-        store, "pilot", prompts, methods=list(METHODS), samples_per_method=2, guess_methods="BS-4"
+        store, StudySpec("pilot", prompts, methods=list(METHODS), samples_per_method=2, guess_methods="BS-4")
     )
     assert store.get_study(sid).guess_methods == ("BS-4",)
-    sid = studies.create_study(store, "pilot 2", prompts, methods=list(METHODS), guess_methods="each")
+    sid = studies.create_study(store, StudySpec("pilot 2", prompts, methods=list(METHODS), guess_methods="each"))
     assert store.get_study(sid).guess_methods == METHODS
-    sid = studies.create_study(store, "pilot 3", prompts, methods=list(METHODS))
+    sid = studies.create_study(store, StudySpec("pilot 3", prompts, methods=list(METHODS)))
     assert store.get_study(sid).guess_methods == ()
 
 
@@ -201,9 +207,20 @@ def test_the_export_hides_the_answer_key_while_the_study_is_open_and_round_trips
     assert strip(target.guesses()) == strip(store.guesses(sid))
     pd_index = blinding.closed_study_blinding(target, copy.id)
     assert pd_index["n"].tolist() == [2] and pd_index["dont_know"].tolist() == [1]
-    # an open study's export imports too: the guesses are kept, unscored (their key was left out)
+    # an open study's export is sealed (issue 44) and says it does not import
     other = Store(f"sqlite:///{tmp_path / 'other.db'}")
-    assert export.import_file(other, tmp_path / "open.csv")["guesses"] == 2
+    with pytest.raises(UserError, match="written blind"):
+        export.import_file(other, tmp_path / "open.csv")
+    # a file the CLI wrote of an open study before issue 44 (methods, no seeds, no keys) still imports:
+    # the guesses are kept, unscored (their key was left out)
+    with (tmp_path / "closed.csv").open(encoding="utf-8", newline="") as fh:
+        before = list(csv.DictReader(fh))
+    blank = ("seed", "base_seed", "blind_seed", "true_label")
+    with (tmp_path / "old-open.csv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(before[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**r, "study_state": "open", **dict.fromkeys(blank, "")} for r in before)
+    assert export.import_file(other, tmp_path / "old-open.csv")["guesses"] == 2
     assert {g.true_position for g in other.guesses()} == {None}
     assert blinding.guesses_frame(other.guesses()).empty
     target.dispose()
@@ -215,6 +232,7 @@ def test_files_from_before_format_4_still_import(store, tmp_path):
     ann = enrol(store, sid, "ann")
     view, _ = blind.open_for(store, sid, lambda: ann.rater_id)
     blind.submit_slots_then_next(store, ann, view.item, SCORES, NOTES)
+    studies.close_study(store, sid)  # an open study's export is sealed and does not import
     path = tmp_path / "new.csv"
     export.export_to_path(store, path)
     rows = list(csv.DictReader(path.open(newline="", encoding="utf-8")))

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from arena import blind
-from arena.export import export_to_path
+from arena.files.export import export_to_path
+from arena.rating import blind
 from arena.store import Store
 from common.errors import UserError
 from evaluation.human import analysis as ha
@@ -91,6 +91,7 @@ def test_the_cli_reads_an_export_with_cant_judge_skips_and_flags(rated, tmp_path
     store, sid = rated
     view, _ = blind.open_item(store, "dee", sid, 1)
     blind.skip(store, "dee", view.item, "unclear")  # a skip row in the export: not a rating
+    store.set_study_state(sid, "closed", allowed_from=("open",))  # an open study's export names no method
     path = tmp_path / "export.csv"
     export_to_path(store, path)
     read = hread.read_ratings(str(path))

@@ -10,7 +10,10 @@ import math
 import pytest
 from sqlalchemy import text
 
-from arena import blind, invites, studies, throttle
+from arena import studies
+from arena.access import invites, throttle
+from arena.rating import blind
+from arena.rating.study_spec import StudySpec
 from arena.store import clean_rater_name
 from common.errors import UserError
 from ui.safe import md_text, toast
@@ -147,7 +150,7 @@ def test_study_names_are_cleaned_and_may_not_name_a_method(store):
     assert store.get_study(sid).name == "Pilot one"
     for bad in ("bs4 vs tilted", "Pilot (ts temp)", "TS_TILTED round", "ｂｓ－４"):
         with pytest.raises(UserError, match="method names"):
-            studies.create_study(store, bad, studies.builtin_prompts("en"), methods=METHODS)
+            studies.create_study(store, StudySpec(bad, studies.builtin_prompts("en"), methods=METHODS))
 
 
 def test_the_same_rater_twice_in_one_invitation_is_refused(store):

@@ -1,4 +1,4 @@
-"""arena/language.py: Chinese prompts, English-only models, and the Chinese max-new-tokens default."""
+"""arena/inputs/language.py: Chinese prompts, English-only models, and the Chinese max-new-tokens default."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena import language
-from arena.prompts import SCENARIOS, TASK_SCENARIOS
-from arena.requests import DEFAULT_MAX_NEW_TOKENS
+from arena.inputs import language
+from arena.inputs.prompts import SCENARIOS, TASK_SCENARIOS
+from arena.runs.requests import DEFAULT_MAX_NEW_TOKENS
 
 SMOL = SimpleNamespace(alias="smollm2-135m", name="SmolLM2-135M-Instruct (embedded GGUF Q4_1, de-quantised)")
 SMOL_HUB = SimpleNamespace(alias="", name="HuggingFaceTB/SmolLM2-135M-Instruct")
@@ -87,7 +87,7 @@ def test_chinese_default_on_the_embedded_model(tiny_or_embedded_tokenizer):
 def tiny_or_embedded_tokenizer():
     from transformers import AutoTokenizer
 
-    from arena import llm
+    from arena.model import llm
 
     try:
         path = llm.materialize("smollm2-135m")

@@ -77,7 +77,7 @@ def test_no_module_imports_a_higher_layer():
 def test_the_check_finds_upward_imports_at_any_depth(tmp_path):
     probes = {
         "common/probe.py": "from decoders import errors\n",
-        "decoders/probe.py": "def f():\n    from arena.runner import run_methods\n",
+        "decoders/probe.py": "def f():\n    from arena.runs.runner import run_methods\n",
         "arena/probe.py": "from ui import rating\n",
         "arena/store/probe.py": "from ...evaluation import human\n",
         "evaluation/probe.py": "import ui.results\n",
@@ -90,7 +90,7 @@ def test_the_check_finds_upward_imports_at_any_depth(tmp_path):
         "arena/probe.py:1 imports ui",
         "arena/store/probe.py:1 imports evaluation",
         "common/probe.py:1 imports decoders",
-        "decoders/probe.py:2 imports arena.runner",
+        "decoders/probe.py:2 imports arena.runs.runner",
         "evaluation/probe.py:1 imports ui.results",
     ]
 
@@ -348,3 +348,30 @@ def test_the_length_check_counts_nested_functions(tmp_path):
     body = "".join(f"        x{k} = {k}\n" for k in range(90))
     (tmp_path / "ui" / "probe.py").write_text(f"def build():\n    def handler():\n{body}    return handler\n")
     assert [where for _, where in long_functions(tmp_path)] == ["ui/probe.py:1 build", "ui/probe.py:2 handler"]
+
+
+def top_level_modules(package: Path) -> list[str]:
+    """A package's own modules and sub-packages (data folders and caches are not modules)."""
+    return sorted(
+        p.name
+        for p in package.iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and (p / "__init__.py").exists())
+    )
+
+
+def test_arena_is_a_handful_of_packages_by_job_each_saying_its_job():
+    entries = top_level_modules(ROOT / "arena")
+    assert len(entries) <= 12, entries
+    for name in entries:
+        init = ROOT / "arena" / name / "__init__.py"
+        if init.exists():
+            assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"arena/{name} says no job"
+
+
+def test_the_module_count_sees_packages_and_modules_not_data(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "one.py").write_text("")
+    (tmp_path / "__init__.py").write_text("")
+    assert top_level_modules(tmp_path) == ["one.py", "pkg"]

@@ -16,7 +16,8 @@ from benchmarks.bench_load import main as bench_main
 from tests.support.live_app import LiveApp, shared_app
 from tests.support.seeding import db_store, seed_study
 
-pytestmark = pytest.mark.timeout(900)
+# `alone`: its latency bounds measure the app, so it runs after the other live tests, with no worker beside it
+pytestmark = [pytest.mark.timeout(900), pytest.mark.alone]
 
 RATERS = 50
 ITEMS = 2

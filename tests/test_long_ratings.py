@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from arena.long_ratings import read_long_ratings
+from arena.files.long_ratings import read_long_ratings
 from common.errors import UserError
 from evaluation.human import cli as hcli
 from evaluation.human import crossed

@@ -7,8 +7,18 @@ import random
 import numpy as np
 import pytest
 
+from evaluation import mauve_score
 from evaluation.heldout import load_heldout
-from evaluation.mauve_score import human_features, mauve_interval, mauve_value, score_texts, spread, text_features
+from evaluation.mauve_score import (
+    FEATURE_CACHE,
+    FeatureCache,
+    human_features,
+    mauve_interval,
+    mauve_value,
+    score_texts,
+    spread,
+    text_features,
+)
 
 N = 60
 
@@ -33,7 +43,7 @@ def shuffled(text: str, rng: random.Random) -> str:
 
 def test_human_against_human_is_near_one_and_degradations_are_lower(lm, human_sets):
     other, q = human_sets
-    p_human = text_features(lm, other)
+    p_human = FEATURE_CACHE.features(lm, other)  # through the product's cache: score_texts below reuses them
     human = mauve_value(p_human, q)
     low, high = mauve_interval(p_human, q, resamples=20)
     assert human > 0.8 and low <= human <= high
@@ -63,3 +73,53 @@ def test_features_are_the_last_tokens_final_hidden_state(lm):
     # batched with a longer text (right padding) gives the same vector
     got = text_features(lm, [text, text + " and there was light, and the evening and the morning"])[0]
     assert np.allclose(got, h.numpy(), atol=1e-3 * float(h.abs().max()))
+
+
+class Model:
+    """A stand-in scorer: what FeatureCache reads of a model (its name and precision)."""
+
+    def __init__(self, name: str = "m", precision: str = "float32") -> None:
+        self.name, self.precision = name, precision
+
+
+def made_up_features(lm: Model, texts: list[str]) -> np.ndarray:
+    return np.array([[len(t), len(lm.name), len(lm.precision)] for t in texts], dtype=np.float32)
+
+
+def test_the_feature_cache_embeds_each_text_once_per_model_and_precision(monkeypatch):
+    embedded: list[list[str]] = []
+
+    def recorded(lm, texts):
+        embedded.append(list(texts))
+        return made_up_features(lm, texts)
+
+    monkeypatch.setattr(mauve_score, "text_features", recorded)
+    cache, fp32 = FeatureCache(), Model()
+    assert np.array_equal(cache.features(fp32, ["a", "bb", "a"]), made_up_features(fp32, ["a", "bb", "a"]))
+    assert embedded == [["a", "bb"]]  # a text twice is embedded once
+    assert np.array_equal(cache.features(fp32, ["bb", "ccc", "a"]), made_up_features(fp32, ["bb", "ccc", "a"]))
+    assert embedded[1:] == [["ccc"]]
+    bf16, other = Model(precision="bfloat16"), Model(name="other")
+    assert np.array_equal(cache.features(bf16, ["a"]), made_up_features(bf16, ["a"]))
+    assert np.array_equal(cache.features(other, ["a"]), made_up_features(other, ["a"]))
+    assert embedded[2:] == [["a"], ["a"]] and len(cache) == 5
+    assert len(cache.features(fp32, [])) == 0 and len(cache) == 5
+
+
+def test_the_feature_cache_forgets_the_least_recently_used_past_its_size(monkeypatch):
+    embedded: list[str] = []
+
+    def recorded(lm, texts):
+        embedded.extend(texts)
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    monkeypatch.setattr(mauve_score, "text_features", recorded)
+    cache, lm = FeatureCache(max_bytes=3 * 16), Model()  # three rows of 4 float32
+    cache.features(lm, ["a", "b", "c"])
+    cache.features(lm, ["a"])  # read again: now the most recent, so "b" goes first
+    cache.features(lm, ["d"])
+    assert len(cache) == 3 and embedded == ["a", "b", "c", "d"]
+    cache.features(lm, ["a", "c", "d"])
+    assert embedded == ["a", "b", "c", "d"]  # all three still kept
+    cache.features(lm, ["b"])
+    assert embedded[4:] == ["b"] and len(cache) == 3

@@ -1,4 +1,4 @@
-"""Peak memory per run (arena/memory.py): real figures on Linux CPU, None where /proc is unusable."""
+"""Peak memory per run (arena/model/memory.py): real figures on Linux CPU, None where /proc is unusable."""
 
 import json
 import os
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from arena import memory
-from arena.memory import MemoryReading, PeakMemory, process_peak_rss_mb
+from arena.model import memory
+from arena.model.memory import MemoryReading, PeakMemory, process_peak_rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
 linux_proc = pytest.mark.skipif(memory._reset_cpu() is None, reason="/proc/self/clear_refs not usable here")
@@ -24,7 +24,7 @@ def _in_fresh_process(body: str) -> dict:
     kept from every earlier test (freed arenas are reused without growing RSS), so it is measured
     where no earlier test ran.
     """
-    code = "import json, torch\nfrom arena.memory import PeakMemory\n" + textwrap.dedent(body)
+    code = "import json, torch\nfrom arena.model.memory import PeakMemory\n" + textwrap.dedent(body)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -109,8 +109,8 @@ def test_overlapping_measurement_is_not_trusted():
 
 @linux_proc
 def test_run_methods_fills_peak_memory_on_cpu(lm):
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     if lm.device.type != "cpu":
         pytest.skip("CPU path only")

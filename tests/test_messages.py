@@ -8,7 +8,7 @@ import ast
 import string
 from pathlib import Path
 
-from arena import language
+from arena.inputs import language
 from common import messages
 
 ROOT = Path(__file__).resolve().parents[1]

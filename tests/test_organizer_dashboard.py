@@ -4,7 +4,9 @@ per-rater table (% done, median seconds per item, last activity to the minute, t
 import pandas as pd
 import pytest
 
-from arena import blind, estimate, invites
+from arena.access import invites
+from arena.rating import blind
+from arena.runs import estimate
 from arena.store import Store
 from tests.support.stores import sqlite_url
 from ui.organizer import dashboard as dash
@@ -104,8 +106,8 @@ def test_every_run_through_the_runner_feeds_the_estimate_not_only_compares(monke
     under the model's name and the label the model pickers use."""
     from types import SimpleNamespace
 
-    from arena import runner
-    from arena.requests import RunRequest
+    from arena.runs import runner
+    from arena.runs.requests import RunRequest
 
     monkeypatch.setenv("ARENA_ENGINE", "dummy")
     lm = SimpleNamespace(name="/models/run-model", label="run-model@bf16", context_length=2048)

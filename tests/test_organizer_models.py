@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 
-from arena import systems
-from arena.llm import EMBEDDED, tokenizer_only_model
+from arena.model.llm import EMBEDDED, tokenizer_only_model
+from arena.rating import systems
 from arena.store import Store
 from common.errors import UserError
 from tests.support.stand_ins import stand_in

@@ -9,12 +9,13 @@ import pandas as pd
 
 from ui import AppContext, organizer
 from ui.organizer import handlers as h
+from ui.organizer.forms import StudyForm
 
 
 def test_create_leaves_its_end_line_beside_the_button(monkeypatch):
     status = "Study #7 created: 9 of 9 outputs stored. 9 of 9 outputs · took 25 min at 0.31 tokens/s.\n\n**Form check**"
     monkeypatch.setattr(h, "create", lambda *a, **k: h.Overview("x", pd.DataFrame(), pd.DataFrame(), status, "x"))
-    *shown, beside = h.create_beside_button()
+    *shown, beside = h.create_beside_button(None, lambda: None, [], StudyForm("x"))
     assert shown[3] == status
     assert beside == "**Finished:** 9 of 9 outputs stored."
 
@@ -22,7 +23,7 @@ def test_create_leaves_its_end_line_beside_the_button(monkeypatch):
 def test_the_create_button_reports_on_the_line_above_it(store):
     with gr.Blocks() as demo:
         organizer.build(AppContext(model=lambda: None, extras={"store": store}))
-    [create] = [f for f in demo.fns.values() if f.name == "create"]
+    [create] = [f for f in demo.fns.values() if f.name == "on_create"]
     preview = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "organizer-preview"]
     assert preview and preview[0] in create.outputs
     assert create.show_progress != "hidden"

@@ -5,12 +5,15 @@ one error line and nothing stored on bad input."""
 from __future__ import annotations
 
 import json
+import re
+from types import SimpleNamespace
 
 import gradio as gr
 import pytest
 
+from common.messages import english
 from common.rubric import Rubric
-from tests.test_organizer_models import call, form, tokenizer, world  # noqa: F401 (fixtures)
+from tests.test_organizer_models import PASSWORD, call, form, tokenizer, world  # noqa: F401 (fixtures)
 from ui.organizer.forms import RUBRIC_EXAMPLE, rubric_example, rubric_preview
 
 
@@ -51,3 +54,32 @@ def test_a_bad_rubric_or_rule_is_one_line_and_nothing_is_stored(world, rubric, a
     with pytest.raises(gr.Error, match=message):
         call(world, *form("Refused"), rubric, attention, rules)
     assert world.store.list_studies() == [] and world.loads == []
+
+
+def _preview_fn(world):  # noqa: F811 (the fixture)
+    """The handler that fills the line above "Create study", as wired to the attention items box."""
+    blocks = world.demo.blocks
+    attention = next(b for b in blocks.values() if getattr(b, "label", None) == english("organizer_attention"))
+    return next(
+        f
+        for f in world.demo.fns.values()
+        if any(t[0] == attention._id and t[1] == "change" for t in f.targets)
+        and any(getattr(o, "elem_id", None) == "organizer-preview" for o in f.outputs)
+    )
+
+
+def test_the_preview_counts_the_outputs_creation_makes_attention_items_included(world):  # noqa: F811
+    request = SimpleNamespace(headers={}, client=SimpleNamespace(host="192.0.2.9"), cookies={}, session_hash="o")
+    values = form("Counted")
+    preview_inputs = values[1:8]  # source, language, pasted, upload, methods, samples, max_new
+    line = _preview_fn(world).fn(request, PASSWORD, *preview_inputs, values[12], 2)
+    counted = re.search(r"= (\d+) outputs", line)
+    assert counted is not None, line
+    assert "2 prompts + 2 attention items × 2 methods" in line
+    call(world, *values, "", 2, [])
+    [study] = world.store.list_studies()
+    made = sum(len(world.store.outputs_for_item(i.id)) for i in world.store.items(study.id))
+    assert made == int(counted.group(1)) == 8
+    assert sum(1 for i in world.store.items(study.id) if i.attention) == 2
+    # what Create would refuse, the preview says at once
+    assert "at most one per prompt" in _preview_fn(world).fn(request, PASSWORD, *preview_inputs, values[12], 3)

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena import blind, clients, invites
+from arena.access import clients, invites
+from arena.rating import blind
 from arena.store import Store
 from common.errors import UserError
 from ui import organizer

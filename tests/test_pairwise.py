@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from arena.preferences import preference_pairs, write_preference_jsonl
+from arena.files.preferences import preference_pairs, write_preference_jsonl
 from evaluation import pairwise as pw
 from evaluation.pairwise import bootstrap, bt
 from evaluation.pairwise import cli as pw_cli

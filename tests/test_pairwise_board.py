@@ -11,8 +11,9 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from arena import export, pair_export, studies
-from arena.preferences import preference_pairs
+from arena import studies
+from arena.files import export, pair_export
+from arena.files.preferences import preference_pairs
 from arena.store.rating_store import CANT_JUDGE_KEY
 from common.errors import UserError
 from evaluation import pairwise as pw

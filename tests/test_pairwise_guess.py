@@ -13,8 +13,12 @@ import re
 
 import pytest
 
-from arena import export, guessing, invites, pair_rating, studies
-from arena.prompts import PromptSpec
+from arena import studies
+from arena.access import invites
+from arena.files import export
+from arena.inputs.prompts import PromptSpec
+from arena.rating import guessing, pair_rating
+from arena.rating.study_spec import StudySpec
 from arena.store import Store
 from common.errors import UserError
 from evaluation import blinding
@@ -278,10 +282,11 @@ def test_create_study_takes_guess_targets_for_pairwise(store):
     prompts = [PromptSpec("Say hello.", "greeting", "en", False)]
     for value, expected in (("BS-4", ("BS-4",)), ("each", METHODS), (["TS-Temp", "BS-4"], ("TS-Temp", "BS-4"))):
         sid = studies.create_study(
-            store, f"pairs {len(expected)}", prompts, methods=list(METHODS), design="pairwise", guess_methods=value
+            store,
+            StudySpec(f"pairs {len(expected)}", prompts, methods=list(METHODS), design="pairwise", guess_methods=value),
         )
         assert store.get_study(sid).guess_methods == expected
     with pytest.raises(UserError, match="not among"):
         studies.create_study(
-            store, "q", prompts, methods=["BS-4", "TS-Temp"], design="pairwise", guess_methods="TS-Tilted"
+            store, StudySpec("q", prompts, methods=["BS-4", "TS-Temp"], design="pairwise", guess_methods="TS-Tilted")
         )

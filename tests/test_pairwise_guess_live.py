@@ -1,7 +1,7 @@
 """The pairwise blind question against the running app, over HTTP as a script would call it: a rater
 who votes on every pair of a study that asks about BS-4 gets the same question, in the same words and
 with the same choices, on the pairs that hold BS-4 and on those that do not, and the same reply to
-every answer; so neither the question nor the replies say which pairs held BS-4 (arena/pair_rating.py).
+every answer; so neither the question nor the replies say which pairs held BS-4 (arena/rating/pair_rating.py).
 The store behind it, on SQLite and PostgreSQL: tests/test_pairwise_guess.py."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_the_question_and_every_reply_are_the_same_on_pairs_with_and_without_the
             methods = {o.id: o.method for o in store.outputs_for_item(item.id)}
             holds = "BS-4" in {methods[o] for o in store.assignment(rid, item.id).values()}
             after_vote[holds].add(_normalised(voted.data, texts))
-            answered = client.call(guess, [code, None, "AB"[k % 2], *[None] * 7], session_hash=session)
+            answered = client.call(guess, [code, None, "AB"[k % 2], *[None] * 7, k + 1], session_hash=session)
             assert answered.ok, answered.error
             after_answer.add(_normalised(answered.data, texts))
         assert after_vote[True] and after_vote[False], "the schedule gave only one kind of pair"

@@ -8,7 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena import blind, invites, pair_rating, pair_schedule
+from arena.access import invites
+from arena.rating import blind, pair_rating, pair_schedule
+from arena.rating.study_spec import StudySpec
 from arena.store import Store
 from common.errors import UserError
 
@@ -179,7 +181,7 @@ def test_create_study_checks_the_pairwise_design(tmp_path):
 
     store = Store(f"sqlite:///{tmp_path / 'c.db'}")
     prompts = [PromptSpec(prompt="hello")]
-    sid = create_study(store, "p", prompts, methods=["BS-4", "TS-Temp"], design="pairwise")
+    sid = create_study(store, StudySpec("p", prompts, methods=["BS-4", "TS-Temp"], design="pairwise"))
     assert store.get_study(sid).design == "pairwise"
     for kwargs, match in (
         (dict(methods=["BS-4"]), "at least two"),
@@ -188,7 +190,7 @@ def test_create_study_checks_the_pairwise_design(tmp_path):
         (dict(methods=["BS-4", "TS-Temp"], design="ranked"), "scores or pairwise"),
     ):
         with pytest.raises(UserError, match=match):
-            create_study(store, "q", prompts, **{"design": "pairwise", **kwargs})
+            create_study(store, StudySpec("q", prompts, **{"design": "pairwise", **kwargs}))
 
 
 def test_an_existing_database_gets_the_design_column_and_the_votes_table(store):
@@ -214,7 +216,8 @@ def vote_everything(store: Store, sid: int, raters=("ana", "ben"), winners=("a",
 def test_votes_csv_is_what_evaluation_pairwise_reads_after_close_and_the_export_round_trips(store, tmp_path):
     import io
 
-    from arena import export, pair_export, studies
+    from arena import studies
+    from arena.files import export, pair_export
     from evaluation import pairwise as pw
 
     sid, iids = make_pairwise(store, n_items=6)

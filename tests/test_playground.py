@@ -87,8 +87,8 @@ def test_same_tokens_as_bare_generate(lm, name, overrides, bare):
 
 
 def test_greedy_through_the_runner_matches_bare_generate(lm):
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     prompt = "The capital of France is"
     (res,) = run_methods(lm, RunRequest(prompt, ["Greedy"], max_new_tokens=6, seed=0, raw=True))

@@ -308,3 +308,23 @@ def test_a_rubric_table_in_chinese_keeps_the_questions_and_says_where_an_interva
     zh = present.table_in_chinese(table, rubric)
     assert list(zh.columns)[1] == "quality（1-10 分）↑"
     assert zh.iloc[0, 1] == "9.1 [7.0–10.0, 在量表上端截断]"
+
+
+def test_the_per_method_table_comes_before_the_exclusion_table(store):
+    view = present.study_view(store, fill(store))
+    view["exclusion"] = ["The rule set at creation excluded 1 rater."]
+    view["sensitivity"] = pd.DataFrame([["BS-4 vs TS-Temp", "coherence", 0.1, 0.2, "yes", "yes", "no"]],
+                                       columns=[f"c{k}" for k in range(7)])  # fmt: skip
+    page = present.page_html(view)
+    headline = page.index("<h2>Per method</h2>")
+    assert headline < page.index("excluded 1 rater") and headline < page.index('id="sensitivity"')
+
+
+def test_a_chart_of_one_prompt_says_1_prompt():
+    means = pd.DataFrame(
+        [dict(method="BS-4", dimension="coherence", mean=3.0, ci_low=2.0, ci_high=4.0, n=n) for n in (1, 4)]
+    )
+    means.loc[1, "method"] = "TS-Temp"
+    fig = res.scores_figure(means)
+    assert [list(t.customdata) for t in fig.data] == [["1 prompt"], ["4 prompts"]]
+    assert all("(%{customdata})" in t.hovertemplate for t in fig.data)

@@ -177,8 +177,8 @@ def test_adaptive_tilt_plan(lm):
 
 
 def test_adaptive_tilt_generates_through_the_runner(lm):
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     (res,) = run_methods(lm, RunRequest("Once upon a time", ["TS-Tilted-Adaptive"], max_new_tokens=6, seed=1, raw=True))
     assert 1 <= res.new_tokens <= 6 and res.settings["history_window"] == 5

@@ -1,4 +1,4 @@
-"""arena.prompts.read_prompt_file: the one set of rules for prompt files (Organizer upload, studies
+"""arena.inputs.prompts.read_prompt_file: the one set of rules for prompt files (Organizer upload, studies
 CLI, benchmark CLI)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from arena import studies
-from arena.prompts import PromptSpec, read_prompt_file
+from arena.inputs.prompts import PromptSpec, read_prompt_file
 from common.errors import UserError
 from evaluation import benchmark
 

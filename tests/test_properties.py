@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import decoders
-from arena.prompts import MAX_PROMPT_CHARS, clean_prompt, encode_prompt
-from arena.requests import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
+from arena.inputs.prompts import MAX_PROMPT_CHARS, clean_prompt, encode_prompt
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import MAX_NEW_TOKENS_RANGE, RunRequest, validate_request
 from common.errors import UserError
 
 STATS: Counter = Counter()
@@ -285,7 +286,9 @@ import io  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from arena import blind, export, studies  # noqa: E402
+from arena import studies  # noqa: E402
+from arena.files import export  # noqa: E402
+from arena.rating import blind  # noqa: E402
 from arena.store import Store  # noqa: E402
 from tests.support.stores import open_store, pg_url  # noqa: E402
 
@@ -446,7 +449,7 @@ def test_prompt_file_import_creates_whole_study_or_user_error(tmp_path_factory, 
     try:
         try:
             specs = studies.parse_prompt_file(path)
-            sid = studies.create_study(store, "Upload study", specs, max_new_tokens=4)
+            sid = studies.create_study(store, StudySpec("Upload study", specs, max_new_tokens=4))
         except UserError as exc:
             tally("prompt file import", "UserError")
             assert str(exc)

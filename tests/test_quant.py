@@ -1,4 +1,4 @@
-"""Precision variants of a model setting (`NAME@int8`, `@int8-dynamic`, `@bf16`, `@fp32`, arena/llm.py):
+"""Precision variants of a model setting (`NAME@int8`, `@int8-dynamic`, `@bf16`, `@fp32`, arena/model/llm.py):
 parsing, one-line refusals (exit 2 in the CLIs, the vLLM engine refusing), and the embedded model
 loaded as `@int8` -- torchao-quantized linear layers -- generating, with "int8" recorded on its outputs.
 How far int8 moves the model's choices is a benchmark figure (benchmarks/bench_precision.py), not a test."""
@@ -10,7 +10,8 @@ import json
 import pytest
 import torch
 
-from arena.llm import LoadedModel, load_model, refuse_variant, split_variant, tokenizer_only_model
+from arena.model.llm import LoadedModel, load_model, refuse_variant, split_variant, tokenizer_only_model
+from arena.rating.study_spec import StudySpec
 from common.errors import UserError
 
 
@@ -57,7 +58,7 @@ def test_the_clis_refuse_an_unknown_variant_with_one_line_and_exit_2(capsys):
 def test_the_vllm_engine_refuses_every_variant_before_anything_runs(lm):
     from arena.engines.vllm import VllmEngine
     from arena.engines.vllm.__main__ import main as vllm_main
-    from arena.requests import RunRequest
+    from arena.runs.requests import RunRequest
 
     with pytest.raises(UserError, match="@int8 is torchao quantization in the transformers engine"):
         refuse_variant("int8", "vllm")
@@ -84,8 +85,8 @@ def lm_int8():
 
 
 def test_the_int8_variant_quantizes_with_torchao_and_its_outputs_record_int8(lm_int8):
-    from arena.requests import RunRequest, output_fields
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest, output_fields
+    from arena.runs.runner import run_methods
 
     down = lm_int8.model.model.layers[0].mlp.down_proj.weight
     assert type(down).__module__.startswith("torchao") and type(down).__name__ == "Int8Tensor"
@@ -107,8 +108,9 @@ def test_a_grid_and_a_study_over_a_model_and_its_int8_variant_record_each_ones_p
     """What Compare's grid and the Organizer's picker run for `smollm2-135m` and `smollm2-135m@int8`:
     every output records the precision it ran in, the grid's recorded cells open in "Why this
     token?" with their own model's tokenizer, and a study stores each system's dtype."""
-    from arena import runner, studies
-    from arena.requests import RunRequest
+    from arena import studies
+    from arena.runs import runner
+    from arena.runs.requests import RunRequest
     from arena.store import Store
     from ui.compare import grid as compare_grid
     from ui.compare import token_view
@@ -128,10 +130,7 @@ def test_a_grid_and_a_study_over_a_model_and_its_int8_variant_record_each_ones_p
     assert view.heading.startswith(f"**{cell}, step 0**: drew") and not view.frame.empty
 
     store = Store(f"sqlite:///{tmp_path / 'precision.db'}")
-    sid = studies.create_study(
-        store, "precisions", [studies.PromptSpec("Hello", raw=True)], methods=["TS-Temp"], models=list(loaded),
-        max_new_tokens=3, base_seed=0,
-    )  # fmt: skip
+    sid = studies.create_study(store, StudySpec("precisions", [studies.PromptSpec("Hello", raw=True)], methods=["TS-Temp"], models=list(loaded), max_new_tokens=3, base_seed=0))  # fmt: skip
     assert studies.generate_study(store, lm, sid, load=loaded.__getitem__).complete
     outputs = store.outputs_for_item(store.items(sid)[0].id)
     stored = {o.method: (o.model, json.loads(o.settings)["dtype"]) for o in outputs}

@@ -12,8 +12,10 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 
-from arena import guessing, invites, runner
-from arena.requests import RunRequest
+from arena.access import invites
+from arena.rating import guessing
+from arena.runs import runner
+from arena.runs.requests import RunRequest
 from arena.store import Store
 from common.errors import UserError
 from tests.support.seeding import invite, seed_study
@@ -21,7 +23,8 @@ from ui import AppContext, rate
 from ui.handler import handler
 from ui.rate import handlers as h
 from ui.rate import pairwise
-from ui.rate.view import SLOTS, RateView
+from ui.rate.view import PER_SLOT, SLOTS, RateView
+from ui.rate.view import form as rate_form
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
 
@@ -60,9 +63,8 @@ def code(store: Store, sid: int, name: str = "ann") -> str:
 
 
 def form(scores: list[int | None], notes: list[str | None] | None = None) -> list:
-    """Submit's values: 3 scores per slot (A..H), then a comment per slot."""
-    notes = list(notes or [])
-    return [*scores, *[None] * (3 * SLOTS - len(scores)), *notes, *[None] * (SLOTS - len(notes))]
+    """Submit's values: the default rubric's 3 answers per slot (A..H), then a comment per slot."""
+    return rate_form([scores[k : k + 3] for k in range(0, len(scores), 3)], list(notes or []))
 
 
 def test_start_opens_the_first_item_and_names_the_rater(store):
@@ -84,7 +86,9 @@ def test_submit_saves_and_moves_on_and_a_missing_score_keeps_what_was_entered(st
     partial = h.on_submit(store, request(), ann, sess, *form([5, 4, 3, 2, None, 1, 5, 5, 5], ["good"]))
     assert store.count_ratings() == 0  # nothing saved
     assert partial.status.startswith("**Not saved yet**: 8 of 9 scored. Missing: B · informativeness")
-    assert partial.missing == [[1, 1]] and partial.slots[0].scores == (5, 4, 3) and partial.slots[0].comment == "good"
+    assert (
+        partial.missing == [[1, 1]] and partial.slots[0].scores[:3] == (5, 4, 3) and partial.slots[0].comment == "good"
+    )
     saved = h.on_submit(store, request(), ann, sess, *form([5, 4, 3, 2, 3, 1, 5, 5, 5]))
     assert store.count_ratings() == 3 and saved.status == "Saved. Here is the next item."
     assert saved.progress.startswith("**Item 2 of 2") and saved.session["item"] != sess["item"]
@@ -136,14 +140,14 @@ def test_the_blind_question_gets_the_same_reply_whatever_the_answer(store):
     assert {g.guessed_position for g in store.guesses(sid)} == {0, 1}
 
 
-def test_the_wire_format_is_four_values_then_five_per_slot(store):
+def test_the_wire_format_is_four_values_then_a_text_the_rows_and_a_comment_per_slot(store):
     sid = study(store)
     view = h.on_start(store, code(store, sid), {}, request()).rate
     values = view.values()
-    assert len(values) == 4 + 5 * SLOTS + 4  # guess_ask, status, missing, item_for
+    assert PER_SLOT == 10 and len(values) == 4 + PER_SLOT * SLOTS + 4  # guess_ask, status, missing, item_for
     assert values[-1] == 1  # the position a Submit names (ui/rate/once.py)
     for k in range(SLOTS):
-        assert values[RateView.text_index(k)] == view.slots[k].text and RateView.text_index(k) == 4 + 5 * k
+        assert values[RateView.text_index(k)] == view.slots[k].text and RateView.text_index(k) == 4 + PER_SLOT * k
     assert RateView.parse(values) == view
     # gradio_client returns no gr.State (session, layout, guess_ask, missing)
     client = [v for k, v in enumerate(values) if k not in (0, 1, len(values) - 4, len(values) - 2)]
@@ -153,11 +157,12 @@ def test_the_wire_format_is_four_values_then_five_per_slot(store):
     # Start's reply through gradio_client: the laid-out form without its states (session, layout, guess_ask)
     # and its slot boxes (layout blocks), then the pairwise panel's values, which are not read
     _, _, progress, prompt, *slots, _, status, _ = view.laid_out()
-    slots = [v for k, v in enumerate(slots) if k % 6]  # each slot's box first
+    slots = [v for k, v in enumerate(slots) if k % (PER_SLOT + 1)]  # each slot's box first
     seen = RateView.parse([progress, prompt, *slots, status, {"visible": False}, "guide", []], states=False)
     assert (seen.shown, seen.prompt, seen.missing) == (3, view.prompt, [])
     laid = view.laid_out()
-    assert len(laid) == 4 + 6 * SLOTS + 3 and laid[4]["visible"] is True and laid[4 + 6 * 3]["visible"] is False
+    assert len(laid) == 4 + (PER_SLOT + 1) * SLOTS + 3 and laid[4]["visible"] is True
+    assert laid[4 + (PER_SLOT + 1) * 3]["visible"] is False
 
 
 def test_a_pairwise_study_opens_the_panel_and_votes(store):
@@ -186,7 +191,9 @@ def test_compares_rate_these_blind_hands_a_quick_study_over(store, monkeypatch):
     assert again["code"] == handoff["code"]  # pressing again reopens the same quick study
     code_value, who, sess, shown, progress, prompt, *rest = h.on_handoff(store, handoff, {}, request())
     assert code_value == handoff["code"] and shown == 3 and prompt["value"] == "Describe a river"
-    shown_html = " ".join(str(v["value"]) for v in rest[: 6 * SLOTS] if isinstance(v, dict) and "value" in v)
+    shown_html = " ".join(
+        str(v["value"]) for v in rest[: (PER_SLOT + 1) * SLOTS] if isinstance(v, dict) and "value" in v
+    )
     assert all(r.text in shown_html for r in results) and not any(m in shown_html for m in METHODS)
 
 

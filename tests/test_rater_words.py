@@ -7,7 +7,8 @@ from __future__ import annotations
 import string
 from types import SimpleNamespace
 
-from arena import blind, invites
+from arena.access import invites
+from arena.rating import blind
 from arena.store.feedback import SKIP_REASONS
 from common import messages
 from ui import i18n

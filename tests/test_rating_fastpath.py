@@ -15,10 +15,13 @@ import pytest
 from sqlalchemy import delete, event
 from sqlalchemy.exc import OperationalError
 
-from arena import blind, invites
+from arena.access import invites
+from arena.rating import blind
 from arena.store import Store
 from arena.store.schema import assignments, items, outputs, ratings, studies, study_raters
 from ui import AppContext, rate
+from ui.rate.view import ROWS, RateView
+from ui.rate.view import form as rate_form
 
 METHODS = ["BS-4", "TS-Temp", "TS-Tilted"]
 
@@ -77,10 +80,8 @@ def tab(store):
 
 
 def radios_and_notes(scores, notes=None) -> list:
-    radios = [None] * (3 * rate.SLOTS)
-    for k, triple in enumerate(scores):
-        radios[3 * k : 3 * k + 3] = triple
-    return radios + list(notes or [None] * rate.SLOTS)
+    """Submit's values: each response's answers in its rows (ui/rate/view.py form), then the comments."""
+    return rate_form([list(triple) for triple in scores], list(notes or []))
 
 
 def test_submit_is_one_event_of_plain_values(tab):
@@ -181,18 +182,14 @@ def test_a_missing_score_keeps_everything_and_marks_only_the_empty_rows(store, t
     status, marked = out[-3], out[-2]
     assert "Not saved yet" in status and "7 of 9 scored" in status and "B · informativeness" in status
     assert sorted(map(tuple, marked)) == [(1, 1), (2, 2)]
-    assert out[5:8] == [5, 4, 3] and out[8] == "keep me" and out[10:13] == [2, None, 2]  # what was entered
-    marks = [f for f in tab[0].fns.values() if f.name == "on_missing"][0].fn(marked)
-    assert [u.get("elem_classes") for u in marks[:9]] == [
-        [],
-        [],
-        [],
-        [],
-        ["rate-missing"],
-        [],
-        [],
-        [],
-        ["rate-missing"],
+    a, b = RateView.text_index(0), RateView.text_index(1)
+    assert out[a + 1 : a + 4] == [5, 4, 3] and out[b - 1] == "keep me" and out[b + 1 : b + 4] == [2, None, 2]
+    marks = [f for f in tab[0].fns.values() if f.name == "on_missing"][0].fn(marked, out[0])
+    rows = [marks[k * ROWS : k * ROWS + 3] for k in range(3)]  # the default rubric's three rows per response
+    assert [["rate-missing" in u.get("elem_classes") for u in row] for row in rows] == [
+        [False, False, False],
+        [False, True, False],
+        [False, False, True],
     ]
     out = submit(fns, code, out[0], *radios_and_notes([(5, 4, 3), (2, 2, 2), (1, 3, 4)]))
     assert store.count_ratings() == 3 and out[-2] == [] and out[-1] is None and "rated all 1 items" in out[2]

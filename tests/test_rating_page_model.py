@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import app
+from arena.inputs.text import markdown_literal
 from evaluation import report
 from evaluation.report import compute_view
 from tests.support.seeding import publish, rate_every_output, seed_study
@@ -55,7 +56,7 @@ def test_results_and_the_stakeholder_page_name_the_model_only_outside_a_rating_d
     publish(store, sid)
     view = compute_view(store, sid, lm=SimpleNamespace(name=MODEL, tokenizer=None))
     # Named in words ("SecretModel-135M (135 M parameters)"): look for the model's own name.
-    assert ("SecretModel-135M" in view["headline"]) is named
+    assert (markdown_literal("SecretModel-135M") in view["headline"]) is named  # the headline is Markdown
     assert "perplexity under" in view["headline"]
     note = present.timing_note(outputs_of(MODEL), fake_model())
     assert ("SecretModel-135M" in note) is named

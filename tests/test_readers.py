@@ -1,4 +1,4 @@
-"""arena/readers.py: one JSONL reader and one CSV reader for every file people give us, with the line
+"""arena/files/readers.py: one JSONL reader and one CSV reader for every file people give us, with the line
 an error names. U+2028 (and the other Unicode line breaks) inside a prompt or a text is read, never
 taken for the end of a line: JSON allows it raw inside a string. (The export's round trip of such a
 text is tests/test_export.py.)"""
@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from arena import readers
-from arena.prompts import PromptSpec, read_prompt_file
+from arena.files import readers
+from arena.inputs.prompts import PromptSpec, read_prompt_file
 from common.errors import UserError
 from evaluation.human.ratings import read_ratings
 from evaluation.pairwise.votes import read_votes

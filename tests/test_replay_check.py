@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from arena.prompts import PromptSpec
+from arena.inputs.prompts import PromptSpec
+from arena.rating.study_spec import StudySpec
 from arena.store import Store
 from arena.studies import create_study, generate_study
 from evaluation import replay_check
@@ -21,10 +22,9 @@ def study(lm, tmp_path):
     store = Store(sqlite_url(tmp_path))
     sid = create_study(
         store,
-        "Replay pilot",
-        [PromptSpec(p) for p in PROMPTS],
-        methods=["BS-4", "Greedy", "TS-Temp"],
-        max_new_tokens=6,
+        StudySpec(
+            "Replay pilot", [PromptSpec(p) for p in PROMPTS], methods=["BS-4", "Greedy", "TS-Temp"], max_new_tokens=6
+        ),
         model=lm.name,
         lm=lm,
     )
@@ -49,7 +49,9 @@ def test_deterministic_methods_replay_and_a_secretly_seeded_one_does_not(study, 
 def test_a_study_whose_every_method_is_seeded_needs_no_remedy(lm, tmp_path):
     store = Store(sqlite_url(tmp_path))
     sid = create_study(
-        store, "Sampled pilot", [PromptSpec(PROMPTS[0])], methods=["TS-Temp", "TS-Tilted"], max_new_tokens=8, lm=lm
+        store,
+        StudySpec("Sampled pilot", [PromptSpec(PROMPTS[0])], methods=["TS-Temp", "TS-Tilted"], max_new_tokens=8),
+        lm=lm,
     )
     generate_study(store, lm, sid)
     report = replay_check.check_study(store, sid, lm)
@@ -62,8 +64,10 @@ def test_the_cli_reports_it_as_json(study, lm, capsys, tmp_path):
 
     store, sid = study
     assert main(["replay-check", "--study", str(sid), "--database", sqlite_url(tmp_path)]) == 0
-    out = json.loads(capsys.readouterr().out)
+    printed = capsys.readouterr()
+    out = json.loads(printed.out)
     assert out["methods"]["Greedy"] == {"checked": 2, "identical": 2} and out["public_model"] is True
+    assert "replay check: [1/2] item 2 of 2: 3 methods again" in printed.err  # progress on stderr, per item
     assert main(["replay-check", "--study", "999", "--database", sqlite_url(tmp_path)]) == 2
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from arena.model_names import model_in_words
+from arena.inputs.text import markdown_literal
+from arena.model.model_names import model_in_words
 from arena.store import Store
 from evaluation.perplexity import SCORES
 from tests.support.seeding import publish, seed_study
@@ -46,7 +47,10 @@ def test_perplexity_reports_progress_as_it_scores(store, lm):
     seen: list[int] = []
     view = tab.compute_view(store, sid, lm=lm, progress=seen.append)
     assert sum(seen) == 4 and len(seen) >= 1  # four outputs, one call per scored batch
-    assert "perplexity under SmolLM2-135M-Instruct (Hugging Face, 135 M parameters)" in view["headline"]
+    assert (
+        "perplexity under " + markdown_literal("SmolLM2-135M-Instruct (Hugging Face, 135 M parameters)")
+        in view["headline"]
+    )
     seen.clear()
     tab.compute_view(store, sid, lm=lm, progress=seen.append)
     assert seen == []  # cached: nothing to score, nothing to report

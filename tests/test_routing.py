@@ -32,7 +32,7 @@ def test_classify(prompt, task):
 
 
 def test_the_article_scenarios_are_chat():
-    from arena.prompts import SCENARIOS
+    from arena.inputs.prompts import SCENARIOS
 
     assert {s.key: classify(s.prompt).task for s in SCENARIOS} == {s.key: "chat" for s in SCENARIOS}
 
@@ -91,8 +91,8 @@ def test_routing_when_only_ids_are_known(lm):
     """Without the prompt text in the context, routing happens on the decoded ids at generation
     time; the effective settings are completed before the runner records them, and the tokens are
     those of bare generate with the code preset."""
-    from arena.requests import RunRequest
-    from arena.runner import run_methods
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods
 
     prompt = "def fibonacci(n):"
     (res,) = run_methods(lm, RunRequest(prompt, ["Routed"], max_new_tokens=6, seed=2, raw=True))

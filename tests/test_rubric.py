@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from arena.dimensions import SCORE_COLUMNS
+from arena.rating.dimensions import SCORE_COLUMNS
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Dimension, Rubric, parse_scale, rubric_from, rubric_of
 
@@ -57,3 +59,22 @@ def test_a_rubric_round_trips_through_json_with_descriptions_and_anchors():
 def test_bad_rubrics_are_refused_in_words(dims, message):
     with pytest.raises(UserError, match=message):
         Rubric.from_dict({"dimensions": dims})
+
+
+def test_a_rubric_says_what_its_callers_need_and_only_this_module_asks_whether_it_is_the_default():
+    """Issue 46: `is_default` was tested at 12 places in 9 files; now the store, the files, the pages
+    and the keys ask the rubric what they need (where its answers are kept, what a study's row keeps,
+    whether every question is on one scale)."""
+    ten = Rubric((Dimension("quality", 1, 10), Dimension("fun", 1, 7)))
+    clarity = Rubric.uniform(["clarity"])
+    assert DEFAULT_RUBRIC.stored_json is None and ten.stored_json == ten.to_json()
+    assert DEFAULT_RUBRIC.in_rating_columns and not ten.in_rating_columns and not clarity.in_rating_columns
+    assert DEFAULT_RUBRIC.one_scale == clarity.one_scale == (1, 5) and ten.one_scale is None
+    root = Path(__file__).resolve().parents[1]
+    askers = [
+        str(p.relative_to(root))
+        for folder in ("common", "decoders", "arena", "evaluation", "ui")
+        for p in (root / folder).rglob("*.py")
+        if "is_default" in p.read_text(encoding="utf-8")
+    ]
+    assert askers == ["common/rubric.py"], askers

@@ -7,7 +7,7 @@ import torch
 from transformers import EpsilonLogitsWarper, LogitsProcessorList, TemperatureLogitsWarper
 
 import decoders
-from arena.runner import RunRequest, run_methods
+from arena.runs.runner import RunRequest, run_methods
 from decoders import DecodeContext
 
 PROMPT = "The library opened at nine, and the first visitor"
@@ -117,7 +117,7 @@ def test_temperature_last_is_the_cut_then_the_warper(lm):
 
 
 def test_contrastive_records_its_candidates_for_the_token_view(lm):
-    from arena.token_view import candidates_frame
+    from arena.runs.token_view import candidates_frame
 
     res = recorded(lm, "Contrastive", tokens=4)
     frame = candidates_frame(res.record, lm.tokenizer, 0)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 from arena import studies
-from arena.runner import RunRequest, run_methods
+from arena.rating.study_spec import StudySpec
+from arena.runs.runner import RunRequest, run_methods
 from evaluation.heldout import load_heldout
 from evaluation.mauve_score import spread
 from tests.support.seeding import publish, seed_study
@@ -16,12 +17,14 @@ from tests.support.seeding import publish, seed_study
 def test_every_stored_output_carries_the_order_that_ran(store, lm):
     sid = studies.create_study(
         store,
-        "order",
-        [studies.PromptSpec("Say hi.", "t", "en"), studies.PromptSpec("Name a colour.", "t", "en")],
-        methods=["XTC", "Top-nSigma", "Contrastive"],
-        settings={"XTC": {"temperature": 0.7, "temperature_position": "first"}, "Top-nSigma": {"temperature": 0.8}},
-        samples_per_method=1,
-        max_new_tokens=6,
+        StudySpec(
+            "order",
+            [studies.PromptSpec("Say hi.", "t", "en"), studies.PromptSpec("Name a colour.", "t", "en")],
+            methods=["XTC", "Top-nSigma", "Contrastive"],
+            settings={"XTC": {"temperature": 0.7, "temperature_position": "first"}, "Top-nSigma": {"temperature": 0.8}},
+            samples_per_method=1,
+            max_new_tokens=6,
+        ),
         model=lm.name,
     )
     studies.generate_study(store, lm, sid, batch_size=2)

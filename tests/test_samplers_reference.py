@@ -105,7 +105,7 @@ def test_mirostat_v2_truncates_and_steers_mu_as_llama_cpp(c):
 def breakers():
     from transformers import AutoTokenizer
 
-    from arena.llm import materialize
+    from arena.model.llm import materialize
     from decoders.samplers import breaker_token_ids
 
     tokenizer = AutoTokenizer.from_pretrained(materialize(None))

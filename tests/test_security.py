@@ -29,6 +29,8 @@ import json
 import re
 import secrets
 import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,14 @@ import httpx
 import pytest
 
 import decoders
-from arena import blind, export, invites
+from arena.access import invites
+from arena.files import export
+from arena.rating import blind
 from arena.store.schema import skips
 from common.errors import UserError
 from tests.support.live_app import (
     API,
+    DUMMY_ENGINE,
     ORGANIZER_PASSWORD,
     CallResult,
     GradioHTTP,
@@ -52,6 +57,7 @@ from tests.support.live_app import (
     shared_app,
 )
 from tests.support.seeding import db_store, invite, seed_study
+from ui.rate.view import form as rate_form
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -64,6 +70,7 @@ IMPORTED_RATER = f"imported-by-mallory-{TOKEN}"
 PLANTED = dict(latency_ms=98765.4321, ttft_ms=12345.678, tokens_per_s=4321.987, seed=918273645, new_tokens=7)
 OPEN_TABS = {"compare", "trace", "results"}  # open comparison and per-method results: method names belong there
 GENERATING_TABS = {"compare", "trace"}  # their handlers run the model: called once per variant, to save time
+SWEEP_THREADS = 4  # fresh sessions' calls at once (the app's default concurrency per handler is 4)
 CODES: dict[str, str] = {}  # invite codes the `world` fixture hands out: "victim", "attacker", "other"
 
 
@@ -73,19 +80,15 @@ GRADIO_INPUT_CHECK = re.compile(r"Value .* is (greater than maximum|less than mi
 
 
 def rating_values(scores: list[list[int]], comments: list[str | None]) -> list[Any]:
-    """rate_submit's inputs after (code, session): 8 slots x 3 radios, then 8 comments."""
-    slots = 8
-    radios: list[Any] = [None] * (3 * slots)
-    notes: list[Any] = [None] * slots
-    for k, triple in enumerate(scores):
-        radios[3 * k : 3 * k + 3] = triple
-        notes[k] = comments[k]
-    return radios + notes + [None]  # no item named: the item on screen (ui/rate/once.py)
+    """rate_submit's inputs after (code, session): each slot's rows (ui/rate/view.py form), then 8 comments."""
+    return [*rate_form(scores, comments), None]  # no item named: the item on screen (ui/rate/once.py)
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> LiveApp:
-    return shared_app(tmp_path_factory.getbasetemp())
+    """The shared app on the dummy engine (`DUMMY_ENGINE`): the sweep calls Compare's and the trace's
+    handlers too, and what they generate is not what it tests (their answers are read for secrets)."""
+    return shared_app(tmp_path_factory.getbasetemp(), DUMMY_ENGINE)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +120,8 @@ def world(app: LiveApp, tmp_path_factory):
     # A well-formed export whose rater is someone new: importing it would add a rating.
     folder = tmp_path_factory.mktemp("forged")
     path = folder / "ratings.csv"
-    export.export_to_path(store, path, "csv", study_id=sid)
+    with path.open("w", newline="", encoding="utf-8") as f:  # whole (an open study's export is sealed: no import)
+        export.write_export(export.export_rows(store, sid, server_copy=True), "csv", f)
     with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     for row in rows:
@@ -193,6 +197,10 @@ def inputs_for(
             values.append(default)
         elif kind == "textbox":
             values.append(ATTACKER)
+        elif kind == "number" and str(props.get("elem_id") or "").endswith("item-for"):
+            # the position of the item on screen: left out (the item on screen), as gradio_client sends
+            # it; naming a wrong one is refused as a repeat (tests/test_submit_once.py)
+            values.append(None)
         elif kind == "number":
             values.append(sid)
         elif kind == "dropdown":
@@ -230,6 +238,18 @@ def secrets_in(text: str, with_methods: bool) -> list[str]:
     return found
 
 
+@dataclass
+class Planned:
+    """One call of the sweep: a handler, the values it gets, and the session it is made in."""
+
+    fn: int
+    dep: dict
+    tab: str | None
+    variant: str
+    session: str
+    convenience: bool
+
+
 def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, world):
     client: GradioHTTP = world["client"]
     store = world["store"]
@@ -257,9 +277,21 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     calls = 0
     problems: list[str] = []
     known: dict[str, dict[int, list[Any]]] = {}  # session -> dropdown choices offered to it
+
+    def call(planned: Planned) -> CallResult:
+        offered = known.setdefault(planned.session, {})
+        result = client.call(
+            planned.fn,
+            inputs_for(client, planned.dep, planned.variant, sid, world["file_data"], offered),
+            session_hash=planned.session,
+        )
+        learn_choices(planned.dep, result, offered)
+        return result
+
     # Two rounds: the first lets list-refreshing handlers offer their choices to the session, the
     # second picks from them, as a curious rater clicking through every tab would.
     for round_ in (1, 2):
+        sweep: list[Planned] = []
         for index, dep in enumerate(deps):
             fn = dep.get("id", index)
             tab = dependency_tab(config, dep)
@@ -280,44 +312,48 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
                 sessions = (
                     [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
                 )
-                for session in sessions:
-                    offered = known.setdefault(session, {})
-                    result: CallResult = client.call(
-                        fn, inputs_for(client, dep, variant, sid, world["file_data"], offered), session_hash=session
-                    )
-                    learn_choices(dep, result, offered)
-                    calls += 1
-                    where = (
-                        f"handler {fn} ({dep.get('api_name')}, tab {tab}, {variant}, round {round_}, "
-                        f"{'rater session' if session == attacker_session else 'fresh session'})"
-                    )
-                    leaked = secrets_in(result.raw, with_methods=tab not in OPEN_TABS)
-                    if leaked:
-                        problems.append(f"{where} leaked {leaked}: {result.raw[:300]}")
-                    if variant == "name":
-                        name_refusals += 1
-                        # in a fresh session Previous/Next/Submit first ask for Start; in the rater's, the code fails
-                        # the pairwise panel keeps its own session: the 1-5 rater has none there either
-                        fresh = session != attacker_session or str(dep.get("api_name") or "").startswith("pair_")
-                        expected = [invites.INVALID] + (["press Start"] if fresh else [])
-                        if result.ok or not any(e in (result.error or "") for e in expected):
-                            problems.append(f"{where} took a name instead of an invite code: {result.raw[:300]}")
-                    if tab == "organizer" and not convenience:
-                        organizer_calls += 1
-                        outputs = [comps[c]["type"] for c in dep.get("outputs", [])]
-                        if (
-                            result.ok
-                            and outputs == ["markdown"]
-                            and "password" in json.dumps(result.data)
-                            and "outputs" not in json.dumps(result.data)
-                        ):
-                            continue  # the Create preview answers with a line asking for the password
-                        if result.ok:
-                            problems.append(f"{where} answered without the organizer password: {result.raw[:300]}")
-                        elif "password" not in (result.error or "") and not GRADIO_INPUT_CHECK.search(
-                            result.error or ""
-                        ):
-                            problems.append(f"{where} refused without saying why: {result.error!r}")
+                sweep += [Planned(fn, dep, tab, variant, session, convenience) for session in sessions]
+        # The rater's session clicks through in order, in this thread (each call may change what the
+        # session holds, and what it is offered next); the fresh sessions' calls, each a visitor of its
+        # own, run beside it on SWEEP_THREADS threads: the app answers several at once, as it does for
+        # its visitors (the sweep took 116 s of CI one call after another).
+        with ThreadPoolExecutor(SWEEP_THREADS) as pool:
+            beside = {id(p): pool.submit(call, p) for p in sweep if p.session != attacker_session}
+            in_order = {id(p): call(p) for p in sweep if p.session == attacker_session}
+            results = [in_order[id(p)] if id(p) in in_order else beside[id(p)].result() for p in sweep]
+        for planned, result in zip(sweep, results, strict=True):
+            fn, dep, tab, variant = planned.fn, planned.dep, planned.tab, planned.variant
+            session, convenience = planned.session, planned.convenience
+            calls += 1
+            where = (
+                f"handler {fn} ({dep.get('api_name')}, tab {tab}, {variant}, round {round_}, "
+                f"{'rater session' if session == attacker_session else 'fresh session'})"
+            )
+            leaked = secrets_in(result.raw, with_methods=tab not in OPEN_TABS)
+            if leaked:
+                problems.append(f"{where} leaked {leaked}: {result.raw[:300]}")
+            if variant == "name":
+                name_refusals += 1
+                # in a fresh session Previous/Next/Submit first ask for Start; in the rater's, the code fails
+                # the pairwise panel keeps its own session: the 1-5 rater has none there either
+                fresh_session = session != attacker_session or str(dep.get("api_name") or "").startswith("pair_")
+                expected = [invites.INVALID] + (["press Start"] if fresh_session else [])
+                if result.ok or not any(e in (result.error or "") for e in expected):
+                    problems.append(f"{where} took a name instead of an invite code: {result.raw[:300]}")
+            if tab == "organizer" and not convenience:
+                organizer_calls += 1
+                outputs = [comps[c]["type"] for c in dep.get("outputs", [])]
+                if (
+                    result.ok
+                    and outputs == ["markdown"]
+                    and "password" in json.dumps(result.data)
+                    and "outputs" not in json.dumps(result.data)
+                ):
+                    continue  # the Create preview answers with a line asking for the password
+                if result.ok:
+                    problems.append(f"{where} answered without the organizer password: {result.raw[:300]}")
+                elif "password" not in (result.error or "") and not GRADIO_INPUT_CHECK.search(result.error or ""):
+                    problems.append(f"{where} refused without saying why: {result.error!r}")
     assert not problems, "\n".join(problems)
     assert organizer_calls >= 14 * 3, f"only {organizer_calls} organizer calls were made: are its handlers all found?"
     assert name_refusals >= 2 * 4, f"only {name_refusals} rating calls with a name: are the rating handlers found?"
@@ -435,12 +471,15 @@ def test_the_right_password_and_name_delete_over_http(app: LiveApp, world):
 
 
 def test_api_page_lists_no_organizer_or_internal_handler(app: LiveApp):
-    """What gradio_client and the API page offer: the rating and comparison endpoints, nothing else."""
+    """What gradio_client and the API page offer: the Python API's endpoints (ui/api/), no page handler;
+    the organizer's two behind the password (tests/test_python_api_live.py attacks them)."""
     from gradio_client import Client
+
+    from ui import api
 
     info = httpx.get(f"{app.url}{API}/info", timeout=60, trust_env=False).json()
     named = set(info.get("named_endpoints", {}))
-    assert "/rate_submit" in named and "/rate_start" in named
+    assert named == {f"/{n}" for n in api.NAMES}
     client = Client(app.url, verbose=False)
     listed = client.view_api(print_info=False, return_format="dict")
     offered = set(listed["named_endpoints"]) | set(map(str, listed["unnamed_endpoints"]))

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from arena import blind
-from arena.export import export_to_path
+from arena.files.export import export_to_path
+from arena.rating import blind
 from arena.store import Store
 from evaluation.human import cli as hcli
 from evaluation.human import columns as hcols
@@ -57,6 +57,7 @@ def rated_store(path: Path) -> tuple[Store, int]:
                 q = QUALITY[method] + (index + r) % 2 - (1 if resp.label == "A" and r == 2 else 0)
                 scores[resp.label] = {"coherence": q, "informativeness": 1 + (index * (r + 1)) % 5, "naturalness": 3}
             blind.submit(store, rater, view.item, scores)
+    store.set_study_state(sid, "closed", allowed_from=("open",))  # an open study's export says no method
     return store, sid
 
 
@@ -202,3 +203,13 @@ def test_cli_process_exit_code_on_bad_input(tmp_path):
         and proc.stderr.startswith("error: ")
         and len(proc.stderr.splitlines()) == 1
     )
+
+
+def test_an_open_studys_sealed_export_is_refused_with_its_reason(tmp_path, capsys):
+    store, sid = rated_store(tmp_path / "a.db")
+    store.set_study_state(sid, "open", allowed_from=("closed",))  # as while raters rate
+    path = tmp_path / "open.csv"
+    export_to_path(store, path)
+    assert hcli.main([str(path), "--json"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "output_id is empty" in line and "its study was open when it was exported" in line

@@ -8,9 +8,11 @@ import pytest
 
 from arena.store import Store
 from common.errors import UserError
+from common.rubric import Rubric
 from tests.test_stats_cli import rated_store
 from ui import AppContext
 from ui.organizer import stats as organizer_stats
+from ui.organizer.forms import RUBRIC_EXAMPLE
 
 
 @pytest.fixture()
@@ -39,7 +41,7 @@ def test_every_handler_refuses_without_the_password(world):
     store, sid = world
     ctx = AppContext(organizer_password="s3cret", extras={"store": store})
     fns = handlers(ctx)
-    assert len(fns) == 3
+    assert len(fns) == 5  # load, diagnose, follow the study, follow the pilot, plan
     for fn in fns:
         n_args = len(__import__("inspect").signature(fn).parameters) - 2
         for pw in (None, "", "wrong", 123):
@@ -71,7 +73,8 @@ def test_diagnostics_and_power_plan_on_a_store(world):
         dict(items="1"),
         dict(raters="0"),
         dict(sims=10),
-        dict(dimension="speed"),
+        dict(dimension=""),
+        dict(dimension="speed", pilot=sid),  # not one of the pilot study's questions
         dict(pilot=9999),
         dict(items=",".join(str(i) for i in range(3, 50))),
     ]:
@@ -82,3 +85,44 @@ def test_diagnostics_and_power_plan_on_a_store(world):
         organizer_stats.diagnostics(store, "nope")
     empty = Store("sqlite://")
     assert empty is not None
+
+
+def organizer_section(ctx):
+    """The section as the Organizer builds it: with the studies panel's password box and chosen study."""
+    with gr.Blocks() as demo:
+        password = gr.Textbox()
+        chosen = gr.Dropdown(choices=[], allow_custom_value=True)
+        organizer_stats.build(ctx, password, chosen)
+    fns = {(f.fn.__name__, tuple(getattr(t, "_id", None) for t in f.inputs)): f for f in demo.fns.values()}
+    return demo, password, chosen, fns
+
+
+def test_diagnose_acts_on_the_study_chosen_once_above(world):
+    store, sid = world
+    ctx = AppContext(organizer_password="s3cret", extras={"store": store})
+    demo, password, chosen, fns = organizer_section(ctx)
+    # no second Study box and no "Load studies" in the section: Diagnose reads the studies panel's choice
+    assert not [b for b in demo.blocks.values() if getattr(b, "label", None) == "Study"]
+    assert not [b for b in demo.blocks.values() if getattr(b, "value", None) == "Load studies"]
+    [diagnose] = [
+        f for f in demo.fns.values() if [getattr(i, "_id", None) for i in f.inputs] == [password._id, chosen._id]
+    ]
+    table, _, text = diagnose.fn(Req(), "s3cret", sid)
+    assert "ann" in str(table["value"]) and "Position on coherence" in text
+
+
+def test_the_planner_offers_the_chosen_studys_own_questions(world):
+    store, sid = world
+    own = store.create_study("own questions", methods=["BS-4", "TS-Temp"], rubric=Rubric.from_json(RUBRIC_EXAMPLE))
+    ctx = AppContext(organizer_password="s3cret", extras={"store": store})
+    demo, password, chosen, fns = organizer_section(ctx)
+    [follow] = [f for f in demo.fns.values() if any(t[0] == chosen._id and t[1] == "change" for t in f.targets)]
+    pilots, dimension = follow.fn(Req(), "s3cret", own, None, "coherence")
+    assert dimension["choices"] == ["quality", "creativity"] and dimension["value"] == "quality"
+    assert any(value == own for _, value in pilots["choices"])
+    _, dimension = follow.fn(Req(), "s3cret", sid, None, "naturalness")  # one of its questions: kept
+    assert dimension["value"] == "naturalness" and "coherence" in dimension["choices"]
+    # a pilot's questions win over the chosen study's
+    assert organizer_stats.dimension_for(store, sid, own, "coherence")["value"] == "quality"
+    with pytest.raises(UserError, match="no question 'coherence'"):
+        organizer_stats.power_plan(store, own, "coherence", 0.5, 2, "10", "2", 50)

@@ -12,8 +12,9 @@ from datetime import UTC
 import pytest
 from sqlalchemy import func, select
 
-from arena import export, studies
-from arena.requests import MethodResult
+from arena import studies
+from arena.files import export
+from arena.runs.requests import MethodResult
 from arena.store import Item, Store, Study
 from arena.store.schema import items, outputs, raters, ratings
 from common.errors import UserError

@@ -6,9 +6,11 @@ import json
 
 import pytest
 
-from arena import blind, studies
-from arena.prompts import SCENARIOS
-from arena.requests import MethodResult
+from arena import studies
+from arena.inputs.prompts import SCENARIOS
+from arena.rating import blind
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import MethodResult
 from arena.store import Store
 from common.errors import UserError
 
@@ -80,13 +82,15 @@ def test_create_study_validates_before_storing(store):
     ]
     for kwargs in bad:
         with pytest.raises(UserError):
-            studies.create_study(store, "x", prompts, **kwargs)
+            studies.create_study(store, StudySpec("x", prompts, **kwargs))
     with pytest.raises(UserError):
-        studies.create_study(store, " ", prompts)
+        studies.create_study(store, StudySpec(" ", prompts))
     with pytest.raises(UserError):
-        studies.create_study(store, "x", [])
+        studies.create_study(store, StudySpec("x", []))
     assert store.list_studies() == []
-    sid = studies.create_study(store, "ok", prompts, settings={"TS-Temp": {"temperature": 0.5}}, samples_per_method=2)
+    sid = studies.create_study(
+        store, StudySpec("ok", prompts, settings={"TS-Temp": {"temperature": 0.5}}, samples_per_method=2)
+    )
     study = store.get_study(sid)
     assert study.methods == ("BS-4", "TS-Temp", "TS-Tilted")  # the default three
     assert study.settings["TS-Temp"]["temperature"] == 0.5 and study.settings["TS-Temp"]["top_p"] == 0.95
@@ -106,11 +110,9 @@ def test_create_study_validates_before_storing(store):
 def test_pregeneration_is_resumable_without_duplicates(store, lm):
     sid = studies.create_study(
         store,
-        "gen",
-        [studies.PromptSpec("Say hi.", "t", "en")],
-        samples_per_method=2,
-        max_new_tokens=4,
-        base_seed=10,
+        StudySpec(
+            "gen", [studies.PromptSpec("Say hi.", "t", "en")], samples_per_method=2, max_new_tokens=4, base_seed=10
+        ),
         model=lm.name,
     )
     calls: list[tuple[int, int]] = []

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import blind
+from arena.rating import blind
+from arena.rating.study_spec import StudySpec
 from arena.store import Store
 from arena.studies import __main__ as study_cli
 
@@ -47,6 +48,11 @@ def test_create_invite_close_publish(lm, tmp_path, capsys):
     store = Store(db)
     assert store.get_study(sid).state == "open" and len(store.outputs_frame(sid)) == 4
     assert "[4/4] done" in err
+    # every slow stage says so as it goes: the form check with its counts, the replay check per item
+    assert "form check: 4 outputs of 2 items" in err
+    steps = [line for line in err.splitlines() if line.startswith("replay check: [")]
+    assert steps[0].startswith("replay check: [0/2] item 1 of 2: 2 methods again") and " s so far" in steps[0]
+    assert steps[-1].startswith("replay check: [2/2] done") and len(steps) == 3
     code, again, err = run(
         capsys,
         "create",
@@ -93,7 +99,8 @@ def test_create_resumes_a_draft_of_the_same_name(lm, tmp_path, capsys):
 
     store = Store(db)
     sid = studies.create_study(
-        store, "Resumed", studies.parse_prompt_file(prompts), methods=["TS-Temp", "TS-Tilted"], max_new_tokens=3
+        store,
+        StudySpec("Resumed", studies.parse_prompt_file(prompts), methods=["TS-Temp", "TS-Tilted"], max_new_tokens=3),
     )
     code, out, err = run(capsys, "create", "--name", "Resumed", "--prompts", str(prompts), "--database", db)
     assert code == 0 and out == {"study_id": sid} and "resuming" in err

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from arena import blind
-from arena.attention import AttentionPlan, with_attention_items
+from arena.rating import blind
+from arena.rating.attention import AttentionPlan, with_attention_items
 from arena.store import Store
 from arena.studies import __main__ as study_cli
 from arena.studies.create import EXCLUSION_RULES
@@ -103,6 +103,15 @@ def test_create_rate_close_a_rubric_study_with_an_attention_item(lm, tmp_path, c
         (json.dumps(RUBRIC), ["--exclude", "sleepy"], "unknown exclusion rule"),
         (json.dumps(RUBRIC), ["--attention", "1", "--attention-value", "9"], "not on the scale of creativity"),
         (json.dumps(RUBRIC), ["--exclude", "attention"], "needs attention items"),
+        # question types (issue 46)
+        (json.dumps({"dimensions": [{"name": "e", "type": "choice", "labels": ["a"]}]}), [], "has 1 label"),
+        (json.dumps({"dimensions": [{"name": "e", "type": "choice", "labels": list("abcdefghi")}]}), [], "has 9 label"),
+        (json.dumps({"dimensions": [{"name": "e", "type": "likert"}]}), [], "unknown question type 'likert'"),
+        (
+            json.dumps({"dimensions": [{"name": "q"}, {"name": "w", "type": "text", "anchors": {"1": "x"}}]}),
+            [],
+            "anchors belong to a scale",
+        ),
     ],
 )
 def test_a_bad_rubric_or_rule_is_one_error_line_and_nothing_stored(tmp_path, capsys, rubric, extra, message):

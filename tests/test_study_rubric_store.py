@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from arena.export import export_rows, export_to_path, import_file, main, read_export
+from arena.files.export import export_rows, export_to_path, import_file, main, read_export
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION
 from common.errors import UserError

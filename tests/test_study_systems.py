@@ -10,10 +10,13 @@ import pytest
 import torch
 from sqlalchemy import create_engine, text
 
-from arena import blind, settings, studies, systems
+from arena import settings, studies
 from arena.engines.dummy import DummyEngine
-from arena.export import export_rows, export_to_path, import_file
-from arena.requests import RunRequest
+from arena.files.export import export_rows, export_to_path, import_file
+from arena.inputs.text import markdown_literal
+from arena.rating import blind, systems
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import RunRequest
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION
 from common.errors import UserError
@@ -34,16 +37,11 @@ def stand_in(name: str) -> SimpleNamespace:
 
 
 def make(store, **kw):
-    return studies.create_study(
-        store,
-        "two models",
-        [studies.PromptSpec(p) for p in PROMPTS],
-        methods=METHODS,
-        models=MODELS,
-        max_new_tokens=5,
-        base_seed=7,
-        **kw,
-    )
+    spec = StudySpec(
+        "two models", [studies.PromptSpec(p) for p in PROMPTS], methods=METHODS, models=MODELS, max_new_tokens=5,
+        base_seed=7, **kw,
+    )  # fmt: skip
+    return studies.create_study(store, spec)
 
 
 def test_systems_are_model_method_pairs_and_plain_methods_stay_methods():
@@ -109,7 +107,7 @@ def test_a_study_over_two_models_from_creation_to_published_results(store, tmp_p
             view = compute_view(store, sid, lm=stand_in("serving model"), load=scorer_load)
         assert scored == ["m-a"] and seen == ["scorer m-a"]
         assert (
-            r"perplexity under m\-a (scorer m-a)" in view["headline"]
+            f"perplexity under {markdown_literal('m-a')} ({markdown_literal('scorer m-a')})" in view["headline"]
             and "one scorer for every system" in view["headline"]
         )
         assert sorted(view["summary"]["method"]) == sorted(study.methods)
@@ -129,7 +127,9 @@ def test_a_study_over_two_models_from_creation_to_published_results(store, tmp_p
 
 
 def test_a_one_model_study_has_no_scorer_of_its_own_and_is_unchanged(store):
-    sid = studies.create_study(store, "one model", [studies.PromptSpec(PROMPTS[0])], methods=METHODS, max_new_tokens=4)
+    sid = studies.create_study(
+        store, StudySpec("one model", [studies.PromptSpec(PROMPTS[0])], methods=METHODS, max_new_tokens=4)
+    )
     study = store.get_study(sid)
     assert study.methods == tuple(METHODS) and study.scorer_model is None
     named = make(store, scorer_model="m-b")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.paper import PAPER_EN, PAPER_ZH
-from arena.prompts import TASK_SCENARIOS
+from arena.inputs.paper import PAPER_EN, PAPER_ZH
+from arena.inputs.prompts import TASK_SCENARIOS
 from evaluation import tasks
 from evaluation.tasks import code_task, math_task, sandbox, summary_task
 

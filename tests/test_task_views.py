@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from arena.prompts import SCENARIOS, TASK_SCENARIOS
-from arena.requests import MethodResult
+from arena.inputs.prompts import SCENARIOS, TASK_SCENARIOS
+from arena.runs.requests import MethodResult
 from evaluation.tasks import sandbox, views
 from tests.support.seeding import rate_every_output, seed_study
 from ui import results as tab

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import llm
-from arena.requests import MethodResult
+from arena.model import llm
+from arena.runs.requests import MethodResult
 from evaluation.tasks import TASKS, bench
 from evaluation.tasks import __main__ as cli
 from evaluation.tasks.stats import wilson
@@ -122,7 +122,7 @@ def test_the_module_runs_as_a_command(tmp_path):
 
 
 def test_write_prompts_makes_a_study_prompt_file(tmp_path, capsys):
-    from arena.prompts import read_prompt_file
+    from arena.inputs.prompts import read_prompt_file
 
     path = tmp_path / "tasks.jsonl"
     code, _, err = run_cli(

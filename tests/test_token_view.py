@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from arena import token_view
 from arena.engines import LOCAL
 from arena.engines.dummy import DummyEngine
 from arena.engines.local.inputs import device_ids, encode_ids, plan_for
-from arena.requests import RunRequest
+from arena.runs import token_view
+from arena.runs.requests import RunRequest
 from common.errors import UserError
 from decoders.recording import recording
 from ui.compare import token_view as panel
@@ -141,3 +141,22 @@ def test_the_panel_shows_the_step_the_drawn_token_and_the_shift(lm, tilted):
     assert view.shift is not None and list(view.shift["word"]) == ["the", "的"]
     with pytest.raises(UserError, match="not recorded"):
         panel.step_view({"results": []}, "TS-Tilted", 0, lm.tokenizer)
+
+
+def test_a_byte_token_of_chinese_shows_its_bytes_or_characters_never_a_replacement(lm):
+    """Issue 47: SmolLM2's byte-level vocabulary splits Chinese characters across tokens; each such
+    token read alone decodes to "�". The view shows its whole characters and the bytes of a cut one."""
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    assert token_view.BYTE_LEVEL == {c: b for b, c in bytes_to_unicode().items()}  # GPT-2's map, reversed
+    ids = lm.tokenizer.encode("在那个被遗忘的星际港口，量子计算", add_special_tokens=False)
+    cut = [i for i in ids if "\ufffd" in lm.tokenizer.decode([i])]
+    assert cut, "the sentence no longer splits a character: pick another"
+    shown = [token_view.token_text(lm.tokenizer, i) for i in ids]
+    assert not [s for s in shown if "\ufffd" in s], shown
+    assert any("<0x" in token_view.token_text(lm.tokenizer, i) for i in cut)
+    # the pieces put back together are the text: bytes where a character is cut, characters elsewhere
+    joined = b"".join(token_view.token_bytes(lm.tokenizer, i) or b"" for i in ids)
+    assert joined.decode("utf-8") == "在那个被遗忘的星际港口，量子计算"
+    assert token_view.readable_bytes("量".encode()[:2]) == "<0xE9><0x87>"
+    assert token_view.readable_bytes(" 子".encode() + b"\xe4") == " 子<0xE4>"

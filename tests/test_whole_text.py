@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import torch
 
 from arena.engines.local.generate import result_of
-from arena.memory import MemoryReading
+from arena.model.memory import MemoryReading
 
 
 def cut_mid_character(lm) -> tuple[list[int], list[int]]:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from arena import hardware
-from arena import zerogpu as gpu
+from arena.model import hardware
+from arena.model import zerogpu as gpu
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,6 +62,10 @@ def test_zero_gpu_startup_compare_study_trace_and_perplexity(emulation):
     assert r["scheduled_durations"] and all(10 <= d <= 60 for d in r["scheduled_durations"])
     # SPACE_ID set, no DATABASE_URL: the storage banner is on
     assert "DATABASE_URL" in r["storage_banner"]
+    # hf_oauth: true (the README's metadata): the app starts with Gradio's real sign-in routes and a
+    # sign-in button on each rating page (the main page's Rate tab and /rate)
+    assert r["oauth_routes"] == ["/login/callback", "/login/huggingface", "/logout"]
+    assert r["sign_in_buttons"] == 2
 
 
 def test_duration_grows_with_tokens_and_methods_and_is_capped():
@@ -115,7 +119,7 @@ def test_a_gpu_machine_running_on_the_cpu_gets_a_banner_and_a_warning(monkeypatc
 def test_gpu_tasks_take_and_return_plain_data(lm):
     """In-process, the same GPU functions run unchanged; what they return is lists, dicts, numbers."""
     from arena.engines.local.tasks import gpu_run, gpu_trace
-    from arena.zerogpu import find_unplain
+    from arena.model.zerogpu import find_unplain
     from evaluation.perplexity import gpu_scores
 
     ids = lm.tokenizer("Once upon a time")["input_ids"]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.llm import LoadedModel, get_default_model
+from arena.model.llm import LoadedModel, get_default_model
 from arena.settings import current as current_settings
 from arena.store import Store, get_store
 

@@ -6,7 +6,7 @@ Submit never waits behind generation; what all events share is the size of Gradi
 gate keeps generation's share of it bounded, so that Compare requests cannot fill it:
 
 * one run per browser tab (Gradio session), waiting or running;
-* `ARENA_COMPARE_PER_ADDRESS` per client address (arena/clients.py);
+* `ARENA_COMPARE_PER_ADDRESS` per client address (arena/access/clients.py);
 * `ARENA_COMPARE_QUEUE` waiting in all.
 
 It is a Gradio *validator*: it runs when the browser asks to join the queue, and a refused run never
@@ -27,7 +27,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena import clients
+from arena.access import clients
 from arena.settings import current as current_settings
 
 GENERATION = "generation"

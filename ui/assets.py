@@ -1,27 +1,40 @@
 """Page-wide CSS and script, passed to `launch(css=..., head=...)` by app.py.
 
 The script adds what Gradio's components do not: accessible names on the score groups, hotkeys
-(1-5 score the focused group and move on to the next group, then the next response, then Submit;
-0 answers "can't judge"; Ctrl+Enter submits), the phone's A/B/C pager, and, after a submit,
+(a digit picks the point that shows it on the focused group, on any scale, and moves on to the next
+group, then the next response, then Submit; a two-digit point takes its two digits, 1 then 0 for 10;
+0 answers "can't judge" where the scale has no 0; Ctrl+Enter submits), the phone's A/B/C pager, and, after a submit,
 bringing the next item's prompt into view with focus and the pager back on A. Nothing is stored in
 the browser.
 """
 
 from __future__ import annotations
 
+import re
+
 CSS = """
-/* Gradio's raw queue and timer text ("queue: 1/1 | 35.6/1480.0s") means nothing to a rater or a reader
-   of the results: hidden on the Rate and Results tabs (their own lines say what is going on). */
-.tabitem:has(#rate-submit-row) .meta-text, .tabitem:has(#rate-submit-row) .meta-text-center,
-.tabitem:has(#rate-submit-row) .progress-text, .tabitem:has(#results-controls) .meta-text,
+/* Gradio's raw queue and timer text ("queue: 1/1 | 35.6/1480.0s", "processing |") means nothing to a rater
+   or a reader of the results, and is English on a Chinese page: hidden on the Rate and Results tabs (their
+   own lines say what is going on). Keyed on #rate-intro, which every rating page has (1-5, rubric and
+   pairwise alike); #rate-submit-row is not rendered on a pairwise study's page. */
+.tabitem:has(#rate-intro) .meta-text, .tabitem:has(#rate-intro) .meta-text-center,
+.tabitem:has(#rate-intro) .progress-text, .tabitem:has(#results-controls) .meta-text,
 .tabitem:has(#results-controls) .meta-text-center, .tabitem:has(#results-controls) .progress-text,
-body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text, body:has(#rate-submit-row):not(:has(.tabitem)) .progress-text,
-body:has(#rate-submit-row):not(:has(.tabitem)) .meta-text-center { display: none !important; }
+body:has(#rate-intro):not(:has(.tabitem)) .meta-text, body:has(#rate-intro):not(:has(.tabitem)) .progress-text,
+body:has(#rate-intro):not(:has(.tabitem)) .meta-text-center { display: none !important; }
 /* No item on screen (the done page, or the blind question standing in the responses' place): no Submit,
    no Next, no "0 of 9 scored"; Previous stays (Gradio renders no hidden response column). */
 body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-submit,
 body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-next,
 body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-counter { display: none !important; }
+/* Compare: the run's progress is its status line (ui/compare one_progress); Gradio's timer text
+   ("0.3s Starting…", "processing | 0.1/0.1s") is noise there too. */
+.tabitem:has(#compare-run) .meta-text, .tabitem:has(#compare-run) .meta-text-center,
+.tabitem:has(#compare-run) .progress-text { display: none !important; }
+/* the example tables fit a phone's width: their cells wrap instead of pushing the page sideways */
+#compare-examples table, #compare-task-examples table { table-layout: fixed; width: 100%; }
+#compare-examples td, #compare-task-examples td, #compare-examples th, #compare-task-examples th {
+  overflow-wrap: anywhere; min-width: 0; }
 #rate-responses { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 12px; }
 #rate-responses > .rate-slot { min-width: 0; }
 /* a question or prompt brought to the top keeps a little room above it (no sub-pixel cut at the edge) */
@@ -29,7 +42,7 @@ body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-counter {
 .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { flex-wrap: nowrap !important; }
 .rate-slot fieldset label { min-width: 2.4em; justify-content: center; }
 .rate-missing fieldset, fieldset.rate-missing { outline: 2px solid #b42318; outline-offset: 2px; border-radius: 6px; }
-/* A long scale of a study's own rubric (1-10, 0-10: ui/rate/rubric_form.py): a compact grid of buttons,
+/* A long scale (1-10, 0-10: ui/rate/rubric_form.py): a compact grid of buttons,
    six to a row, "Can't judge" on a row of its own, instead of one line that runs off a phone. */
 .rate-slot .rate-long-scale .wrap { display: grid !important; grid-template-columns: repeat(6, minmax(0, 1fr));
                                      gap: 4px !important; flex-wrap: wrap !important; }
@@ -74,10 +87,16 @@ body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-ro
                        border-radius: 6px; background: var(--background-fill-secondary); font-weight: 600; }
   #rate-pager button[aria-pressed=true] { background: var(--color-accent); color: white; }
   #rate-pager button[hidden] { display: none; }
-  /* one line per scale; "Can't judge" wraps inside its own button rather than out of it */
+  /* "Can't judge" wraps inside its own button rather than out of it */
   .rate-slot fieldset .wrap, .rate-slot [role=radiogroup] .wrap { gap: 4px !important; }
   .rate-slot fieldset label { min-width: 0 !important; flex: 1 1 auto; padding: 4px 3px !important; }
   .rate-slot fieldset label span { white-space: normal; line-height: 1.1; text-align: center; }
+  /* every point a 44 px target on any scale (1-5, 1-7, 1-10): a grid of buttons at least 44 px wide
+     (1-5 on one line) that wraps where a line is full, "Can't judge" on a line of its own */
+  .rate-slot fieldset label { min-height: 44px; align-items: center; }
+  .rate-slot fieldset .wrap, .rate-slot .rate-long-scale .wrap {
+    display: grid !important; grid-template-columns: repeat(auto-fill, minmax(44px, 1fr)); gap: 4px !important; }
+  .rate-slot fieldset label:last-child { grid-column: 1 / -1; }
   /* the pinned bar: one row */
   #rate-submit-row { flex-wrap: nowrap !important; gap: 6px; padding: 6px 8px; }
   #rate-submit-row > * { min-width: 0 !important; flex: 1 1 auto !important; }
@@ -159,32 +178,27 @@ HEAD = """
   };
   new MutationObserver(function () { nameGroups(); syncPager(); })
     .observe(document.documentElement, {childList: true, subtree: true});
+  // The form's Submit, when it is on screen and not held (ui/rate/once.py).
+  function submitButton() {
+    return Array.from(document.querySelectorAll('#rate-submit')).find(function (b) {
+      return b.offsetParent !== null && !b.disabled;
+    });
+  }
+  // Ctrl+Enter in the capture phase: a text box (a comment) handles Enter itself and stops it there.
   document.addEventListener('keydown', function (e) {
-    // The visible Submit: the 1-5 form's, or the one of a study with its own rubric.
-    function submitButton() {
-      return Array.from(document.querySelectorAll('#rate-submit, #rate-submit-rubric')).find(function (b) {
-        return b.offsetParent !== null;
-      });
-    }
-    if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
-      var btn = submitButton();
-      if (btn) { e.preventDefault(); btn.click(); }
-      return;
-    }
-    if (!/^[0-9]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
-    var fs = document.activeElement && document.activeElement.closest && document.activeElement.closest('.rate-slot fieldset');
-    if (!fs) return;
-    var inputs = Array.from(fs.querySelectorAll('input[type=radio]'));
-    // A digit picks the button that shows it (1-5, 1-7, 0-6...); 0 on a scale without a 0 is the last
-    // button, "can't judge". A long scale (1-10) is answered by click, tap or arrow keys.
-    if (fs.closest('.rate-long-scale')) return;
-    var k = parseInt(e.key, 10);
-    var target = inputs.find(function (i) { return i.value === e.key; }) ||
-      (k === 0 ? inputs[inputs.length - 1] : k - 1 < inputs.length - 1 ? inputs[k - 1] : null);
-    if (!target) return;
+    if (!((e.ctrlKey || e.metaKey) && e.key === 'Enter')) return;
+    var btn = submitButton();
+    if (!btn) return;
     e.preventDefault();
-    target.click();
-    // One key per score: on to the next row, then the next response (the pager follows), then Submit.
+    e.stopPropagation();
+    btn.click();
+  }, true);
+  function focusedRow() {
+    var el = document.activeElement;
+    return el && el.closest ? el.closest('.rate-slot fieldset') : null;
+  }
+  // One key per score: on to the next row, then the next response (the pager follows), then Submit.
+  function moveOn(fs) {
     var groups = Array.from(document.querySelectorAll('.rate-slot fieldset')).filter(function (g) {
       return g.offsetParent !== null;
     });
@@ -198,6 +212,52 @@ HEAD = """
     if (slot !== fs.closest('.rate-slot') && window.arenaPager) window.arenaPager(slots().indexOf(slot));
     var to = next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]');
     if (to) { to.focus({preventScroll: true}); next.scrollIntoView({block: 'nearest'}); }
+  }
+  // A first digit that a second may extend into a two-digit point (1 then 0: 10), for PAIR_MS.
+  var PAIR_MS = 700;
+  var pending = null;
+  function settle() {
+    if (!pending) return;
+    var p = pending;
+    pending = null;
+    clearTimeout(p.timer);
+    moveOn(p.fs);
+  }
+  document.addEventListener('keydown', function (e) {
+    if (!/^[0-9]$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    var fs = focusedRow();
+    if (!fs) return;
+    var points = function (g) { return Array.from(g.querySelectorAll('input[type=radio]')); };
+    if (pending && pending.fs === fs) {
+      var two = points(fs).find(function (i) { return i.value === pending.first + e.key; });
+      if (two) {
+        e.preventDefault();
+        clearTimeout(pending.timer);
+        pending = null;
+        two.click();
+        moveOn(fs);
+        return;
+      }
+      settle();  // no such point here: the first digit stands, and this one answers the next row
+      fs = focusedRow();
+      if (!fs) return;
+    }
+    var inputs = points(fs);
+    // A digit picks the button that shows it (1-5, 1-7, 1-10, 0-6...); 0 on a scale without a 0 is
+    // the last button, "can't judge".
+    var k = parseInt(e.key, 10);
+    // Labelled options (yes/no, a choice): the k-th button, whatever value it stores.
+    var byPlace = fs.closest('.rate-by-position');
+    var target = (!byPlace && inputs.find(function (i) { return i.value === e.key; })) ||
+      (k === 0 ? inputs[inputs.length - 1] : k - 1 < inputs.length - 1 ? inputs[k - 1] : null);
+    if (!target) return;
+    e.preventDefault();
+    target.click();
+    var longer = !byPlace && target.value === e.key && inputs.some(function (i) {
+      return /^[0-9]{2}$/.test(i.value) && i.value.charAt(0) === e.key;
+    });
+    if (longer) { pending = {fs: fs, first: e.key, timer: setTimeout(settle, PAIR_MS)}; return; }
+    moveOn(fs);
   });
 })();
 </script>
@@ -264,6 +324,35 @@ document.addEventListener('keydown', function (e) {
   if (to) to.focus();
 });
 </script>
+<script>
+// Gradio writes a toast's title (its type: "Error"), the names of its buttons (a toast's "Close", a
+// table's "Copy table data" and "Fullscreen") and its footer's name in English whatever the language:
+// this Gradio has no translation key for them (gr.I18n only reaches the app's own texts). On a Chinese
+// page (the browser's language, as Gradio's own choice of table) they are set here, again whenever
+// Svelte sets one back (the copy button's name changes after a copy).
+(function () {
+  if (!(navigator.language || '').toLowerCase().startsWith('zh')) return;
+  var TITLES = {error: '错误', warning: '警告', info: '提示', success: '成功'};
+  var NAMES = {'Close': '关闭', 'Gradio footer navigation': 'Gradio 页脚导航', 'Table actions': '表格操作',
+    'Copy table data': '复制表格数据', 'Copied to clipboard': '已复制到剪贴板', 'Fullscreen': '全屏',
+    'Exit fullscreen mode': '退出全屏'};
+  function chinese() {
+    document.querySelectorAll('.toast-title').forEach(function (title) {
+      var type = Object.keys(TITLES).find(function (k) { return title.classList.contains(k); });
+      var text = Array.from(title.childNodes).find(function (n) { return n.nodeType === 3 && n.data.trim(); });
+      if (type && text && text.data.trim() !== TITLES[type]) text.data = TITLES[type] + ' ';
+    });
+    document.querySelectorAll('[aria-label], button[title]').forEach(function (el) {
+      ['aria-label', 'title'].forEach(function (attr) {
+        var name = NAMES[el.getAttribute(attr)];
+        if (name) el.setAttribute(attr, name);  // Chinese is not a key: no loop
+      });
+    });
+  }
+  new MutationObserver(chinese).observe(document.documentElement,
+    {childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label', 'title']});
+})();
+</script>
 """
 
 # After the blind question is laid out: it stands where the responses were; bring it to the top and
@@ -278,14 +367,10 @@ FOCUS_GUESS_JS = """
 }
 """
 
-# Submit is disabled from the click until the reply is on screen (FOCUS_PROMPT_JS enables it): a second
-# tap while the first one saves sends nothing (the server would ignore a copy: ui/rate/once.py).
-HOLD_SUBMIT_JS = "() => { const b = document.querySelector('#rate-submit'); if (b) b.disabled = true; }"
-
+# After a reply: the prompt of the item on screen takes the keyboard. (Submit stays disabled from the
+# click until the item has been on screen a moment: ui/rate/once.py.)
 FOCUS_PROMPT_JS = """
 () => {
-  const submit = document.querySelector('#rate-submit');
-  if (submit) submit.disabled = false;
   const status = document.querySelector('#rate-status');
   if (status && status.textContent.includes('Not saved')) return;  // stay by the marked rows
   const box = document.querySelector('#rate-prompt');  // the read-only textarea itself takes no focus
@@ -301,10 +386,16 @@ FOCUS_PROMPT_JS = """
 COUNT_JS = """
 (...values) => {
   const slots = Array.from(document.querySelectorAll('#rate-responses > .rate-slot')).filter(s => s.offsetParent !== null);
-  const rows = slots.reduce((n, s) => n + Array.from(s.querySelectorAll('fieldset')).filter(f => f.offsetParent !== null).length, 0);
-  const total = rows || slots.length * 3;  // the visible questions: three on the 1-5 form, a rubric's own otherwise
-  const done = slots.reduce((n, s) => n + s.querySelectorAll('input[type=radio]:checked').length, 0);
+  const rows = slots.flatMap(s => Array.from(s.querySelectorAll('fieldset')).filter(f => f.offsetParent !== null));
+  const total = rows.length;  // the questions on screen: the study's own, whatever its rubric
+  const done = rows.filter(f => f.querySelector('input[type=radio]:checked')).length;
   const zh = (navigator.language || '').toLowerCase().startsWith('zh');
   return total ? (zh ? `已评 ${done} / ${total}` : `${done} of ${total} scored`) : '';
 }
 """
+
+
+def shipped_css(*sheets: str) -> str:
+    """The sheets joined, without their comments: a comment is for whoever reads this file, and the
+    rating-only page must not name the other tabs (Compare, Organizer) even in its stylesheet."""
+    return re.sub(r"/\*.*?\*/", "", "\n".join(sheets), flags=re.S)

@@ -13,13 +13,12 @@ zh entries are plain text for Gradio's ICU message format: no braces (tests/test
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import gradio as gr
 
-from arena.dimensions import SCORE_COLUMNS as DIMENSIONS
-from arena.llm import EMBEDDED
+from arena.model.llm import EMBEDDED
+from arena.rating.dimensions import SCORE_COLUMNS as DIMENSIONS
 from common import messages
 
 from . import organizer_models
@@ -45,7 +44,14 @@ def _page_table() -> dict[str, str]:
 
 
 ZH: dict[str, str] = _page_table()
-I18N = gr.I18n(zh=ZH)
+# Gradio's own words that its zh-CN table lacks, under Gradio's keys: what its status tracker announces
+# to a screen reader (read as page text) while a request waits in the queue ("In queue: 1 of 2", ICU
+# placeholders filled by Gradio) and when it is done (a key no table of this Gradio has).
+GRADIO_ZH: dict[str, str] = {
+    "status.queue_position": "排队中：第 {position} 位，共 {size} 位",
+    "common.complete": "完成",
+}
+I18N = gr.I18n(zh={**ZH, **GRADIO_ZH})
 # Gradio strips a Markdown value's outer whitespace (the default guidelines end with a newline).
 _STRIPPED = {english.strip(): english for english in ZH}
 # What `translate` marks: these attributes of any component; `value` only where it is the text shown.
@@ -128,19 +134,6 @@ def language_of_request(request: Any) -> str:
 
 def translated(sentence: str, lang: str) -> str:
     """A fixed sentence a lower layer wrote (a refusal, the line shown instead of an item) in `lang`,
-    found in common/messages.py by its English; a sentence with no entry stays as it is."""
-    if lang != "zh":
-        return sentence
-    head, _, tail = messages.english("rater_all_rated").partition("{n}")
-    middle = sentence[len(head) : len(sentence) - len(tail)]
-    if sentence.startswith(head) and sentence.endswith(tail) and middle.isdigit():
-        return messages.text("rater_all_rated", lang, n=middle)
-    handled = re.fullmatch(
-        re.escape(messages.english("rater_all_handled")).replace(r"\{", "{").replace(r"\}", "}")
-        .format(n=r"(?P<n>\d+)", rated=r"(?P<rated>\d+)", skipped=r"(?P<skipped>\d+)"),
-        sentence,
-    )  # fmt: skip
-    if handled:
-        return messages.text("rater_all_handled", lang, **handled.groupdict())
-    key = messages.key_of(sentence)
-    return sentence if key is None else messages.text(key, lang)
+    found in common/messages.py by its English, whole or filled in from one of its templates (the
+    values kept); a sentence with no entry stays as it is."""
+    return messages.translated(sentence, lang)

@@ -2,8 +2,8 @@
 
 The app's model alone makes a study of methods, as before. With other models (or precision variants,
 `gemma-3-270m@int8`) ticked, the study compares systems = (model, method), every method on each
-model (arena/systems.py), with one perplexity scorer for all of them: the same
-`studies.create_study(models=..., scorer_model=...)` that `python -m arena.studies create --models`
+model (arena/rating/systems.py), with one perplexity scorer for all of them: the same
+`StudySpec(models=..., scorer_model=...)` that `python -m arena.studies create --models`
 calls. The functions here turn the form's values into those arguments, so tests need no browser;
 the choices are `arena.engines.model_choices`, as in Compare (not imported here: ui/i18n.py imports
 this module for its labels, before the app has checked its settings).
@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from arena import guessing, language, systems
-from arena.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
+from arena.inputs import language
+from arena.model.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
+from arena.rating import guessing, systems
 from common.errors import UserError
 from common.messages import english, text
 
@@ -54,7 +55,7 @@ def _embedded_alias(name: str) -> str:
 
 
 def study_models(chosen: Any, names: Sequence[str]) -> list[str] | None:
-    """`create_study`'s `models`: None for the app's model alone (a one-model study, as before; also
+    """The `StudySpec`'s `models`: None for the app's model alone (a one-model study, as before; also
     when the form sent no models value, as an older API caller), else the chosen models in the
     picker's order. `UserError` for none ticked, or a name not offered."""
     if chosen is None:
@@ -70,7 +71,7 @@ def study_models(chosen: Any, names: Sequence[str]) -> list[str] | None:
 
 
 def scorer_model(choice: Any, models: Sequence[str] | None, names: Sequence[str]) -> str | None:
-    """`create_study`'s `scorer_model`: None (the first chosen model; the app's for a one-model study)
+    """The `StudySpec`'s `scorer_model`: None (the first chosen model; the app's for a one-model study)
     unless another offered model is chosen for a study over several."""
     choice = str(choice or "").strip()
     if models is None or choice in ("", SCORER_FIRST):
@@ -93,7 +94,7 @@ def guess_targets(guess: Any, models: Sequence[str] | None) -> Any:
 def language_warning(prompts: Sequence[Any], chosen: Sequence[str] | None, app_model: str, names: Sequence[str]) -> str:
     """One Markdown line when the study's Chinese prompts would go to an English-only model, else "".
 
-    Compare warns per prompt (arena/language.py); a study warns for all its prompts at once. The fix
+    Compare warns per prompt (arena/inputs/language.py); a study warns for all its prompts at once. The fix
     is on this page: the multilingual model's tick box in the models row, when the app offers one;
     a restart only when it does not."""
     count = sum(language.is_mostly_chinese(str(getattr(p, "prompt", p))) for p in prompts)

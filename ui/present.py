@@ -26,9 +26,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import FileResponse, HTMLResponse
 from starlette.routing import Route
 
-from arena.llm import loaded_default
-from arena.model_names import model_in_words
-from arena.numbers import study_id as parse_study_id
+from arena.inputs.numbers import study_id as parse_study_id
+from arena.inputs.text import html_literal
+from arena.model.llm import loaded_default
+from arena.model.model_names import model_in_words
 from arena.store import Store, get_store
 from common import messages
 from common.errors import UserError
@@ -61,7 +62,7 @@ def _w(key: str, lang: str) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html_literal(text)
 
 
 def _json_for_script(obj: Any) -> str:
@@ -129,11 +130,11 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         sid = parse_study_id(study_id)
         study = store.get_study(sid)
         if study is not None and study.design == "pairwise":
-            view = {**pairwise_view(store, sid), "kind": "pairwise"}
+            view = {**pairwise_view(store, sid, lang=lang), "kind": "pairwise"}
             if lang == "zh":
                 view["table"] = view["table"].rename(columns=COLUMNS_ZH)
             return view
-        view = compute_view(store, study_id, public=True)
+        view = compute_view(store, study_id, public=True, lang=lang)
     except UserError:
         raise UserError(NOT_FOUND) from None
     r = view["results"]
@@ -146,7 +147,7 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         if len(r.summary)
         else pd.DataFrame()
     ).rename(columns=STUDY_RUN_TIMING)
-    default_scale = r.rubric.is_default
+    default_scale = r.rubric.one_scale == (1, 5)  # "on 1–5" only where every question is on 1-5
     return {
         "name": study.name,
         "study_id": int(study_id),
@@ -155,22 +156,26 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         "table": table_in_chinese(table, r.rubric) if lang == "zh" else table,
         "caption": "present_per_method_caption" if default_scale else "present_per_method_caption_rubric",
         "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
-        "timing": timing_note(outputs, _loaded_model(), lang),
+        "timing": messages.text("present_timing_imported", lang, file=study.imported_from)
+        if study.imported_from
+        else timing_note(outputs, _loaded_model(), lang),
         "methods": list(r.summary["method"]) if len(r.summary) else [],
         "sizes": (r.n_items, r.n_ratings, r.n_raters),
         "blinding": view.get("blinding") or [],
         "exclusion": view.get("exclusion") or [],
         "sensitivity": view.get("sensitivity"),
+        "imported_from": study.imported_from,
     }
 
 
 def table_in_chinese(table: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     """The table's Chinese: fixed column names from the table of messages, a rubric's questions kept in
-    the organizer's words with their scale, and an interval's note that it was cut at the scale's end."""
+    the organizer's words with their scale, and the cells' fixed words (an interval cut at the scale's
+    end, no interval, no texts)."""
     names = res.column_names(rubric)
     own = {names[d.name]: f"{d.name}（{d.scale_words} 分）{res.HIGHER}" for d in rubric.dimensions}
     own = {en: zh for en, zh in own.items() if en not in COLUMNS_ZH}
-    cuts = {messages.english(k): messages.text(k, "zh") for k in CUT_NOTES}
+    cuts = {messages.english(k): messages.text(k, "zh") for k in CELL_NOTES}
 
     def cell(value: Any) -> Any:
         if isinstance(value, str):
@@ -181,7 +186,8 @@ def table_in_chinese(table: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     return table.map(cell).rename(columns={**COLUMNS_ZH, **own})
 
 
-CUT_NOTES = ("present_cut_at_both", "present_cut_at_top", "present_cut_at_bottom")  # the longest first
+# The fixed words inside the table's cells, the longest first (one may hold another).
+CELL_NOTES = ("present_cut_at_both", "present_cut_at_top", "present_cut_at_bottom", "results_no_texts", "results_no_ci")
 
 
 def _loaded_model():
@@ -240,16 +246,25 @@ def _sub(view: dict[str, Any], lang: str) -> str:
     """The line under the title: the study's id, sizes and methods."""
     n_items, n_ratings, n_raters = view["sizes"]
     methods = _e(", ".join(view["methods"]) or _w("present_none", lang))
-    key = "present_sub_pairwise" if view.get("kind") == "pairwise" else "present_sub"
+    source = view.get("imported_from")
+    # an imported study's ratings were collected elsewhere: it says so instead of "double-blind"
+    key = (
+        "present_sub_imported"
+        if source
+        else "present_sub_pairwise"
+        if view.get("kind") == "pairwise"
+        else "present_sub"
+    )
     return messages.text(
         key,
         lang,
         id=view["study_id"],
-        items=n_items,
-        ratings=n_ratings,
-        votes=n_ratings,
-        raters=n_raters,
+        items=int(n_items),
+        ratings=int(n_ratings),
+        votes=int(n_ratings),
+        raters=int(n_raters),
         methods=methods,
+        file=_e(source or ""),
     )
 
 
@@ -272,7 +287,7 @@ def _blinding_html(view: dict[str, Any], lang: str) -> str:
     )
 
 
-def _exclusion_html(view: dict[str, Any]) -> str:
+def _exclusion_html(view: dict[str, Any], lang: str = "en") -> str:
     """The raters the rule set at creation excluded, and the primary pairs with and without them."""
     lines = "".join(f'<p class="note exclusion">{_e(line)}</p>' for line in view.get("exclusion", []))
     table = view.get("sensitivity")
@@ -283,8 +298,8 @@ def _exclusion_html(view: dict[str, Any]) -> str:
         "<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>" for row in table.itertuples(index=False)
     )
     return (
-        lines + '<div class="table-wrap" role="region" aria-label="with and without the excluded raters" tabindex="0">'
-        f'<table id="sensitivity"><caption class="note">With every rater and without the excluded, side by side'
+        lines + f'<div class="table-wrap" role="region" aria-label="{_w("sensitivity_region", lang)}" tabindex="0">'
+        f'<table id="sensitivity"><caption class="note">{_w("sensitivity_caption", lang)}'
         f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
@@ -300,7 +315,7 @@ def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
             f"{view['name']} · Decoding Arena", pairwise_page_body(view, lang), charts=False, lang=lang, study=study
         )
     charts = "".join(
-        f'<figure class="chart" id="chart-{k}" aria-label="{_e(fig.layout.title.text or "chart")}" role="img"></figure>'
+        f'<figure class="chart" id="chart-{k}" aria-label="{_e(html.unescape(fig.layout.title.text or _w("chart", lang)))}" role="img"></figure>'
         f'<script type="application/json" id="chart-{k}-data">{_json_for_script(json.loads(fig.to_json()))}</script>'
         for k, fig in enumerate(view["figures"])
     )
@@ -310,10 +325,10 @@ def page_html(view: dict[str, Any] | None, lang: str = "en") -> str:
         f'<p class="takeaway" id="takeaway">{_e(view["takeaway"])}</p>'
         f'<p id="agreement">{_e(view["agreement"])}</p>'
         + _blinding_html(view, lang)
-        + _exclusion_html(view)
         + f"<h2>{_w('per_method', lang)}</h2>{_table_html(view['table'], lang, view.get('caption', 'present_per_method_caption'))}"
         f'<p class="note">{_e(_w("present_help", lang))}</p>'
-        f'<h2>{_w("present_charts", lang)}</h2><div class="charts">{charts}</div>'
+        + _exclusion_html(view, lang)  # after the headline table: who was left out, and what changes without them
+        + f'<h2>{_w("present_charts", lang)}</h2><div class="charts">{charts}</div>'
         f'<h2>{_w("present_how_the_timing_was_measured", lang)}</h2><p class="note" id="timing">{_e(view["timing"])}</p>'
     )
     return _document(f"{view['name']} · Decoding Arena", body, charts=bool(view["figures"]), lang=lang, study=study)

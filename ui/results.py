@@ -17,8 +17,9 @@ from typing import Any, NamedTuple
 import gradio as gr
 import pandas as pd
 
+from arena.inputs.text import escape_cell, markdown_literal
 from arena.store import Store
-from arena.text import markdown_literal
+from common import messages
 from common.messages import english
 from evaluation import pairwise_board
 from evaluation import results as res
@@ -28,6 +29,7 @@ from evaluation.report import compute_view, present_url
 from . import AppContext, store_for
 from .empty import hidden_table, shown
 from .handler import handler
+from .i18n import language_of_request
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
@@ -54,18 +56,16 @@ NO_STUDY = "No published study yet: an organizer publishes a study once its rati
 def write_csv(summary: pd.DataFrame, study_id: int) -> str:
     folder = Path(tempfile.mkdtemp(prefix="arena-results-"))
     path = folder / f"results-study-{int(study_id)}.csv"
-    summary.to_csv(path, index=False)
+    # method and question names come from people and files: no cell a spreadsheet would run (OWASP)
+    cells = summary.map(lambda v: escape_cell(v) if isinstance(v, str) else v)
+    cells.rename(columns=lambda c: escape_cell(c) if isinstance(c, str) else c).to_csv(path, index=False)
     return str(path)
 
 
 STATS_HELP = res.STATS_HELP
-PAIRWISE_HELP = (
-    "A pairwise study: each rater saw two responses per prompt and voted. Ratings are Bradley–Terry on the "
-    "Elo scale (mean 1000; 400 points = 10:1 odds), a tie or 'both bad' half a win for each side; 95% "
-    "intervals treat prompts and raters as samples. A rank is shown only where intervals separate; a "
-    "method with few votes is provisional. 'At equal length' is the rating with the length difference "
-    "of the two responses fitted as a covariate (docs/pairwise.md)."
-)
+PAIRWISE_HELP = english("results_pairwise_help")
+# The leaderboards' columns in Chinese (the frames keep their English names: the CSV's, the tests').
+COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswith(("column_", "board_column_"))}
 
 BOARD_HELP = english("results_board_help")
 
@@ -80,15 +80,22 @@ def board_sets(store: Store) -> tuple[Any, Any]:
     )
 
 
-def board_outputs(store: Store, model_set: Any, studies: Any) -> list[Any]:
-    """The cross-study board: its words (headline, takeaways), the systems and the sources."""
-    view = pairwise_board.cross_study_view(store, model_set, studies)
+def board_outputs(store: Store, model_set: Any, studies: Any, request: gr.Request | None = None) -> list[Any]:
+    """The cross-study board: its words (headline, takeaways), the systems and the sources, in the
+    browser's language."""
+    lang = language_of_request(request)
+    view = pairwise_board.cross_study_view(store, model_set, studies, lang=lang)
     words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"][1:])
     return [
         f"**{markdown_literal(view['headline'])}**\n\n**{markdown_literal(view['takeaway'])}**\n\n{words}",
-        shown(view["table"]),
-        shown(view["sources"]),
+        shown(columns_in(view["table"], lang)),
+        shown(columns_in(view["sources"], lang)),
     ]
+
+
+def columns_in(table: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """`table` with its column names in `lang` (a Dataframe's header is not translated in the browser)."""
+    return table.rename(columns=COLUMNS_ZH) if lang == "zh" else table
 
 
 class ResultsView(NamedTuple):
@@ -127,7 +134,7 @@ def on_tab(store: Store, current: Any) -> Any:
 
 
 def on_show(store: Store, model: Callable[[], Any], study_id: Any, scenarios: Any, raters: Any, ppl: Any,
-            progress: Any = gr.Progress()) -> ResultsView:  # fmt: skip
+            request: gr.Request | None = None, progress: Any = gr.Progress()) -> ResultsView:  # fmt: skip
     """A published study's report (a pairwise study's leaderboard where the 1-5 tables would be)."""
     if study_id in (None, ""):  # nothing chosen (or nothing published): one line, no error badges
         options, _ = latest_study(store)
@@ -140,7 +147,7 @@ def on_show(store: Store, model: Callable[[], Any], study_id: Any, scenarios: An
 
     study = store.get_study(int(study_id)) if str(study_id).strip().isdigit() else None
     if study is not None and study.design == "pairwise":
-        return pairwise_outputs(store, study_id)
+        return pairwise_outputs(store, study_id, language_of_request(request))
     view = compute_view(store, study_id, scenarios, raters, model() if ppl else None, progress=scored)
     s = view["stats"]
     return ResultsView(
@@ -152,21 +159,25 @@ def on_show(store: Store, model: Callable[[], Any], study_id: Any, scenarios: An
     )  # fmt: skip
 
 
-def pairwise_outputs(store: Store, study_id: Any) -> ResultsView:
-    """A pairwise study: the leaderboard (Bradley-Terry, Elo scale) where the 1-5 tables would be."""
-    view = pairwise_view(store, int(study_id))
+def pairwise_outputs(store: Store, study_id: Any, lang: str = "en") -> ResultsView:
+    """A pairwise study: the leaderboard (Bradley-Terry, Elo scale) where the 1-5 tables would be, in `lang`."""
+    view = pairwise_view(store, int(study_id), lang=lang)
     hide = gr.update(value=None, visible=False)
     words = "\n".join(f"- {markdown_literal(line)}" for line in view["lines"])
-    url = present_url(int(study_id))
+    url = present_url(int(study_id))  # /present follows the browser's language itself
+    kept = messages.text("present_was_the_blind_kept", lang)
     story = (
         f"**{markdown_literal(view['takeaway'])}**\n\n"
-        + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in view["blinding"])
-        + f"[Presentation view for stakeholders: {url}]({url})"
+        + "".join(f"**{kept}** {markdown_literal(line)}\n\n" for line in view["blinding"])
+        + f"[{messages.text('results_present_link', lang, url=url)}]({url})"
     )
     csv = shown(write_csv(view["table"], int(study_id))) if len(view["table"]) else hide
-    head = f"### {markdown_literal(view['name'])}\n{view['headline']} · pairwise (A vs B votes)"
-    return ResultsView._make([head, shown(view["table"]), hide, hide, csv, *[hide] * 4, gr.update(choices=[]),
-                              gr.update(choices=[]), PAIRWISE_HELP + "\n\n" + words, *[hide] * 3, story, hide])  # fmt: skip
+    kind = messages.text("results_pairwise_kind", lang)
+    head = f"### {markdown_literal(view['name'])}\n{markdown_literal(view['headline'])} · {kind}"
+    help_text = messages.text("results_pairwise_help", lang)
+    return ResultsView._make([head, shown(columns_in(view["table"], lang)), hide, hide, csv, *[hide] * 4,
+                              gr.update(choices=[]), gr.update(choices=[]), help_text + "\n\n" + words, *[hide] * 3,
+                              story, hide])  # fmt: skip
 
 
 def on_board_set(store: Store, model_set: Any) -> Any:
@@ -234,15 +245,20 @@ def _board(c: SimpleNamespace) -> None:
 def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     store, private = store_for(ctx), dict(api_visibility="private")
     sets = handler(board_sets, store)
-    c.refresh.click(handler(on_refresh, store), None, c.study, api_name="results_studies")
+    c.refresh.click(
+        handler(on_refresh, store), None, c.study, api_name="results_studies", api_visibility="undocumented"
+    )
     c.refresh.click(sets, None, [c.board_set, c.board_studies], **private)
     c.board_set.input(handler(on_board_set, store), c.board_set, c.board_studies, **private)
     board = [c.board_words, c.board_table, c.board_sources]
-    c.board_show.click(handler(board_outputs, store), [c.board_set, c.board_studies], board, api_name="results_board")
+    board_inputs = [c.board_set, c.board_studies]
+    c.board_show.click(
+        handler(board_outputs, store), board_inputs, board, api_name="results_board", api_visibility="undocumented"
+    )
     outputs = [c.headline, c.table, c.bars, c.scatter, c.csv_file, c.pairwise, c.friedman, c.agreement, c.correlation,
                c.scenario, c.rater, c.verdict, c.mixed, c.components, c.position, c.takeaway, c.length_adjusted]  # fmt: skip
     show, inputs = handler(on_show, store, ctx.model), [c.study, c.scenario, c.rater, c.with_ppl]
-    c.show.click(show, inputs, outputs, api_name="results_show")
+    c.show.click(show, inputs, outputs, api_name="results_show", api_visibility="undocumented")
     c.study.change(show, inputs, outputs, **private)
     # the study box is filled on a fresh load too, not only when the tab is picked (its .change shows it)
     ctx.extras.setdefault("loaders", []).append((handler(on_tab, store), [c.study], [c.study]))

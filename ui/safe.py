@@ -10,7 +10,7 @@ import html
 
 from markdown_it import MarkdownIt
 
-from arena.text import markdown_literal
+from arena.inputs.text import markdown_literal
 
 
 def md_text(text: object) -> str:

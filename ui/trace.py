@@ -17,10 +17,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from arena import runner
-from arena.llm import LoadedModel
-from arena.requests import RunRequest
-from arena.zerogpu import friendly_error
+from arena.model.llm import LoadedModel
+from arena.model.zerogpu import friendly_error
+from arena.runs import runner
+from arena.runs.requests import RunRequest
 from common.messages import english
 from decoders.multiarm import MultiArmTrace
 from decoders.multiarm.trace import ArmEvent, ArmStep
@@ -50,7 +50,7 @@ def run_trace(
 ) -> TraceRun:
     """One Multi-Arm generation; its trace, answer text and effective settings. The generation runs
     in process (Multi-Arm drives the model step by step, whatever the engine setting), through
-    `arena.runner.run_trace`: admitted as Compare's run (a study's prompt is refused), then
+    `arena.runs.runner.run_trace`: admitted as Compare's run (a study's prompt is refused), then
     `LocalEngine.trace`, Compare's own warm-up, timed generation and result on the same plain-data
     GPU path (a ZeroGPU task there), under the model's lock."""
     out = runner.run_trace(
@@ -231,6 +231,7 @@ def build(ctx: AppContext) -> None:
         [prompt, raw, seed, max_new],
         [answer, plot, arms, events],
         api_name="multiarm_trace",
+        api_visibility="undocumented",
         concurrency_limit=1,
         concurrency_id=admission.GENERATION,
         validator=admission.validator(4),  # as Compare's: one run per tab, a bounded wait

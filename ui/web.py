@@ -5,7 +5,7 @@
 * **Invite links** (`?invite=CODE` on any page): the code goes into an HttpOnly, SameSite=Strict
   cookie and the browser is sent on to the rating page, `/rate`, at a clean address. The code is then
   in no address bar, history entry, screenshot or later request line; the rating handlers read the
-  cookie on the server (arena/sessions.py). A browser holding that cookie that asks for the main
+  cookie on the server (arena/access/sessions.py). A browser holding that cookie that asks for the main
   page is sent to `/rate` too: an invited rater sees a page with nothing but rating on it, also when
   the app runs in full mode.
 * **No seat swaps from elsewhere** (issue 32, route 4). A link on another site to `/?invite=OTHER`
@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from arena import invites, sessions
+from arena.access import invites, sessions
 
 RATE_PAGE = "rate"  # the rating-only page (app.py builds it with Blocks.route)
 UPLOAD_PATH = "/gradio_api/upload"

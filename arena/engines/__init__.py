@@ -15,13 +15,14 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-from .. import settings
-from ..llm import LoadedModel, with_variants
-from ..llm import model_choices as llm_model_choices
+from arena import settings
+from arena.model.llm import LoadedModel, with_variants
+from arena.model.llm import model_choices as llm_model_choices
+
 from .base import Engine
 from .dummy import DummyEngine
 from .llamacpp import LlamaCppEngine
-from .local import LocalEngine
+from .local import LocalEngine, compiled
 from .vllm import VllmEngine, servers
 
 LOCAL = LocalEngine()  # stateless: the model and its lock travel with each call
@@ -101,7 +102,7 @@ def engine_for(lm: LoadedModel) -> Engine:
 def model_choices(default: str) -> list[str]:
     """The models a user may pick (Compare's grid, the Organizer's studies), `default` (the app's
     own) first: in process, every embedded model installed here, each with its int8 and other-float
-    variants (`arena.llm.with_variants`); on vLLM, the models `ARENA_VLLM_SERVERS` maps to a server
+    variants (`arena.model.llm.with_variants`); on vLLM, the models `ARENA_VLLM_SERVERS` maps to a server
     (a server runs its own weights' precision, so no variants)."""
     name = engine_name()
     if name == "llamacpp":  # the GGUF's own weights run: no precision variants
@@ -114,9 +115,12 @@ def model_choices(default: str) -> list[str]:
 def prepare(lm: LoadedModel) -> None:
     """What the configured engine needs before the app serves (app.py, at start): llama.cpp checks its
     library and loads the model's GGUF, so a missing library or a model without a GGUF stops the app
-    with one line. Other engines report problems on the first run, as before."""
+    with one line. transformers starts compiling the model's decode in the background where
+    `ARENA_COMPILE` wants it (a CUDA GPU that stays up). Other engines report problems on the first run."""
     if engine_name() == "llamacpp":
         LLAMACPP.prepare(lm)
+    elif engine_name() == "transformers":
+        compiled.start(lm)
 
 
 def use(name: str | None) -> None:

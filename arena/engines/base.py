@@ -3,7 +3,7 @@
 An engine turns requests into outputs: `stream_methods` (Compare: partial texts, then each
 method's timed result), `run_methods` (the CLI, the benchmark: the results only) and
 `generate_slots` (a study's missing outputs, in whatever grouping the engine does best). What it
-is given and gives back is in arena/requests.py. `lm` is the app's model: its tokenizer encodes
+is given and gives back is in arena/runs/requests.py. `lm` is the app's model: its tokenizer encodes
 prompts and decodes tokens for every engine; only the in-process engine runs its weights.
 """
 
@@ -15,12 +15,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import decoders
+from arena.model.llm import LoadedModel
+from arena.runs.requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent
 from common.errors import UserError
-
-from ..llm import LoadedModel
-from ..requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent
+from common.messages import text
 
 StopFn = Callable[[], bool]
+
+
+def model_notes(lm: LoadedModel, lang: str = "en") -> list[str]:
+    """The model's notes for the line under it (its licence; raw continuation for a base model), in `lang`."""
+    notes = [text("engine_note_licence", lang, licence=lm.licence)] if lm.licence else []
+    return notes + ([] if lm.has_chat_template else [text("engine_note_base", lang)])
 
 
 class Engine(ABC):
@@ -40,8 +46,8 @@ class Engine(ABC):
             )
 
     @abstractmethod
-    def describe(self, lm: LoadedModel) -> str:
-        """One Markdown line for Compare's header: where outputs come from."""
+    def describe(self, lm: LoadedModel, lang: str = "en") -> str:
+        """One Markdown line for Compare's header, in `lang`: where outputs come from."""
 
     def model_label(self, lm: LoadedModel) -> str:
         """What a stored output's model column says."""

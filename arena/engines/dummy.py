@@ -7,6 +7,10 @@ time and two methods or seeds differ. Requests are validated as by the real engi
 is the same `UserError`), methods come in `run_order`, streaming methods arrive a word at a time
 and whole-output ones (beam search) at once, a set `cancel` stops at the next word. Timing is made
 up and says so in each result's settings: 10 ms to the first token, then 2 ms per token.
+With a token delay (`ARENA_DUMMY_TOKEN_DELAY`, or `DummyEngine(token_delay_s)`) every word of every
+method takes that long in real time, beam search's too, and the timing is that waiting, measured:
+a run then holds the generation slot, streams, can be stopped and shows progress as a model's would,
+without a model's CPU (the browser and live-app tests where the text is not the point).
 A study's slots are generated one at a time, each with its own seed (no batches).
 """
 
@@ -19,9 +23,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import decoders
-
-from ..llm import LoadedModel
-from ..requests import (
+from arena import settings
+from arena.model.llm import LoadedModel
+from arena.runs.requests import (
     Generated,
     MethodResult,
     RunRequest,
@@ -32,6 +36,8 @@ from ..requests import (
     run_order,
     validate_request,
 )
+from common.messages import text
+
 from .base import Engine, StopFn
 
 WORDS = (
@@ -46,11 +52,18 @@ class DummyEngine(Engine):
     name = "dummy"
     in_process = True  # nothing leaves the process (and nothing runs in it either)
 
-    def __init__(self, token_delay_s: float = 0.0):
-        self.token_delay_s = token_delay_s  # > 0: real time between streamed words, for tests of waiting
+    def __init__(self, token_delay_s: float | None = None):
+        self._token_delay_s = token_delay_s  # None: the app's setting, read at each run
 
-    def describe(self, lm: LoadedModel) -> str:
-        return "**Engine:** dummy · fake text and timing, for tests (ARENA_ENGINE=dummy)"
+    @property
+    def token_delay_s(self) -> float:
+        """Real seconds per fake token (0: none; nothing waits)."""
+        if self._token_delay_s is None:
+            return settings.current().dummy_token_delay_s
+        return self._token_delay_s
+
+    def describe(self, lm: LoadedModel, lang: str = "en") -> str:
+        return text("engine_dummy", lang)
 
     def model_label(self, lm: LoadedModel) -> str:
         return "dummy engine (fake text)"
@@ -63,24 +76,33 @@ class DummyEngine(Engine):
         n = rng.randint(max(1, req.max_new_tokens // 2), req.max_new_tokens)
         return [rng.randrange(len(WORDS)) for _ in range(n)]
 
-    def result(self, req: RunRequest, method: str, ids: list[int]) -> MethodResult:
+    def result(
+        self, req: RunRequest, method: str, ids: list[int], waited_ms: tuple[float, float] | None = None
+    ) -> MethodResult:
+        """The method's result; `waited_ms` (to the first token, to the last) is the token delay's real
+        time, reported as the timing in place of the made-up one."""
         n = len(ids)
-        latency = FIRST_TOKEN_MS + PER_TOKEN_MS * (n - 1)
-        settings: dict[str, Any] = {
+        ttft, latency = waited_ms or (FIRST_TOKEN_MS, FIRST_TOKEN_MS + PER_TOKEN_MS * (n - 1))
+        measured = (
+            "the dummy engine's token delay (ARENA_DUMMY_TOKEN_DELAY), waited in real time; no model ran"
+            if waited_ms
+            else "not measured: the dummy engine makes its timing up"
+        )
+        method_settings: dict[str, Any] = {
             "method": method,
             **decoders.get(method).resolve(req.settings.get(method)),
             "max_new_tokens": req.max_new_tokens,
             "engine": {"name": self.name},
-            "timing": {"measured": "not measured: the dummy engine makes its timing up"},
+            "timing": {"measured": measured},
         }
         return MethodResult(
             method=method,
             text=" ".join(WORDS[i] for i in ids),
             new_tokens=n,
-            ttft_ms=FIRST_TOKEN_MS,
-            latency_ms=latency,
+            ttft_ms=round(ttft, 3),
+            latency_ms=round(latency, 3),
             tokens_per_s=round(n / (latency / 1000), 3),
-            settings=settings,
+            settings=method_settings,
             seed=req.seed,
             prompt_tokens=len(req.prompt.split()),
             finish_reason="length" if n == req.max_new_tokens else "eos",
@@ -105,14 +127,18 @@ class DummyEngine(Engine):
                     return
                 yield StreamEvent(method, "", None, position, len(order))
                 ids = self.words(req, method, str(getattr(lm, "name", "")))
-                if decoders.get(method).streams:
-                    for k in range(1, len(ids) + 1):
-                        if self.token_delay_s:
-                            time.sleep(self.token_delay_s)
-                        if cancel.is_set():
-                            return
+                streams, delay = decoders.get(method).streams, self.token_delay_s
+                started, first = time.perf_counter(), 0.0
+                for k in range(1, len(ids) + 1 if streams or delay else 1):
+                    if delay and cancel.wait(delay):  # Stop ends the wait, as a model's next token
+                        return
+                    if cancel.is_set():
+                        return
+                    first = first or time.perf_counter()
+                    if streams:
                         yield StreamEvent(method, " ".join(WORDS[i] for i in ids[:k]), None, position, len(order))
-                result = self.result(req, method, ids)
+                waited = ((first - started) * 1000, (time.perf_counter() - started) * 1000) if delay else None
+                result = self.result(req, method, ids, waited)
                 yield StreamEvent(method, result.text, result, position, len(order))
         finally:
             cancel.set()

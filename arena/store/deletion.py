@@ -19,6 +19,7 @@ from .schema import (
     ratings,
     skips,
     studies,
+    study_accounts,
     study_raters,
     votes,
 )
@@ -88,6 +89,7 @@ class DeletionStore(StoreBase):
                     "the study changed while its backup was being written (new ratings or outputs); "
                     "nothing was deleted: try again"
                 )
+            conn.execute(study_accounts.delete().where(study_accounts.c.study_id == sid))  # a setting, not data
             # marks that a pairwise question was answered, with no answer in them: not counted
             conn.execute(pair_guess_marks.delete().where(pair_guess_marks.c.item_id.in_(item_ids)))
             counts = {

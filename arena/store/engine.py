@@ -12,9 +12,8 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from arena import settings
 from common.errors import UserError
-
-from .. import settings
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # The databases the store is written and tested for; any other URL is refused up front.

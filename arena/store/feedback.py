@@ -4,7 +4,7 @@ responses, and the per-dimension "can't judge" answer (stored in `ratings` as a 
 
 `FeedbackStore` is a base of `Store` (store.py); its methods use the store's transactions. Flags
 and skips are stored per output id and item id: the blind letter a rater used is turned into an
-output id on the server (arena/blind.py), and nothing here goes back to a rater's browser.
+output id on the server (arena/rating/blind.py), and nothing here goes back to a rater's browser.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 from sqlalchemy import Table, and_, delete, func, select
 
+from arena.inputs.text import printable
 from common.errors import UserError
 from common.rubric import Rubric
 
-from ..text import printable
 from .rating_store import RatingStore
 from .rows import Flag, Skip, T, from_row
 from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow

@@ -13,6 +13,7 @@ from .rows import Enrolment, from_row
 from .schema import (
     assignments,
     raters,
+    study_accounts,
     study_raters,
     utcnow,
 )
@@ -148,6 +149,37 @@ class RaterStore(StoreBase):
                 .order_by(study_raters.c.rater_index)
             ).mappings()
             return [_enrolment(r) for r in rows]
+
+    def seat_key(self, study_id: int, rater_id: int) -> str | None:
+        """The key (a code's or an account's hash) of a rater's seat in a study, None without one."""
+        with self.read() as conn:
+            found = conn.execute(
+                select(study_raters.c.code_hash).where(
+                    study_raters.c.study_id == int(study_id), study_raters.c.rater_id == int(rater_id)
+                )
+            ).scalar()
+        return None if found is None else str(found)
+
+    # ---- Hugging Face sign-in: which accounts a study lets in (arena/access/accounts.py) ---------------
+
+    def account_access(self, study_id: int | None = None) -> dict[int, str]:
+        """{study id: its account access as JSON} for every study that lets accounts in (or for
+        `study_id` alone: empty if it lets none in)."""
+        query = select(study_accounts.c.study_id, study_accounts.c.access)
+        if study_id is not None:
+            query = query.where(study_accounts.c.study_id == int(study_id))
+        with self.read() as conn:
+            rows = conn.execute(query).all()
+        return {int(r.study_id): str(r.access) for r in rows}
+
+    def set_account_access(self, study_id: int, access: str | None) -> None:
+        """Let accounts into a study by `access` (JSON), or no account at all (None). Seats already
+        taken stay, as an invited rater's do when no new codes are made."""
+        sid = int(study_id)
+        with self.write() as conn:
+            conn.execute(study_accounts.delete().where(study_accounts.c.study_id == sid))
+            if access is not None:
+                conn.execute(study_accounts.insert().values(study_id=sid, access=access, updated_at=utcnow()))
 
     def assignment(self, rater_id: int, item_id: int) -> dict[int, int]:
         """{position: output_id} shown to this rater for this item; empty if never shown."""

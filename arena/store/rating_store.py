@@ -21,6 +21,7 @@ from .schema import (
     outputs,
     raters,
     rating_scores,
+    rating_texts,
     ratings,
     studies,
     study_raters,
@@ -56,11 +57,13 @@ def cant_judge_values(dims: Iterable[str]) -> dict[str, bool]:
 
 @dataclass(frozen=True)
 class CheckedRating:
-    """One rating already checked (`checked_rating`, or arena/blind.py on a rater's submit):
+    """One rating already checked (`checked_rating`, or arena/rating/blind.py on a rater's submit):
     `Store.save_ratings` writes it as it is, so a submit is validated once."""
 
     output_id: int
-    scores: Mapping[str, int | None]  # every dimension of the study's rubric: a score, or None (can't judge)
+    # every question of the study's rubric: a stored value (a whole number; a text question's text, only
+    # when given: a comment is optional), or None (can't judge)
+    scores: Mapping[str, int | str | None]
     cant_judge: frozenset[str] = frozenset()
     comment: str | None = None
     position: int | None = None
@@ -75,7 +78,9 @@ def checked_rating(row: Mapping[str, Any], rubric: Rubric = DEFAULT_RUBRIC) -> C
     return CheckedRating(
         output_id=int(row["output_id"]),
         scores={
-            d.name: None if d.name in cant else check_dimension_score(d, row.get(d.name)) for d in rubric.dimensions
+            d.name: None if d.name in cant else check_dimension_score(d, row.get(d.name))
+            for d in rubric.dimensions
+            if d.required or d.name in cant or row.get(d.name) not in (None, "")
         },
         cant_judge=frozenset(cant),
         comment=clean_comment(row.get("comment")),
@@ -101,7 +106,7 @@ class RatingStore(StoreBase):
         `CheckedRating` is written as it is (it was checked when it was made). With a rubric of the
         study's own, the scores go to `rating_scores`, one row per dimension."""
         rubric = rubric or DEFAULT_RUBRIC
-        own = not rubric.is_default
+        own = not rubric.in_rating_columns
         now = utcnow()
         clean, long_scores = [], []
         for row in rows:
@@ -125,12 +130,18 @@ class RatingStore(StoreBase):
             # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
             conn.execute(self._ratings_upsert(), clean)
             if own:
-                self._save_rating_scores(conn, int(rater_id), clean, long_scores)
+                self._save_rating_scores(conn, int(rater_id), clean, long_scores, rubric)
 
     def _save_rating_scores(
-        self, conn: Any, rater_id: int, rows: Sequence[Mapping[str, Any]], scores: Sequence[Mapping[str, int | None]]
+        self,
+        conn: Any,
+        rater_id: int,
+        rows: Sequence[Mapping[str, Any]],
+        scores: Sequence[Mapping[str, int | str | None]],
+        rubric: Rubric,
     ) -> None:
-        """The rubric's scores of ratings just upserted, one `rating_scores` row per dimension (replaced)."""
+        """The rubric's answers of ratings just upserted (replaced): one `rating_scores` row per question
+        with a stored number, one `rating_texts` row per text answer given."""
         ids = dict(
             conn.execute(
                 select(ratings.c.output_id, ratings.c.id).where(
@@ -139,15 +150,26 @@ class RatingStore(StoreBase):
             ).all()
         )
         rating_ids = [int(ids[r["output_id"]]) for r in rows]
+        texts = {d.name for d in rubric.dimensions if not d.values}
         conn.execute(delete(rating_scores).where(rating_scores.c.rating_id.in_(rating_ids)))
-        conn.execute(
-            rating_scores.insert(),
-            [
-                {"rating_id": rid, "dimension": dim, "score": score, "cant_judge": score is None}
+        numbers = [
+            {"rating_id": rid, "dimension": dim, "score": score, "cant_judge": score is None}
+            for rid, given in zip(rating_ids, scores, strict=True)
+            for dim, score in given.items()
+            if dim not in texts
+        ]
+        if numbers:
+            conn.execute(rating_scores.insert(), numbers)
+        if texts:
+            conn.execute(delete(rating_texts).where(rating_texts.c.rating_id.in_(rating_ids)))
+            said = [
+                {"rating_id": rid, "question": dim, "text": str(answer)}
                 for rid, given in zip(rating_ids, scores, strict=True)
-                for dim, score in given.items()
-            ],
-        )
+                for dim, answer in given.items()
+                if dim in texts and answer
+            ]
+            if said:
+                conn.execute(rating_texts.insert(), said)
 
     def _ratings_upsert(self):
         """The ratings upsert, built once per store: building it and its cache key took ~0.5 ms of CPU per submit."""
@@ -200,17 +222,26 @@ class RatingStore(StoreBase):
             own = self._scores_of(conn, [int(r["id"]) for r in rows])
         return {int(r["output_id"]): from_row(Rating, r, scores=own.get(int(r["id"]), {})) for r in rows}
 
-    def _scores_of(self, conn: Any, rating_ids: Sequence[int]) -> dict[int, dict[str, int | None]]:
-        """{rating id: {dimension: score or None}} of the ratings kept in `rating_scores` (another rubric's)."""
-        out: dict[int, dict[str, int | None]] = {}
+    def _scores_of(self, conn: Any, rating_ids: Sequence[int]) -> dict[int, dict[str, int | str | None]]:
+        """{rating id: {question: score or None, or a text question's text}} of the ratings kept in
+        `rating_scores` and `rating_texts` (another rubric's)."""
+        out: dict[int, dict[str, int | str | None]] = {}
         for chunk in range(0, len(rating_ids), 5000):  # SQLite caps a statement's parameters
+            ids = list(rating_ids[chunk : chunk + 5000])
             rows = conn.execute(
                 select(rating_scores.c.rating_id, rating_scores.c.dimension, rating_scores.c.score).where(
-                    rating_scores.c.rating_id.in_(list(rating_ids[chunk : chunk + 5000]))
+                    rating_scores.c.rating_id.in_(ids)
                 )
             ).all()
             for rid, dim, score in rows:
                 out.setdefault(int(rid), {})[str(dim)] = None if score is None else int(score)
+            said = conn.execute(
+                select(rating_texts.c.rating_id, rating_texts.c.question, rating_texts.c.text).where(
+                    rating_texts.c.rating_id.in_(ids)
+                )
+            ).all()
+            for rid, question, answer in said:
+                out.setdefault(int(rid), {})[str(question)] = str(answer)
         return out
 
     def attention_of(self, study_id: int) -> dict[str, bool]:
@@ -268,7 +299,7 @@ class RatingStore(StoreBase):
         )
         if study_id is not None:
             query = query.where(studies.c.id == int(study_id))
-        # An attention item's responses are instructions, not a method's text (arena/attention.py).
+        # An attention item's responses are instructions, not a method's text (arena/rating/attention.py).
         query = query.where(items.c.attention.is_(None))
         query = query.order_by(studies.c.id, items.c.ordinal, outputs.c.method, outputs.c.sample_index)
         with self.read() as conn:
@@ -300,14 +331,14 @@ class RatingStore(StoreBase):
         a study whose raters answered any has `attention_passed` per rating (None: not recorded)."""
         rubric = self.study_rubric(study_id)
         columns = rating_columns(rubric) + EXTRA_COLUMNS
-        if rubric.is_default:  # the common case, as tuples straight from one query (no dict per rating)
+        if rubric.in_rating_columns:  # the common case, as tuples straight from one query (no dict per rating)
             with self.read() as conn:
                 every = conn.execute(self._rating_join((*columns, "item_attention"), study_id)).all()
             rows = [tuple(r)[:-1] for r in every if r[-1] is None]
         else:
             records = self.rating_records((*columns, "item_attention"), study_id)
             rows = [tuple(r[c] for c in columns) for r in records if not r["item_attention"]]
-        frame = _frame(rows, columns, rubric.names)
+        frame = _frame(rows, columns, [d.name for d in rubric.dimensions if d.values])  # a text stays text
         attention = self.attention_of(study_id) if study_id is not None else {}
         if attention:
             frame["attention_passed"] = pd.Series(
@@ -320,7 +351,7 @@ class RatingStore(StoreBase):
         export), for a study with its own rubric its dimension names, and SCORES_KEY: {dimension: score}
         of a rating kept in `rating_scores` (empty for the default rubric's), in any study."""
         rubric = self.study_rubric(study_id)
-        own = [c for c in columns if c in rubric.names] if not rubric.is_default else []
+        own = [c for c in columns if c in rubric.names] if not rubric.in_rating_columns else []
         query_columns = [c for c in columns if c not in own and c != SCORES_KEY]
         wanted = bool(own) or SCORES_KEY in columns
         if wanted and "rating_id" not in query_columns:

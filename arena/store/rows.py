@@ -45,6 +45,8 @@ class Study:
     design: str = "scores"  # "scores" (on the rubric's scales) or "pairwise" (A vs B votes)
     rubric: Rubric = DEFAULT_RUBRIC  # the questions raters answer; studies from before schema 8: the default
     exclusion_rules: tuple[str, ...] = ()  # evaluation.human.quality.RULES names chosen at creation
+    # The file an imported study's ratings came from; None: rated in this app (its blind, its outputs).
+    imported_from: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> Study:
@@ -58,7 +60,14 @@ class Study:
             settings=json.loads(row["settings"] or "{}"),
             guess_methods=tuple(json.loads(row.get("guess_methods") or "[]")),
             scorer_model=row.get("scorer_model") or None,
+            imported_from=row.get("imported_from") or None,
         )
+
+    @property
+    def generated(self) -> bool:
+        """Whether the app generated this study's outputs from its methods (a study made here), rather
+        than storing them as given (a quick rating from Compare, an imported study)."""
+        return self.kind == "study" and self.imported_from is None
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,7 @@ class Item:
     prompt: str
     raw: bool  # the prompt goes to the model as is, without the chat template
     created_at: datetime
-    attention: str | None = None  # JSON of an attention item (arena/attention.py); None: a real item
+    attention: str | None = None  # JSON of an attention item (arena/rating/attention.py); None: a real item
 
 
 @dataclass(frozen=True)
@@ -122,11 +131,12 @@ class Rating:
     updated_at: datetime
     # A study with its own rubric: {dimension: score, or None for can't judge} (the three columns above
     # are then None); empty for the default rubric, whose scores are the three columns.
-    scores: Mapping[str, int | None] = field(default_factory=dict)
+    scores: Mapping[str, int | str | None] = field(default_factory=dict)
 
-    def score(self, dimension: str) -> int | None:
-        """The score on `dimension` (None: can't judge), from whichever place the study's rubric keeps it."""
-        return self.scores[dimension] if self.scores else getattr(self, dimension)
+    def score(self, dimension: str) -> int | str | None:
+        """The score on `dimension` (None: can't judge, or an optional question left empty), from
+        whichever place the study's rubric keeps it; a text question's answer is its text."""
+        return self.scores.get(dimension) if self.scores else getattr(self, dimension)
 
 
 __all__ = ["Enrolment", "Guess", "Item", "Output", "Rating", "Study", "from_row"]

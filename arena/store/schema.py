@@ -29,11 +29,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator
 
-from ..dimensions import SCORE_COLUMNS
+from arena.rating.dimensions import SCORE_COLUMNS
 
 STUDY_STATES: tuple[str, ...] = ("draft", "open", "closed", "published")
 # How raters judge a study's outputs: "scores" (every response 1-5 on each dimension) or
-# "pairwise" (two responses, one vote: A better, B better, tie, both bad; arena/pair_rating.py).
+# "pairwise" (two responses, one vote: A better, B better, tie, both bad; arena/rating/pair_rating.py).
 STUDY_DESIGNS: tuple[str, ...] = ("scores", "pairwise")
 VOTE_WINNERS: tuple[str, ...] = ("a", "b", "tie", "bothbad")
 
@@ -96,7 +96,7 @@ studies = Table(
     Column("state", String(20), nullable=False, default="open"),
     Column("guidelines", Text, nullable=True),  # for raters, Markdown; NULL = the app's default
     # JSON list of the methods raters are asked to pick out after scoring an item ("Which response
-    # do you think came from METHOD?"), in the order asked; NULL or [] = no question (arena/guessing.py).
+    # do you think came from METHOD?"), in the order asked; NULL or [] = no question (arena/rating/guessing.py).
     Column("guess_methods", Text, nullable=True),
     # The model whose perplexity Results shows for every system of the study (a study over several
     # models has one scorer); NULL = the app's model, as for studies from before schema 5.
@@ -108,6 +108,9 @@ studies = Table(
     Column("rubric", Text, nullable=True),
     # Exclusion rules chosen at creation (JSON list of evaluation.human.quality.RULES names); NULL = none.
     Column("exclusion_rules", Text, nullable=True),
+    # The file an imported study's ratings came from (its name only): they were collected outside this
+    # app, which ran neither their blind nor their generation. NULL = rated here, every study before schema 9.
+    Column("imported_from", String(300), nullable=True),
 )
 
 items = Table(
@@ -123,7 +126,7 @@ items = Table(
     Column("prompt", Text, nullable=False),
     Column("raw", Boolean, nullable=False, default=False),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
-    # An attention item (arena/attention.py): JSON {"instruction": ..., "expect": score}, NULL for a
+    # An attention item (arena/rating/attention.py): JSON {"instruction": ..., "expect": score}, NULL for a
     # real item. Its responses say what to answer; the analysis never counts its ratings.
     Column("attention", Text, nullable=True),
     UniqueConstraint("study_id", "ordinal", name="uq_items_study_ordinal"),
@@ -170,7 +173,7 @@ study_raters = Table(
     # stored. NULL = enrolled without a code yet (e.g. a rater from before invites), cannot rate.
     Column("code_hash", String(64), nullable=True),
     Column("revoked_at", UTCDateTime, nullable=True),
-    # Seeds this rater's secret method-to-symbol permutation and block shuffles (arena/blind.py).
+    # Seeds this rater's secret method-to-symbol permutation and block shuffles (arena/rating/blind.py).
     Column("order_seed", BigInteger, nullable=True),
     # Whether the rater answered every attention item of the study as instructed: NULL until they
     # answer one (or never recorded, for an imported study), FALSE once they fail any.
@@ -225,6 +228,19 @@ rating_scores = Table(
     Column("cant_judge", Boolean, nullable=False, default=False),
     UniqueConstraint("rating_id", "dimension", name="uq_rating_scores_rating_dimension"),
     CheckConstraint("(score IS NULL) = cant_judge", name="ck_rating_scores_cant_judge"),
+)
+
+# The answers to a rubric's text questions (common/questions/text.py): one row per rating and question.
+# Kept apart from `rating_scores` so that table stays whole numbers with its checks, and no statistic
+# reading scores can meet a comment.
+rating_texts = Table(
+    "rating_texts",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rating_id", Integer, ForeignKey("ratings.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("question", String(60), nullable=False),
+    Column("text", Text, nullable=False),
+    UniqueConstraint("rating_id", "question", name="uq_rating_texts_rating_question"),
 )
 
 # A rater's "skip this item", with a reason: the item counts as handled for their progress and has
@@ -287,7 +303,7 @@ guesses = Table(
 
 # A rater's answer to the blind question on a pair that did not hold the target (pairwise studies):
 # only the mark that they answered it, never the answer (there is no right one, nothing is scored or
-# exported), so that the pair is not asked again, as one that held the target (arena/pair_rating.py).
+# exported), so that the pair is not asked again, as one that held the target (arena/rating/pair_rating.py).
 pair_guess_marks = Table(
     "pair_guess_marks",
     metadata,
@@ -301,7 +317,7 @@ pair_guess_marks = Table(
 
 # A rater's vote on the pair of responses of one item they were shown in a pairwise study: which
 # output stood left (A) and right (B) for them, and the winner. One per rater and item; voting again
-# replaces it. `reasons` is a JSON list of REASONS keys (arena/pair_rating.py), `note` free text.
+# replaces it. `reasons` is a JSON list of REASONS keys (arena/rating/pair_rating.py), `note` free text.
 votes = Table(
     "votes",
     metadata,
@@ -320,6 +336,18 @@ votes = Table(
     CheckConstraint("output_a <> output_b", name="ck_votes_two_outputs"),
 )
 
+# Which Hugging Face accounts may take a seat in a study by signing in (arena/access/accounts.py): one row
+# per study that allows it, none for a study open to invite codes only. `access` is JSON: the account
+# and organisation names allowed, the pseudonyms chosen for some of them, and whether anyone signed in
+# may rate. The seats themselves are `study_raters` rows, keyed like a code's (arena/access/accounts.py).
+study_accounts = Table(
+    "study_accounts",
+    metadata,
+    Column("study_id", Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True),
+    Column("access", Text, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
+)
+
 # One row: the schema version this code last upgraded the database to (for future migrations).
 schema_info = Table(
     "arena_schema",
@@ -332,5 +360,6 @@ schema_info = Table(
 # 3: nullable scores with cant_judge_* flags; skips; flags. 4: guesses, studies.guess_methods.
 # 5: studies.scorer_model. 6: studies.design, votes (pairwise studies). 7: pair_guess_marks.
 # 8: studies.rubric, studies.exclusion_rules, items.attention, study_raters.attention_passed,
-# rating_scores (a rubric per study, attention items).
-SCHEMA_VERSION = 8
+# rating_scores (a rubric per study, attention items). 9: studies.imported_from (ratings collected elsewhere).
+# 10: study_accounts (Hugging Face sign-in). 11: rating_texts (a rubric's text questions).
+SCHEMA_VERSION = 11

@@ -50,9 +50,11 @@ class StudyStore(StoreBase):
         design: str = "scores",
         rubric: Rubric | None = None,
         exclusion_rules: Sequence[str] = (),
+        imported_from: str | None = None,
     ) -> int:
         """Store a study (and `items_`, as `add_items` takes them) in one transaction: all or nothing.
-        `rubric` None or the default: stored as NULL, as every study from before rubrics."""
+        `rubric` None or the default: stored as NULL, as every study from before rubrics.
+        `imported_from`: the file an imported study's ratings came from (arena/files/long_import.py)."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
         if not name:
             raise UserError("give the study a name")
@@ -76,8 +78,9 @@ class StudyStore(StoreBase):
             guess_methods=dumps(list(guess_methods)) if guess_methods else None,
             scorer_model=scorer_model or None,
             design=design,
-            rubric=None if rubric is None or rubric.is_default else rubric.to_json(),
+            rubric=None if rubric is None else rubric.stored_json,
             exclusion_rules=dumps(list(exclusion_rules)) if exclusion_rules else None,
+            imported_from=clean_name(imported_from, "file name", 300) if imported_from else None,
         )
         with self.write() as conn:
             sid = int(conn.execute(studies.insert().values(**values).returning(studies.c.id)).scalar_one())

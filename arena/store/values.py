@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.inputs.numbers import parse_whole
+from arena.inputs.text import printable
 from common.errors import UserError
 from common.rubric import Dimension
-
-from ..numbers import parse_whole
-from ..text import printable
 
 MAX_RATER_NAME = 100
 MAX_COMMENT = 5000
@@ -49,8 +48,11 @@ def check_score(name: str, value: object) -> int:
     return number
 
 
-def check_dimension_score(dimension: Dimension, value: object) -> int:
-    """A score on `dimension`'s own scale (a study's rubric): whole numbers low..high, as `check_score`."""
+def check_dimension_score(dimension: Dimension, value: object) -> int | str:
+    """An answer to `dimension` (a study's rubric) as stored: on a scale, a whole number low..high, as
+    `check_score`; for another question type, what its type module accepts (common/questions/)."""
+    if dimension.kind != "scale":
+        return dimension.check(value)
     if dimension.low == 1 and dimension.high == 5:
         return check_score(dimension.name, value)
     try:

@@ -1,6 +1,8 @@
 """Rating studies: a prompt set, methods and samples, resumable pre-generation, a lifecycle.
 
-One job per module: limits.py (what a study may hold), seeds.py, prompt_sets.py, create.py,
+A study's settings are one `StudySpec` (arena/rating/study_spec.py), which every door builds and
+`create_study(store, spec)` takes. One job per module: limits.py (what a study may hold), seeds.py,
+prompt_sets.py, create.py,
 slots.py (what is needed and stored), generate.py (the one generator: slots -> engine -> store),
 lifecycle.py (draft -> open -> closed -> published), reserved.py (prompts of unpublished studies,
 which every public run must refuse), quick.py (quick ratings from Compare: the study, its limits and
@@ -8,8 +10,9 @@ expiry), delete.py; `python -m arena.studies` is __main__.py.
 The names below are the package's interface (`from arena import studies; studies.create_study`).
 """
 
-from ..prompts import PromptSpec, parse_pasted
-from .create import EXCLUSION_RULES, check_exclusion_rules, create_study, read_rubric
+from arena.inputs.prompts import PromptSpec, parse_pasted
+
+from .create import EXCLUSION_RULES, StudySpec, check_exclusion_rules, create_study, read_rubric
 from .delete import BACKUP_ENV, Deletion, backup_folder, delete_rater_ratings, delete_study
 from .generate import GenerationReport, ProgressFn, generate_study, identical_texts
 from .lifecycle import being_generated, close_study, generating, open_study, publish_study
@@ -27,6 +30,7 @@ __all__ = [
     "MAX_SAMPLES",
     "QUICK_SCENARIO",
     "Deletion",
+    "StudySpec",
     "GenerationReport",
     "ProgressFn",
     "PromptSpec",

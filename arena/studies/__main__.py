@@ -10,6 +10,7 @@
     python -m arena.studies generate --study 7     # resume an interrupted generation
     python -m arena.studies generate --study 7 --engine llamacpp   # ... on llama.cpp (the model's GGUF)
     python -m arena.studies invite --study 7 --raters ana,ben   # codes and links, as JSON (shown once)
+    python -m arena.studies accounts --study 7 --allow "alice, my-org"  # Hugging Face sign-in ("*": anyone; "": off)
     python -m arena.studies close --study 7
     python -m arena.studies publish --study 7
 
@@ -24,22 +25,20 @@ import argparse
 import json
 import math
 import sys
+import time
 from typing import Any
 
-from arena import engines, guessing, invites
-from arena.attention import DEFAULT_INSTRUCTION, MAX_ATTENTION_ITEMS, AttentionPlan
-from arena.eta import GenerationEta
-from arena.llm import LoadedModel, get_default_model, load_model
-from arena.numbers import cli_whole
-from arena.prompts import PromptSpec, read_prompt_file
+from arena import engines
+from arena.access import accounts, invites
+from arena.inputs.numbers import cli_whole
+from arena.inputs.prompts import PromptSpec, read_prompt_file
+from arena.model.llm import LoadedModel, get_default_model, load_model
+from arena.rating import guessing
+from arena.rating.attention import DEFAULT_INSTRUCTION, MAX_ATTENTION_ITEMS, AttentionPlan
+from arena.rating.study_spec import StudySpec
+from arena.runs.eta import GenerationEta
 from arena.store import Store
-from arena.studies.create import (
-    EXCLUSION_RULES,
-    check_quality,
-    create_study,
-    plan_study,
-    read_rubric,
-)
+from arena.studies.create import EXCLUSION_RULES, create_study, read_rubric
 from arena.studies.generate import GenerationReport, generate_study, parse_batch_size
 from arena.studies.lifecycle import close_study, open_study, publish_study
 from common.errors import UserError
@@ -85,46 +84,58 @@ def _study(store: Store, value: int) -> int:
     return value
 
 
-def _study_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """`create`'s study settings, as `plan_study` and `create_study` take them."""
-    return {
-        "methods": args.methods,
-        "samples_per_method": args.samples,
-        "max_new_tokens": args.max_new_tokens,
-        "guess_methods": args.guess,
-        "models": _models(args.models),
-        "scorer_model": args.scorer,
-        "design": "pairwise" if args.pairwise else "scores",
-    }
+def study_spec(args: argparse.Namespace) -> StudySpec:
+    """`create`'s arguments as the study's settings (unchecked: `StudySpec.checked` says what is wrong)."""
+    return StudySpec(
+        args.name,
+        tuple(_prompts(args.prompts)),
+        methods=args.methods,
+        models=tuple(_models(args.models) or ()),
+        samples_per_method=args.samples,
+        max_new_tokens=args.max_new_tokens,
+        guess_methods=args.guess,
+        scorer_model=args.scorer,
+        design="pairwise" if args.pairwise else "scores",
+        rubric=read_rubric(args.rubric) if args.rubric else None,
+        exclusion_rules=args.exclude or (),
+        attention=_attention(args),
+    )
 
 
 def create(args: argparse.Namespace) -> dict:
     """`create`: every argument checked first (no row written, no model loaded for a refused one),
     then the study stored (or its draft resumed), generated, and checked for form and replay."""
     parse_batch_size(args.batch_size)
-    specs = _prompts(args.prompts)
-    plan = plan_study(args.name, specs, **_study_settings(args))
-    # The study's own questions and quality control, checked too before the model loads.
-    rubric = read_rubric(args.rubric) if args.rubric else None
-    rules, attention = check_quality(plan.design, rubric, args.exclude, _attention(args), len(specs))
+    spec = study_spec(args).checked()
     store = Store(args.database)
     sid = _draft_named(store, args.name)
     lm = _model(args.model)
     if sid is None:
-        sid = create_study(
-            store, args.name, specs, model=lm.name, lm=lm, **_study_settings(args),
-            rubric=rubric, exclusion_rules=rules, attention=attention,
-        )  # fmt: skip
+        sid = create_study(store, spec, model=lm.name, lm=lm)
     else:
         print(f"resuming the draft study #{sid} named {args.name!r}", file=sys.stderr)
     report = _generate(store, lm, sid, args.batch_size)
     print(str(report), file=sys.stderr)
+    summary = store.study_summary(sid)
+    print(f"form check: {summary['outputs']} outputs of {summary['items']} items…", file=sys.stderr, flush=True)
     for line in form_cues.summary_lines(form_cues.check_study(store, sid)):
         print(f"form check: {line}", file=sys.stderr)
     if report.complete:
-        for line in replay_check.check_study(store, sid, lm).lines():
+        for line in _replay(store, sid, lm).lines():
             print(f"replay check: {line}", file=sys.stderr)
     return {"study_id": sid}
+
+
+def _replay(store: Store, sid: int, lm: LoadedModel) -> replay_check.ReplayReport:
+    """`replay_check.check_study`, with "[done/total] item k of n … · elapsed" on stderr per item: each
+    item generates every method again (minutes on a CPU)."""
+    start = time.monotonic()
+
+    def progress(done: int, total: int, what: str) -> None:
+        elapsed = time.monotonic() - start
+        print(f"replay check: [{done}/{total}] {what} · {elapsed:.0f} s so far", file=sys.stderr, flush=True)
+
+    return replay_check.check_study(store, sid, lm, progress=progress)
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -153,7 +164,7 @@ def run(args: argparse.Namespace) -> dict:
             "lines": form_cues.summary_lines(result),
         }
     if args.command == "replay-check":
-        replay = replay_check.check_study(store, sid, _model(args.model))
+        replay = _replay(store, sid, _model(args.model))
         return {
             "study_id": sid,
             "model": replay.model,
@@ -165,6 +176,9 @@ def run(args: argparse.Namespace) -> dict:
         names = [n for n in (args.raters or "").split(",") if n.strip()]
         made = invites.invite(store, sid, names, base_url=args.base_url)
         return {"study_id": sid, "invites": [{"rater": i.rater, "code": i.code, "link": i.link} for i in made]}
+    if args.command == "accounts":
+        access = accounts.set_access(store, sid, args.allow)
+        return {"study_id": sid, "accounts": None if access is None else access.text().split("\n")}
     action = {"open": open_study, "close": close_study, "publish": publish_study}[args.command]
     action(store, sid)
     study = store.get_study(sid)
@@ -259,6 +273,13 @@ def parser() -> argparse.ArgumentParser:
     invite.add_argument("--study", type=cli_whole, required=True)
     invite.add_argument("--raters", required=True, help="comma-separated display names")
     invite.add_argument("--base-url", help="the app's public address for links (default: ARENA_PUBLIC_URL)")
+    allow = sub.add_parser(
+        "accounts", parents=[common], help="let Hugging Face accounts sign in to rate a study (docs/deploying.md)"
+    )
+    allow.add_argument("--study", type=cli_whole, required=True)
+    allow.add_argument(
+        "--allow", required=True, help='usernames and organisations, comma separated; "*" anyone signed in; "" none'
+    )
     for command, text in (
         ("open", "open a draft or closed study for rating"),
         ("close", "end rating"),

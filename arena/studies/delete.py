@@ -20,10 +20,10 @@ from typing import Any
 
 import pandas as pd
 
+from arena.files import export
+from arena.inputs.numbers import study_id as parse_study_id
 from common.errors import UserError
 
-from .. import export
-from ..numbers import study_id as parse_study_id
 from ..settings import current as current_settings
 from ..settings import env_of
 from ..store import Output, Store, Study, clean_rater_name
@@ -147,7 +147,7 @@ def _write_backup_files(store: Store, study: Study, rater: str | None) -> tuple[
     when = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     stem = f"deleted-study-{study.id}-{_slug(study.name)}-{when}"
     folder = Path(tempfile.mkdtemp(prefix="arena-deleted-"))
-    rows = export.export_rows(store, study.id)
+    rows = export.export_rows(store, study.id, server_copy=True)  # stays on the server while the study is open
     if rater is not None:
         rows = [r for r in rows if r["rater"] == rater]
         files = [folder / f"{stem}-rater-{_slug(rater)}-ratings.csv"]

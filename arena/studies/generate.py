@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from arena import engines
+from arena.inputs.numbers import whole_number
+from arena.model.llm import LoadedModel, get_model
+from arena.rating import systems
+from arena.runs.eta import GenerationEta
+from arena.runs.requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
 from common.errors import UserError
 
-from .. import engines, systems
 from ..engines import Engine
-from ..eta import GenerationEta
-from ..llm import LoadedModel, get_model
-from ..numbers import whole_number
-from ..requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
 from ..store import Store
 from .lifecycle import generating
 from .seeds import slots_seed
@@ -98,7 +99,7 @@ def generate_study(
     arena/engines/local/study.py); a vLLM server gets every output as its own timed request, all at
     once, and batches them itself.
 
-    A study over (model, method) systems (arena/systems.py) is generated model by model: each
+    A study over (model, method) systems (arena/rating/systems.py) is generated model by model: each
     model's systems on that model (`load(model)`, through the model cache; on vLLM, its server),
     stored under the system's name with that model's label; `lm` serves the plain methods.
 
@@ -109,6 +110,8 @@ def generate_study(
         study = store.get_study(study_id)
         if study is None:
             raise UserError(f"no study with id {study_id}")
+        if study.imported_from is not None:
+            raise UserError(f"study #{study.id} was imported from {study.imported_from}: it has nothing to generate")
         missing, total = pending_slots(store, study_id)
         existing = total - len(missing)
         stored = 0

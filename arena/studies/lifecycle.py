@@ -40,9 +40,15 @@ def being_generated(study_id: int) -> bool:
 
 
 def open_study(store: Store, study_id: int) -> None:
-    """A draft (all outputs stored) or a closed study (rating resumes) becomes open."""
-    missing, _ = pending_slots(store, study_id)
+    """A draft (all outputs stored) or a closed study (rating resumes) becomes open; never an imported
+    study, whose ratings were collected elsewhere (its responses are not here to rate)."""
     study = store.get_study(study_id)
+    if study is not None and study.imported_from is not None:
+        raise UserError(
+            f"study #{study.id} was imported from {study.imported_from}: its ratings were collected outside "
+            "this app, so it cannot be opened for rating here (publish it to show its results)"
+        )
+    missing, _ = pending_slots(store, study_id)
     if study is not None and study.kind == "study" and missing:
         raise UserError(f"{len(missing)} outputs are still missing; generate them first")
     store.set_study_state(study_id, "open", allowed_from=("draft", "closed"))

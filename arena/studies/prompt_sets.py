@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from arena.inputs.prompts import SCENARIOS, TASK_SCENARIOS, PromptSpec, Scenario, read_prompt_file
 from common.errors import UserError
-
-from ..prompts import SCENARIOS, TASK_SCENARIOS, PromptSpec, Scenario, read_prompt_file
 
 __all__ = ["builtin_prompts", "parse_prompt_file", "task_prompts"]
 

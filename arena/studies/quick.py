@@ -5,7 +5,7 @@ results with one invite code (`create`), which goes only into the server-side st
 tab that ran the Compare (ui/rate/handlers.py). So that the button cannot fill the database:
 
 * one quick study per Compare run (the tab keeps it: pressing again opens the same one);
-* at most `ARENA_QUICK_STUDIES_PER_HOUR` per client per hour (a client as arena/clients.py reads it);
+* at most `ARENA_QUICK_STUDIES_PER_HOUR` per client per hour (a client as arena/access/clients.py reads it);
 * quick studies are not the organizer's: they are left out of the Organizer's lists and are not
   reserved prompts (their outputs were shown with method names already);
 * each lives `ARENA_QUICK_STUDY_HOURS`; `expire` deletes older ones, each in one transaction that
@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from arena.access import invites
+from arena.inputs.prompts import clean_prompt
+from arena.rating import systems
+from arena.rating.guessing import LABELS
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import MethodResult, output_fields
 from common.errors import UserError
 
-from .. import invites, systems
-from ..guessing import LABELS
-from ..prompts import clean_prompt
-from ..requests import MethodResult, output_fields
 from ..settings import current as current_settings
 from ..store import SCORE_COLUMNS, Store
 from .limits import MAX_RESPONSES
@@ -65,16 +67,9 @@ def quick_item(store: Store, lm_name: str, prompt: str, results: Results, raw: b
     seed = next((f["seed"] for f in fields if f["seed"] is not None), 0)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     with store.transaction():  # a study without its outputs would be a quick rating nobody can rate
-        study_id = store.create_study(
-            f"Quick rating {when} UTC",
-            kind="adhoc",
-            model=lm_name,
-            methods=methods,
-            settings={},
-            samples_per_method=1,
-            max_new_tokens=max_new,
-            base_seed=int(seed),
-        )
+        # the Compare tab's settings, as they ran (not checked again: each output holds its own)
+        spec = StudySpec(f"Quick rating {when} UTC", methods=methods, max_new_tokens=max_new, base_seed=int(seed))
+        study_id = store.create_study(**spec.store_fields(), kind="adhoc", model=lm_name)
         [item_id] = store.add_items(study_id, [{"prompt": prompt, "scenario": QUICK_SCENARIO, "raw": bool(raw)}])
         seen: dict[str, int] = {}
         for f in fields:

@@ -2,7 +2,7 @@
 
 Run in Compare or the trace tab, a study's prompt comes back with each method's name above its
 output, and beam search (every method, given the seed) writes the very text the raters see. So every
-run that serves the app first goes through `admit` (arena.runner calls it where Compare's and the
+run that serves the app first goes through `admit` (arena.runs.runner calls it where Compare's and the
 trace's runs start, before any engine sees them), which refuses a prompt that is, contains or nearly
 is a prompt of any study not yet published (`check_not_reserved`). Quick ratings from Compare are not
 reserved: their outputs were shown by name already.
@@ -41,11 +41,11 @@ from importlib.resources import files
 from itertools import chain
 from typing import Any
 
+from arena.inputs.prompts import clean_prompt
+from arena.inputs.text import folded
 from common.errors import UserError
 
-from ..prompts import clean_prompt
 from ..store import Store
-from ..text import folded
 
 RESERVED = "this prompt is reserved for a blind rating study that is still running; try another prompt"
 MIN_CONTAINED = 8  # letters: a shorter study prompt is refused only when it is the whole prompt
@@ -104,7 +104,7 @@ def trigrams(key: str) -> frozenset[str]:
 
 
 def model_input(tokenizer: Any, prompt: str, raw: bool) -> str:
-    """The text the model is given for a prompt, as `arena.prompts.encode_prompt` makes it before
+    """The text the model is given for a prompt, as `arena.inputs.prompts.encode_prompt` makes it before
     tokenizing: cleaned, and through the chat template unless raw. The same text is the same input."""
     text = clean_prompt(prompt)
     if raw or tokenizer is None or not getattr(tokenizer, "chat_template", None):

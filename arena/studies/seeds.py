@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from ..requests import Slot
+from arena.runs.requests import Slot
 
 
 def derive_seed(base_seed: int, item_public_id: str, method: str, sample: int) -> int:

@@ -13,8 +13,10 @@ def pending_slots(store: Store, study_id: int) -> tuple[list[tuple[Item, str, in
     study = store.get_study(study_id)
     if study is None:
         raise UserError(f"no study with id {study_id}")
-    slots = expected_slots(study.methods, study.samples_per_method)
     done = store.output_slots(study_id)
+    if study.imported_from is not None:  # its outputs are the file's, as given: nothing to generate
+        return [], len(done)
+    slots = expected_slots(study.methods, study.samples_per_method)
     all_items = store.items(study_id)
     missing = [(item, m, s) for item in all_items for (m, s) in slots if (item.id, m, s) not in done]
     return missing, len(all_items) * len(slots)
@@ -37,5 +39,7 @@ def ready_items(store: Store, study: Study) -> tuple[list[Item], dict[int, int]]
     stored = {i: len(slots) for i, slots in per_item.items()}
     if study.kind == "adhoc":
         return [i for i in store.items(study.id) if len(per_item.get(i.id, ())) >= 2], stored
+    if study.imported_from is not None:  # its methods are the file's names, not decoders: stored as given
+        return [i for i in store.items(study.id) if i.id in per_item], stored
     need = set(expected_slots(study.methods, study.samples_per_method))
     return [i for i in store.items(study.id) if need <= per_item.get(i.id, set())], stored

@@ -7,7 +7,7 @@ python rate.py submit RATER ITEM 'A=4,3,5' 'B=...' 'C=...'   # coherence,informa
 import sys
 
 sys.path.insert(0, "/work/study/code")
-from arena import blind
+from arena.rating import blind
 from arena.store import Store
 
 store = Store("sqlite:////work/study/arena.db")

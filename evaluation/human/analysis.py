@@ -11,6 +11,7 @@ import pandas as pd
 
 from common.rubric import Rubric, rubric_of
 
+from . import choices as ch
 from . import stats as hs
 from . import words
 from .crossed import SCOPE_ITEMS
@@ -35,9 +36,11 @@ def analyse(
     """Frames and lines for one study. `rubric` (or just `dimensions`, each on the default scale):
     what was asked, default the mission's three 1-5 questions. `methods`: the study's method order
     (pairs are a - b in it, whatever the row order); repeated ratings are collapsed first (with a
-    warning), so every statistic sees the same ratings."""
+    warning), so every statistic sees the same ratings. The scales' statistics read the questions
+    with numeric answers (scales; yes/no as 0/1, a proportion); choices get counts and a test of
+    independence (`choices`), comments are listed, never analysed."""
     rubric = rubric if rubric is not None else rubric_of(dimensions)
-    dims = list(rubric.names)
+    dims = list(rubric.numeric)
     ratings = hs.collapse_duplicates(ratings)
     order = hs.method_order(ratings, methods)
     means = hs.method_means(ratings, dims, order)
@@ -53,6 +56,7 @@ def analyse(
     items_fixed = bool(len(pairwise)) and (pairwise["scope"] == SCOPE_ITEMS).all()
     share = top_rater_share(ratings)
     lopsided = words.explain_lopsided(share, int(ratings["rater"].nunique()) if len(ratings) else 0)
+    counts, tests = ch.choice_counts(ratings, rubric, order), ch.choice_tests(ratings, rubric, order, seed)
     lines = (
         ([lopsided] if lopsided and not items_fixed else [])
         + [words.explain_pair(r) for r in pairwise.to_dict("records")]
@@ -61,6 +65,7 @@ def analyse(
         + [words.explain_mixed(r) for r in mm.to_dict("records")]
         + [words.explain_alpha(r) for r in agreement.to_dict("records")]
         + [words.explain_position(r) for r in position.to_dict("records")]
+        + [ch.explain_choice(r, counts) for r in tests.to_dict("records")]
     )
     return {
         "means": means,
@@ -72,6 +77,9 @@ def analyse(
         "variance_components": vc,
         "lines": lines,
         "cant_judge": hs.cant_judge_counts(ratings, dims),
+        "choice_counts": counts,
+        "choice_tests": tests,
+        "comments": ch.comments(ratings, rubric),
         "taste": taste,
         "methods": order,
         "adjust": adjust,

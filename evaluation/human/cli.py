@@ -1,7 +1,7 @@
 """`python -m evaluation.human RATINGS.csv [--json] [--no-mixed] [--scale MIN-MAX] [--exclude-failed-attention]`:
 the human-rating statistics of a ratings file, per study id.
 
-The file is wide (an `arena.export` file, or one with just REQUIRED_COLUMNS: one row per rating, a
+The file is wide (an `arena.files.export` file, or one with just REQUIRED_COLUMNS: one row per rating, a
 column per dimension) or long (one row per score: LONG_COLUMNS, optional position, attention_passed,
 scale_min, scale_max; any dimensions, any scale of 2 to 11 points).
 
@@ -26,7 +26,7 @@ from common.rubric import parse_scale
 
 from .columns import LONG_COLUMNS, REQUIRED_COLUMNS
 
-RULE_NAMES = ("attention", "straight-lining", "speeder", "against")  # evaluation.human.quality.RULES
+RULE_NAMES = ("attention", "straight-lining", "speeder", "against", "unrelated")  # evaluation.human.quality.RULES
 
 
 def parse_scales(values: Sequence[str]) -> dict[str, tuple[int, int]]:
@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "ratings",
-        help="CSV: an `arena.export` file or one with columns "
+        help="CSV: an `arena.files.export` file or one with columns "
         + ", ".join(REQUIRED_COLUMNS)
         + "; or the long format: "
         + ", ".join(LONG_COLUMNS)

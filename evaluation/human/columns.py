@@ -3,8 +3,8 @@ argument errors answer before the statistics load."""
 
 from __future__ import annotations
 
-from arena.dimensions import SCORE_COLUMNS
-from arena.long_ratings import LONG_COLUMNS, LONG_OPTIONAL
+from arena.files.long_ratings import LONG_COLUMNS, LONG_OPTIONAL
+from arena.rating.dimensions import SCORE_COLUMNS
 
 DIMENSIONS: tuple[str, ...] = SCORE_COLUMNS  # the default rubric's dimensions (common/rubric.py)
 ID_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "output_id", "method", "rater", "position")

@@ -20,7 +20,7 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import Any
 
@@ -92,6 +92,10 @@ SURVEY = Design(
     attention_fail=0.25,
 )
 
+# A yes/no question (common/questions/yes_no.py): the base design's latent scores, 0 below the cut at
+# 0.5 and 1 above it; a latent mean of 0.3 puts about 45% of the answers at "yes".
+YES_NO = Design(mean=0.3, scale=(0, 1), dimensions=("correct", "on topic"))
+
 # The calibration table's designs: the README's base design, then one change at a time.
 DESIGNS: dict[str, tuple[str, Design]] = {
     "base": ("20 items × 3 raters × 3 methods (SDs item 0.7, rater 0.4, output 0.6, rating 0.8)", Design()),
@@ -124,6 +128,13 @@ DESIGNS: dict[str, tuple[str, Design]] = {
     "survey": (
         "1 prompt × 60 raters × 4 methods, 1–10, two questions, a quarter fail an attention item (excluded)",
         SURVEY,
+    ),
+    # issue 46: yes/no questions, stored 0/1 and analysed as proportions by the same machinery. The
+    # latent model is the base design's with one cut: "yes" when the latent score passes 0.5.
+    "yes-no": ("yes/no, 20 items × 3 raters × 3 methods (about 45% yes)", YES_NO),
+    "yes-no rare": (
+        "yes/no, rare yes (about 15%), 8 raters, 2–3 per item",
+        replace(YES_NO, mean=-0.8, raters=8, raters_per_item=(2, 3)),
     ),
 }
 

@@ -1,12 +1,16 @@
 """Rater quality control: flags computed for every rater, exclusion rules declared before a study
 opens, and the analysis with and without the excluded raters side by side.
 
-Flags (`rater_flags`), for the organizer to read, never applied silently:
+Flags (`rater_flags`), over the rubric's numeric questions, for the organizer to read, never applied
+silently; docs/studies.md gives each one's false-alarm rate as measured on simulated honest raters:
 
-* straight-lining: the same score on every output of an item, on every dimension, on 80% of the
-  rater's items or more (at least 3), or one score value in all their ratings (`raters.straight_lining`);
-* speeder: a median time per item under SPEED_FACTOR of the median rater's (from the ratings'
-  `created_at`, `raters.seconds_per_item`), with at least MIN_GAPS timed items;
+* straight-lining: the same score on every response of an item on one question, or on every question
+  of a response, on FLAT_SHARE of the rater's units or more and far more often than the other raters
+  (`evaluation.human.straight_lining`);
+* speeder: too fast to have read the responses. Either the median time per item (from the ratings'
+  `created_at`, `raters.item_gaps`) is under SPEED_FACTOR of the median rater's, or it is under the
+  time needed to skim the item's responses at READ_TOKENS_PER_S (`reading_ratio` < 1, where the
+  responses' lengths are known); at least MIN_GAPS timed items either way;
 * against the others: a permutation test of the rater's scores against the other raters' consensus,
   item by item, combined over items with Fisher's method (the anomaly test LMArena runs on its voters,
   Chiang et al. 2024, section 5, here on scores). On an item, the statistic is the covariance between
@@ -14,12 +18,16 @@ Flags (`rater_flags`), for the organizer to read, never applied silently:
   dimensions; its null shuffles the rater's scores among the item's outputs (each dimension on its
   own), PERMUTATIONS draws. Two one-sided p per item, combined over the rater's items:
   `against_p` (small: the rater ranks outputs the other way round from everybody else, item after
-  item) and `agree_p` (small: the rater agrees with the others beyond chance; large with many items:
-  their scores look unrelated to what they read). Flagged: against_p < FLAG_P.
+  item) and `agree_p` (small: the rater agrees with the others beyond chance). Flagged: against_p < FLAG_P;
+* unrelated to the content (a random clicker): the rater's scores do not follow the other raters'
+  mean scores of the same responses (`agreement_tests`: every response, so what makes an item hard or
+  a response good counts, not only the order within an item): agree_all_p >= UNRELATED_P over at
+  least MIN_CELLS scores, while the other raters' median agree_all_p is under SIGNAL_P. A study in
+  which the raters do not follow each other flags nobody: there is no standard to be unrelated to.
 
-Exclusion rules (`RULES`, `excluded_raters`): "attention" (any failed attention item), "straight-lining",
-"speeder", "against", or any set of them. `with_and_without` runs the primary analysis on all raters and
-on the raters kept, and says in words which conclusions change.
+Exclusion rules (`RULES`, `excluded_raters`): each names exactly one flag (`FLAG_OF`), and a rule set
+drops the raters with any flag it names and nobody else. `with_and_without` runs the primary analysis
+on all raters and on the raters kept, and says in words which conclusions change.
 """
 
 from __future__ import annotations
@@ -35,19 +43,36 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from common import messages
 from common.rubric import Rubric, rubric_of
 
 from . import raters as hr
+from . import straight_lining as sl
 
 SPEED_FACTOR = 1 / 3  # a median time per item under a third of the median rater's
+READ_TOKENS_PER_S = 30.0  # skimming, about 1,300 words a minute: nobody reads faster and judges
 MIN_GAPS = 3  # timed items needed before anyone is called a speeder
 PERMUTATIONS = 2000
 FLAG_P = 0.01
-RULES: dict[str, str] = {
-    "attention": "failed any attention item",
-    "straight-lining": "gave the same score everywhere",
-    "speeder": "took far less time per item than the others",
-    "against": "scored against the other raters' consensus",
+UNRELATED_P = 0.1  # agreement with the others not even at the 10% level
+SIGNAL_P = 0.01  # ... while the other raters' median agreement is beyond chance at 1%
+MIN_CELLS = 12  # scores (responses x questions) compared with the others before anyone is called unrelated
+RULE_NAMES = ("attention", "straight-lining", "speeder", "against", "unrelated")
+# What each rule drops, in words: common/messages.py's `exclusion_rule_<name>` (in Chinese too).
+RULES: dict[str, str] = {name: messages.english(f"exclusion_rule_{name.replace('-', '_')}") for name in RULE_NAMES}
+
+
+def rule_words(name: str, lang: str = "en") -> str:
+    """What rule `name` drops, in `lang`."""
+    return messages.text(f"exclusion_rule_{name.replace('-', '_')}", lang)
+
+
+FLAG_OF: dict[str, str] = {  # rule -> the column of `rater_flags` it reads: one flag each
+    "attention": "attention_failed",
+    "straight-lining": "straight_lining",
+    "speeder": "speeder",
+    "against": "against",
+    "unrelated": "unrelated",
 }
 FLAG_COLUMNS = [
     "rater",
@@ -56,12 +81,19 @@ FLAG_COLUMNS = [
     "attention_failed",
     "straight_lining",
     "flat_items_share",
+    "flat_on",
+    "flat_p",
     "median_s_per_item",
+    "timed_items",
+    "reading_ratio",
     "speeder",
     "tested_items",
     "agree_p",
     "against_p",
     "against",
+    "cells",
+    "agree_all_p",
+    "unrelated",
     "flags",
 ]
 
@@ -113,7 +145,12 @@ def _item_test(
         warnings.simplefilter("ignore", RuntimeWarning)  # an output no other rater scored: NaN, as meant
         consensus = np.nanmean(others, axis=0)
     usable = ~np.isnan(mine) & ~np.isnan(consensus)
-    dims = [d for d in range(mine.shape[1]) if usable[:, d].sum() >= 2 and np.ptp(consensus[usable[:, d], d]) > 0]
+    # a dimension the rater scored flat on this item ranks nothing (straight-lining's business, not this test's)
+    dims = [
+        d
+        for d in range(mine.shape[1])
+        if usable[:, d].sum() >= 2 and np.ptp(consensus[usable[:, d], d]) > 0 and np.ptp(mine[usable[:, d], d]) > 0
+    ]
     if not dims:
         return None
     observed, null = 0.0, np.zeros(permutations)
@@ -136,55 +173,131 @@ def fisher(ps: Sequence[float]) -> float:
     return float(stats.chi2.sf(-2 * np.sum(np.log(ps)), 2 * len(ps)))
 
 
+def speed_checks(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Per rater: median seconds per item, timed items, and `reading_ratio`, the median over their
+    timed items of the time taken over the time needed to skim the item's responses at
+    READ_TOKENS_PER_S (NaN where the responses' lengths are unknown: an imported study)."""
+    gaps = hr.item_gaps(ratings)
+    raters = sorted(set(ratings["rater"].astype(str)))
+    if "new_tokens" in ratings and len(gaps):
+        tokens = pd.to_numeric(ratings["new_tokens"], errors="coerce").where(lambda t: t > 0)
+        per_item = ratings.assign(_t=tokens, rater=ratings["rater"].astype(str)).groupby(["rater", "item_id"])["_t"]
+        needed = (per_item.sum(min_count=1) / READ_TOKENS_PER_S).rename("needed").reset_index()
+        gaps = gaps.assign(rater=gaps["rater"].astype(str)).merge(needed, on=["rater", "item_id"], how="left")
+        ratio = (gaps["seconds"] / gaps["needed"]).where(gaps["needed"] > 0)
+        reading = gaps.assign(ratio=ratio).dropna(subset=["ratio"]).groupby("rater")["ratio"]
+        ratios, read_items = reading.median(), reading.size()
+    else:
+        ratios, read_items = pd.Series(dtype=float), pd.Series(dtype=int)
+    seconds, timed = hr.seconds_per_item(ratings), hr.timed_items(ratings)
+    seconds.index, timed.index = seconds.index.astype(str), timed.index.astype(str)
+    return pd.DataFrame(
+        {
+            "rater": raters,
+            "median_s_per_item": [float(seconds.get(r, math.nan)) for r in raters],
+            "timed_items": [int(timed.get(r, 0)) for r in raters],
+            "reading_ratio": [
+                float(ratios.get(r, math.nan)) if read_items.get(r, 0) >= MIN_GAPS else math.nan for r in raters
+            ],
+        }
+    )
+
+
+def speeders(speed: pd.DataFrame) -> pd.Series:
+    """Per rater (index): too fast, by either test of the module docstring."""
+    typical = float(np.nanmedian(speed["median_s_per_item"])) if speed["median_s_per_item"].notna().any() else math.nan
+    timed = speed["timed_items"] >= MIN_GAPS
+    relative = timed & (speed["median_s_per_item"] < SPEED_FACTOR * typical)
+    unread = speed["reading_ratio"] < 1
+    return pd.Series((relative | unread).to_numpy(bool), index=speed["rater"])
+
+
+def agreement_tests(ratings: pd.DataFrame, dimensions: Sequence[str]) -> pd.DataFrame:
+    """Per rater: `cells` (responses x questions scored by them and by someone else) and `agree_all_p`,
+    the one-sided p of the Pearson correlation between their scores and the other raters' mean scores
+    of the same responses, each question centred on its own (so items that everybody finds hard count:
+    a random clicker does not follow them either). NaN when the rater's scores do not vary."""
+    frame = ratings.assign(rater=ratings["rater"].astype(str), _o=ratings["output_id"].astype(str))
+    scores = _scores(frame, dimensions)
+    rows = []
+    for rater in sorted(set(frame["rater"])):
+        mine, others = frame["rater"] == rater, frame["rater"] != rater
+        xs, ys = [], []
+        for d in dimensions:
+            consensus = scores.loc[others, d].groupby(frame.loc[others, "_o"]).mean()
+            paired = pd.DataFrame({"x": scores.loc[mine, d].to_numpy(), "y": frame.loc[mine, "_o"].map(consensus)})
+            paired = paired.dropna()
+            xs.append(paired["x"] - paired["x"].mean())
+            ys.append(paired["y"] - paired["y"].mean())
+        x, y = np.concatenate(xs) if xs else np.array([]), np.concatenate(ys) if ys else np.array([])
+        p = math.nan
+        if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+            r = float(np.clip(np.corrcoef(x, y)[0, 1], -0.999999, 0.999999))
+            p = float(stats.t.sf(r * math.sqrt((len(x) - 2) / (1 - r * r)), len(x) - 2))
+        rows.append({"rater": rater, "cells": int(len(x)), "agree_all_p": p})
+    return pd.DataFrame(rows, columns=["rater", "cells", "agree_all_p"])
+
+
+def unrelated(tests: pd.DataFrame) -> pd.Series:
+    """Per rater (index): scores that follow the other raters' no better than chance while the others
+    follow each other (module docstring). `tests`: `agreement_tests`' columns."""
+    out = {}
+    for row in tests.itertuples():
+        others = tests.loc[tests["rater"] != row.rater, "agree_all_p"].dropna()
+        signal = len(others) >= 1 and float(others.median()) < SIGNAL_P
+        out[row.rater] = bool(
+            signal and row.cells >= MIN_CELLS and np.isfinite(row.agree_all_p) and row.agree_all_p >= UNRELATED_P
+        )
+    return pd.Series(out, dtype=bool)
+
+
 def rater_flags(
     ratings: pd.DataFrame,
     rubric: Rubric | Sequence[str] | None = None,
     failed_attention: Collection[str] = (),
     seed: int = 0,
+    permutations: int = PERMUTATIONS,
 ) -> pd.DataFrame:
     """FLAG_COLUMNS, one row per rater: every flag of the module docstring and `flags`, the names of
-    the flags raised (a rule of `RULES` each)."""
-    dims = list(rubric_of(rubric).names)
+    the flags raised (a rule of `RULES` each, in RULES order)."""
+    dims = numeric_questions(rubric)
     if ratings.empty:
         return pd.DataFrame(columns=FLAG_COLUMNS)
     ratings = ratings.assign(rater=ratings["rater"].astype(str))
     flat = hr.straight_lining(ratings, dims).set_index("rater")
-    seconds = hr.seconds_per_item(ratings)
-    gaps = hr.timed_items(ratings)
-    tests = consensus_tests(ratings, dims, seed=seed).set_index("rater")
-    typical = float(np.nanmedian(seconds.to_numpy(float))) if seconds.notna().any() else math.nan
+    speed = speed_checks(ratings).set_index("rater")
+    fast = speeders(speed.reset_index())
+    tests = consensus_tests(ratings, dims, permutations=permutations, seed=seed).set_index("rater")
+    overall = agreement_tests(ratings, dims)
+    loose, overall = unrelated(overall), overall.set_index("rater")
     failed = {str(r) for r in failed_attention}
     rows = []
-    for rater in sorted(set(ratings["rater"].astype(str))):
-        secs = float(seconds.get(rater, math.nan))
-        speeder = bool(np.isfinite(secs) and gaps.get(rater, 0) >= MIN_GAPS and secs < SPEED_FACTOR * typical)
+    for rater in sorted(set(ratings["rater"])):
         against_p = float(tests["against_p"].get(rater, math.nan))
         row = {
             "rater": rater,
-            "items": int(flat.loc[rater, "items"]),
-            "ratings": int(flat.loc[rater, "ratings"]),
+            **{c: flat.loc[rater, c] for c in ("items", "ratings", "flat_items_share", "flat_on", "flat_p")},
             "attention_failed": rater in failed,
             "straight_lining": bool(flat.loc[rater, "straight_lining"]),
-            "flat_items_share": float(flat.loc[rater, "flat_items_share"]),
-            "median_s_per_item": secs,
-            "speeder": speeder,
+            **{c: speed.loc[rater, c] for c in ("median_s_per_item", "timed_items", "reading_ratio")},
+            "speeder": bool(fast.get(rater, False)),
             "tested_items": int(tests["tested_items"].get(rater, 0)),
             "agree_p": float(tests["agree_p"].get(rater, math.nan)),
             "against_p": against_p,
             "against": bool(np.isfinite(against_p) and against_p < FLAG_P),
+            "cells": int(overall["cells"].get(rater, 0)),
+            "agree_all_p": float(overall["agree_all_p"].get(rater, math.nan)),
+            "unrelated": bool(loose.get(rater, False)) and not (np.isfinite(against_p) and against_p < FLAG_P),
         }
-        row["flags"] = [
-            rule
-            for rule, on in (
-                ("attention", row["attention_failed"]),
-                ("straight-lining", row["straight_lining"]),
-                ("speeder", speeder),
-                ("against", row["against"]),
-            )
-            if on
-        ]
+        row["flags"] = [rule for rule, column in FLAG_OF.items() if row[column]]
         rows.append(row)
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
+
+
+def numeric_questions(rubric: Rubric | Sequence[str] | None) -> list[str]:
+    """The rubric's questions the checks count: every question with a numeric answer
+    (scales, yes/no), never a choice or a comment."""
+    return list(rubric_of(rubric).numeric)
 
 
 def flag_words(row: Mapping[str, Any]) -> str:
@@ -193,21 +306,23 @@ def flag_words(row: Mapping[str, Any]) -> str:
     if row.get("attention_failed"):
         notes.append("failed an attention item")
     if row.get("straight_lining"):
-        share = row.get("flat_items_share", math.nan)
-        notes.append(
-            f"gave the same score everywhere on {share:.0%} of their items"
-            if np.isfinite(share)
-            else "used a single score value"
-        )
+        notes.append("straight-lining: " + sl.flat_words(dict(row)))
     if row.get("speeder"):
-        notes.append(f"a median of {row['median_s_per_item']:.0f} s per item, far below the others'")
-    tested, agree, against = row.get("tested_items", 0), row.get("agree_p", math.nan), row.get("against_p", math.nan)
+        ratio = row.get("reading_ratio", math.nan)
+        notes.append(
+            f"too fast to have read the responses: a median of {row['median_s_per_item']:.0f} s per item"
+            + (f", {ratio:.0%} of the time needed to skim them" if np.isfinite(ratio) and ratio < 1 else "")
+        )
+    tested, against = row.get("tested_items", 0), row.get("against_p", math.nan)
     if row.get("against"):
         notes.append(
             f"ranked the responses against the other raters' consensus (p = {against:.2g} over {tested} items)"
         )
-    elif tested >= 5 and np.isfinite(agree) and agree > 0.5:
-        notes.append(f"scores unrelated to the other raters' on {tested} items (no agreement beyond chance)")
+    elif row.get("unrelated"):
+        notes.append(
+            f"scores unrelated to the responses: they do not follow the other raters' over {row.get('cells', 0)} "
+            f"scores (p = {row.get('agree_all_p', math.nan):.2g}) while the others follow each other"
+        )
     who = str(row.get("rater"))
     return f"{who}: " + "; ".join(notes) + "." if notes else f"{who}: nothing stands out."
 
@@ -224,12 +339,14 @@ class Exclusion:
     def n(self) -> int:
         return len(self.raters)
 
-    def words(self, when: str = "by the rule set in advance") -> str:
-        """ "3 of 14 raters excluded by the rule set in advance (failed any attention item)"."""
+    def words(self, when: str = "exclusion_when_in_advance", lang: str = "en") -> str:
+        """ "3 of 14 raters excluded by the rule set in advance (failed any attention item)", in `lang`;
+        `when` names the message that says when the rule was set."""
         if not self.rules:
-            return "No exclusion rule: every rater is analysed."
-        what = "; ".join(RULES[r] for r in self.rules)
-        return f"{self.n} of {self.n_raters} raters excluded {when} ({what})."
+            return messages.text("exclusion_no_rule", lang)
+        what = messages.text("story_join", lang).join(rule_words(r, lang) for r in self.rules)
+        when_words = messages.text(when, lang)
+        return messages.text("exclusion_excluded", lang, n=self.n, of=self.n_raters, when=when_words, what=what)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -313,28 +430,33 @@ def with_and_without(all_pairwise: pd.DataFrame, kept_pairwise: pd.DataFrame, al
     return out[SENSITIVITY_COLUMNS]
 
 
-def sensitivity_words(table: pd.DataFrame, exclusion: Exclusion, alpha: float = 0.05) -> str:
-    """One line: whether excluding the raters changes any conclusion of the headline family."""
+def sensitivity_words(table: pd.DataFrame, exclusion: Exclusion, alpha: float = 0.05, lang: str = "en") -> str:
+    """One line, in `lang`: whether excluding the raters changes any conclusion of the headline family."""
     if not exclusion.n:
-        return "No rater was excluded: there is nothing to compare."
+        return messages.text("sensitivity_none", lang)
     changed = table[table["changed"]]
-    head = f"With and without the {exclusion.n} excluded rater{'s' if exclusion.n != 1 else ''}: "
+    head = messages.text("sensitivity_head", lang, n=exclusion.n)
     if changed.empty:
-        return (
-            head
-            + f"the same conclusions at α = {alpha} (adjusted over the family), so they do not hinge on the exclusion."
-        )
+        return head + messages.text("sensitivity_same", lang, alpha=alpha)
     parts = []
     for r in changed.itertuples():
         found = [
-            name
-            for name, p in (("only with every rater", r.p_family_all), ("only without the excluded", r.p_family_kept))
+            messages.text(key, lang)
+            for key, p in (("sensitivity_only_all", r.p_family_all), ("sensitivity_only_kept", r.p_family_kept))
             if pd.notna(p) and p < alpha
         ]
         parts.append(
-            f"{r.method_a} vs {r.method_b} on {r.dimension} is a clear difference {' and '.join(found) or 'in neither'}"
+            messages.text(
+                "sensitivity_part",
+                lang,
+                a=r.method_a,
+                b=r.method_b,
+                dimension=messages.dimension_name(r.dimension, lang),
+                found=messages.text("sensitivity_and", lang).join(found)
+                or messages.text("sensitivity_in_neither", lang),
+            )
         )
-    return head + "the conclusions differ: " + "; ".join(parts) + "."
+    return head + messages.text("sensitivity_differ", lang, parts=messages.text("story_join", lang).join(parts))
 
 
 def failed_attention_of(ratings: pd.DataFrame) -> list[str]:

@@ -8,9 +8,8 @@
   the time spent on the next item (reading and scoring); the first item has no gap and gaps over
   30 minutes count as breaks, not work. Re-submitting changes `updated_at` only, so the gaps are
   those of the first pass;
-* straight-lining: the share of a rater's items in which every output got the same score on
-  every dimension; flagged at 80% or more over at least 3 items, or when a rater used only one
-  score value in all their ratings.
+* straight-lining: the same score on every response of an item, question by question, or on every
+  question of a response, far more often than the other raters (`evaluation.human.straight_lining`).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from . import straight_lining as flat
 from .columns import DIMENSIONS
 
 BREAK_SECONDS = 30 * 60
@@ -53,59 +53,45 @@ def leave_one_out_alpha(
     return pd.DataFrame(list(rows.values()))
 
 
+def item_gaps(ratings: pd.DataFrame) -> pd.DataFrame:
+    """One row per timed item of each rater (see the module docstring): rater, item_id and the seconds
+    since the rater's previous item began (the time spent on this one); breaks left out."""
+    empty = pd.DataFrame({"rater": pd.Series(dtype=object), "item_id": [], "seconds": pd.Series(dtype=float)})
+    if "created_at" not in ratings:
+        return empty
+    t = pd.to_datetime(ratings["created_at"], errors="coerce", utc=True)
+    df = ratings.assign(_t=t).dropna(subset=["_t"])
+    parts = []
+    for rater, group in df.groupby("rater", sort=False):
+        starts = group.groupby("item_id")["_t"].min().sort_values()
+        gaps = starts.diff().dt.total_seconds().dropna()
+        gaps = gaps[(gaps >= 0) & (gaps <= BREAK_SECONDS)]
+        parts.append(pd.DataFrame({"rater": rater, "item_id": gaps.index, "seconds": gaps.to_numpy(float)}))
+    return pd.concat([empty, *parts], ignore_index=True) if parts else empty
+
+
 def seconds_per_item(ratings: pd.DataFrame) -> pd.Series:
     """Median seconds between a rater's consecutive items (see the module docstring); NaN where
     there are no usable times."""
     if "created_at" not in ratings:
         return pd.Series(dtype=float)
-    t = pd.to_datetime(ratings["created_at"], errors="coerce", utc=True)
-    df = ratings.assign(_t=t).dropna(subset=["_t"])
-    out = {}
-    for rater, group in df.groupby("rater", sort=False):
-        starts = group.groupby("item_id")["_t"].min().sort_values()
-        gaps = starts.diff().dt.total_seconds().dropna()
-        gaps = gaps[(gaps >= 0) & (gaps <= BREAK_SECONDS)]
-        out[rater] = float(gaps.median()) if len(gaps) else math.nan
-    return pd.Series(out, dtype=float)
+    gaps = item_gaps(ratings).groupby("rater", sort=False)["seconds"].median()
+    raters = list(dict.fromkeys(ratings["rater"]))
+    return pd.Series({r: float(gaps.get(r, math.nan)) for r in raters}, dtype=float)
 
 
 def timed_items(ratings: pd.DataFrame) -> pd.Series:
     """How many timed gaps (items after a rater's first, breaks left out) `seconds_per_item` rests on."""
     if "created_at" not in ratings:
         return pd.Series(dtype=int)
-    t = pd.to_datetime(ratings["created_at"], errors="coerce", utc=True)
-    df = ratings.assign(_t=t).dropna(subset=["_t"])
-    out = {}
-    for rater, group in df.groupby("rater", sort=False):
-        gaps = group.groupby("item_id")["_t"].min().sort_values().diff().dt.total_seconds().dropna()
-        out[rater] = int(((gaps >= 0) & (gaps <= BREAK_SECONDS)).sum())
-    return pd.Series(out, dtype=int)
+    counts = item_gaps(ratings).groupby("rater", sort=False).size()
+    return pd.Series({r: int(counts.get(r, 0)) for r in dict.fromkeys(ratings["rater"])}, dtype=int)
 
 
 def straight_lining(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
-    """Per rater: items, distinct score values used, share of items with one score everywhere, flag."""
-    rows = []
-    for rater, group in ratings.groupby("rater", sort=False):
-        scores = group[list(dimensions)].apply(pd.to_numeric, errors="coerce")
-        values = np.unique(scores.to_numpy(float)[~np.isnan(scores.to_numpy(float))])
-        per_item = scores.assign(item_id=group["item_id"].to_numpy()).groupby("item_id")
-        multi = per_item.size() > 1
-        flat = per_item.apply(lambda g: np.unique(g[list(dimensions)].to_numpy(float)).size == 1)[multi]
-        share = float(flat.mean()) if len(flat) else math.nan
-        flag = bool(len(values) == 1 and len(group) > 1) or bool(len(flat) >= 3 and share >= FLAT_SHARE)
-        rows.append(
-            {
-                "rater": rater,
-                "items": int(group["item_id"].nunique()),
-                "ratings": int(len(group)),
-                "distinct_scores": int(len(values)),
-                "flat_items_share": share,
-                "straight_lining": flag,
-            }
-        )
-    return pd.DataFrame(
-        rows, columns=["rater", "items", "ratings", "distinct_scores", "flat_items_share", "straight_lining"]
-    )
+    """Per rater: items, distinct score values used, the flat patterns and the flag
+    (`evaluation.human.straight_lining`: per question and across questions, against the others)."""
+    return flat.straight_lining(ratings, dimensions)
 
 
 def rater_diagnostics(
@@ -116,19 +102,11 @@ def rater_diagnostics(
     """Everything above, one row per rater (`scales`: each dimension's, default 1-5). The flags of
     rater quality control (against the consensus, speeders, exclusion rules) are in `quality`."""
     if ratings.empty:
-        return pd.DataFrame(
-            columns=[
-                "rater",
-                "items",
-                "ratings",
-                "median_s_per_item",
-                "distinct_scores",
-                "flat_items_share",
-                "straight_lining",
-            ]
-        )
+        columns = [c for c in flat.COLUMNS if c != "flat_on"]
+        return pd.DataFrame(columns=[*columns[:3], "median_s_per_item", *columns[3:]])
     out = straight_lining(ratings, dimensions)
     out.insert(3, "median_s_per_item", out["rater"].map(seconds_per_item(ratings)).astype(float))
+    out["flat_on"] = out["flat_on"].map(", ".join)  # a table cell: the patterns in words
     return out.merge(leave_one_out_alpha(ratings, dimensions, scales), on="rater", how="left")
 
 
@@ -138,11 +116,7 @@ def explain(diag: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> list[
     for row in diag.to_dict("records"):
         notes = []
         if row.get("straight_lining"):
-            notes.append(
-                f"gave the same score everywhere on {row['flat_items_share']:.0%} of items"
-                if np.isfinite(row.get("flat_items_share", math.nan))
-                else "used a single score value"
-            )
+            notes.append(f"straight-lining: flat on {row['flat_on']}")
         drops = [
             d
             for d in dimensions

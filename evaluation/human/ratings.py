@@ -1,5 +1,5 @@
-"""Reading a ratings CSV for the statistics: wide (an `arena.export` file, or one with just
-`REQUIRED_COLUMNS`: one row per rating, one column per dimension) or long (`arena.long_ratings`: one
+"""Reading a ratings CSV for the statistics: wide (an `arena.files.export` file, or one with just
+`REQUIRED_COLUMNS`: one row per rating, one column per dimension) or long (`arena.files.long_ratings`: one
 row per score, `study_id, item_id, rater, method, dimension, score`, any rubric and scale).
 
 Both give the same frame: one row per (study, item, rater, output) with a column per dimension (NaN =
@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from arena.long_ratings import LongFile, is_long, long_ratings
-from arena.readers import CsvTable, read_csv
+from arena.files.export_columns import is_open
+from arena.files.long_ratings import LongFile, is_long, long_ratings
+from arena.files.readers import CsvTable, read_csv
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Rubric
 
 from .columns import ID_COLUMNS
 
-ALL = ""  # a scale for every dimension (as arena.long_ratings.ALL)
+ALL = ""  # a scale for every dimension (as arena.files.long_ratings.ALL)
 
 
 @dataclass
@@ -66,7 +67,7 @@ def read_ratings_file(
 
 
 def long_frame(data: LongFile) -> RatingsFile:
-    """The statistics' frame of a long-format file (`arena.long_ratings`)."""
+    """The statistics' frame of a long-format file (`arena.files.long_ratings`)."""
     rows = []
     for study in data.studies:
         failed = set(study.failed_attention)
@@ -118,7 +119,9 @@ def _wide_rubrics(
             rubric = Rubric.from_dict(
                 {
                     "dimensions": [
-                        d.to_dict() | _scale_dict(scales.get(d.name, scales.get(ALL))) for d in rubric.dimensions
+                        # --scale is for scales: yes/no, a choice or a comment keep their own values
+                        d.to_dict() | (_scale_dict(scales.get(d.name, scales.get(ALL))) if d.kind == "scale" else {})
+                        for d in rubric.dimensions
                     ]
                 }
             )
@@ -151,7 +154,12 @@ def _wide(
     for col in ("study_id", "item_id", "output_id", "method", "rater"):
         blank = df[col].str.strip() == ""
         if blank.any():
-            raise UserError(f"{path}, line {line[int(np.flatnonzero(blank)[0])]}: {col} is empty")
+            at = int(np.flatnonzero(blank)[0])
+            sealed = "study_state" in df and is_open(df["study_state"].iloc[at].strip() or None)
+            why = (
+                "; its study was open when it was exported (no method yet): close it and export again" if sealed else ""
+            )
+            raise UserError(f"{path}, line {line[at]}: {col} is empty{why}")
     rubrics = _wide_rubrics(df, path, scales, dimensions)
     names = list(dict.fromkeys(n for r in rubrics.values() for n in r.names))
     missing = [n for n in names if n not in table.header]
@@ -160,7 +168,15 @@ def _wide(
     out = df.copy()
     cant = (df["cant_judge"] if "cant_judge" in df.columns else pd.Series("", index=df.index)).str.split(",")
     study = df["study_id"].str.strip()
+    asked = {d.name: d for r in rubrics.values() for d in r.dimensions}
     for dim in names:
+        if not asked[dim].values:  # a comment: text, never a number (common/questions/text.py)
+            out[dim] = df[dim].where(df[dim].str.strip() != "")
+            continue
+        if asked[dim].kind == "choice":  # its label, as the export writes it, to the stored index
+            df[dim] = df[dim].map(
+                lambda cell, q=asked[dim]: str(q.labels.index(cell.strip())) if cell.strip() in q.labels else cell
+            )
         values = pd.to_numeric(df[dim].str.strip(), errors="coerce")
         unjudged = cant.map(lambda dims, d=dim: d in [x.strip() for x in dims]) & (df[dim].str.strip() == "")
         rated = study.map(lambda s, d=dim: d in rubrics[s].names)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from common.rubric import DEFAULT_RUBRIC, Rubric
 
-from . import quality, words
+from . import choices, quality, words
 from . import stats as hs
 from .analysis import analyse
 
@@ -72,6 +72,19 @@ def _pairs(pw: pd.DataFrame) -> list[dict[str, Any]]:
         }
         for r in pw.to_dict("records")
     ]
+
+
+def _choices(res: dict[str, Any]) -> dict[str, Any]:
+    """Per choice question: {method: {label: n}} and the test of independence, with its sentence."""
+    counts, out = res["choice_counts"], {}
+    for test in res["choice_tests"].to_dict("records"):
+        mine = counts[counts["question"] == test["question"]]
+        out[test["question"]] = {
+            "counts": {m: dict(zip(g["label"], map(int, g["n"]))) for m, g in mine.groupby("method", sort=False)},
+            "test": {k: _clean(v) for k, v in test.items() if k != "question"},
+            "meaning": choices.explain_choice(test, counts),
+        }
+    return out
 
 
 def _dimension(res: dict[str, Any], dim: str, mixed: bool) -> dict[str, Any]:
@@ -165,7 +178,8 @@ def study_summary(
             "meaning": words.explain_taste(taste, res["items_fixed"]),
         },
         "lines": res["lines"],
-        "dimensions": {dim: _dimension(res, dim, mixed) for dim in rubric.names},
+        "dimensions": {dim: _dimension(res, dim, mixed) for dim in rubric.numeric},
+        "choices": _choices(res),
         "raters": _raters(flags, exclusion),
     }
     if exclusion.n:

@@ -22,7 +22,7 @@ from .length_adjust import length_adjusted_contrast
 from .ranks import rank_label, rank_ranges, tied_groups
 from .rate import MIN_ITEMS, MIN_VOTES, StudyRatings, rate
 from .votes import LENGTH_COLUMNS, VOTE_COLUMNS, WINNERS, Battles, check_votes, read_votes
-from .words import NOT_ESTIMABLE, as_dict, estimable, explain, table_lines
+from .words import NOT_ESTIMABLE, as_dict, estimable, explain, not_estimable, provisional_reasons, table_lines
 
 __all__ = [
     "ELO_MEAN",
@@ -45,6 +45,8 @@ __all__ = [
     "implied_votes",
     "leaderboard",
     "length_adjusted_contrast",
+    "not_estimable",
+    "provisional_reasons",
     "rank_label",
     "rank_ranges",
     "read_votes",

@@ -34,6 +34,8 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
+from common import messages
+
 from .votes import Battles
 
 ELO_SCALE = 400.0
@@ -190,15 +192,15 @@ def finite_sets(m: np.ndarray, comps: np.ndarray) -> tuple[np.ndarray, np.ndarra
         if finite[s]:
             why.append("")
         elif m[:, s].sum() == 0:
-            why.append("won every comparison")
+            why.append(messages.english("pw_won_every"))
         elif m[s].sum() == 0:
-            why.append("lost every comparison")
+            why.append(messages.english("pw_lost_every"))
         elif reach[s, ref] and not reach[ref, s]:
-            why.append("it and the systems level with it never lost to the rest")
+            why.append(messages.english("pw_never_lost"))
         elif reach[ref, s] and not reach[s, ref]:
-            why.append("it and the systems level with it never beat the rest")
+            why.append(messages.english("pw_never_beat"))
         else:
-            why.append("no finite gap to the main group")
+            why.append(messages.english("pw_no_finite_gap"))
     return scc, finite, why
 
 

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from common import messages
+
 from .bootstrap import Draws, Scheme, intervals
 from .bt import Fit, fit_bt, win_probability
 from .ranks import rank_ranges
@@ -137,9 +139,7 @@ def rate(
 
     warnings = _warnings(names, fit, flags) + _flat_warnings(names, fit, flat, battles.score)
     if battles.n_raters == 1:
-        warnings.append(
-            "One rater: the intervals say how sure these votes make us of this rater's preferences, not of raters' in general."
-        )
+        warnings.append(messages.english("pw_warn_one_rater"))
 
     length_effect = None
     if length:
@@ -181,13 +181,13 @@ def _provisional(counts: pd.DataFrame, flags: list[str], component: np.ndarray, 
     for s in range(len(counts)):
         reasons = []
         if counts["votes"].iloc[s] < min_votes:
-            reasons.append(f"{counts['votes'].iloc[s]} votes (fewer than {min_votes})")
+            reasons.append(messages.text("pw_fewer_votes", n=counts["votes"].iloc[s], least=min_votes))
         if counts["items"].iloc[s] < min_items:
-            reasons.append(f"{counts['items'].iloc[s]} items (fewer than {min_items})")
+            reasons.append(messages.text("pw_fewer_items", n=counts["items"].iloc[s], least=min_items))
         if flags[s]:
             reasons.append(flags[s])
         if component[s] != 0:
-            reasons.append("never compared with the main set of systems")
+            reasons.append(messages.english("pw_never_compared_main"))
         why.append("; ".join(reasons))
     return why
 
@@ -235,21 +235,13 @@ def _warnings(names: Sequence[str], fit: Fit, flags: list[str]) -> list[str]:
     k = len(names)
     warnings = []
     if fit.separated:
-        warnings.append(
-            "No finite maximum-likelihood ratings: "
-            + ", ".join(f"{names[s]} {flags[s]}" for s in range(k) if flags[s])
-            + ". The ratings add one virtual tie per system against an average one; those systems have no interval,"
-            " and the scale is centred on the others."
-        )
+        which = (messages.text("pw_separated_system", system=names[s], why=flags[s]) for s in range(k) if flags[s])
+        warnings.append(messages.text("pw_warn_separated", systems=", ".join(which)))
     if fit.component.max() > 0:
         groups = [
             ", ".join(names[s] for s in range(k) if fit.component[s] == c) for c in range(fit.component.max() + 1)
         ]
-        warnings.append(
-            "Some systems were never compared, even through others: "
-            + " | ".join(groups)
-            + ". Each set is on its own scale (mean 1000); ratings across sets cannot be compared."
-        )
+        warnings.append(messages.text("pw_warn_components", groups=" | ".join(groups)))
     return warnings
 
 
@@ -258,12 +250,9 @@ def _flat_warnings(names: Sequence[str], fit: Fit, flat: np.ndarray, score: np.n
     if not np.any(flat & fit.finite):
         return []
     if len(score) and bool(np.all(score == 0.5)):
-        return [
-            "Every vote was a tie or 'both bad': the votes cannot tell the systems apart, and no interval can be "
-            "built from them (every rating is the scale's centre, 1000)."
-        ]
+        return [messages.english("pw_warn_all_ties")]
     who = ", ".join(names[s] for s in range(len(names)) if flat[s] and fit.finite[s])
-    return [f"No interval for {who}: their votes never vary, so nothing says how far the rating could be off."]
+    return [messages.text("pw_warn_no_interval", who=who)]
 
 
 def _estimates(fit: Fit) -> np.ndarray:

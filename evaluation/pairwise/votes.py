@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arena.readers import read_csv
+from arena.files.readers import read_csv
 from common.errors import UserError
 
 VOTE_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "rater", "system_a", "system_b", "winner")

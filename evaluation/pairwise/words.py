@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from common import messages
+
 from .bt import win_probability
 from .ranks import rank_label
 from .rate import LC, StudyRatings
@@ -16,7 +18,7 @@ from .rate import LC, StudyRatings
 # 3% to 97%. Few votes (or votes that all go one way) give such intervals ("−343 Elo, 95% CI −27619 to
 # +26933" from 8 votes); the estimate is then reported as not estimable instead of as a number.
 NOT_ESTIMABLE_WIDTH = 1200.0
-NOT_ESTIMABLE = "not estimable from these votes (too few)"
+NOT_ESTIMABLE = messages.english("pw_not_estimable")
 
 
 def estimable(low: Any, high: Any) -> bool:
@@ -45,64 +47,116 @@ def _num(v: Any) -> Any:
     return v
 
 
-def explain(result: StudyRatings) -> list[str]:
-    """The takeaways, one sentence each: the order the data supports, the clear gaps, who is
-    provisional, and what length does."""
+def explain(result: StudyRatings, lang: str = "en") -> list[str]:
+    """The takeaways, one sentence each, in `lang` (en or zh): the order the data supports, the clear
+    gaps, who is provisional, and what length does."""
+    t = result.systems
+    lines = _order_lines(result, lang)
+    for r in t[t["provisional"]].itertuples():
+        lines.append(
+            messages.text("pw_provisional", lang, system=r.system, why=provisional_reasons(r.why_provisional, lang))
+        )
+    length = _length_line(result, lang)
+    return lines + ([length] if length else []) + [warning(w, lang) for w in result.warnings]
+
+
+def _order_lines(result: StudyRatings, lang: str) -> list[str]:
+    """The ranks the data supports and each clear gap, or that no system is clearly ahead."""
     level = f"{result.level:.0%}"
     t = result.systems
     ranked = t[t["rank_best"].notna()]
     ordered = result.differences[result.differences["ordered"]]
-    lines = []
+    sizes = {"votes": result.n_votes, "items": result.n_items, "raters": result.n_raters}
     no_interval = len(result.differences) and result.differences["ci_low"].isna().all()
     if ordered.empty and no_interval:
+        return [messages.text("pw_no_clear_no_interval", lang, **sizes)]
+    if ordered.empty:
+        return [messages.text("pw_no_clear_within", lang, level=level, **sizes)]
+    parts = [
+        messages.text("pw_rank_part", lang, system=r.system, rank=rank_label(int(r.rank_best), int(r.rank_worst)))
+        for r in ranked.itertuples()
+    ]
+    lines = [messages.text("pw_ranks", lang, level=level, parts=messages.text("story_list", lang).join(parts))]
+    for r in ordered.itertuples():
         lines.append(
-            f"No system is clearly ahead of another: the votes give no interval to tell them apart "
-            f"({result.n_votes} votes on {result.n_items} items from {result.n_raters} raters)."
-        )
-    elif ordered.empty:
-        lines.append(
-            f"No system is clearly ahead of another: every difference is within its {level} interval of zero "
-            f"({result.n_votes} votes on {result.n_items} items from {result.n_raters} raters)."
-        )
-    else:
-        parts = [f"{r.system} ({rank_label(int(r.rank_best), int(r.rank_worst))})" for r in ranked.itertuples()]
-        lines.append(
-            f"Ranks supported at {level}: " + ", ".join(parts) + " (a range: the data cannot place it more exactly)."
-        )
-        for r in ordered.itertuples():
-            lines.append(
-                f"{r.system_a} is ahead of {r.system_b} by {r.diff:.0f} Elo points ({level} CI {r.ci_low:.0f} to "
-                f"{r.ci_high:.0f}): it would win about {win_probability(r.diff, 0):.0%} of their comparisons."
-                if estimable(r.ci_low, r.ci_high)
-                else f"{r.system_a} is ahead of {r.system_b} (the size of the gap is {NOT_ESTIMABLE})."
+            messages.text(
+                "pw_ahead_by",
+                lang,
+                a=r.system_a,
+                b=r.system_b,
+                diff=r.diff,
+                level=level,
+                low=r.ci_low,
+                high=r.ci_high,
+                win=win_probability(r.diff, 0),
+            )  # fmt: skip
+            if estimable(r.ci_low, r.ci_high)
+            else messages.text(
+                "pw_ahead_not_estimable", lang, a=r.system_a, b=r.system_b, not_estimable=not_estimable(lang)
             )
-    for r in t[t["provisional"]].itertuples():
-        lines.append(f"{r.system} is provisional ({r.why_provisional}): no rank until it has more votes.")
-    eff = result.length_effect
-    if eff is not None and not math.isfinite(eff["elo_if_twice_as_long"]):
-        lines.append("Every answer in these votes has the same length as its rival: length cannot be controlled for.")
-    elif (
-        eff is not None
-        and math.isfinite(eff["ci_low_if_twice_as_long"])
-        and not estimable(eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"])
-    ):
-        lines.append(f"The length effect is {NOT_ESTIMABLE}: its {level} interval is wider than "
-                     f"{NOT_ESTIMABLE_WIDTH:.0f} Elo points.")  # fmt: skip
-    elif eff is not None and math.isfinite(eff["ci_low_if_twice_as_long"]):
-        g, lo, hi = eff["elo_if_twice_as_long"], eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"]
-        if lo > 0 or hi < 0:
-            moved = max(t.itertuples(), key=lambda r: abs(getattr(r, "rating" + LC) - r.rating))
-            lines.append(
-                f"Length sways the votes: an answer twice as long as its rival gains {g:+.0f} Elo points "
-                f"({level} CI {lo:+.0f} to {hi:+.0f}). Controlling for length, {moved.system} moves from "
-                f"{moved.rating:.0f} to {getattr(moved, 'rating' + LC):.0f}."
+        )
+    return lines
+
+
+def _length_line(result: StudyRatings, lang: str) -> str:
+    """What length does to the votes ("" when the votes carry no lengths)."""
+    eff, level, t = result.length_effect, f"{result.level:.0%}", result.systems
+    if eff is None:
+        return ""
+    if not math.isfinite(eff["elo_if_twice_as_long"]):
+        return messages.text("pw_length_same", lang)
+    g, lo, hi = eff["elo_if_twice_as_long"], eff["ci_low_if_twice_as_long"], eff["ci_high_if_twice_as_long"]
+    if not math.isfinite(lo):
+        return ""
+    if not estimable(lo, hi):
+        return messages.text(
+            "pw_length_not_estimable", lang, not_estimable=not_estimable(lang), level=level, width=NOT_ESTIMABLE_WIDTH
+        )
+    if lo > 0 or hi < 0:
+        moved = max(t.itertuples(), key=lambda r: abs(getattr(r, "rating" + LC) - r.rating))
+        return messages.text(
+            "pw_length_sways", lang, gain=g, level=level, low=lo, high=hi, system=moved.system,
+            before=moved.rating, after=getattr(moved, "rating" + LC),
+        )  # fmt: skip
+    return messages.text("pw_length_none", lang, gain=g, level=level, low=lo, high=hi)
+
+
+def not_estimable(lang: str = "en") -> str:
+    """NOT_ESTIMABLE in `lang`."""
+    return messages.text("pw_not_estimable", lang)
+
+
+def provisional_reasons(why: str, lang: str = "en") -> str:
+    """A system's `why_provisional` ("3 votes (fewer than 5); won every comparison") in `lang`: each
+    part found in common/messages.py, whole or by the template it was filled from."""
+    if lang != "zh" or not why:
+        return why
+    return "；".join(messages.translated(part, lang) for part in why.split("; "))
+
+
+def warning(sentence: str, lang: str = "en") -> str:
+    """One of `rate`'s warnings in `lang`. The one that names the systems with no finite rating holds
+    each one's reason after its name, so those are looked up one by one."""
+    found = messages.parse(sentence) if lang == "zh" else None
+    if found is None or found[0] != "pw_warn_separated":
+        return messages.translated(sentence, lang)
+    which = [_separated_system(part, lang) for part in found[1]["systems"].split(", ")]
+    return messages.text("pw_warn_separated", lang, systems=messages.text("story_list", lang).join(which))
+
+
+def _separated_system(part: str, lang: str) -> str:
+    """ "BS-4 won every comparison" (a name, then one of bt's reasons) in `lang`."""
+    for key in SEPARATED_REASONS:
+        reason = messages.english(key)
+        if part.endswith(" " + reason):
+            return messages.text(
+                "pw_separated_system", lang, system=part[: -len(reason) - 1], why=messages.text(key, lang)
             )
-        else:
-            lines.append(
-                f"No clear length effect: twice as long as the rival is worth {g:+.0f} Elo points "
-                f"({level} CI {lo:+.0f} to {hi:+.0f})."
-            )
-    return lines + list(result.warnings)
+    return part
+
+
+# bt.py's reasons for a rating that is not finite (Fit.why_not_finite), by message id
+SEPARATED_REASONS = ("pw_won_every", "pw_lost_every", "pw_never_lost", "pw_never_beat", "pw_no_finite_gap")
 
 
 def as_dict(result: StudyRatings) -> dict[str, Any]:

@@ -5,7 +5,7 @@ checker that says what it checks: `python -m evaluation.tasks` (docs/tasks.md).
     code-indices    indices of the elements above a threshold, run in a sandbox  preset Code-Stabilizer
     summary-paper   ≤200 characters of a 2800-character paper, key facts kept     preset Length-Aware
 
-The prompts (zh and en) are `arena.prompts.TASK_SCENARIOS`; a checker takes an answer's text and
+The prompts (zh and en) are `arena.inputs.prompts.TASK_SCENARIOS`; a checker takes an answer's text and
 returns a `Verdict` (success, reason, kind).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.prompts import TASK_SCENARIOS, Scenario
+from arena.inputs.prompts import TASK_SCENARIOS, Scenario
 from common.errors import UserError
 
 from . import code_task, math_task, summary_task

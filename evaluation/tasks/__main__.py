@@ -23,9 +23,9 @@ import sys
 import time
 from typing import Any, NoReturn
 
-from arena.numbers import cli_whole
-from arena.prompts import TASK_SCENARIOS
-from arena.readers import read_jsonl
+from arena.files.readers import read_jsonl
+from arena.inputs.numbers import cli_whole
+from arena.inputs.prompts import TASK_SCENARIOS
 from common.errors import UserError
 from common.outputs import check_output_path
 
@@ -110,7 +110,7 @@ def _progress(done: int, total: int, what: str) -> None:
 def benchmark(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     """The JSON of a run, and its table for people."""
     # late: only generating needs the decoders and a model; --answers, --write-prompts and --help stay light
-    from arena.llm import get_default_model, load_model
+    from arena.model.llm import get_default_model, load_model
 
     from . import bench  # late, as the line above
 

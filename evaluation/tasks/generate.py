@@ -1,6 +1,6 @@
 """The one place this package asks the arena core for outputs.
 
-It is the entry point `python -m decoders` uses (`arena.runner.run_methods` on a validated
+It is the entry point `python -m decoders` uses (`arena.runs.runner.run_methods` on a validated
 `RunRequest`): the same warm-up, timing, seeding and effective settings as Compare and the
 benchmark. If the core's entry point moves, this is the only call to change.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.prompts import clean_prompt
-from arena.requests import MethodResult, RunRequest, validate_request
-from arena.runner import run_methods
+from arena.inputs.prompts import clean_prompt
+from arena.runs.requests import MethodResult, RunRequest, validate_request
+from arena.runs.runner import run_methods
 
 
 def generate(lm: Any, prompt: str, methods: Sequence[str], seed: int, max_new_tokens: int) -> list[MethodResult]:

@@ -1,6 +1,6 @@
 """The summary task's checker: the length limit, and which of the source paper's key facts it keeps.
 
-The source is arena/paper.py (a fictional one-season irrigation trial, zh and en). What is checked,
+The source is arena/inputs/paper.py (a fictional one-season irrigation trial, zh and en). What is checked,
 and nothing else:
   * length: at most 200 characters (Unicode code points of the answer, stripped at both ends;
     spaces and punctuation count);
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arena.prompts import SUMMARY_LIMIT_CHARS, TASK_SCENARIOS
+from arena.inputs.prompts import SUMMARY_LIMIT_CHARS, TASK_SCENARIOS
 
 from .verdict import Verdict
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.live_app import LiveApp, shared_app
+from tests.support.live_app import DUMMY_ENGINE, LiveApp, shared_app
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -68,8 +68,15 @@ def app(tmp_path_factory) -> LiveApp:
     return shared_app(tmp_path_factory.getbasetemp())
 
 
+@pytest.fixture(scope="session")
+def dummy_app(tmp_path_factory) -> LiveApp:
+    """The shared app on the dummy engine with a model's pace (`DUMMY_ENGINE`): for a browser test
+    that generates but does not test what the model writes (a study's creation, Stop, progress)."""
+    return shared_app(tmp_path_factory.getbasetemp(), DUMMY_ENGINE)
+
+
 @pytest.fixture
-def page(browser, app, request, artifacts_dir: Path):
+def page(browser, request, artifacts_dir: Path):
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)

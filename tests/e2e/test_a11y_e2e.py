@@ -178,20 +178,18 @@ def test_stakeholder_page_is_neutral_for_anything_unpublished(wide_page, app):
     assert "draft" not in str(shown) and page.locator("footer, [role=tablist], button, input").count() == 0
 
 
-def test_stakeholder_page_is_served_in_rating_mode(tmp_path, browser):
-    """ARENA_MODE=rating serves only Rate and Results, and the published results' stakeholder page."""
-    from tests.support.live_app import start_app
+def test_stakeholder_page_is_served_in_rating_mode(tmp_path_factory, browser):
+    """ARENA_MODE=rating serves only Rate and Results, and the published results' stakeholder page
+    (the shared rating-only app: tests/test_python_api_live.py reads its API too)."""
+    from tests.support.live_app import RATING_ONLY, shared_app
 
-    app = start_app(tmp_path / "rating-mode", extra_env={"ARENA_MODE": "rating"})
-    try:
-        sid = published_study(app, secrets.token_hex(3))
-        page = browser.new_page(viewport=VIEWPORT)
-        response = page.goto(f"{app.url}/present?study={sid}", wait_until="load")
-        assert response.status == 200 and "Sea study" in page.locator("h1").inner_text()
-        assert page.goto(f"{app.url}/present?study={sid + 1}").status == 404
-        page.close()
-    finally:
-        app.stop()
+    app = shared_app(tmp_path_factory.getbasetemp(), RATING_ONLY)
+    sid = published_study(app, secrets.token_hex(3))
+    page = browser.new_page(viewport=VIEWPORT)
+    response = page.goto(f"{app.url}/present?study={sid}", wait_until="load")
+    assert response.status == 200 and "Sea study" in page.locator("h1").inner_text()
+    assert page.goto(f"{app.url}/present?study={sid + 1}").status == 404
+    page.close()
 
 
 def test_axe_on_the_pairwise_page_on_a_phone(browser, app, artifacts_dir):

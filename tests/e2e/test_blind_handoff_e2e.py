@@ -16,8 +16,8 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 
-from arena import invites
-from arena.requests import MethodResult
+from arena.access import invites
+from arena.runs.requests import MethodResult
 from arena.store import Store
 from tests.support.browser_helpers import response_text, score_all
 from ui import AppContext, rate

@@ -1,6 +1,7 @@
 """Compare never shows a wall of red (issue 24), in a browser: a reserved prompt is refused in one
 line by Run with no error badge anywhere; Run shows it is busy and the status is by it; beam search's
-wait is explained; Stop ends the run on screen with "Stopped" and the finished method's timing."""
+wait is explained; Stop ends the run on screen with "Stopped" and the finished method's timing. On the
+dummy engine at a model's pace (live_app.DUMMY_ENGINE): beam search takes its time, as a model's does."""
 
 from __future__ import annotations
 
@@ -23,17 +24,17 @@ WATCH_ERRORS = """() => {
 }"""
 
 
-def test_a_refusal_is_one_line_and_stop_ends_the_run_on_screen(page, app):
+def test_a_refusal_is_one_line_and_stop_ends_the_run_on_screen(page, dummy_app):
     token = secrets.token_hex(3)
     reserved_prompt = f"Describe the moon over a harbour in winter, note {token}."
-    store = Store(f"sqlite:///{app.env['ARENA_DB_PATH']}")
+    store = Store(f"sqlite:///{dummy_app.env['ARENA_DB_PATH']}")
     try:
         sid = store.create_study(f"calm {token}", methods=["TS-Temp", "Greedy"])
         store.add_items(sid, [{"prompt": reserved_prompt}])
     finally:
         store.dispose()
 
-    open_app(page, app)
+    open_app(page, dummy_app)
     page.evaluate(WATCH_ERRORS)
     status = page.locator("#compare-status")
     run = page.get_by_role("button", name="Run", exact=True)

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser_helpers import open_app, set_number
+
+# `alone`: it times the first text against the whole run, so it runs after the other live tests, with no
+# worker beside it
+pytestmark = pytest.mark.alone
 
 METHODS = ("TS-Temp", "TS-Tilted", "BS-4")  # the defaults; BS-4 runs last
 TOKENS = 32

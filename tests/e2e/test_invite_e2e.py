@@ -8,7 +8,7 @@ import secrets
 
 from playwright.sync_api import expect
 
-from arena import invites
+from arena.access import invites
 from tests.support.seeding import db_store, seed_study
 
 TOKEN = secrets.token_hex(4)

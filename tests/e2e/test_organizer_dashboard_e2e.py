@@ -1,6 +1,7 @@
 """Organizer dashboard in a browser: the preview counts what "Create" would generate, and the
 progress bar moves during generation (Gradio shows the gr.Progress ticks of arena/studies/generate.py:
-"k/n outputs"), not only at the end."""
+"k/n outputs"), not only at the end. The outputs come from the dummy engine at a model's pace
+(live_app.DUMMY_ENGINE): each takes real time, what it says is not tested."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ WATCH = """() => {
 }"""
 
 
-def test_preview_then_a_progress_bar_that_moves(page, app):
+def test_preview_then_a_progress_bar_that_moves(page, dummy_app):
     token = secrets.token_hex(3)
-    open_app(page, app, "Organizer")
+    open_app(page, dummy_app, "Organizer")
     org = panel(page)
     org.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
     org.get_by_label("Organizer password").press("Enter")

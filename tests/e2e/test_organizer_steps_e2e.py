@@ -1,7 +1,8 @@
 """The organizer, step by step, in a browser (issue 24): no error toast on unlocking, the pasted box
 wins over "Built-in scenarios" (the preview quotes it), full invite links with a working Copy
 button, the invited rater in "Progress per rater" as "not started", times to the second, and progress
-with the time left from the first output."""
+with the time left from the first output. On the dummy engine at a model's pace (live_app.DUMMY_ENGINE):
+each output takes real time, so the time left is measured, and what it says is not tested."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ WATCH_TOASTS = """() => {
     });
   }).observe(document.body, {childList: true, subtree: true});
 }"""
-# Every text the page shows while generating that gives outputs done and the time left (arena/eta.py).
+# Every text the page shows while generating that gives outputs done and the time left (arena/runs/eta.py).
 WATCH_ETA = """() => {
   window.__eta = [];
   new MutationObserver(() => {
@@ -33,12 +34,12 @@ WATCH_ETA = """() => {
 }"""
 
 
-def test_organizer_step_by_step(page, app):
+def test_organizer_step_by_step(page, dummy_app):
     token = secrets.token_hex(3)
     rater = f"steps-rater-{token}"
-    open_app(page, app, "Organizer")
+    open_app(page, dummy_app, "Organizer")
     page.evaluate(WATCH_TOASTS)
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app.url)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=dummy_app.url)
     org = panel(page)
     org.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
     org.get_by_label("Organizer password").press("Enter")
@@ -70,7 +71,7 @@ def test_organizer_step_by_step(page, app):
     org.get_by_label("Invite raters (names, comma or line separated; display only)").fill(rater)
     org.get_by_role("button", name="Create invite codes").click()
     links = page.locator("#organizer-invite-links")
-    expect(links).to_contain_text(f"{app.url}/?invite=")  # a full address, ready to mail
+    expect(links).to_contain_text(f"{dummy_app.url}/?invite=")  # a full address, ready to mail
     link = re.search(r"https?://\S+/\?invite=[A-Za-z0-9_-]+", links.inner_text()).group(0)
     copy = links.get_by_role("button", name=f"Copy the invite link of {rater}")
     copy.click()

@@ -3,8 +3,9 @@
 item"), one rater rates on a laptop and follows the attention item's instruction, another rates on
 a phone and does not, the organizer closes and publishes, Results and /present show the study's
 questions and "1 of 2 raters excluded by the rule set at creation", and its export imports back
-into a fresh store. On SQLite (the shared app) and on PostgreSQL (an app of its own on
-ARENA_TEST_PG_URL)."""
+into a fresh store (on both databases where the app runs on PostgreSQL). On the run's live database
+(tests/support/stores.py, live_backends): the shared dummy-engine app (live_app.DUMMY_ENGINE: what
+the outputs say is not tested) on SQLite, or that configuration's app on a fresh PostgreSQL schema."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from arena.export import export_to_path, import_file
+from arena.files.export import export_to_path, import_file
 from arena.store import Store
 from tests.support.browser_helpers import open_app, panel, pick_option
-from tests.support.live_app import ORGANIZER_PASSWORD, shared_app, start_app
-from tests.support.stores import BACKENDS, fresh_pg_url, open_store
+from tests.support.live_app import DUMMY_ENGINE, ORGANIZER_PASSWORD, shared_app
+from tests.support.stores import LIVE_BACKENDS, open_store
 
 GENERATION_TIMEOUT_MS = 480_000
 LAPTOP = {"width": 1400, "height": 1000}
@@ -41,18 +42,9 @@ RUBRIC = {
 
 @pytest.fixture
 def rubric_app(request, tmp_path_factory):
-    """(app, store URL): the shared app on SQLite, or an app of its own on a fresh PostgreSQL schema."""
-    if request.param == "sqlite":
-        app = shared_app(tmp_path_factory.getbasetemp())
-        yield app, f"sqlite:///{app.env['ARENA_DB_PATH']}"
-        return
-    url, drop = fresh_pg_url()
-    app = start_app(tmp_path_factory.mktemp("rubric-pg"), {"DATABASE_URL": url})
-    try:
-        yield app, url
-    finally:
-        app.stop()
-        drop()
+    """(app, store URL): the shared dummy-engine app on the database asked for."""
+    app = shared_app(tmp_path_factory.getbasetemp(), DUMMY_ENGINE, db=request.param)
+    return app, app.db_url
 
 
 def create_study(page, app, name: str) -> tuple[int, list[str]]:
@@ -105,7 +97,7 @@ def rate_all(browser, app, link: str, viewport: dict, follow: bool, artifacts_di
         for n in range(1, 4):  # two prompts and the attention item
             expect(page.get_by_text(f"Item {n} of 3")).to_be_visible()
             rows = page.locator(".rate-rubric fieldset, fieldset.rate-rubric").filter(visible=True)
-            expect(rows).to_have_count(4)  # two responses x two questions; the 1-5 rows are hidden
+            expect(rows).to_have_count(4)  # two responses x two questions; the rows past them are hidden
             expect(page.get_by_text("quality (1-10): How good is it? (A)")).to_be_visible()
             expect(page.get_by_text("1 = bad · 10 = great").first).to_be_visible()
             asked = "attention check" in page.locator("#rate-responses").inner_text()
@@ -158,7 +150,7 @@ def publish_and_check(page, app, sid: int, name: str) -> None:
 
 
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("rubric_app", BACKENDS, indirect=True)
+@pytest.mark.parametrize("rubric_app", LIVE_BACKENDS, indirect=True)
 def test_a_rubric_study_from_creation_to_present_and_back(browser, rubric_app, artifacts_dir, tmp_path):
     app, url = rubric_app
     name = f"Own questions {secrets.token_hex(3)}"

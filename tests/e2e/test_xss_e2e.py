@@ -98,7 +98,7 @@ def test_markup_in_prompts_outputs_and_names_never_runs(page, app, artifacts_dir
     pick_option(page, res, "Study", re.compile(f"XSS study {token}"))
     res.get_by_label("Perplexity under the loaded model").uncheck()
     res.get_by_role("button", name="Show results").click()
-    expect(res.get_by_text(re.compile(r"1 prompts · 3 ratings by 1 raters"))).to_be_visible(timeout=240_000)
+    expect(res.get_by_text(re.compile(r"1 prompt · 3 ratings by 1 rater\b"))).to_be_visible(timeout=240_000)
     res.get_by_label("Raters (empty = all)").click()
     problems += inert_problems(page, "the results tab")
     page.keyboard.press("Escape")

@@ -10,6 +10,7 @@ SSE stream of /queue/data) so it can call every registered function by index, in
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import signal
@@ -30,6 +31,17 @@ from ui.i18n import plain
 ROOT = Path(__file__).resolve().parents[2]
 ORGANIZER_PASSWORD = "organizer-test-pw-7f3a"
 API = "/gradio_api"
+# The settings of an app whose outputs come from the dummy engine at about the small model's pace on
+# these cores (20 tokens a second, every method's): for the live and browser tests where what is
+# generated is not what they test. Runs still stream, hold the generation slot, can be stopped and
+# show progress, but leave the CPU to the browser and the server (docs/testing.md).
+DUMMY_ENGINE = {"ARENA_ENGINE": "dummy", "ARENA_DUMMY_TOKEN_DELAY": "0.05"}
+# The dummy engine without a pace: for the tests that read where and how an answer comes (the Python
+# API, Compare's layout), whose runs at DUMMY_ENGINE's pace would wait longer than an app's start.
+DUMMY_FAST = {"ARENA_ENGINE": "dummy"}
+# Rating-only mode (ARENA_MODE=rating: Rate, Results and the stakeholder page), on the dummy engine:
+# it serves stored outputs, and nothing in it generates.
+RATING_ONLY = {"ARENA_ENGINE": "dummy", "ARENA_MODE": "rating"}
 
 
 def free_port() -> int:
@@ -59,6 +71,7 @@ def app_env(workdir: Path, extra: dict[str, str] | None = None) -> dict[str, str
         ARENA_JOINS_PER_SECOND="100000",
         ARENA_SESSIONS_PER_MINUTE="1000000",
         ARENA_QUEUE_PER_CLIENT="100000",  # tests/test_load.py: 50 raters' submits pending at once from 127.0.0.1
+        ARENA_PAGES_PER_CLIENT="100000",  # tests/test_load.py: 50 gradio_client raters read /config at once
     )
     env.pop("DATABASE_URL", None)  # a test that wants PostgreSQL passes it in `extra`
     env.update(extra or {})
@@ -75,6 +88,11 @@ class LiveApp:
     workdir: Path
     log_path: Path
     env: dict[str, str] = field(repr=False, default_factory=dict)
+
+    @property
+    def db_url(self) -> str:
+        """The database the app stores into, for a test that seeds it or reads what it stored."""
+        return self.env.get("DATABASE_URL") or f"sqlite:///{self.env['ARENA_DB_PATH']}"
 
     def log_tail(self, chars: int = 4000) -> str:
         try:
@@ -100,6 +118,10 @@ class LiveApp:
                 self.kill()
 
 
+class PortTaken(RuntimeError):
+    """The port start_app picked was taken before the app could listen on it."""
+
+
 def start_app(
     workdir: Path,
     extra_env: dict[str, str] | None = None,
@@ -107,9 +129,17 @@ def start_app(
     args: list[str] | None = None,
     port: int | None = None,
 ) -> LiveApp:
-    """Start `python app.py` on 127.0.0.1 and wait until its config answers."""
+    """Start `python app.py` on 127.0.0.1 and wait until its config answers. Without a `port`, a free
+    one; if another process (a live test on the other worker) took it before the app bound it, the
+    app says so and exits 2, and it starts again on another."""
+    if port is None:
+        for _ in range(2):
+            try:
+                return start_app(workdir, extra_env, timeout_s, args, free_port())
+            except PortTaken:
+                pass
+        return start_app(workdir, extra_env, timeout_s, args, free_port())
     workdir.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
     env = app_env(workdir, extra_env)
     log_path = workdir / f"app-{port}-{int(time.time() * 1000)}.log"
     log = open(log_path, "wb")
@@ -120,6 +150,8 @@ def start_app(
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if not app.alive():
+            if proc.returncode == 2 and f"port {port} on 127.0.0.1 is already in use" in app.log_tail():
+                raise PortTaken(app.log_tail())
             raise RuntimeError(f"app.py exited with {proc.returncode} before serving:\n{app.log_tail()}")
         try:
             r = httpx.get(f"{app.url}/config", timeout=5, trust_env=False)
@@ -136,16 +168,31 @@ _shared: dict[str, LiveApp] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_app(base_dir: Path) -> LiveApp:
-    """One app process for the whole test session (starting one costs 20-60 s on two cores).
+def shared_app(base_dir: Path, extra_env: dict[str, str] | None = None, db: str = "sqlite") -> LiveApp:
+    """One app process per configuration (`extra_env` and database) for the whole test session:
+    starting one costs 20-60 s on two cores, so tests that need the same settings share it.
 
-    Tests that share it create their own studies and raters with unique names; tests that kill or
-    restart the server start their own with `start_app`."""
+    `db` is "sqlite" (a file in the app's folder) or "postgresql" (a fresh schema on
+    ARENA_TEST_PG_URL, dropped at exit); seed it through `app.db_url`. Tests that share an app create
+    their own studies and raters with unique names; tests that kill or restart the server, or watch
+    a state the others change, start their own with `start_app`."""
+    extra = dict(extra_env or {})
+    key = json.dumps([db, sorted(extra.items())])
     with _shared_lock:
-        app = _shared.get("app")
+        app = _shared.get(key)
         if app is None or not app.alive():
-            app = start_app(Path(base_dir) / "shared-app")
-            _shared["app"] = app
+            folder = Path(base_dir) / "shared-app"
+            if key != json.dumps(["sqlite", []]):  # the default keeps its old folder: tests read files there
+                folder = Path(base_dir) / f"shared-app-{db}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+            if db == "postgresql":
+                from tests.support.stores import fresh_pg_url
+
+                extra["DATABASE_URL"], drop = fresh_pg_url()
+                atexit.register(drop)  # after the app's stop below: atexit runs the last registered first
+            elif db != "sqlite":
+                raise ValueError(f"db must be sqlite or postgresql, not {db!r}")
+            app = start_app(folder, extra)
+            _shared[key] = app
             atexit.register(app.stop)
         return app
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arena import invites
+from arena.access import invites
 from arena.store import Store
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")

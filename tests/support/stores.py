@@ -27,6 +27,31 @@ def pg_url() -> str | None:
 # where no server is configured.
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON))]
 
+LIVE_DB_ENV = "ARENA_TEST_LIVE_DB"
+
+
+def live_backends() -> list[str]:
+    """The databases the live-app and browser tests run a doubled test on: `ARENA_TEST_LIVE_DB`
+    (`sqlite`, `postgresql`, or both, comma-separated), by default PostgreSQL where a server is
+    configured (production on a Space) and SQLite otherwise. Both databases' behaviour is proven by
+    the store tests (`store` fixture, BACKENDS); a test through the app proves routes, cookies and
+    the queue, which do not depend on the database, so one is enough for it. The shared app of the
+    other live tests stays on SQLite, so a run with PostgreSQL still drives both through the app."""
+    chosen = os.environ.get(LIVE_DB_ENV) or ("postgresql" if pg_url() else "sqlite")
+    names = [name.strip().lower() for name in chosen.split(",") if name.strip()]
+    unknown = sorted(set(names) - {"sqlite", "postgresql"})
+    if unknown or not names:
+        raise pytest.UsageError(f"{LIVE_DB_ENV}={chosen!r}: name sqlite, postgresql or both")
+    return names
+
+
+# Parameters for the live tests that ran on each database: the chosen ones only (see live_backends),
+# PostgreSQL skipped with the reason where it was chosen and no server is configured.
+LIVE_BACKENDS = [
+    pytest.param(name, marks=pytest.mark.skipif(not pg_url(), reason=PG_SKIP_REASON)) if name == "postgresql" else name
+    for name in live_backends()
+]
+
 
 def sqlite_url(folder: Path) -> str:
     return f"sqlite:///{Path(folder) / 'arena.db'}"

@@ -48,6 +48,16 @@ os.environ.update(
 )
 os.environ.setdefault("ARENA_DB_PATH", str(TMP / "arena.db"))
 os.environ.setdefault("SPACE_ID", "tests/zerogpu-emulation")
+# What a Space gets, with `hf_oauth: true` in its README (the Hub is never contacted at start: Gradio's
+# OAuth client reads the provider's metadata on the first sign-in).
+for name, value in (
+    ("SYSTEM", "spaces"),  # with SPACE_ID, what makes Gradio take this for a Space (gradio.utils.get_space)
+    ("OAUTH_CLIENT_ID", "emulated-client-id"),
+    ("OAUTH_CLIENT_SECRET", "emulated-client-secret"),
+    ("OAUTH_SCOPES", "openid profile"),
+    ("OPENID_PROVIDER_URL", "https://huggingface.co"),
+):
+    os.environ.setdefault(name, value)
 
 import torch  # noqa: E402
 
@@ -76,7 +86,7 @@ import spaces.zero.wrappers as wrappers  # noqa: E402
 from spaces.zero.torch import patching  # noqa: E402
 
 # -- plain data only across the boundary -------------------------------------------------------------
-from arena.zerogpu import find_unplain  # noqa: E402  (no torch or CUDA at its import)
+from arena.model.zerogpu import find_unplain  # noqa: E402  (no torch or CUDA at its import)
 
 
 class BoundaryError(Exception):
@@ -166,16 +176,17 @@ def step(name: str, fn, report: dict):
 
 def main() -> int:
     report: dict = {"steps": {}}
+    import gradio as gr
     import pandas as pd
 
     import app  # noqa: F401  # the app module, as the Space runs it
-    from arena import hardware
-    from arena import zerogpu as gpu
-    from arena.llm import get_default_model
-    from arena.requests import RunRequest
-    from arena.runner import run_methods, stream_methods
+    from arena.model import hardware
+    from arena.model import zerogpu as gpu
+    from arena.model.llm import get_default_model
+    from arena.runs.requests import RunRequest
+    from arena.runs.runner import run_methods, stream_methods
     from arena.store import get_store
-    from arena.studies import PromptSpec, create_study, generate_study
+    from arena.studies import PromptSpec, StudySpec, create_study, generate_study
     from evaluation.perplexity import score_outputs
     from ui.trace import run_trace
 
@@ -184,7 +195,14 @@ def main() -> int:
     report["model_line"] = lm.describe()
     report["device"] = str(lm.device)
     report["dtype"] = lm.dtype_name
-    step("build app", lambda: app.build_app(), report)
+    demo = step("build app", lambda: app.build_app(), report)
+    # hf_oauth: true: Gradio's real sign-in routes (not the mock), for the raters' sign-in button
+    report["oauth_routes"] = sorted(
+        r.path
+        for r in demo.app.routes
+        if getattr(r, "path", "") in ("/login/huggingface", "/login/callback", "/logout")
+    )
+    report["sign_in_buttons"] = sum(1 for b in demo.blocks.values() if isinstance(b, gr.LoginButton))
     packed = step("startup (pack)", zero.startup, report)
     del packed
     report["packed_bytes"] = int(ztorch.size())
@@ -217,7 +235,10 @@ def main() -> int:
 
     store = get_store()
     study = create_study(
-        store, "emulation check", [PromptSpec(prompt, raw=True)], methods=["TS-Temp"], max_new_tokens=3, base_seed=7
+        store,
+        StudySpec(
+            "emulation check", [PromptSpec(prompt, raw=True)], methods=["TS-Temp"], max_new_tokens=3, base_seed=7
+        ),
     )
     gen = step("study item", lambda: generate_study(store, lm, study), report)
     report["study_generated"] = int(gen.generated)

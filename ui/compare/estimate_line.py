@@ -1,6 +1,6 @@
 """The line next to Compare's Run: how long the chosen run will take on this machine, before it starts.
 
-The rates are what this process measured (arena/estimate.py: every finished method records its
+The rates are what this process measured (arena/runs/estimate.py: every finished method records its
 tokens/s under its model's label), so the line is honest from the first run on; before any run it says
 that nothing was timed yet rather than guess from hardware names. Compare runs one method at a time,
 which is what `estimate_seconds` assumes, and a run of several models is the sum over the models.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from arena import estimate
-from arena.eta import duration, speed
+from arena.runs import estimate
+from arena.runs.eta import duration, speed
 from common.messages import text
 
 

@@ -10,13 +10,13 @@ from typing import Any
 import gradio as gr
 
 import decoders
-from arena import language
-from arena.prompts import clean_prompt
-from arena.requests import RunRequest, validate_request
+from arena.inputs import language
+from arena.inputs.prompts import clean_prompt
+from arena.runs.requests import RunRequest, validate_request
 from arena.settings import current as current_settings
 from arena.studies import reserved
 from common.errors import UserError
-from common.messages import english
+from common.messages import english, text
 from decoders import Param
 
 from ..i18n import t
@@ -33,7 +33,9 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 SMALL_MODEL_PARAMS = 1_000_000_000
 
 
-RESERVED_EXAMPLE = "🔒 in a study being rated: not available here until it is published"
+RESERVED_EXAMPLE = english("compare_reserved_example")
+# The example tables' columns (ids in common/messages.py): the prompt, and whether it is continued raw.
+EXAMPLE_HEADERS = ("prompt", "raw_continuation_no_chat_template")
 RESERVED_PICKED = english("compare_reserved_picked")
 
 
@@ -67,15 +69,26 @@ def refusal(lm: Any, prompt: Any, selected: Any, raw: Any, seed: Any, max_new: A
     return ""
 
 
-def example_samples(lm: Any, scenarios: Any) -> list[list[Any]]:
-    """The example list as Compare shows it now: a prompt of a study being rated is greyed out (its
-    text replaced by a note; it would only be refused), every other one as it is. Same length and
-    order as `scenarios`, so a click's index still names its scenario."""
-    return [[RESERVED_EXAMPLE, sc.raw] if example_reserved(lm, sc) else [sc.prompt, sc.raw] for sc in scenarios]
+def example_samples(lm: Any, scenarios: Any, lang: str = "en") -> list[list[Any]]:
+    """The example list as Compare shows it now, in `lang`: a prompt of a study being rated is greyed
+    out (its text replaced by a note; it would only be refused), every other one as it is, and "raw"
+    in words. Same length and order as `scenarios`, so a click's index still names its scenario.
+    `lm` None (the page as built, before its first load): nothing greyed out yet."""
+    return [
+        [text("compare_reserved_example", lang) if lm is not None and example_reserved(lm, sc) else sc.prompt,
+         text("true" if sc.raw else "false", lang)]
+        for sc in scenarios
+    ]  # fmt: skip
+
+
+def example_headers(lang: str = "en") -> list[str]:
+    """The columns' names in `lang` (Gradio does not translate a Dataset's headers in the browser: they
+    are written on load in the reader's language, as the time line is)."""
+    return [text(key, lang) for key in EXAMPLE_HEADERS]
 
 
 def language_note(lm: Any, prompt: Any) -> str:
-    """The line under the prompt for a mostly-Chinese prompt on an English-only model (arena/language.py), else ""."""
+    """The line under the prompt for a mostly-Chinese prompt on an English-only model (arena/inputs/language.py), else ""."""
     if not language.model_warning(str(prompt or ""), lm):
         return ""
     return f"⚠ {language.short_name(lm)} {t(language.MODEL_WARNING)}"
@@ -98,6 +111,30 @@ def example_reserved(lm: Any, scenario: Any) -> bool:
     except UserError:
         return True
     return False
+
+
+def _group(family: str, lang: str) -> str:
+    if family.startswith("article-"):
+        return text("more_methods_group_article", lang, n=family.removeprefix("article-"))
+    return text("more_methods_group_standard", lang)
+
+
+def _hint(description: str, width: int = 64) -> str:
+    """A description's first clause ("Min-p sampling (p=0.1, T=1)"), cut to `width` characters."""
+    head = description.split(": ")[0].split(". ")[0].rstrip(".")
+    return head if len(head) <= width else head[: width - 1].rstrip() + "…"
+
+
+def more_choices(names: list[str], lang: str = "en") -> list[tuple[str, str]]:
+    """ "More methods" as (label, method): the articles' other decoders first, then the standard
+    samplers, each labelled with its group and, in English, the first clause of its description (the
+    registry's descriptions are English; a Chinese reader gets the group)."""
+    found = [decoders.get(n) for n in names]
+    found.sort(key=lambda d: (not d.family.startswith("article-"), d.family, d.name.lower()))
+    return [
+        (f"{d.name} · {_group(d.family, lang)}" + (f": {_hint(d.description)}" if lang != "zh" else ""), d.name)
+        for d in found
+    ]
 
 
 def param_keys() -> list[tuple[str, Param]]:
@@ -156,7 +193,7 @@ def _label(d, name: str) -> str:
 RAW_ONLY_NOTE = "This is a base model without a chat template: every prompt is continued as raw text."
 
 
-def model_size_note(lm) -> str:
+def model_size_note(lm, lang: str = "en") -> str:
     """One line when the model is small: what it will do badly (a 135M model and a Chinese prompt)."""
     try:
         n = sum(p.numel() for p in lm.model.parameters())
@@ -165,10 +202,7 @@ def model_size_note(lm) -> str:
     if not n or n >= SMALL_MODEL_PARAMS:
         return ""
     size = f"{n / 1e6:.0f}M" if n < 1e9 else f"{n / 1e9:.1f}B"
-    return (
-        f"*{lm.name.split(' ')[0]} has {size} parameters: expect weak Chinese and reasoning, and off-topic "
-        "answers to hard prompts; it is here to compare decoding methods, not models.*"
-    )
+    return text("compare_small_model", lang, name=lm.name.split(" ")[0], size=size)
 
 
 def control_for(param: Param) -> gr.components.Component:

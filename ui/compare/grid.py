@@ -1,7 +1,7 @@
 """Compare's grid: every chosen method on each chosen model, one column per model, one row per method.
 
 What the page shows as the run goes (`grid_views`) is computed here from the runner's model events
-(`arena.runner.stream_models`, the path `python -m decoders --models` takes), so tests can follow a
+(`arena.runs.runner.stream_models`, the path `python -m decoders --models` takes), so tests can follow a
 grid run without a browser; ui/compare/handlers.py only turns each view into component updates.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from arena import systems
-from arena.requests import MethodResult
-from arena.runner import ModelEvent
+from arena.rating import systems
+from arena.runs.requests import MethodResult
+from arena.runs.runner import ModelEvent
 
 GRID_LABEL = "Outputs by model"
 MODELS_LABEL = "Models"
@@ -128,7 +128,7 @@ def grid_views(
 
 def grid_state(prompt: str, raw: bool, done: list[tuple[str, MethodResult]], total: int) -> dict[str, Any]:
     """Compare's `last` state after a grid run: each finished cell as a result named by its system,
-    "MODEL · METHOD" (arena/systems.py), so "Why this token?" lists every recorded cell and "Rate
+    "MODEL · METHOD" (arena/rating/systems.py), so "Why this token?" lists every recorded cell and "Rate
     these blind" rates the cells as systems; `models` says which model wrote each (its tokenizer
     reads the recording), and `grid` how far the grid got (for Stop's line)."""
     results = [replace(result, method=systems.system_name(model, result.method)) for model, result in done]

@@ -13,26 +13,32 @@ from typing import Any
 
 import gradio as gr
 
-from arena.llm import LoadedModel
-from arena.llm import models as model_cache
-from arena.prompts import SCENARIOS, TASK_SCENARIOS
-from arena.requests import MethodResult, RunRequest, run_order
-from arena.runner import load_on_compute, stream_methods, stream_models
+from arena.engines import current as current_engine
+from arena.inputs.prompts import SCENARIOS, TASK_SCENARIOS
+from arena.model.llm import LoadedModel
+from arena.model.llm import models as model_cache
+from arena.runs.requests import MethodResult, RunRequest, run_order
+from arena.runs.runner import load_on_compute, stream_methods, stream_models
 from common.errors import UserError
+from common.messages import text
 
 from .. import admission
 from ..i18n import language_of_request, reads, t
 from . import grid as compare_grid
 from . import quick_blind
+from .engine_hint import hint_line
 from .estimate_line import estimate_line
 from .form import (
     RESERVED_PICKED,
     apply_preset,
     check_token_cap,
+    example_headers,
     example_reserved,
     example_samples,
     language_note,
     make_request,
+    model_size_note,
+    more_choices,
     param_keys,
     preset_note,
     refusal,
@@ -59,13 +65,6 @@ Model = Callable[[], LoadedModel]
 def on_methods(names: list[str], selected: list[str]) -> list[Any]:
     """Each method's column shown when it is chosen."""
     return [gr.update(visible=n in (selected or [])) for n in names]
-
-
-def on_split(article: list[str], chosen: Any) -> tuple[list[str], list[str]]:
-    """The methods chosen (by a preset, say) shown in their two boxes: the article's three, and the
-    rest under "More methods"."""
-    chosen = list(chosen or [])
-    return [m for m in chosen if m in article], [m for m in chosen if m not in article]
 
 
 def on_estimate(model_names: list[str], grid_on: bool, request: gr.Request, selected: Any, max_new: Any,
@@ -122,8 +121,15 @@ def gate(admitted: bool) -> None:
         raise gr.Error("refused", visible=False, print_exception=False)
 
 
-def on_done(model: Model) -> tuple[Any, str]:
-    return gr.update(value=t("Run"), interactive=True), timing_caveat(model().device)
+def stop_ready(admitted: bool = False) -> Any:
+    """Stop is active while a run it could stop is admitted, inactive otherwise (on_done turns it off)."""
+    return gr.update(interactive=bool(admitted))
+
+
+def on_done(model: Model, request: gr.Request) -> tuple[Any, str, Any]:
+    """After a run (ended, stopped or failed): Run ready again, the timing caveat, Stop inactive."""
+    caveat = timing_caveat(model().device, language_of_request(request))
+    return gr.update(value=t("Run"), interactive=True), caveat, gr.update(interactive=False)
 
 
 def on_run(model: Model, names: list[str], request: gr.Request, prompt_text: Any, selected: Any, raw: Any,
@@ -311,10 +317,30 @@ def on_example(model: Model, examples: Sequence[Any], raw_only: bool, index: Any
     return scenario.prompt, scenario.raw or raw_only, "", scenario_max_new(lm, scenario, selected)
 
 
-def refresh_examples(model: Model) -> tuple[Any, Any]:
-    """On page load: the examples, a study's prompts greyed out."""
-    lm = model()
-    return gr.update(samples=example_samples(lm, SCENARIOS)), gr.update(samples=example_samples(lm, TASK_SCENARIOS))
+def on_page_texts(model: Model, others: list[str], hint: str, request: gr.Request) -> tuple[Any, ...]:
+    """On page load, in the reader's language: the model line (with how to get the faster engine,
+    `hint`: ui/compare/engine_hint.py's message id or ""), the small model's note, the presets' line,
+    the timing caveat, the memory note and "More methods" (`others`) with their groups."""
+    lang, lm = language_of_request(request), model()
+    return (
+        current_engine().describe(lm, lang) + hint_line(hint, lang),
+        model_size_note(lm, lang),
+        gr.update(info=text("compare_presets_info", lang)),
+        timing_caveat(lm.device, lang),
+        text("compare_memory_note", lang, help=text("memory_description", lang)),
+        # built in English: only a Chinese reader's choices are sent again (a new list of choices
+        # arriving after a quick first click would undo it)
+        gr.update(choices=more_choices(others, lang)) if lang == "zh" else gr.update(),
+    )
+
+
+def refresh_examples(model: Model, request: gr.Request) -> tuple[Any, ...]:
+    """On page load: the examples, a study's prompts greyed out, in the reader's language."""
+    lm, lang = model(), language_of_request(request)
+    return tuple(
+        gr.update(samples=example_samples(lm, examples, lang), headers=example_headers(lang))
+        for examples in (SCENARIOS, TASK_SCENARIOS)
+    )
 
 
 def on_prompt(model: Model, text: Any) -> Any:

@@ -19,7 +19,8 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, clients
+from arena.access import clients
+from arena.rating import blind
 from arena.store import SCORE_COLUMNS, Store
 from arena.studies import quick
 from arena.studies.limits import MAX_RESPONSES

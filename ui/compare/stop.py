@@ -10,7 +10,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena.zerogpu import friendly_error
+from arena.model.zerogpu import friendly_error
 
 # Stop: one cancel event per browser session's running Compare (a threading.Event cannot live in gr.State).
 _cancels: dict[str, threading.Event] = {}

@@ -10,8 +10,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import decoders
-from arena.memory import GROWTH_LABEL, PEAK_LABEL
-from arena.requests import MethodResult
+from arena.model.memory import GROWTH_LABEL, PEAK_LABEL
+from arena.runs.requests import MethodResult
+from common.messages import text
 from decoders.order import ORDER_KEY, order_text
 from evaluation.tasks.views import verdict_line
 
@@ -39,16 +40,13 @@ def status_line(method: str, position: int, total: int) -> str:
     return f"Running **{method}**, {position} of {total}…"
 
 
-def timing_caveat(device: Any) -> str:
+def timing_caveat(device: Any, lang: str = "en") -> str:
     """The line under the timing table: one run, on this machine, under its load of the moment."""
     try:
-        load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        load = text("compare_load_average", lang, load=f"{os.getloadavg()[0]:.1f}", cores=os.cpu_count())
     except (OSError, AttributeError):
-        load = "its load unknown"
-    return (
-        f"*One run on this machine ({device}; {load} just now): timings move from run to run and with "
-        "the load. Compare methods within one run; steady figures come from `python -m evaluation.benchmark`.*"
-    )
+        load = text("compare_load_unknown", lang)
+    return text("compare_timing_caveat", lang, device=device, load=load)
 
 
 def whole_methods(methods: list[str]) -> list[str]:

@@ -2,7 +2,7 @@
 did to the candidates, and the token drawn (or, for beam search, the beams at that step).
 
 It reads the run Compare just showed, recorded while it generated (decoders/recording.py), when
-"Record why each token was chosen" was ticked. The data is arena/token_view.py's; `step_view` and
+"Record why each token was chosen" was ticked. The data is arena/runs/token_view.py's; `step_view` and
 `step_figure` are the plain functions the tests call; `build` only wires them to the page.
 """
 
@@ -16,7 +16,7 @@ import gradio as gr
 import pandas as pd
 import plotly.graph_objects as go
 
-from arena import token_view
+from arena.runs import token_view
 from common.errors import UserError
 from common.messages import english
 

@@ -18,21 +18,31 @@ import gradio as gr
 
 import decoders
 from arena import studies
-from arena.attention import MAX_ATTENTION_ITEMS
 from arena.engines import model_choices
-from arena.hardware import hardware_banner, storage_banner
-from arena.llm import loaded_default
-from arena.requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
+from arena.model.hardware import hardware_banner, storage_banner
+from arena.model.llm import loaded_default
+from arena.rating.attention import MAX_ATTENTION_ITEMS
+from arena.runs.requests import DEFAULT_MAX_NEW_TOKENS, MAX_NEW_TOKENS_RANGE
 from arena.settings import current as current_settings
 from common.messages import english
 
 from .. import AppContext, organizer_models, store_for, web
 from ..rate.guidelines import DEFAULT_GUIDELINES
+from . import accounts as accounts_panel
 from . import blinding, dashboard
 from . import handlers as h
 from . import stats as stats_panel
 from .auth import guarded
-from .forms import DESIGNS, EXCLUSION_CHOICES, GUESS_CHOICES, SOURCES, prompts_from, rubric_example, rubric_preview
+from .forms import (
+    DESIGNS,
+    EXCLUSION_CHOICES,
+    FIELDS,
+    GUESS_CHOICES,
+    SOURCES,
+    prompts_from,
+    rubric_example,
+    rubric_preview,
+)
 
 # The copy buttons of the invite links: one listener on the block, the link in each button's data-copy.
 COPY_JS = """
@@ -81,8 +91,9 @@ def build(ctx: AppContext) -> None:
         _exports_panel(c)
     with gr.Accordion("Danger zone: delete a study or one rater's ratings", open=False):
         _danger_zone(c)
+    accounts_panel.build(ctx, c.password, c.chosen)  # raters who sign in with Hugging Face instead of a code
     blinding.build(ctx, c.password, c.chosen)  # form check before rating, blinding index after close
-    stats_panel.build(ctx, c.password)  # raters' diagnostics, position effect, power planner
+    stats_panel.build(ctx, c.password, c.chosen)  # raters' diagnostics, position effect, power planner
     _wire(ctx, c)
 
 
@@ -250,12 +261,17 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
         None, [ticket], None, js=web.TRADE_TICKET_JS, **private
     )
     c.chosen.input(guarded(ctx, h.overview, store), [pw, c.chosen], overview, **private)
-    form = [c.name, c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.seed, c.guidelines]
-    # new inputs go last: API callers' inputs keep their places
-    form += [c.guess, c.design, c.models, c.scorer, c.rubric, c.attention, c.exclude]
+    # The form's controls by StudyForm's field names: Create gathers their values into one StudyForm.
+    controls = dict(
+        study_name=c.name, source=c.source, language=c.language, pasted=c.pasted, upload=c.upload, methods=c.methods,
+        samples=c.samples, max_new_tokens=c.max_new, base_seed=c.seed, guidelines=c.guidelines, guess=c.guess,
+        design=c.design, models=c.models, scorer=c.scorer, rubric=c.rubric, attention_items=c.attention,
+        exclusion=c.exclude,
+    )  # fmt: skip
+    form = [controls[name] for name in FIELDS]
     # the preview line above the button is an output too: the progress bar runs next to the button
     c.create.click(
-        guarded(ctx, h.create_beside_button, store, ctx.model, c.model_names), [pw, *form], [*overview, c.preview],
+        guarded(ctx, h.on_create, store, ctx.model, c.model_names), [pw, *form], [*overview, c.preview],
         **generation,
     )  # fmt: skip
     # Behind the password as every organizer handler (tests/test_rating_api.py), though they read nothing stored.
@@ -290,7 +306,7 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
         deletion, **danger,
     )  # fmt: skip
     # Last, so the password box's first handler stays "unlock" (the preview also listens to Enter there).
-    inputs = [c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.models]
+    inputs = [c.source, c.language, c.pasted, c.upload, c.methods, c.samples, c.max_new, c.models, c.attention]
     dashboard.wire_preview(ctx, c.preview, inputs, prompts_from, pw, c.model_names)
 
 

@@ -1,6 +1,6 @@
 """Organizer auth in one place: the organizer password, checked in constant time, with the
-per-client backoff (arena/throttle.py) and the organizer session that exempts a browser which proved
-the password before (arena/sessions.py). Every organizer panel (ui/organizer/) uses it.
+per-client backoff (arena/access/throttle.py) and the organizer session that exempts a browser which proved
+the password before (arena/access/sessions.py). Every organizer panel (ui/organizer/) uses it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from arena import clients, sessions, throttle
+from arena.access import clients, sessions, throttle
 from common.errors import UserError
 
 from .. import AppContext
@@ -22,7 +22,7 @@ from ..handler import handler
 
 def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
     """The organizer password, compared in constant time; with `client`, wrong guesses from one
-    client wait longer and longer (arena/throttle.py), except in a browser that proved the password
+    client wait longer and longer (arena/access/throttle.py), except in a browser that proved the password
     before (`exempt`: its organizer session)."""
     expected = ctx.organizer_password
     if not expected:

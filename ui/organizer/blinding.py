@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena.numbers import study_id as parse_study_id
+from arena.inputs.numbers import study_id as parse_study_id
 from common.messages import english
 from evaluation import blinding, form_cues
 

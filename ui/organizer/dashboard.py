@@ -1,7 +1,7 @@
 """Organizer dashboard pieces: the preview before generating and the compact per-rater table.
 
 `preview` counts what "Create study" would generate and how long it would take on this machine
-(arena/estimate.py, from measured throughput); `rater_table` shows per rater: % of the study done,
+(arena/runs/estimate.py, from measured throughput); `rater_table` shows per rater: % of the study done,
 the median seconds per item (evaluation.human.raters) and the last activity to the minute, with a
 totals row.
 """
@@ -16,12 +16,16 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena import estimate, studies, systems
-from arena.blind import LABELS
-from arena.numbers import parse_whole
+from arena import studies
+from arena.inputs.numbers import parse_whole, whole_number
+from arena.rating import systems
+from arena.rating.attention import MAX_ATTENTION_ITEMS, AttentionPlan
+from arena.rating.blind import LABELS
+from arena.runs import estimate
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS
 from common.errors import UserError
+from common.rubric import DEFAULT_RUBRIC
 from evaluation.human.raters import seconds_per_item
 
 from .. import organizer_models, store_for
@@ -178,9 +182,15 @@ def throughput(store: Store, lm) -> dict[str, float]:
 
 
 def preview(
-    prompts: list, methods: list[str] | None, samples: Any, max_new_tokens: Any, rates: dict[str, float]
+    prompts: list,
+    methods: list[str] | None,
+    samples: Any,
+    max_new_tokens: Any,
+    rates: dict[str, float],
+    attention_items: Any = 0,
 ) -> str:
-    """The line shown above "Create study": counts and time, or what is missing (Markdown-safe text)."""
+    """The line shown above "Create study": counts and time, or what is missing (Markdown-safe text).
+    The counts are what creation makes: the attention items' outputs included."""
     if not methods:
         return "Choose at least one method."
     try:
@@ -190,8 +200,14 @@ def preview(
         return "Enter whole numbers for samples and max_new_tokens."
     if not prompts:
         return "No prompts yet."
+    try:  # creation's own checks of the count, so the preview refuses what Create would refuse
+        count = whole_number(attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS)
+        AttentionPlan(count).check(DEFAULT_RUBRIC, len(prompts))
+    except UserError as exc:
+        return f"**Preview:** {md_text(exc)}"
     slots = studies.expected_slots(methods, n_samples)
-    return "**Preview:** " + estimate.describe(len(prompts), slots, max_new, rates) + first_prompts(prompts)
+    line = estimate.describe(len(prompts), slots, max_new, rates, attention=count)
+    return "**Preview:** " + line + first_prompts(prompts)
 
 
 def first_prompts(prompts: list) -> str:
@@ -213,14 +229,15 @@ def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:
 def wire_preview(ctx, line, inputs: list, prompts_from, password=None, names: Sequence[str] = ()) -> None:
     """Update `line` whenever an input of "Create a study" changes: [source, language, pasted,
     upload, methods, samples, max_new] and, optionally, the models box (a study over models counts
-    its systems). Behind the organizer password like every organizer handler:
+    its systems) and the number of attention items. Behind the organizer password like every organizer handler:
     the estimate comes from measured per-method throughput (unpublished studies' timings included),
     and the handler reads the prompt source, uploads too. `names`: the models offered, for the
     warning on Chinese prompts for an English-only model (organizer_models.language_warning)."""
 
     def update(
-        request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens, *models
+        request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens, *extra
     ):
+        models, attention = extra[:1], (extra[1] if len(extra) > 1 else 0)
         if not pw:
             return "**Preview:** enter the organizer password above to see counts and time."
         try:
@@ -244,7 +261,7 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None, names: Se
                 for method, r in (rates if m == app else throughput(store, m)).items()
             }
             method_list = systems.cross(chosen, method_list)
-        return warning + preview(prompts, method_list, n_samples, max_new_tokens, rates)
+        return warning + preview(prompts, method_list, n_samples, max_new_tokens, rates, attention)
 
     pw_box = [password] if password is not None else [gr.Textbox(visible=False)]
     # Not on every keystroke in the password box (each would count as a wrong guess): on Enter there.

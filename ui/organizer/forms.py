@@ -1,17 +1,25 @@
 """What the Organizer's "Create a study" form means: where the prompts come from (the content decides),
-the study's design, and the blind question's choices. No Gradio: tests call these directly."""
+the study's design, the blind question's choices, and the whole form as the study's `StudySpec`. No
+Gradio: tests call these directly."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import decoders
-from arena import guessing, studies
+from arena import studies
+from arena.inputs.numbers import whole_number
+from arena.rating import guessing
+from arena.rating.attention import MAX_ATTENTION_ITEMS, AttentionPlan
+from arena.rating.study_spec import StudySpec
+from arena.runs.requests import DEFAULT_MAX_NEW_TOKENS
 from common.errors import UserError
 from common.messages import english
 from common.rubric import Rubric
 
+from .. import organizer_models
 from ..safe import md_text
 
 # The rubric box's example: what a study with its own questions writes (common/rubric.py).
@@ -22,9 +30,10 @@ RUBRIC_EXAMPLE = (
 # The exclusion rules a study may set at creation (arena.studies.EXCLUSION_RULES), in plain words.
 EXCLUSION_CHOICES: list[tuple[str, str]] = [
     ("Drop raters who fail any attention item", "attention"),
-    ("Drop raters who give the same score everywhere (straight-lining)", "straight-lining"),
-    ("Drop raters far faster than the others (speeders)", "speeder"),
+    ("Drop raters who give the same score to every response or on every question (straight-lining)", "straight-lining"),
+    ("Drop raters too fast to have read the responses (speeders)", "speeder"),
     ("Drop raters who score against the others' consensus", "against"),
+    ("Drop raters whose scores are unrelated to the responses (random clicking)", "unrelated"),
 ]
 
 
@@ -53,8 +62,10 @@ def rubric_preview(text: Any) -> str:
     if rubric is None:
         return english("organizer_rubric_default")
     rows = [
-        f"| {md_text(d.name)} | {d.scale_words} ({d.points} points) | {md_text(d.description) or '–'} | "
-        + (" · ".join(f"{p} = {md_text(t)}" for p, t in d.anchors) or "–")
+        f"| {md_text(d.name)} | {d.scale_words}{f' ({d.points} points)' if d.kind == 'scale' else ''} | "
+        f"{md_text(d.description) or '–'} | "
+        # a choice's labels where a scale has its anchors: what the rater picks from
+        + (" · ".join([f"{p} = {md_text(t)}" for p, t in d.anchors] + [md_text(x) for x in d.labels]) or "–")
         + " |"
         for d in rubric.dimensions
     ]
@@ -70,7 +81,7 @@ SOURCES = (
     "Uploaded CSV / JSONL",
     "Article 003's tasks (math, code, summary; checked automatically)",
 )
-# "Measure the blind": which method raters are asked to pick out after each item (arena/guessing.py).
+# "Measure the blind": which method raters are asked to pick out after each item (arena/rating/guessing.py).
 GUESS_CHOICES: list[tuple[str, str]] = [
     ("No question", "off"),
     *[(f"Ask which response came from {m}", m) for m in decoders.names()],
@@ -121,3 +132,54 @@ def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[s
     if source == SOURCES[3]:
         return studies.task_prompts(None if language == "all" else language)
     raise UserError("choose where the prompts come from")
+
+
+@dataclass(frozen=True)
+class StudyForm:
+    """The creation form's values, one field per control in the page's order (ui/organizer/__init__.py
+    wires `FIELDS` to its controls by these names): the one value Create hands on. Unchecked, as typed."""
+
+    study_name: Any
+    source: Any = SOURCES[0]
+    language: Any = "all"
+    pasted: Any = ""
+    upload: Any = None
+    methods: Any = tuple(decoders.DEFAULT_METHODS)
+    samples: Any = 1
+    max_new_tokens: Any = DEFAULT_MAX_NEW_TOKENS
+    base_seed: Any = ""
+    guidelines: Any = ""
+    guess: Any = None
+    design: Any = None
+    models: Any = None
+    scorer: Any = None
+    rubric: Any = None
+    attention_items: Any = None
+    exclusion: Any = None
+
+    def spec(self, model_names: list[str]) -> StudySpec:
+        """The study's settings: unchecked, except what only the form can say (its rubric box, its
+        models row, where the prompts come from); `StudySpec.checked` checks the rest."""
+        rubric = rubric_of_text(self.rubric)  # first: a typo in the rubric is one line, at once
+        plan = AttentionPlan(whole_number(self.attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS))
+        chosen = organizer_models.study_models(self.models, model_names)
+        return StudySpec(
+            self.study_name,
+            tuple(prompts_from(self.source, self.language, self.pasted, self.upload)),
+            methods=list(self.methods or []),
+            models=tuple(chosen or ()),
+            samples_per_method=self.samples,
+            max_new_tokens=self.max_new_tokens,
+            base_seed=self.base_seed,
+            guidelines=self.guidelines,
+            guess_methods=organizer_models.guess_targets(self.guess, chosen),
+            scorer_model=organizer_models.scorer_model(self.scorer, chosen, model_names),
+            design=DESIGNS.get(self.design or "", "scores"),
+            rubric=rubric,
+            exclusion_rules=studies.check_exclusion_rules(list(self.exclusion or [])),
+            attention=plan,
+        )
+
+
+# The form's fields in the page's order: the inputs of Create, one control each.
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(StudyForm))

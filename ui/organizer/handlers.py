@@ -6,8 +6,8 @@ directly (tests/test_organizer_handlers.py).
 
 from __future__ import annotations
 
-import functools
 import html
+import inspect
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -16,25 +16,26 @@ from typing import Any, NamedTuple
 import gradio as gr
 import pandas as pd
 
-from arena import blind, clients, export, invites, pair_export, sessions, studies, systems
-from arena.attention import MAX_ATTENTION_ITEMS, AttentionPlan
-from arena.eta import GenerationEta
-from arena.llm import LoadedModel
-from arena.numbers import study_id as parse_study_id
-from arena.numbers import whole_number
-from arena.preferences import preference_pairs, write_preference_jsonl
-from arena.runner import load_on_compute
+from arena import studies
+from arena.access import clients, invites, sessions
+from arena.files import export, pair_export
+from arena.files.preferences import preference_pairs, write_preference_jsonl
+from arena.inputs.numbers import study_id as parse_study_id
+from arena.model.llm import LoadedModel
+from arena.rating import blind, systems
+from arena.runs.eta import GenerationEta
+from arena.runs.runner import load_on_compute
 from arena.settings import current as current_settings
 from arena.store import Store
+from common import messages
 from common.errors import UserError
 from evaluation import form_cues, replay_check
 from evaluation.perplexity import SCORES
 
-from .. import organizer_models
 from ..empty import shown
 from ..safe import md_text
 from . import dashboard
-from .forms import DESIGNS, file_path, prompts_from, rubric_of_text
+from .forms import FIELDS, StudyForm, file_path
 
 STUDY_COLUMNS = [
     "id", "name", "state", "kind", "model", "methods", "samples", "items", "outputs", "ready items", "raters",
@@ -57,9 +58,9 @@ def studies_table(store: Store) -> pd.DataFrame:
     rows = []
     for s in store.list_studies(kind="study"):  # quick ratings from Compare are not the organizer's studies
         summary = store.study_summary(s.id)
-        expected = (
+        expected = (  # a study made here expects its slots; others hold what they were given
             summary["items"] * len(studies.expected_slots(s.methods, s.samples_per_method))
-            if s.kind == "study"
+            if s.generated
             else summary["outputs"]
         )
         rows.append(
@@ -67,7 +68,7 @@ def studies_table(store: Store) -> pd.DataFrame:
                 "id": s.id,
                 "name": s.name,
                 "state": s.state,
-                "kind": "pairwise" if s.design == "pairwise" else s.kind,
+                "kind": kind_words(s),
                 "model": ", ".join(systems.models_in(s.methods)) or s.model,
                 "methods": ", ".join(dict.fromkeys(systems.method_of(m) for m in s.methods)),
                 "samples": s.samples_per_method,
@@ -82,6 +83,13 @@ def studies_table(store: Store) -> pd.DataFrame:
     if not rows:
         return dashboard.empty_table(STUDY_COLUMNS, "no studies yet: create one above")
     return pd.DataFrame(rows, columns=STUDY_COLUMNS)
+
+
+def kind_words(study: Any) -> str:
+    """The studies table's "kind": pairwise, study, or where an imported study's ratings came from."""
+    if study.imported_from:
+        return messages.text("organizer_kind_imported", file=study.imported_from)
+    return "pairwise" if study.design == "pairwise" else study.kind
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
@@ -115,7 +123,7 @@ def overview(store: Store, selected: Any = None, status: str | None = None) -> O
 
 
 def unlock(store: Store, selected: Any = None) -> tuple[Any, ...]:
-    """`overview`, and a one-time ticket the page trades for its organizer session (arena/sessions.py)."""
+    """`overview`, and a one-time ticket the page trades for its organizer session (arena/access/sessions.py)."""
     return (*overview(store, selected), sessions.organizer.ticket())
 
 
@@ -151,7 +159,7 @@ def set_state(store: Store, action: Callable[[Store, int], Any], selected: Any) 
 
 def invite_base(request: Any) -> str | None:
     """The base of invite links: ARENA_PUBLIC_URL when set, else the address the organizer's own
-    request came to (arena/clients.py: forwarded headers only from trusted proxies); None for the
+    request came to (arena/access/clients.py: forwarded headers only from trusted proxies); None for the
     relative link when neither is known."""
     return current_settings().public_url or clients.base_url(request) or None
 
@@ -201,55 +209,20 @@ def create(
     store: Store,
     model: Callable[[], LoadedModel],
     model_names: list[str],
-    study_name: Any,
-    src: Any,
-    lang: Any,
-    pasted_text: Any,
-    upload_value: Any,
-    method_list: Any,
-    n_samples: Any,
-    max_new_tokens: Any,
-    base_seed: Any,
-    guideline_text: Any,
-    guess_choice: Any = None,
-    design_label: Any = None,
-    models_chosen: Any = None,
-    scorer_choice: Any = None,
-    rubric_text: Any = None,
-    attention_items: Any = None,
-    exclusion: Any = None,
+    form: StudyForm,
     progress: Any = gr.Progress(),
 ) -> Overview:
-    """Create the study and generate its outputs, then the form check of its outputs. `rubric_text`:
-    the study's own questions as JSON (empty: the default three); `attention_items`: how many to place
-    among the prompts; `exclusion`: the rules chosen now (EXCLUSION_CHOICES' values)."""
-    rubric = rubric_of_text(rubric_text)  # checked before the model loads: a typo is one line, at once
-    plan = AttentionPlan(whole_number(attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS))
+    """Create the study of the creation form (`form`: its rubric box the study's own questions as JSON,
+    empty for the default three; its attention items, how many to place among the prompts; its
+    exclusion, the rules chosen now), generate its outputs, then the form check of its outputs. The
+    form becomes the study's `StudySpec` (StudyForm.spec), checked before the model loads."""
+    spec = form.spec(model_names).checked()
     lm = model()
-    chosen = organizer_models.study_models(models_chosen, model_names)
-    sid = studies.create_study(
-        store,
-        study_name,
-        prompts_from(src, lang, pasted_text, upload_value),
-        methods=method_list or [],
-        samples_per_method=n_samples,
-        max_new_tokens=max_new_tokens,
-        base_seed=base_seed,
-        model=lm.name,
-        lm=lm,
-        guidelines=guideline_text,
-        guess_methods=organizer_models.guess_targets(guess_choice, chosen),
-        design=DESIGNS.get(design_label or "", "scores"),
-        models=chosen,
-        scorer_model=organizer_models.scorer_model(scorer_choice, chosen, model_names),
-        rubric=rubric,
-        exclusion_rules=studies.check_exclusion_rules(list(exclusion or [])),
-        attention=plan,
-    )
+    sid = studies.create_study(store, spec, model=lm.name, lm=lm)
     report = generate(store, lm, model_names, sid, progress)
     # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
-    form = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
-    message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{form}"
+    cues = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
+    message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{cues}"
     if (made := store.get_study(sid)) is not None and made.state == "open":  # every output is stored
         progress(None, desc="Replay check: running a few items again with fresh seeds")
         replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
@@ -257,15 +230,42 @@ def create(
     return overview(store, sid, message)
 
 
-@functools.wraps(create)
-def create_beside_button(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+def create_beside_button(
+    store: Store,
+    model: Callable[[], LoadedModel],
+    model_names: list[str],
+    form: StudyForm,
+    progress: Any = gr.Progress(),
+) -> tuple[Any, ...]:
     """`create`, with its outcome's first line also under the button that started it: wired with the
     preview line above "Create study…" as one more output, so Gradio's progress bar (done / total, time
     left) runs there, where the organizer clicked, and the line left there says how it ended."""
-    shown = create(*args, **kwargs)
+    shown = create(store, model, model_names, form, progress)
     # its count only ("9 of 9 outputs stored."): the status line above has the study, the time and speed
     first = shown.status.split("\n\n")[0].split(" created: ", 1)[-1]
     return (*shown, "**Finished:** " + first.split(" (")[0].split(". ")[0].rstrip(".") + ".")
+
+
+def on_create(
+    store: Store, model: Callable[[], LoadedModel], model_names: list[str], *values: Any, progress: Any = None
+) -> tuple[Any, ...]:
+    """The Create button as Gradio calls it: the form's controls (`FIELDS`, one input each), then the
+    progress bar, gathered here into the one `StudyForm` (`create_beside_button`). Its signature for
+    Gradio is `create_signature`: named parameters, so Gradio finds where to put the progress bar."""
+    given, rest = values[: len(FIELDS)], values[len(FIELDS) :]
+    bar = rest[0] if rest else progress if progress is not None else gr.Progress()
+    return create_beside_button(store, model, model_names, StudyForm(*given), bar)
+
+
+def create_signature() -> inspect.Signature:
+    """`on_create`'s parameters as Gradio reads them: the deps, a parameter per form field, the progress bar."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    deps = [inspect.Parameter(n, kind, annotation=Any) for n in ("store", "model", "model_names")]
+    given = [inspect.Parameter(n, kind, annotation=Any) for n in FIELDS]
+    return inspect.Signature([*deps, *given, inspect.Parameter("progress", kind, default=gr.Progress())])
+
+
+on_create.__signature__ = create_signature()  # type: ignore[attr-defined]
 
 
 def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
@@ -302,7 +302,7 @@ def reveal(store: Store, selected: Any) -> tuple[pd.DataFrame, str]:
 
 def export_ratings(store: Store, fmt: str) -> tuple[str, str]:
     """Every study's ratings as the file's text (the page downloads it) and the status line."""
-    text, n = export.export_text(store, fmt, blind=True)
+    text, n = export.export_text(store, fmt)  # an open study's rows sealed, as in every export
     return text, f"Exported {n} rows (downloaded as ratings.{fmt})."
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from arena.numbers import parse_whole
-from arena.numbers import study_id as parse_study_id
+from arena.inputs.numbers import parse_whole
+from arena.inputs.numbers import study_id as parse_study_id
 from common.errors import UserError
 from common.messages import english
 from evaluation.human import columns as hcols
@@ -79,7 +79,7 @@ def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str
     if ratings.empty:
         return pd.DataFrame(), pd.DataFrame(), f"Study #{sid} has no ratings yet."
     study = store.get_study(sid)
-    dims = study.rubric.names
+    dims = study.rubric.numeric
     diag = stats_raters.rater_diagnostics(ratings, dims, study.rubric.scales())
     pos = hs.position_effect(ratings, dims)
     lines = [md_text(line) for line in stats_raters.explain(diag, dims)]
@@ -125,7 +125,7 @@ def power_plan(
         raise UserError(f"at most {MAX_GRID_CELLS} items × raters combinations at once")
     if n_sims * sum(i * r * k for i in item_list for r in rater_list) > MAX_WORK:
         raise UserError("that grid is too large to simulate here: fewer simulated studies, items or raters")
-    if dimension not in hcols.DIMENSIONS:
+    if not isinstance(dimension, str) or not dimension.strip():
         raise UserError("choose a dimension")
     source = "default SDs"
     sds = dict(stats_design.DEFAULT_SD)
@@ -134,6 +134,8 @@ def power_plan(
         sid = _study_id(pilot)
         if store.get_study(sid) is None:
             raise UserError(f"there is no study #{sid}")
+        if dimension not in questions(store, sid):
+            raise UserError(f"pilot study #{sid} has no question {dimension!r}: choose one of its own")
         ratings = store.ratings_frame(sid)
         try:
             sds = stats_design.pilot_sds(ratings, dimension)
@@ -156,14 +158,39 @@ def power_plan(
     return table, text
 
 
-def build(ctx: AppContext, password: Any = None) -> None:
+def questions(store: Any, selected: Any) -> list[str]:
+    """The questions of study `selected` (its rubric's dimensions, in order): what the power planner
+    offers for it. The default three where no study (or no such study) is chosen."""
+    try:
+        study = store.get_study(_study_id(selected)) if selected not in (None, "") else None
+    except UserError:
+        study = None
+    return list(study.rubric.numeric) if study is not None else list(hcols.DIMENSIONS)
+
+
+def dimension_for(store: Any, chosen: Any, pilot: Any, current: Any = None) -> dict[str, Any]:
+    """The planner's Dimension box for the study in view: the pilot's questions when a pilot is chosen,
+    else the chosen study's; the current choice kept when it is one of them, else the first."""
+    names = questions(store, pilot if pilot not in (None, "") else chosen)
+    return gr.update(choices=names, value=current if current in names else names[0])
+
+
+def study_choices(store: Any) -> list[tuple[str, int]]:
+    return [(f"#{s.id} {s.name}", int(s.id)) for s in store.list_studies()]
+
+
+def build(ctx: AppContext, password: Any = None, study: Any = None) -> None:
+    """The section. `study`: the Organizer's chosen study, which Diagnose and the planner follow (chosen
+    once, up there); without it (the section alone) it has its own Study box and "Load studies"."""
+    own = study is None
     with gr.Accordion("Raters, position and power", open=False):
         if password is None:
             password = gr.Textbox(label="Organizer password", type="password", max_lines=1)
         gr.Markdown(english("organizer_diagnostics_help"))
         with gr.Row():
-            study = gr.Dropdown(choices=[], label="Study", allow_custom_value=True, scale=3)
-            load = gr.Button("Load studies", scale=1)
+            if own:
+                study = gr.Dropdown(choices=[], label="Study", allow_custom_value=True, scale=3)
+                load = gr.Button("Load studies", scale=1)
             diagnose = gr.Button("Diagnose", variant="primary", scale=1)
         diag_text = gr.Markdown("")
         # Tables hidden until they have a value (no empty boxes; see ui/results.py).
@@ -189,8 +216,15 @@ def build(ctx: AppContext, password: Any = None) -> None:
         return organizer_auth.guarded(ctx, fn)
 
     def do_load():
-        options = [(f"#{s.id} {s.name}", int(s.id)) for s in store_for(ctx).list_studies()]
+        options = study_choices(store_for(ctx))
         return gr.update(choices=options), gr.update(choices=options)
+
+    def do_follow(chosen, pilot_study, current):  # a study chosen: the pilots offered, its questions
+        store = store_for(ctx)
+        return gr.update(choices=study_choices(store)), dimension_for(store, chosen, pilot_study, current)
+
+    def do_pilot(chosen, pilot_study, current):
+        return dimension_for(store_for(ctx), chosen, pilot_study, current)
 
     def do_diagnose(chosen):
         per_rater, position, text = diagnostics(store_for(ctx), chosen)
@@ -201,7 +235,10 @@ def build(ctx: AppContext, password: Any = None) -> None:
         return shown(table), text
 
     private: dict[str, Any] = dict(api_visibility="private")
-    load.click(guarded(do_load), [password], [study, pilot], **private)
+    if own:
+        load.click(guarded(do_load), [password], [study, pilot], **private)
+    study.change(guarded(do_follow), [password, study, pilot, dimension], [pilot, dimension], **private)
+    pilot.change(guarded(do_pilot), [password, study, pilot, dimension], [dimension], **private)
     diagnose.click(guarded(do_diagnose), [password, study], [diag_table, pos_table, diag_text], **private)
     plan_btn.click(
         guarded(do_plan),

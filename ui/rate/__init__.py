@@ -1,9 +1,11 @@
-"""The "Rate (blind)" tab: layout and wiring over ui/rate/handlers.py (the 1-5 form) and
-ui/rate/pairwise.py (the pairwise panel), both thin layers over `arena.blind` and `arena.pair_rating`.
+"""The "Rate (blind)" tab: layout and wiring over ui/rate/handlers.py (the rating form, whose question
+rows follow the study's rubric: ui/rate/rubric_form.py) and ui/rate/pairwise.py (the pairwise panel),
+both thin layers over `arena.rating.blind` and `arena.rating.pair_rating`.
 
 A rater gets in with their invite code: typed or pasted into the code box, or from an invite link,
 which the app's HTTP layer (ui/web.py) turns into an HttpOnly cookie before the page loads, so the code
-is never in the address bar or the page. A code in the box wins over the cookie. Only labels, the
+is never in the address bar or the page. A code in the box wins over the cookie, and either over a
+Hugging Face account signed in on the browser (ui/hf_signin.py), which is the third way in. Only labels, the
 prompt and the texts reach the browser. What each handler returns, and its wire format, is
 ui/rate/view.py.
 """
@@ -15,24 +17,23 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind, guessing
-from arena.hardware import hardware_banner, storage_banner
-from arena.llm import loaded_default
-from arena.store import SCORE_COLUMNS
+from arena.model.hardware import hardware_banner, storage_banner
+from arena.model.llm import loaded_default
+from arena.rating import blind, guessing
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from common.messages import english
+from common.rubric import DEFAULT_RUBRIC
 
-from .. import AppContext, assets, store_for
+from .. import AppContext, assets, hf_signin, store_for
 from ..handler import handler
 from . import handlers as h
-from . import pairwise, rubric_form
+from . import once, pairwise, rubric_form
 from .guidelines import DEFAULT_GUIDELINES
 from .view import SLOTS, RateView
 
-SCORES = list(blind.FORM_SCORES)
-# Each dimension's row of buttons: 1-5, then "Can't judge" (an answer, not a score: see arena/blind.py).
-CHOICES: list[int | str] = [*SCORES, blind.CANT_JUDGE]
-HELP = {dim: english(f"dimension_label_{dim}") for dim in SCORE_COLUMNS}  # each row's label: what to judge
+# The buttons held from a click until the next item has been on screen a moment (ui/rate/once.py).
+SUBMITS = "#rate-submit"
+GUESS_SEND = "#rate-guess-send"
 
 
 def handoff_state(ctx: AppContext) -> gr.State:
@@ -81,25 +82,15 @@ def build(ctx: AppContext) -> None:
 
 
 def _wire_rubric(store: Any, c: SimpleNamespace) -> None:
-    """The form of a study with its own rubric (ui/rate/rubric_form.py): laid out after anything that
-    shows an item, and its own Submit."""
-    c.rubric_on = gr.State(False)
+    """The question rows follow the study's rubric (ui/rate/rubric_form.py): laid out after anything
+    that shows an item, when the study asks other questions than the rows show; then the counter."""
+    c.laid = gr.State(DEFAULT_RUBRIC.to_json())  # the rubric the rows ask: the page is built with the default's
     refresh = handler(rubric_form.on_refresh, store)
-    refresh_outputs = [c.rubric_on, *c.radios, *c.rubric_radios, c.submit_btn, c.rubric_submit]
-    inputs = [c.code, c.session, c.rubric_on]
     private: dict[str, Any] = dict(api_visibility="private", show_progress="hidden")
     for event in c.shows_item:  # only after an item was shown: a refused event has nothing to lay out
-        event.success(refresh, inputs, refresh_outputs, **private)
-    value_outputs = [
-        c.session, c.layout, c.progress, c.prompt, *c.slot_values, c.guess_ask, c.status, c.missing, c.item_for,
-    ]  # fmt: skip
-    submit = handler(rubric_form.on_submit, store)
-    c.rubric_submit.click(
-        submit, [c.code, c.session, *c.rubric_radios, *c.comments], [*value_outputs, *c.rubric_radios],
-        api_name="rate_submit_rubric", preprocess=False, postprocess=True,
-    ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)  # fmt: skip
-    for radio in c.rubric_radios:
-        radio.change(None, None, c.counter, js=assets.COUNT_JS)
+        event.success(refresh, [c.code, c.session, c.laid], [c.laid, *c.radios, *c.comments], **private).then(
+            None, None, c.counter, js=assets.COUNT_JS, **private
+        )
 
 
 def _code_row() -> SimpleNamespace:
@@ -120,6 +111,9 @@ def _code_row() -> SimpleNamespace:
             placeholder="opened from your invite link: leave empty",
         )
         c.start = gr.Button("Start / continue", variant="primary", scale=1)
+    # Where raters may sign in with Hugging Face instead (ui/hf_signin.py); outside the code row, which
+    # hides once a study is open, since the same button then signs out.
+    hf_signin.login_button()
     c.who = gr.Markdown("", elem_id="rate-who")
     c.progress = gr.Markdown("")
     c.prompt = gr.Textbox(label="Prompt", interactive=False, lines=3, visible=False, elem_id="rate-prompt")
@@ -129,7 +123,6 @@ def _code_row() -> SimpleNamespace:
 def _response_slots(c: SimpleNamespace) -> None:
     """Responses side by side (a grid of columns on a desktop, a swipe row on a phone; see assets.CSS)."""
     c.boxes, c.texts, c.radios, c.comments, c.slot_components, c.slot_values = [], [], [], [], [], []
-    c.rubric_radios = []
     with gr.Row(elem_id="rate-responses") as c.responses_row:
         for k in range(SLOTS):
             label = blind.LABELS[k]
@@ -137,13 +130,13 @@ def _response_slots(c: SimpleNamespace) -> None:
                 # Markdown rendered on the server with raw HTML escaped, no image loaded and only
                 # http(s)/mailto links (ui/safe.py); the region is named "Response A" for screen readers.
                 text = gr.HTML("", elem_classes=["rate-response-box"], js_on_load=None)
-                mine = [gr.Radio(CHOICES, label=f"{HELP[d]} ({label})", value=None) for d in blind.DIMENSIONS]
-                spare = rubric_form.rows()  # a study with its own rubric asks its questions here
+                # the study's questions, each a row of its points then "Can't judge" (an answer, not a
+                # score: see arena/rating/blind.py)
+                mine = rubric_form.rows(label)
                 comment = gr.Textbox(label=f"Comment on {label} (optional)", max_lines=3)
             c.boxes.append(box)
             c.texts.append(text)
             c.radios.extend(mine)
-            c.rubric_radios.extend(spare)
             c.comments.append(comment)
             c.slot_components.extend([box, text, *mine, comment])
             c.slot_values.extend([text, *mine, comment])
@@ -188,7 +181,6 @@ def _submit_row(c: SimpleNamespace) -> None:
     with gr.Row(elem_id="rate-submit-row") as c.submit_row:
         c.prev_btn = gr.Button("← Previous")
         c.submit_btn = gr.Button("Submit ratings", variant="primary", elem_id="rate-submit")
-        c.rubric_submit = gr.Button("Submit ratings", variant="primary", visible=False, elem_id="rate-submit-rubric")
         c.next_btn = gr.Button("Next →", elem_id="rate-next")
         c.counter = gr.Markdown("", elem_id="rate-counter")
     c.status = gr.Markdown("", elem_id="rate-status")
@@ -208,32 +200,47 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     opened_outputs = [c.who, *view_outputs, *c.pair.outputs, c.submit_row, c.keys_help]
     private: dict[str, Any] = dict(api_visibility="private")
     start = handler(h.on_start, store, wire=h.Opened.values)
-    c.shows_item = [  # the events after which a study with its own rubric lays out its questions
-        c.start.click(start, [c.code, c.session], opened_outputs, api_name="rate_start"),
+    c.shows_item = [  # the events after which the rows follow the study's rubric
+        c.start.click(start, [c.code, c.session], opened_outputs, api_name="rate_start", api_visibility="undocumented"),
         c.code.submit(start, [c.code, c.session], opened_outputs, **private),
     ]
     submit = handler(h.on_submit, store, wire=RateView.values)
-    c.submit_btn.click(None, None, None, js=assets.HOLD_SUBMIT_JS, **private)
-    c.submit_btn.click(
-        submit, [c.code, c.session, *c.radios, *c.comments, c.item_for], value_outputs, api_name="rate_submit",
+    c.submit_btn.click(None, None, None, js=once.hold_js(SUBMITS), **private)
+    submitted = c.submit_btn.click(
+        submit, [c.code, c.session, *c.radios, *c.comments, c.item_for], value_outputs, api_name="rate_submit", api_visibility="undocumented",
         preprocess=False, postprocess=False,
-    ).then(None, None, None, js=assets.FOCUS_PROMPT_JS)  # fmt: skip
+    )  # fmt: skip
+    submitted.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    submitted.then(None, None, None, js=once.release_js(SUBMITS))
     skip_outputs = [*value_outputs, c.skip_reason, c.skip_note]
+    skip_inputs = [c.code, c.session, c.skip_reason, c.skip_note, c.item_for]
     skipped = c.skip_btn.click(
-        handler(h.on_skip, store), [c.code, c.session, c.skip_reason, c.skip_note], skip_outputs, api_name="rate_skip"
+        handler(h.on_skip, store), skip_inputs, skip_outputs, api_name="rate_skip", api_visibility="undocumented"
     )
     skipped.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
     c.shows_item.append(skipped)
-    flag_inputs = [c.code, c.session, c.flag_target, c.flag_reason, c.flag_note]
-    c.flag_btn.click(handler(h.on_flag, store), flag_inputs, [c.status, c.flag_note], api_name="rate_flag")
-    c.missing.change(h.on_missing, [c.missing], c.radios, show_progress="hidden", **private)
+    flag_inputs = [c.code, c.session, c.flag_target, c.flag_reason, c.flag_note, c.item_for]
+    c.flag_btn.click(
+        handler(h.on_flag, store),
+        flag_inputs,
+        [c.status, c.flag_note],
+        api_name="rate_flag",
+        api_visibility="undocumented",
+    )
+    c.missing.change(handler(rubric_form.on_missing, store), [c.missing, c.session], c.radios, show_progress="hidden",
+                     **private)  # fmt: skip
     c.guess_ask.change(
         h.on_guess_layout, [c.guess_ask], [c.guess_box, *c.guess_radios, c.responses_row], show_progress="hidden",
         **private,
     ).then(None, None, None, js=assets.FOCUS_GUESS_JS)  # fmt: skip
     guess = handler(h.on_guess, store, wire=RateView.values)
-    guessed = c.guess_btn.click(guess, [c.code, c.session, *c.guess_radios], value_outputs, api_name="rate_guess")
+    c.guess_btn.click(None, None, None, js=once.hold_js(GUESS_SEND), **private)
+    guess_inputs = [c.code, c.session, *c.guess_radios, c.item_for]
+    guessed = c.guess_btn.click(
+        guess, guess_inputs, value_outputs, api_name="rate_guess", api_visibility="undocumented"
+    )
     guessed.then(None, None, None, js=assets.FOCUS_PROMPT_JS)
+    guessed.then(None, None, None, js=once.release_js(GUESS_SEND))
     c.shows_item.append(guessed)
     for radio in c.radios:
         radio.change(None, None, c.counter, js=assets.COUNT_JS)
@@ -243,7 +250,7 @@ def _wire(ctx: AppContext, store: Any, c: SimpleNamespace) -> None:
     )
     for button, step, name in ((c.prev_btn, -1, "rate_previous"), (c.next_btn, +1, "rate_next")):
         move = handler(h.on_move, store, step, wire=RateView.laid_out)
-        moved = button.click(move, [c.code, c.session], view_outputs, api_name=name)
+        moved = button.click(move, [c.code, c.session], view_outputs, api_name=name, api_visibility="undocumented")
         moved.then(None, None, None, js=assets.RESET_PAGER_JS)
         c.shows_item.append(moved)
     handoff = handoff_state(ctx)

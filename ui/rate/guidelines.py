@@ -20,7 +20,8 @@ def guidelines_for(store: Store, study_id: int, default: str = DEFAULT_GUIDELINE
     own = ((study.guidelines if study is not None else None) or "").strip()
     if own:
         return own
-    if study is not None and not study.rubric.is_default and default == DEFAULT_GUIDELINES:
+    # the default guidelines describe the default rubric's questions: a rubric of the study's own gets its own
+    if study is not None and study.rubric.stored_json is not None and default == DEFAULT_GUIDELINES:
         return rubric_guidelines(study.rubric)
     return default
 
@@ -32,6 +33,8 @@ def rubric_guidelines(rubric: Rubric) -> str:
         f"- **{md_text(d.name)}** ({d.scale_words})"
         + (f": {md_text(d.description)}" if d.description else "")
         + "".join(f" · *{p}* {md_text(t)}" for p, t in d.anchors)
+        + "".join(f" · *{k}* {md_text(label)}" for k, label in enumerate(d.labels, start=1))  # a choice's keys
+        + (" (optional)" if not d.required else "")
         for d in rubric.dimensions
     ]
     paragraphs = DEFAULT_GUIDELINES.strip().split("\n\n")

@@ -1,4 +1,4 @@
-"""The Rate tab's panel for pairwise studies: a thin layer over `arena.pair_rating`.
+"""The Rate tab's panel for pairwise studies: a thin layer over `arena.rating.pair_rating`.
 
 The 1-5 form (ui/rate/handlers.py) opens a study from the invite code; when the study is pairwise it
 hands over here (`start`). As there, only the letters, the prompt and the two texts reach the
@@ -17,17 +17,21 @@ from typing import Any
 
 import gradio as gr
 
-from arena import guessing, invites, pair_rating, studies
+from arena import studies
+from arena.access import invites
+from arena.rating import guessing, pair_rating
 from arena.store import Store, vote_store
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from common.errors import UserError
 from common.messages import english
 
 from ..handler import handler
+from ..i18n import language_of_request, t, translated
 from ..safe import response_html
 from . import once
 from .guidelines import DEFAULT_PAIR_GUIDELINES, guidelines_for
 from .session import enrolled
+from .words import say
 
 WHOLE_ITEM = "The whole item"
 ASKED_MAX = studies.MAX_RESPONSES  # every target of the study is asked about, on every pair
@@ -60,34 +64,41 @@ class PairView:
 
     @classmethod
     def of(cls, view: pair_rating.PairView | None, message: str, sess: dict[str, Any], line: str = "") -> PairView:
+        """The view of `pair_rating`'s answer in the session's language (`message` and `line`, written
+        in English below, are looked up in common/messages.py)."""
+        lang = sess.get("lang", "en")
         sess = {k: v for k, v in sess.items() if k != "guess"}
         if view is None:
-            return cls({k: v for k, v in sess.items() if k not in ("item", "index")}, message, status=line)
+            shown = {k: v for k, v in sess.items() if k not in ("item", "index")}
+            return cls(shown, translated(message, lang), status=translated(line, lang))
         sess = {**sess, "item": view.item, "index": view.index}
         if view.guesses:  # server-side: the targets asked, in the order of the radios
             sess["guess"] = list(view.guesses)
-        head = f"**{view.progress}**"
+        head = f"**{view.progress_in(lang)}**"
         if view.winner:
-            head += f" · your vote: {pair_rating.WINNER_LABELS[view.winner]} (voting again replaces it)"
+            vote = say(f"pair_winner_{view.winner}", lang)
+            head += say("pair_your_vote", lang, vote=vote)
         elif view.skipped:
-            head += " · you skipped this item; voting replaces the skip"
-        texts = response_html("A", view.text_a), response_html("B", view.text_b)
-        return cls(
-            sess, head, view.prompt, *texts, tuple(view.reasons), view.note, line or message, tuple(view.guesses)
+            head += say("pair_skipped_note", lang)
+        text_a, text_b = (
+            response_html(k, text, say("rater_response", lang, label=k))
+            for k, text in zip(pair_rating.LABELS, (view.text_a, view.text_b), strict=True)
         )
+        status = translated(line or message, lang)
+        return cls(sess, head, view.prompt, text_a, text_b, tuple(view.reasons), view.note, status, tuple(view.guesses))
 
     def values(self) -> list[Any]:
         on_screen = "item" in self.session
         return [self.session, self.progress, self.prompt, self.text_a, self.text_b, list(self.reasons), self.note,
-                self.status, *asking(list(self.asked), on_screen),
+                self.status, *asking(list(self.asked), on_screen, self.session.get("lang", "en")),
                 int(self.session["index"]) if on_screen else None]  # fmt: skip
 
 
-def asking(methods: list[str], on_screen: bool = True) -> list[Any]:
+def asking(methods: list[str], on_screen: bool = True, lang: str = "en") -> list[Any]:
     """The vote row (hidden with no pair on screen: nothing to vote on), the question box and its
-    radios: one question per target of the study."""
+    radios: one question per target of the study, in `lang`."""
     radios = [
-        gr.Radio(value=None, label=guessing.pair_question(methods[j]), visible=True)
+        gr.Radio(value=None, label=guessing.pair_question(methods[j], lang), visible=True)
         if j < len(methods)
         else gr.Radio(value=None, label="", visible=False)
         for j in range(ASKED_MAX)
@@ -95,11 +106,14 @@ def asking(methods: list[str], on_screen: bool = True) -> list[Any]:
     return [gr.Row(visible=on_screen and not methods), gr.Column(visible=bool(methods)), *radios]
 
 
-def start(store: Store, enrolment: invites.Enrolment) -> list[Any]:
-    """The panel shown, with the study's guidelines and its first pair: values for `PairPanel.outputs`."""
+def start(store: Store, enrolment: invites.Enrolment, lang: str = "en") -> list[Any]:
+    """The panel shown, with the study's guidelines and its first pair, in `lang`: values for
+    `PairPanel.outputs`."""
     view, message = pair_rating.open_for(store, enrolment)
     text = guidelines_for(store, enrolment.study_id, DEFAULT_PAIR_GUIDELINES)
-    return [gr.Column(visible=True), text, *PairView.of(view, message, {"study_id": enrolment.study_id}).values()]
+    sess = {"study_id": enrolment.study_id, "lang": lang}
+    # the default guidelines in the browser's language; a study's own as written
+    return [gr.Column(visible=True), t(text), *PairView.of(view, message, sess).values()]
 
 
 def hide() -> list[Any]:
@@ -110,79 +124,110 @@ def hide() -> list[Any]:
 # ---- the handlers: module-level, of plain values (tests/test_rate_handlers.py calls them) ------------
 
 
+def seated(store: Store, code_text: Any, sess: Any, request: Any) -> tuple[invites.Enrolment, dict[str, Any]]:
+    """`enrolled`, with the session's language set from this request (the browser's, as at Start)."""
+    enrolment, sess = enrolled(store, code_text, sess, request)
+    return enrolment, {**sess, "lang": language_of_request(request)}
+
+
 def on_vote(
     store: Store, winner: str, code_text: Any, sess: Any, why: Any, text: Any, request: gr.Request, item_for: Any = None
 ) -> PairView:
     """The vote on the pair on screen, then the next pair. `item_for`: the position of the pair the
     vote is for; a copy of a vote applied already gets the page as it is now (ui/rate/once.py)."""
-    enrolment, sess = enrolled(store, code_text, sess, request)
-    if once.stale(sess, once.named_index(item_for)):
-        view, message = pair_rating.open_for(store, enrolment, sess.get("index") if "item" in sess else None)
-        return PairView.of(view, message, sess, once.ALREADY)
+    enrolment, sess = seated(store, code_text, sess, request)
+    if once.repeat(sess, item_for):
+        return as_it_is(store, enrolment, sess)
     if "item" not in sess:
-        raise UserError("there is no item on screen to vote on")
+        raise UserError(english("pair_no_item_to_vote"))
     view, message = pair_rating.vote_then_next(store, enrolment, sess["item"], winner, why, text)
     if view is not None and view.guesses and view.item == sess["item"]:
-        return PairView.of(view, message, sess, "Saved. One more question about this item.")
-    return PairView.of(view, message, sess, "Saved." if view is None else "Saved. Here is the next item.")
+        return PairView.of(view, message, sess, english("pair_saved_one_more_question"))
+    return PairView.of(view, message, sess, english("rater_saved" if view is None else "rater_saved_next"))
+
+
+def as_it_is(store: Store, enrolment: invites.Enrolment, sess: dict[str, Any]) -> PairView:
+    """The pair on screen as it is now, for a copy of an answer applied already (ui/rate/once.py)."""
+    view, message = pair_rating.open_for(store, enrolment, sess.get("index") if "item" in sess else None)
+    return PairView.of(view, message, sess, once.ALREADY)  # in the session's language: rater_saved_already
 
 
 def on_move(store: Store, step: int, code_text: Any, sess: Any, request: gr.Request) -> PairView:
-    enrolment, sess = enrolled(store, code_text, sess, request)
+    enrolment, sess = seated(store, code_text, sess, request)
     total = len(studies.ready_item_ids(store, sess["study_id"]))
     index = sess.get("index", 1) + step if "item" in sess else (total if step < 0 else 1)
     if not 1 <= index <= total:
-        raise UserError("no earlier item" if step < 0 else "no further item: this is the last one")
+        raise UserError(english("rater_no_earlier_item" if step < 0 else "rater_no_further_item"))
     view, message = pair_rating.open_for(store, enrolment, index)
     return PairView.of(view, message, sess)
 
 
 def on_guess(store: Store, request: gr.Request, code_text: Any, sess: Any, *values: Any) -> PairView:
-    """The answer(s), then the next item; the reply is the same whatever the answer."""
-    enrolment, sess = enrolled(store, code_text, sess, request)
+    """The answer(s), then the next item; the reply is the same whatever the answer. The last value,
+    if sent, is the position of the pair the answers are for (ui/rate/once.py)."""
+    enrolment, sess = seated(store, code_text, sess, request)
+    values, named = once.split_named(values, ASKED_MAX)
+    if once.repeat(sess, named):
+        return as_it_is(store, enrolment, sess)
     if "item" not in sess:
-        raise UserError("there is no item on screen")
+        raise UserError(english("rater_no_item_on_screen"))
     answers = dict(zip(sess.get("guess") or [], values, strict=False))
     view, message = pair_rating.guess_then_next(store, enrolment, sess["item"], answers)
-    return PairView.of(view, message, sess, "Thank you." if view is None else "Thank you. Here is the next item.")
+    return PairView.of(view, message, sess, english("rater_thank_you" if view is None else "rater_thank_you_next"))
 
 
-def on_skip(store: Store, code_text: Any, sess: Any, reason: Any, text: Any, request: gr.Request) -> list[Any]:
+def on_skip(
+    store: Store, code_text: Any, sess: Any, reason: Any, text: Any, request: gr.Request, item_for: Any = None
+) -> list[Any]:
     """The next pair, and the skip's reason and note emptied."""
-    enrolment, sess = enrolled(store, code_text, sess, request)
+    enrolment, sess = seated(store, code_text, sess, request)
+    if once.repeat(sess, item_for):
+        return [*as_it_is(store, enrolment, sess).values(), None, ""]
     if "item" not in sess:
-        raise UserError("there is no item on screen to skip")
+        raise UserError(english("rater_no_item_to_skip"))
     if reason in (None, ""):
-        raise UserError("choose a reason to skip this item")
+        raise UserError(english("rater_choose_skip_reason"))
     note = text if isinstance(text, str) else None
     view, message = pair_rating.skip_then_next(store, enrolment, sess["item"], reason, note)
-    return [*PairView.of(view, message, sess, "Skipped.").values(), None, ""]
+    return [*PairView.of(view, message, sess, english("rater_skipped")).values(), None, ""]
 
 
 def on_flag(
-    store: Store, code_text: Any, sess: Any, target: Any, reason: Any, text: Any, request: gr.Request
+    store: Store,
+    code_text: Any,
+    sess: Any,
+    target: Any,
+    reason: Any,
+    text: Any,
+    request: gr.Request,
+    item_for: Any = None,
 ) -> tuple[str, str]:
-    """The status line and the flag's note emptied; the pair on screen stays as it is."""
-    enrolment, sess = enrolled(store, code_text, sess, request)
+    """The status line and the flag's note emptied; the pair on screen stays as it is. A flag that
+    names a pair no longer on screen flags nothing and says so, its note kept (ui/rate/once.py)."""
+    enrolment, sess = seated(store, code_text, sess, request)
+    lang = sess.get("lang", "en")
+    if once.repeat(sess, item_for):
+        return say("rater_flag_moved_on", lang), text if isinstance(text, str) else ""
     if "item" not in sess:
-        raise UserError("there is no item on screen to flag")
+        raise UserError(english("rater_no_item_to_flag"))
     if reason in (None, ""):
-        raise UserError("choose a reason for the flag")
+        raise UserError(english("rater_choose_flag_reason"))
     if target not in (None, "", WHOLE_ITEM, "Response A", "Response B"):
-        raise UserError("choose what to flag: the whole item or one response")
+        raise UserError(english("rater_choose_flag_target"))
     label = None if target in (None, "", WHOLE_ITEM) else str(target).removeprefix("Response ")
     new = pair_rating.flag(store, enrolment, sess["item"], label, reason, text if isinstance(text, str) else None)
-    what = "this item" if label is None else f"response {label}"
-    return (f"Flagged {what}. The organizer will see it; go on voting." if new else "Already flagged."), ""
+    what = say("rater_this_item", lang) if label is None else say("rater_response_lower", lang, label=label)
+    return (say("pair_flagged", lang, what=what) if new else say("pair_already_flagged", lang)), ""
 
 
-# The vote buttons are disabled from the click until the reply is on screen (FOCUS_JS enables them):
-# an extra tap or key press while a vote saves is not sent at all (the server ignores a copy anyway).
-HOLD_VOTES_JS = "() => { for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = true; }"
+# The vote buttons are disabled from the click until the next pair has been on screen a moment
+# (ui/rate/once.py): an extra tap or key press while a vote saves, or a double tap's second tap just
+# after the reply, is not sent at all (the server ignores a copy anyway).
+VOTES = "#pair-votes button"
+GUESS_SEND = "#pair-guess-send"
 
 FOCUS_JS = """
 () => {
-  for (const b of document.querySelectorAll('#pair-votes button')) b.disabled = false;
   const question = document.querySelector('#pair-guess');
   if (question && question.offsetParent !== null) {  // asked after this vote: keys 1, 2, 0 answer it
     question.scrollIntoView({block: 'start'});
@@ -240,26 +285,34 @@ def build(store: Store, code: gr.Textbox) -> PairPanel:
         session, progress, prompt, text_a, text_b, reasons, note, status, vote_row, guess_box, *guess_radios, item_for,
     ]  # fmt: skip
     wire = PairView.values
+    private: dict[str, Any] = dict(api_visibility="private")
     for winner, button in buttons.items():
-        button.click(None, None, None, js=HOLD_VOTES_JS, api_visibility="private")
-        button.click(
+        button.click(None, None, None, js=once.hold_js(VOTES), **private)
+        voted = button.click(
             handler(on_vote, store, winner, wire=wire), [code, session, reasons, note, item_for], views,
-            api_name=f"pair_vote_{winner}",
-        ).then(None, None, None, js=FOCUS_JS)  # fmt: skip
-    guess_btn.click(
-        handler(on_guess, store, wire=wire), [code, session, *guess_radios], views, api_name="pair_guess"
-    ).then(None, None, None, js=FOCUS_JS)
-    prev_btn.click(handler(on_move, store, -1, wire=wire), [code, session], views, api_name="pair_previous")
-    next_btn.click(handler(on_move, store, +1, wire=wire), [code, session], views, api_name="pair_next")
+            api_name=f"pair_vote_{winner}", api_visibility="undocumented",
+        )  # fmt: skip
+        voted.then(None, None, None, js=FOCUS_JS)
+        voted.then(None, None, None, js=once.release_js(VOTES, "#pair-vote-a"))
+    guess_btn.click(None, None, None, js=once.hold_js(GUESS_SEND), **private)
+    guess = handler(on_guess, store, wire=wire)
+    guessed = guess_btn.click(
+        guess, [code, session, *guess_radios, item_for], views, api_name="pair_guess", api_visibility="undocumented"
+    )
+    guessed.then(None, None, None, js=FOCUS_JS)
+    guessed.then(None, None, None, js=once.release_js(GUESS_SEND))
+    for button, step, name in ((prev_btn, -1, "pair_previous"), (next_btn, +1, "pair_next")):
+        move = handler(on_move, store, step, wire=wire)
+        button.click(move, [code, session], views, api_name=name, api_visibility="undocumented")
     skip_reason, skip_note, skip_btn = skip
     skip_btn.click(
-        handler(on_skip, store), [code, session, skip_reason, skip_note], [*views, skip_reason, skip_note],
-        api_name="pair_skip",
+        handler(on_skip, store), [code, session, skip_reason, skip_note, item_for], [*views, skip_reason, skip_note],
+        api_name="pair_skip", api_visibility="undocumented",
     )  # fmt: skip
     flag_target, flag_reason, flag_note, flag_btn = flag
     flag_btn.click(
-        handler(on_flag, store), [code, session, flag_target, flag_reason, flag_note], [status, flag_note],
-        api_name="pair_flag",
+        handler(on_flag, store), [code, session, flag_target, flag_reason, flag_note, item_for], [status, flag_note],
+        api_name="pair_flag", api_visibility="undocumented",
     )  # fmt: skip
     return PairPanel([panel, guide, *views])
 

@@ -1,14 +1,20 @@
-"""The Rate tab's form for a study with its own rubric (common/rubric.py): the study's questions, in
-its order, each on its own scale, under each response, in the same slots as the 1-5 form.
+"""The Rate tab's question rows: a study's questions (common/rubric.py), in its order, each on its own
+scale, under each response. One form for every rubric, the mission's three 1-5 questions included.
 
-Each response slot holds RUBRIC_ROWS spare radio groups, hidden until a study with its own rubric is
-opened; then `on_refresh` (chained after Start, Previous, Next, Skip, the blind question and every
-change of layout) shows the rubric's rows with their names, descriptions, anchors and scale, hides the
-three 1-5 rows and swaps the Submit button for this form's. A study with the default rubric never
-touches these components (`on_refresh` answers with `gr.skip()`), so the 1-5 form's hot path is
-unchanged. Short scales (up to SHORT_SCALE points) are a row of buttons, and a digit key picks the
-button that shows it (ui/assets.py); longer ones (1-10, 0-10) are a compact grid of buttons
-(`rate-long-scale` in ui/assets.py: two rows on a phone), chosen by click, tap, or arrow keys.
+Each response slot holds ROWS radio groups (as many as a rubric may ask). They are built laid out for
+the default rubric, so a study that asks the default questions needs no change of layout; any other
+rubric is laid out by `on_refresh` (chained after Start, Previous, Next, Skip, the blind question and
+every change of layout; `gr.skip()` when the page already shows the study's questions). Whatever the
+rubric, the values go over the wire in the rows (ui/rate/view.py) and one Submit sends them
+(ui/rate/handlers.py `on_submit`). Short scales (up to SHORT_SCALE points) are a row of buttons; longer
+ones (1-10, 0-10) a compact grid (`rate-long-scale` in ui/assets.py); on a phone every row is a grid
+of buttons at least 44 px each way, "Can't judge" on a line of its own. A digit key
+picks the button that shows it, a two-digit point takes its two digits (ui/assets.py).
+
+Each question's control follows its type (common/questions/): a type with values is a row of its
+options (yes/no and a choice are labelled buttons that a digit picks by place, 1 = the first:
+`BY_POSITION`); a text question is asked in each response's comment box, relabelled with it, and is
+optional (the counter and the missing marks count required questions only).
 """
 
 from __future__ import annotations
@@ -17,32 +23,72 @@ from typing import Any
 
 import gradio as gr
 
-from arena import blind
+from arena.rating import blind
 from arena.store import Store
 from common.errors import UserError
 from common.messages import english
-from common.rubric import MAX_DIMENSIONS, Dimension, Rubric
+from common.rubric import DEFAULT_RUBRIC, Dimension, Rubric
 
 from . import handlers as h
-from . import words as rater_words
-from .view import SLOTS, RateView
+from .view import ROWS, SLOTS
 
-RUBRIC_ROWS = MAX_DIMENSIONS
+RUBRIC_ROWS = ROWS
 SHORT_SCALE = 7  # points; longer scales get the compact grid
 LONG_CLASS = "rate-long-scale"
+BY_POSITION = "rate-by-position"  # labelled options: a digit key picks the k-th (ui/assets.py)
 
 
-def rows() -> list[gr.Radio]:
-    """One slot's spare rows: hidden, without choices, until a rubric study fills them."""
-    return [gr.Radio([], value=None, label="", visible=False, elem_classes=["rate-rubric"]) for _ in range(RUBRIC_ROWS)]
+def rows(letter: str) -> list[gr.Radio]:
+    """One slot's rows, laid out for the default rubric (the rest hidden until a rubric asks more)."""
+    return [gr.Radio(value=None, **spec) for spec in row_specs(DEFAULT_RUBRIC, letter)]
 
 
-def choices(d: Dimension) -> list[int | str]:
-    return [*d.values, blind.CANT_JUDGE]
+def row_specs(rubric: Rubric, letter: str) -> list[dict[str, Any]]:
+    """What each of one slot's rows shows for `rubric`: its question, or hidden."""
+    specs: list[dict[str, Any]] = []
+    for j in range(ROWS):
+        if j >= len(rubric.dimensions) or not rubric.dimensions[j].values:  # a text question: the comment box
+            specs.append(dict(visible=False, choices=[], label="", info=None, elem_classes=["rate-rubric"]))
+            continue
+        d = rubric.dimensions[j]
+        specs.append(
+            dict(visible=True, choices=choices(d), label=label(d, letter), info=anchors(d) or None,
+                 elem_classes=classes(d))
+        )  # fmt: skip
+    return specs
+
+
+def choices(d: Dimension) -> list[Any]:
+    if d.kind == "scale":
+        return [*d.values, blind.CANT_JUDGE]  # the buttons show their values
+    cant = [(blind.CANT_JUDGE, blind.CANT_JUDGE)] if d.qtype.can_judge else []
+    return [*d.options(), *cant]
+
+
+def text_question(rubric: Rubric) -> Dimension | None:
+    """The rubric's text question (at most one: it takes the comment box's place), if any."""
+    return next((d for d in rubric.dimensions if not d.values), None)
+
+
+def comment_label(rubric: Rubric, letter: str) -> str:
+    """The comment box's label: the rubric's text question, or the page's own comment."""
+    d = text_question(rubric)
+    if d is None:
+        return f"Comment on {letter} (optional)"
+    about = f": {d.description}" if d.description else ""
+    return f"{d.name}{about} ({letter}, optional)"
+
+
+def comment_labels(rubric: Rubric) -> list[Any]:
+    return [gr.update(label=comment_label(rubric, blind.LABELS[k])) for k in range(SLOTS)]
 
 
 def label(d: Dimension, letter: str) -> str:
-    """ "quality (1-10): how good is it? (A)": what to judge, on which scale, for which response."""
+    """ "quality (1-10): how good is it? (A)": what to judge, on which scale, for which response. The
+    mission's own questions keep the words the page always had ("Coherence: logical, consistent, on
+    topic (A)"), which the browser translates."""
+    if d in DEFAULT_RUBRIC.dimensions:
+        return f"{english(f'dimension_label_{d.name}')} ({letter})"
     about = f": {d.description}" if d.description else ""
     return f"{d.name} ({d.scale_words}){about} ({letter})"
 
@@ -52,42 +98,31 @@ def anchors(d: Dimension) -> str:
     return " · ".join(f"{point} = {text}" for point, text in d.anchors)
 
 
-def classes(d: Dimension, missing: bool = False) -> list[str]:
-    return ["rate-rubric", *([LONG_CLASS] if d.points > SHORT_SCALE else []), *(["rate-missing"] if missing else [])]
+def classes(d: Dimension | None, missing: bool = False) -> list[str]:
+    shape = [] if d is None else [BY_POSITION] if d.kind != "scale" else [LONG_CLASS] if d.points > SHORT_SCALE else []
+    return ["rate-rubric", *shape, *(["rate-missing"] if missing else [])]
 
 
 def laid_out(rubric: Rubric, view: blind.RaterView | None) -> list[Any]:
-    """Every spare row of every slot for the item on screen: the rubric's questions with the rater's
-    answers so far, the rest hidden."""
+    """Every row of every slot for `rubric`, with the rater's answers so far on the item on screen."""
     out: list[Any] = []
     for k in range(SLOTS):
-        given = view.responses[k].scores if view is not None and k < len(view.responses) else None
-        for j in range(RUBRIC_ROWS):
-            if given is None or j >= len(rubric.dimensions):
-                out.append(gr.update(visible=False, value=None))
-                continue
-            d = rubric.dimensions[j]
-            out.append(
-                gr.update(
-                    visible=True,
-                    choices=choices(d),
-                    value=given.get(d.name),
-                    label=label(d, blind.LABELS[k]),
-                    info=anchors(d) or None,
-                    elem_classes=classes(d),
-                )
-            )
+        given = view.responses[k].scores if view is not None and k < len(view.responses) else {}
+        for j, spec in enumerate(row_specs(rubric, blind.LABELS[k])):
+            name = rubric.dimensions[j].name if j < len(rubric.dimensions) and rubric.dimensions[j].values else None
+            out.append(gr.update(value=given.get(name) if name else None, **spec))
     return out
 
 
 def n_outputs() -> int:
-    """What `on_refresh` fills: the flag, the 1-5 rows, the spare rows, the two Submit buttons."""
-    return 1 + SLOTS * len(blind.DIMENSIONS) + SLOTS * RUBRIC_ROWS + 2
+    """What `on_refresh` fills: the rubric laid out, every row, then the comment boxes' labels."""
+    return 1 + SLOTS * ROWS + SLOTS
 
 
-def on_refresh(store: Store, code_text: Any, sess: Any, rubric_on: Any, request: gr.Request) -> list[Any]:
-    """After the page shows an item: a study with its own rubric gets its questions (outputs: whether
-    the rubric form is on, the 1-5 rows, the spare rows, the 1-5 Submit, this form's Submit)."""
+def on_refresh(store: Store, code_text: Any, sess: Any, laid: Any, request: gr.Request) -> list[Any]:
+    """After the page shows an item: the study's questions in the rows, unless the page shows them
+    already (`laid`: the JSON of the rubric laid out; the page is built with the default's). Outputs:
+    the rubric now laid out, every row, then the comment boxes' labels."""
     # The code is checked as every rating handler checks it, so this endpoint answers nobody without one;
     # but a page with no code typed and no study open (a layout change on load) has nothing to lay out,
     # and a toast there would be an error the visitor never caused.
@@ -98,64 +133,24 @@ def on_refresh(store: Store, code_text: Any, sess: Any, rubric_on: Any, request:
             raise
         return [gr.skip()] * n_outputs()
     rubric = blind.study_rubric(store, sess["study_id"])
-    if rubric is None or rubric.is_default:
-        if not rubric_on:
-            return [gr.skip()] * n_outputs()  # the 1-5 form as built: nothing to change
-        return [False, *[gr.update(visible=True)] * (SLOTS * len(blind.DIMENSIONS)),
-                *[gr.update(visible=False, value=None)] * (SLOTS * RUBRIC_ROWS),
-                gr.update(visible=True), gr.update(visible=False)]  # fmt: skip
+    if rubric.to_json() == (laid or DEFAULT_RUBRIC.to_json()):
+        return [gr.skip()] * n_outputs()  # the rows ask these questions already: nothing to change
     view = None
     if "item" in sess:
         view, _ = blind.open_for(store, enrolment.study_id, lambda: enrolment.rater_id, sess.get("index"))
-    return [True, *[gr.update(visible=False)] * (SLOTS * len(blind.DIMENSIONS)), *laid_out(rubric, view),
-            gr.update(visible=False), gr.update(visible=True)]  # fmt: skip
+    return [rubric.to_json(), *laid_out(rubric, view), *comment_labels(rubric)]
 
 
-def on_submit(store: Store, request: gr.Request, code_text: Any, sess: Any, *values: Any) -> list[Any]:
-    """This form's Submit: the answers on the study's rubric and the comments, then the next item, in
-    one transaction (as the 1-5 Submit). Outputs: the 1-5 Submit's (`RateView.values`), then every
-    spare row. With an answer missing nothing is saved and the empty rows are marked."""
-    enrolment, sess = h.session_of(store, code_text, sess, request)
-    if "item" not in sess:
-        raise UserError("there is no item on screen to rate")
-    rubric = blind.study_rubric(store, enrolment.study_id)
-    answers, notes = blind.check_rubric_form(values, SLOTS, rubric)
-    shown = int(sess.get("shown") or 0)
-    empty = {(k, j) for k in range(shown) for j in range(len(rubric.dimensions)) if answers[k][j] is None}
-    if empty:
-        lang = sess.get("lang", "en")
-        where = ", ".join(f"{blind.LABELS[k]} · {rubric.dimensions[j].name}" for k, j in sorted(empty))
-        needed = shown * len(rubric.dimensions)
-        line = rater_words.say("rater_not_saved_yet", lang, scored=needed - len(empty), needed=needed, where=where)
-        return [*[gr.skip()] * len(RateView({}, 0, "").values()[:-3]), line, [], gr.skip(),
-                *_marks(rubric, shown, empty)]  # fmt: skip
-    view, message = blind.submit_slots_then_next(store, enrolment, sess["item"], answers, notes)
-    if view is None:
-        page = RateView.of(None, message, sess, "Saved.")
-    elif view.guesses and view.item == sess["item"]:
-        page = RateView.of(view, english("rater_saved_one_more_question"), sess)
-    else:
-        page = RateView.of(view, "Saved. Here is the next item.", sess)
-    return [*page.values(), *_values(rubric, view)]
-
-
-def _values(rubric: Rubric, view: blind.RaterView | None) -> list[Any]:
-    """The spare rows' answers for the next item (their questions stay as laid out), marks cleared."""
-    out: list[Any] = []
-    for k in range(SLOTS):
-        given = view.responses[k].scores if view is not None and k < len(view.responses) else {}
-        for j in range(RUBRIC_ROWS):
-            d = rubric.dimensions[j] if j < len(rubric.dimensions) else None
-            out.append(gr.update(value=given.get(d.name), elem_classes=classes(d)) if d else gr.skip())
-    return out
-
-
-def _marks(rubric: Rubric, shown: int, empty: set[tuple[int, int]]) -> list[Any]:
-    """The spare rows marked where an answer is missing (what the rater entered stays)."""
+def on_missing(store: Store, marked: Any, sess: Any) -> list[Any]:
+    """Mark the rows left empty at the last Submit in place (and clear earlier marks), every row
+    keeping its scale's classes."""
+    marked = {tuple(m) for m in marked} if isinstance(marked, list) else set()
+    sid = sess.get("study_id") if isinstance(sess, dict) else None
+    rubric = blind.study_rubric(store, sid) if sid else DEFAULT_RUBRIC
     return [
-        gr.update(elem_classes=classes(rubric.dimensions[j], (k, j) in empty))
-        if k < shown and j < len(rubric.dimensions)
+        gr.update(elem_classes=classes(rubric.dimensions[j], (k, j) in marked))
+        if j < len(rubric.dimensions) and rubric.dimensions[j].values
         else gr.skip()
         for k in range(SLOTS)
-        for j in range(RUBRIC_ROWS)
+        for j in range(ROWS)
     ]

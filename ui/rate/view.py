@@ -1,13 +1,14 @@
 """What the Rate tab shows of an item, and the one wire format of it.
 
-`RateView` is what every 1-5 handler returns; its `values()` is what goes over the wire, in the order
-of the tab's outputs (`VALUE_OUTPUTS` in ui/rate/__init__.py):
+`RateView` is what every rating handler returns; its `values()` is what goes over the wire, in the
+order of the tab's outputs (`VALUE_OUTPUTS` in ui/rate/__init__.py):
 
     session, layout (the number of responses shown), progress, prompt,
-    then per response slot A..H: text, coherence, informativeness, naturalness, comment,
+    then per response slot A..H: text, the answers to the study's questions (ROWS rows, in the
+    rubric's order, None past its last question), comment,
     then guess_ask, status, missing, item_for
 
-so slot k's text is value `4 + 5 * k`. Start, Previous and Next send the same, with each slot's box
+so slot k's text is value `4 + PER_SLOT * k`. A Submit sends the same rows: `form` lays them out. Start, Previous and Next send the same, with each slot's box
 and the prompt's visibility (`laid_out()`); Submit sends plain values only (each `gr.update` costs the
 server a component rebuild), and a change of `layout` re-lays out the page. Clients that read these
 values (benchmarks/bench_load.py, the live tests) take the positions from here: `text_index`,
@@ -17,22 +18,42 @@ values (benchmarks/bench_load.py, the live tests) take the positions from here: 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
 
-from arena import blind, studies
+from arena import studies
+from arena.rating import blind
+from common.rubric import MAX_DIMENSIONS
 
 from ..i18n import translated
 from ..safe import response_html
 from . import words as rater_words
 
 SLOTS = studies.MAX_RESPONSES
-PER_SLOT = 5  # text, the three scores, comment
+ROWS = MAX_DIMENSIONS  # question rows under each response: as many as a rubric may ask
+PER_SLOT = ROWS + 2  # text, the rows, comment
 HEAD = ("session", "layout", "progress", "prompt")
 STATES = 2  # session and layout: gr.State, which gradio_client does not return
-EMPTY_SCORES: tuple[Any, ...] = (None,) * len(blind.DIMENSIONS)
+EMPTY_SCORES: tuple[Any, ...] = (None,) * ROWS
+
+
+def form(rows: Sequence[Sequence[Any]] = (), notes: Sequence[Any] = ()) -> list[Any]:
+    """A Submit's values, as the page sends them: per slot its answers in the rubric's order (ROWS,
+    padded with None), then a comment per slot. `rows[k]` is response k's answers.
+
+    >>> len(form([[5, 4, 3]])) == SLOTS * ROWS + SLOTS
+    True
+    """
+    cells = [v for k in range(SLOTS) for v in padded(rows[k] if k < len(rows) else ())]
+    return [*cells, *notes, *[None] * (SLOTS - len(notes))]
+
+
+def padded(answers: Sequence[Any]) -> tuple[Any, ...]:
+    """One response's answers as its ROWS rows."""
+    return (*answers, *[None] * (ROWS - len(answers)))
 
 
 @dataclass(frozen=True)
@@ -70,7 +91,7 @@ class RateView:
         slots = [
             Slot(
                 response_html(r.label, r.text, rater_words.say("rater_response", lang, label=r.label)),
-                tuple(r.scores.get(d) for d in blind.DIMENSIONS),
+                padded(list(r.scores.values())),  # the rubric's order (arena/rating/blind.py)
                 r.comment,
             )
             for r in view.responses

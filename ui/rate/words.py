@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena import blind
+from arena.rating import blind
 from arena.store.feedback import FLAG_REASONS, SKIP_REASONS
 from common import messages
 

@@ -3,7 +3,7 @@
 The app still loads the model with transformers, for its tokenizer (prompts are encoded exactly as
 for the other engines) and for the Results tab's perplexity; the outputs come from llama.cpp,
 from the GGUF's own quantised weights. Methods run one after another on the app's compute thread
-(arena/compute.py), each warmed up once and timed there; a method that cannot run exactly is
+(arena/model/compute.py), each warmed up once and timed there; a method that cannot run exactly is
 refused before anything runs (translate.py). A study's outputs are generated one at a time, each
 with its own seed, and timed.
 """
@@ -18,11 +18,9 @@ from typing import Any
 
 import torch
 
-from common.errors import UserError
-
-from ... import compute
-from ...llm import LoadedModel
-from ...requests import (
+from arena.model import compute
+from arena.model.llm import LoadedModel
+from arena.runs.requests import (
     Cancelled,
     Generated,
     MethodResult,
@@ -34,9 +32,12 @@ from ...requests import (
     run_order,
     validate_request,
 )
+from arena.runs.whole_text import decode_whole
+from common.errors import UserError
+from common.messages import text
+
 from ...settings import current as current_settings
-from ...whole_text import decode_whole
-from ..base import Engine, StopFn
+from ..base import Engine, StopFn, model_notes
 from ..local.inputs import encode_ids
 from .run import method_plan, run_method
 from .runtime import VERSION, Runtime, library
@@ -93,15 +94,12 @@ class LlamaCppEngine(Engine):
         library()
         self.runtime(lm)
 
-    def describe(self, lm: LoadedModel) -> str:
+    def describe(self, lm: LoadedModel, lang: str = "en") -> str:
         gguf = info(model_gguf(lm))
-        lines = [
-            f"**Model:** {self.model_label(lm)} · **engine:** llama.cpp (llama-cpp-python {VERSION}) on the CPU, "
-            f"{torch.get_num_threads()} threads · context {lm.context_length:,} tokens · "
-            f"weights {gguf.tensor_bytes / 1e6:.0f} MB",
-            *(f"*{note[0].upper()}{note[1:]}*" for note in lm.notes()),
-        ]
-        return "  \n".join(lines)
+        line = text("engine_llamacpp_line", lang, name=self.model_label(lm), version=VERSION,
+                    threads=torch.get_num_threads(), context=f"{lm.context_length:,}",
+                    mb=f"{gguf.tensor_bytes / 1e6:.0f}")  # fmt: skip
+        return "  \n".join([line, *model_notes(lm, lang)])
 
     def model_label(self, lm: LoadedModel) -> str:
         return f"{lm.name.split(' (')[0]} (llama.cpp, GGUF {info(model_gguf(lm)).quant} weights)"

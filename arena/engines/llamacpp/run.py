@@ -15,10 +15,11 @@ from typing import Any
 
 import torch
 
-from ...llm import LoadedModel, end_ids
-from ...memory import PeakMemory
-from ...requests import MethodResult
-from ...whole_text import decode_whole, with_trim
+from arena.model.llm import LoadedModel, end_ids
+from arena.model.memory import PeakMemory
+from arena.runs.requests import MethodResult
+from arena.runs.whole_text import decode_whole, with_trim
+
 from .beams import beam_tokens
 from .generate import Timed, sample_tokens
 from .runtime import VERSION, Runtime

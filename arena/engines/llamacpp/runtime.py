@@ -4,7 +4,7 @@ The library is imported on first use, never at import time: the app runs without
 engine, and where it is missing the engine says in one line how to get it (`library()`).
 
 A llama.cpp context is not thread-safe. Every call here happens under `Runtime.lock` on the app's
-compute thread (arena/compute.py), the one thread that runs model work; the engine takes care of both.
+compute thread (arena/model/compute.py), the one thread that runs model work; the engine takes care of both.
 
 The context holds one unified KV cache (`kv_unified`): sequences share cells, so copying a
 sequence (`copy_seq`, what beam search does when it reorders its beams) only tags cells with

@@ -42,12 +42,11 @@ from transformers import (
 )
 
 import decoders
+from arena.model.llm import LoadedModel, decode_context
 from common.errors import UserError
 from decoders import GenerationPlan
 from decoders.processors import TiltedLogitsProcessor
 from decoders.recording import stage_name
-
-from ...llm import LoadedModel, decode_context
 
 ENGINE = "llama.cpp"
 

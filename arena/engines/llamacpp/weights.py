@@ -10,9 +10,8 @@ from pathlib import Path
 
 from gguf import GGUFReader, LlamaFileType
 
+from arena.model.llm import LoadedModel, gguf_file
 from common.errors import UserError
-
-from ...llm import LoadedModel, gguf_file
 
 FILE_TYPE = "general.file_type"
 

@@ -25,10 +25,11 @@ import torch
 from transformers import LogitsProcessorList
 
 import decoders
+from arena.model.llm import LoadedModel, end_ids, lookup
+from arena.model.zerogpu import duration_s, gpu_task
+from arena.runs.whole_text import decode_whole, with_trim
 
-from ...llm import LoadedModel, end_ids, lookup
-from ...whole_text import decode_whole, with_trim
-from ...zerogpu import duration_s, gpu_task
+from .compiled import compiled_kwargs
 from .device import device_generate_kwargs
 from .inputs import plan_for
 
@@ -101,7 +102,8 @@ def gpu_batch(
     generate = plan.custom_generate or lm.model.generate
     kwargs = dict(plan.generate_kwargs)
     if plan.custom_generate is None:
-        kwargs = {**device_generate_kwargs(lm.device), **kwargs}
+        length = int(input_ids.shape[1]) + int(kwargs.get("max_new_tokens") or 0)
+        kwargs = {**device_generate_kwargs(lm.device), **compiled_kwargs(lm, length), **kwargs}
     kwargs.setdefault("pad_token_id", pad_id)
     with torch.inference_mode():
         torch.manual_seed(int(seed))

@@ -15,14 +15,18 @@ from ...settings import env_of
 COMPILE_ENV = env_of("compile")
 
 
-def compile_enabled(value: str | None = None) -> bool:
-    """`ARENA_COMPILE` (default off): 1/true/yes/on lets `generate` torch.compile the forward pass on CUDA."""
+def compile_mode(value: str | None = None) -> str:
+    """`ARENA_COMPILE`: `auto` (default: compiled decode, warmed in the background, on a CUDA GPU that
+    stays up; see compiled.py), `on` (1/true/yes/on: wherever the model is, a CPU included), `off`
+    (0/false/no/off: eager decode everywhere)."""
     raw = (current_settings().compile if value is None else value).strip().lower()
-    if raw in ("", "0", "false", "no", "off"):
-        return False
+    if raw in ("", "auto"):
+        return "auto"
+    if raw in ("0", "false", "no", "off"):
+        return "off"
     if raw in ("1", "true", "yes", "on"):
-        return True
-    raise UserError(f"{COMPILE_ENV} must be 0 or 1 (or true/false, yes/no, on/off), not {raw!r}")
+        return "on"
+    raise UserError(f"{COMPILE_ENV} must be auto, 1 or 0 (or true/false, yes/no, on/off), not {raw!r}")
 
 
 def device_generate_kwargs(device: torch.device) -> dict[str, Any]:
@@ -30,13 +34,13 @@ def device_generate_kwargs(device: torch.device) -> dict[str, Any]:
 
     On CUDA a static KV cache: allocated once per call at its full length, so no decode step
     reallocates and grows the cache, and the step is a fixed-shape graph that can be compiled.
-    transformers compiles the forward pass on its own whenever the cache is static on CUDA; a
-    compile takes tens of seconds for each new shape, so it waits behind `ARENA_COMPILE` (default
-    off, measured by benchmarks/gpu_check.sh). On CPU nothing changes: there is no compile, and the
-    static cache spends its time on attention over the whole preallocated length."""
+    transformers would compile the forward pass on its own whenever the cache is static on CUDA, in
+    the request (tens of seconds for each new shape), so that is always off here: compiled decode
+    comes from the background warm-up instead (compiled.py, `compiled_kwargs`). On CPU nothing
+    changes: the static cache would spend its time on attention over the whole preallocated length."""
     if device.type != "cuda":
         return {}
-    return {"cache_implementation": "static", "disable_compile": not compile_enabled()}
+    return {"cache_implementation": "static", "disable_compile": True}
 
 
 def synchronizer(device: torch.device) -> Callable[[], None]:

@@ -12,10 +12,9 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from common.errors import UserError
-
-from ...llm import LoadedModel
-from ...requests import (
+from arena.model.llm import LoadedModel
+from arena.model.zerogpu import on_zero_gpu, streaming_note
+from arena.runs.requests import (
     Cancelled,
     Generated,
     MethodResult,
@@ -25,9 +24,11 @@ from ...requests import (
     run_order,
     validate_request,
 )
-from ...whole_text import decode_whole
-from ...zerogpu import on_zero_gpu, streaming_note
-from ..base import Engine, StopFn
+from arena.runs.whole_text import decode_whole
+from common.errors import UserError
+from common.messages import text
+
+from ..base import Engine, StopFn, model_notes
 from . import study
 from .inputs import encode_ids, method_ids
 from .tasks import gpu_run, gpu_stream, gpu_trace
@@ -48,13 +49,13 @@ class LocalEngine(Engine):
     in_process = True
     records = True
 
-    def describe(self, lm: LoadedModel) -> str:
-        lines = [
-            f"**Model:** {lm.name} · **device:** {lm.device.type} · **precision:** {lm.precision_line}"
-            + (f" ({lm.dtype_reason})" if lm.dtype_reason else "")
-            + f" · context {lm.context_length:,} tokens",
-            *(f"*{note[0].upper()}{note[1:]}*" for note in lm.notes()),
-        ]
+    def describe(self, lm: LoadedModel, lang: str = "en") -> str:
+        reason = f" ({lm.dtype_reason})" if lm.dtype_reason else ""
+        line = text("engine_model_line", lang, name=lm.name, device=lm.device.type, precision=lm.precision_line,
+                    reason=reason, context=f"{lm.context_length:,}")  # fmt: skip
+        lines = [line, *model_notes(lm, lang)]
+        if lm.compiled is not None:  # "compiled", or "eager, compiling…" while the warm-up runs
+            lines.append(f"decode: {lm.compiled.status}")
         note = streaming_note()
         return "  \n".join(lines + ([note] if note else []))
 

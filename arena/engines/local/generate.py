@@ -23,13 +23,14 @@ from typing import Any
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
+from arena.model.llm import LoadedModel, end_ids
+from arena.model.memory import MemoryReading, PeakMemory
+from arena.runs.requests import Cancelled, MethodResult
+from arena.runs.whole_text import decode_whole, with_trim
 from decoders import GenerationPlan
 from decoders.recording import TOP_K, recording
 
-from ...llm import LoadedModel, end_ids
-from ...memory import MemoryReading, PeakMemory
-from ...requests import Cancelled, MethodResult
-from ...whole_text import decode_whole, with_trim
+from .compiled import compiled_kwargs
 from .device import device_generate_kwargs, synchronizer
 from .inputs import plan_for
 
@@ -88,7 +89,8 @@ def generate_once(
     kwargs = dict(plan.generate_kwargs)
     kwargs.setdefault("pad_token_id", lm.tokenizer.pad_token_id)
     if plan.custom_generate is None:  # a custom loop (Multi-arm) manages its own cache
-        kwargs = {**device_generate_kwargs(lm.device), **kwargs}
+        length = int(input_ids.shape[1]) + int(kwargs.get("max_new_tokens") or 0)
+        kwargs = {**device_generate_kwargs(lm.device), **compiled_kwargs(lm, length), **kwargs}
     generate = plan.custom_generate or lm.model.generate
     if cancel is not None:
         if plan.custom_generate is None:

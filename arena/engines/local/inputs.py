@@ -8,11 +8,10 @@ from typing import Any
 import torch
 
 import decoders
+from arena.inputs.prompts import encode_prompt
+from arena.model.llm import LoadedModel, decode_context
+from arena.runs.requests import RunRequest, instruction_for
 from decoders import GenerationPlan
-
-from ...llm import LoadedModel, decode_context
-from ...prompts import encode_prompt
-from ...requests import RunRequest, instruction_for
 
 
 def plan_for(

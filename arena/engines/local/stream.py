@@ -1,6 +1,6 @@
 """Streaming one prompt's methods from the model: a generating thread per method, token ids out.
 
-The generating thread (on the app's compute thread where one serves, arena/compute.py) only
+The generating thread (on the app's compute thread where one serves, arena/model/compute.py) only
 queues token ids; the consumer decodes them for display. Closing the event generator sets the
 cancel event and waits for the thread, so the model's lock is released only after generation ended.
 """
@@ -16,10 +16,10 @@ import torch
 from transformers.generation.streamers import BaseStreamer
 
 import decoders
+from arena.model import compute
+from arena.model.llm import LoadedModel
+from arena.runs.requests import Cancelled
 
-from ... import compute
-from ...llm import LoadedModel
-from ...requests import Cancelled
 from .generate import plain_result, recorded_generate, result_of, warm_up
 from .inputs import PromptIds, device_ids, ids_for, plan_for
 
@@ -65,7 +65,7 @@ def events(
             finished = threading.Event()
 
             def work(input_ids: torch.Tensor = input_ids) -> None:
-                # warm-up and plan here too: all model work on one thread (arena/compute.py)
+                # warm-up and plan here too: all model work on one thread (arena/model/compute.py)
                 try:
                     warm_up(lm, method, input_ids, prompt)
                     box["plan"] = plan_for(lm, method, settings.get(method), input_ids.shape[1], max_new_tokens, prompt)

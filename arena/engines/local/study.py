@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ...llm import LoadedModel
-from ...requests import Generated, MethodResult, RunRequest, Slot, SlotJob, SlotOutput, output_fields
+from arena.model.llm import LoadedModel
+from arena.runs.requests import Generated, MethodResult, RunRequest, Slot, SlotJob, SlotOutput, output_fields
+
 from .batching import generate_batch, plan_key
 from .inputs import encode_ids
 

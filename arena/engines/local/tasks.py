@@ -4,7 +4,7 @@ A model key, method names, settings, token ids as a list (or one list per method
 adds an instruction to the prompt: inputs.method_ids), seed, max_new_tokens in; dicts, lists
 and numbers out. On ZeroGPU each is a `spaces.GPU` task (a generator one for streaming) that warms
 up and times inside the task; elsewhere they run in-process unchanged, on the app's compute thread
-(arena/zerogpu.py, arena/compute.py). The caller holds the model's lock around each.
+(arena/model/zerogpu.py, arena/model/compute.py). The caller holds the model's lock around each.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import decoders
+from arena.model.llm import lookup
+from arena.model.zerogpu import duration_s, gpu_task
 
-from ...llm import lookup
-from ...zerogpu import duration_s, gpu_task
 from .generate import plain_result, run_one, run_planned
 from .inputs import PromptIds, device_ids, ids_for
 from .stream import events

@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from arena import settings
+from arena.model.llm import materialize, refuse_variant, split_variant
 from common.errors import UserError
-
-from ... import settings
-from ...llm import materialize, refuse_variant, split_variant
 
 
 def main(argv: list[str] | None = None) -> int:

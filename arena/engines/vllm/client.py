@@ -18,13 +18,13 @@ from typing import Any
 
 import httpx
 
+from arena.inputs.prompts import encode_prompt
+from arena.model.llm import LoadedModel, end_ids
+from arena.runs.requests import MethodResult, RunRequest, instruction_for
+from arena.runs.whole_text import decode_whole, whole_characters, with_trim
 from common.errors import UserError
 
-from ...llm import LoadedModel, end_ids
-from ...prompts import encode_prompt
-from ...requests import MethodResult, RunRequest, instruction_for
 from ...settings import current as current_settings
-from ...whole_text import decode_whole, whole_characters, with_trim
 from .translate import XARG_ALPHA, XARG_NGRAM, XARG_PRIOR, plan_on_engine, refuse, translate
 
 

@@ -12,9 +12,11 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ...llm import LoadedModel, refuse_variant
-from ...requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent, run_order, validate_request
-from ...whole_text import decode_whole
+from arena.model.llm import LoadedModel, refuse_variant
+from arena.runs.requests import Generated, MethodResult, RunRequest, SlotJob, StreamEvent, run_order, validate_request
+from arena.runs.whole_text import decode_whole
+from common.messages import text
+
 from ..base import Engine, StopFn
 from . import slots
 from .client import EngineRequest, VllmClient
@@ -29,11 +31,8 @@ class VllmEngine(Engine):
     def __init__(self, url: str, timeout_s: float | None = None):
         self.client = VllmClient(url, timeout_s)  # the server's API: info, prepare, execute
 
-    def describe(self, lm: LoadedModel) -> str:
-        return (
-            f"**Engine:** vLLM server · **model:** {self.client.label()} · timing measured on this side, "
-            f"see docs/engines.md"
-        )
+    def describe(self, lm: LoadedModel, lang: str = "en") -> str:
+        return text("engine_vllm_line", lang, label=self.client.label())
 
     def model_label(self, lm: LoadedModel) -> str:
         return self.client.label()

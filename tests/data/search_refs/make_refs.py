@@ -11,7 +11,7 @@ converted (start the app or run `python -m decoders --list` once):
     echo "$PWD/.venv/lib/python3.11/site-packages" > /tmp/venv-oldtf/lib/python3.11/site-packages/zz-arena.pth
     /tmp/venv-oldtf/bin/python tests/data/search_refs/make_refs.py MODEL_FOLDER
 
-MODEL_FOLDER is the converted SmolLM2 folder (`python -c "from arena.llm import materialize; print(materialize(None))"`
+MODEL_FOLDER is the converted SmolLM2 folder (`python -c "from arena.model.llm import materialize; print(materialize(None))"`
 in the project's venv). Float32, greedy: nothing random. The folder's config.json is written by
 transformers 5 (`rope_parameters`), which 4.55 does not read, so `rope_theta` is set from it here.
 """

@@ -1,0 +1,1 @@
+"""Running prompts through the engine: requests and results, the runner, progress and estimates, the token view."""
