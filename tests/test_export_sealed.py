@@ -35,6 +35,7 @@ from arena.runs.requests import RunRequest
 from arena.store import Store
 from arena.store.rows import Output
 from arena.studies.seeds import derive_seed
+from common.rubric import Rubric
 from tests.support.stores import open_store
 from ui.organizer import handlers as h
 
@@ -49,10 +50,26 @@ OUTPUT_IDENTITY = tuple(
 )
 
 
-def generated_study(store: Store, name: str, design: str = "scores", guess: Any = None) -> int:
+# Every question type (common/questions/): what a rater answers in each becomes an export column.
+EVERY_TYPE = Rubric.from_dict(
+    {
+        "dimensions": [
+            {"name": "quality", "low": 1, "high": 7},
+            {"name": "correct", "type": "yes-no"},
+            {"name": "error", "type": "choice", "labels": ["repetition", "off-topic", "none"]},
+            {"name": "why", "type": "text"},
+        ]
+    }
+)
+
+
+def generated_study(
+    store: Store, name: str, design: str = "scores", guess: Any = None, rubric: Rubric | None = None
+) -> int:
     """A study made and generated as the Organizer does (secret random seeds), on the dummy engine."""
     prompts = [studies.PromptSpec(f"Write about {topic}.", "s", "en") for topic in ("the sea", "a city", "rain")]
-    sid = studies.create_study(store, StudySpec(name, prompts, methods=list(METHODS), max_new_tokens=8, guess_methods=guess, design=design), model=STAND_IN.name)  # fmt: skip
+    spec = StudySpec(name, prompts, methods=list(METHODS), max_new_tokens=8, guess_methods=guess, design=design, rubric=rubric)  # fmt: skip
+    sid = studies.create_study(store, spec, model=STAND_IN.name)
     assert studies.generate_study(store, STAND_IN, sid, engine=DummyEngine()).opened
     return sid
 
@@ -86,6 +103,25 @@ def rate_like_people(store: Store, sid: int) -> None:
             blind.guess_for(store, who, view.item, {"BS-4": longest})
             if index == 1:
                 blind.flag_for(store, who, view.item, view.responses[-1].label, "broken", "=cut short")
+
+
+def answer_every_type(store: Store, sid: int) -> None:
+    """Two raters answer EVERY_TYPE by what they read: a scale, yes/no, a choice, a comment (and
+    can't judge once), through the rater's own path."""
+    for r, name in enumerate(("eve", "fay")):
+        enrol(store, sid, name)
+        for index in (1, 2, 3):
+            view, _ = blind.open_item(store, name, sid, index)
+            answers = {
+                x.label: {
+                    "quality": 1 + len(x.text) % 7,
+                    "correct": blind.CANT_JUDGE if (r, index, x.label) == (1, 2, "A") else len(x.text) % 2,
+                    "error": len(x.text.split()) % 3,  # a label by its place
+                    "why": f"{name}: {len(x.text)} characters" if x.label != "C" else None,
+                }
+                for x in view.responses
+            }
+            blind.submit(store, name, view.item, answers)
 
 
 def vote_like_people(store: Store, sid: int) -> None:
@@ -183,6 +219,7 @@ def test_an_open_studys_exports_are_the_same_whatever_its_secrets_through_every_
     scores = generated_study(made, "Scores", guess=["BS-4"])
     rate_like_people(made, scores)
     vote_like_people(made, generated_study(made, "Pairs", design="pairwise"))
+    answer_every_type(made, generated_study(made, "Every type", rubric=EVERY_TYPE))
     for s in made.list_studies():
         studies.close_study(made, s.id)
     rows = export.export_rows(made)  # closed: whole, the secrets included
@@ -203,7 +240,11 @@ def test_an_open_studys_exports_are_the_same_whatever_its_secrets_through_every_
     assert {r["text"] for r in sealed_rows if r["row_kind"] == "rating"} == {
         r["text"] for r in rows if r["row_kind"] == "rating"
     }
-    assert sorted(str(r["coherence"]) for r in sealed_rows) == sorted(str(r["coherence"]) for r in rows)
+    for question in ("coherence", *EVERY_TYPE.names):  # every type's answers, as the raters gave them
+        given = sorted(str(r[question]) for r in rows if r.get(question) not in (None, ""))
+        assert given and sorted(str(r[question]) for r in sealed_rows if r.get(question) not in (None, "")) == given
+    assert {r.get("error") for r in sealed_rows} >= {"repetition", "off-topic", "none"}
+    assert any(str(r.get("why")).startswith("fay: ") for r in sealed_rows)
     assert {r["guessed_label"] for r in sealed_rows if r["row_kind"] == "guess"} <= set(LABELS)
     assert [r["winner"] for r in sealed_rows if r["row_kind"] == "vote"] == [
         r["winner"] for r in rows if r["row_kind"] == "vote"
