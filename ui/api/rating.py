@@ -87,8 +87,26 @@ def responses(view: blind.RaterView | None) -> list[Answer]:
 
 
 def questions(rubric: Rubric) -> list[Answer]:
-    """The study's questions: what to send in `scores`, on which scale (or "can't judge")."""
-    return [{"name": d.name, "low": d.low, "high": d.high, "description": d.description} for d in rubric.dimensions]
+    """The study's questions: what to send in `scores` for each. `type` is the question's type
+    (common/questions/); `options` the answers it takes, each sent as its label or its value
+    (a scale's are its numbers); `required` false for a comment, which takes any text;
+    `can_judge` whether "can't judge" is an answer too."""
+    return [
+        {"name": d.name, "type": d.qtype.name, "description": d.description, "low": d.low, "high": d.high,
+         "options": [{"label": label, "value": value} for label, value in d.qtype.options(d)],
+         "required": d.qtype.required, "can_judge": d.qtype.can_judge}
+        for d in rubric.dimensions
+    ]  # fmt: skip
+
+
+def sent_value(rubric: Rubric, name: str, value: Any) -> Any:
+    """An answer as a client may send it: a labelled option by its label ("Yes", "off-topic"), as the
+    page shows it, is its value; anything else goes to the form's checker as sent."""
+    if not isinstance(value, str) or value == blind.CANT_JUDGE:
+        return value
+    dim = rubric.dimensions[rubric.names.index(name)]
+    by_label = {label.casefold(): v for label, v in dim.qtype.options(dim) if label != str(v)}
+    return by_label.get(value.strip().casefold(), value)
 
 
 def question(page: RateView) -> Answer | None:
@@ -140,8 +158,9 @@ def submit_scores(
     scores: dict[str, dict[str, int | str]],
     comments: dict[str, str] | None = None,
 ) -> Answer:
-    """Scores of item `item` (the position an answer gave), per response letter and question, as
-    numbers on the question's scale (or "can't judge"); then the next item. With a score missing
+    """Answers to item `item` (the position an answer gave), per response letter and question, as
+    `questions` lists them: a number on a scale, an option's label or value, a comment's text (or
+    "can't judge"); then the next item. With a score missing
     nothing is saved and `missing` says which."""
     enrolment, sess = seated(store, invite_code, item, request)
     page = submit(store, enrolment, sess, invite_code, scores, comments or {}, request)
@@ -166,7 +185,7 @@ def submit(
     if extra:
         raise UserError(f"this study asks {', '.join(rubric.names)}; not {', '.join(sorted(map(str, extra)))}")
     notes = [comments.get(label, "") for label in letters]
-    rows = [[scores.get(label, {}).get(name) for name in rubric.names] for label in letters]
+    rows = [[sent_value(rubric, name, scores.get(label, {}).get(name)) for name in rubric.names] for label in letters]
     return h.on_submit(store, request, code, sess, *form(rows, notes), sess.get("index"))
 
 
