@@ -89,7 +89,9 @@ def _import_study(store: Store, study: LongStudy, name: str, rules: tuple[str, .
             {
                 "output_id": outputs[(r.item_id, r.method, r.output_id)],
                 **{d: v for d, v in r.scores.items() if v is not None},
-                "cant_judge": [d for d, v in r.scores.items() if v is None],
+                "cant_judge": [
+                    d for d, v in r.scores.items() if v is None and study.rubric.dimension(d).qtype.can_judge
+                ],
                 "position": r.position,
                 "created_at": _time(r),
                 "updated_at": _time(r),

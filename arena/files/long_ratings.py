@@ -1,7 +1,7 @@
 """Ratings in the long format other teams publish: one row per score.
 
     study_id, item_id, rater, method, dimension, score
-    [position, attention_passed, scale_min, scale_max, output_id, created_at, study_name]
+    [position, attention_passed, scale_min, scale_max, output_id, created_at, study_name, question_type]
 
 Each row is one rater's score of one method's response to one item on one question (`dimension`).
 `read_long_ratings` checks every row and gathers them into one record per (study, item, rater,
@@ -13,6 +13,10 @@ its scale). Pure Python (no pandas), so `python -m arena.export` can import such
   `scale_min`/`scale_max` columns (the same on every row of a dimension), else the default 1-5.
   Given both ways, they must agree.
 * An empty score is "can't judge": missing data, never a number.
+* `question_type` (empty: `scale`): the question's type (common/questions/), the same on every row
+  of a dimension. `yes-no` scores read yes/no, true/false or 1/0; a `choice`'s labels are the texts
+  its scores hold, in the order they first appear (2 to 8 of them); a `text` score is a comment
+  (empty: no comment, not "can't judge").
 * `attention_passed` (true/false, yes/no, 1/0, pass/fail; empty = not recorded) is about the rater:
   a rater with any false value failed an attention check (`LongStudy.failed_attention`). The file's
   attention items themselves are not rating rows.
@@ -31,6 +35,7 @@ from pathlib import Path
 
 from arena.files.readers import CsvTable, read_csv
 from common.errors import UserError
+from common.questions import DEFAULT_TYPE, question_type
 from common.rubric import DEFAULT_RUBRIC, Dimension, Rubric, check_name, check_scale
 
 LONG_COLUMNS: tuple[str, ...] = ("study_id", "item_id", "rater", "method", "dimension", "score")
@@ -42,6 +47,7 @@ LONG_OPTIONAL: tuple[str, ...] = (
     "output_id",
     "created_at",
     "study_name",
+    "question_type",
 )
 DEFAULT_SCALE: tuple[int, int] = (DEFAULT_RUBRIC.dimensions[0].low, DEFAULT_RUBRIC.dimensions[0].high)
 TRUE = frozenset({"true", "yes", "1", "pass", "passed", "t", "y"})
@@ -59,7 +65,7 @@ class LongRating:
     method: str
     output_id: str
     position: int | None
-    scores: Mapping[str, int | None]
+    scores: Mapping[str, int | str | None]  # a comment's text; every other type's stored value
     line: int  # the first line of the file that holds one of its scores
     created_at: str | None = None
 
@@ -140,10 +146,11 @@ class _Gathered:
 
     label: str
     allowed: set[str] | None
-    cells: dict[Key, dict[str, tuple[int | None, int]]] = field(default_factory=dict)  # dim -> (score, line)
+    cells: dict[Key, dict[str, tuple[int | str | None, int]]] = field(default_factory=dict)  # dim -> (score, line)
     extra: dict[Key, tuple[str, int | None, str | None]] = field(default_factory=dict)  # output, position, time
     dims_of: dict[str, dict[str, tuple[int, int] | None]] = field(default_factory=dict)  # declared scales
     names: dict[str, str | None] = field(default_factory=dict)
+    types: dict[str, dict[str, str]] = field(default_factory=dict)  # study -> dimension -> question type
     attention: dict[str, dict[str, bool]] = field(default_factory=dict)
     repeats: int = 0
 
@@ -162,7 +169,10 @@ class _Gathered:
             )
         if known.get(dim) is None:
             known[dim] = declared
-        score = _score(v["score"], dim, at)
+        kind = self.kind(study, dim, v["question_type"], at)
+        if kind != DEFAULT_TYPE and declared is not None:
+            raise UserError(f"{at}: {dim} is a {kind} question: scale_min/scale_max belong to a scale")
+        score = _score(v["score"], dim, at) if kind == DEFAULT_TYPE else (v["score"] or None)
         key = (study, v["item_id"], v["rater"], v["method"])
         scores = self.cells.setdefault(key, {})
         if dim in scores:
@@ -183,6 +193,17 @@ class _Gathered:
         if passed is not None:
             flags[v["rater"]] = flags.get(v["rater"], True) and passed
 
+    def kind(self, study: str, dim: str, text: str, at: str) -> str:
+        """The question type of `dim` in `study`, the same on each of its rows."""
+        try:
+            kind = question_type(text or DEFAULT_TYPE).name
+        except UserError as exc:
+            raise UserError(f"{at}: {exc}") from None
+        known = self.types.setdefault(study, {}).setdefault(dim, kind)
+        if known != kind:
+            raise UserError(f"{at}: {dim} is a {known} question on an earlier line, {kind} here")
+        return kind
+
     def studies(self, given: Mapping[str, tuple[int, int]]) -> LongFile:
         """The studies, each score checked against its dimension's scale."""
         unknown = [k for k in given if k != ALL and not any(k in dims for dims in self.dims_of.values())]
@@ -190,11 +211,13 @@ class _Gathered:
             raise UserError(
                 f"{self.label}: a scale was given for {', '.join(map(repr, unknown))}, which the file does not rate"
             )
-        rubrics = {sid: _rubric(sid, dims, given, self.label) for sid, dims in self.dims_of.items()}
+        rubrics = {sid: self.rubric(sid, dims, given) for sid, dims in self.dims_of.items()}
         for (study, *_), scores in self.cells.items():
             for dim, (score, line) in scores.items():
                 d = rubrics[study].dimension(dim)
-                if score is not None and not d.contains(score):
+                if d.kind != DEFAULT_TYPE:
+                    scores[dim] = (_answer(d, score, f"{self.label}, line {line}"), line)
+                elif score is not None and not d.contains(int(score)):
                     unset = not given and not self.dims_of[study][dim]
                     hint = " (give the scale: --scale MIN-MAX, or scale_min/scale_max columns)" if unset else ""
                     raise UserError(
@@ -206,6 +229,18 @@ class _Gathered:
         )
         note = f"{self.label}: {self.repeats} exact repeat(s) of a score (same rater, item, method, dimension and score) counted once"
         return LongFile(studies, (note,) if self.repeats else ())
+
+    def rubric(
+        self, study: str, dims: Mapping[str, tuple[int, int] | None], given: Mapping[str, tuple[int, int]]
+    ) -> Rubric:
+        """The study's rubric: each dimension's scale, or its type (a choice's labels as first seen)."""
+        kinds = self.types.get(study, {})
+        labels: dict[str, dict[str, None]] = {d: {} for d, k in kinds.items() if k == "choice"}
+        for (sid, *_), scores in self.cells.items():
+            for dim, (score, _) in scores.items():
+                if sid == study and dim in labels and isinstance(score, str):
+                    labels[dim].setdefault(" ".join(score.split()))
+        return _rubric(study, dims, given, self.label, kinds, {d: list(found) for d, found in labels.items()})
 
     def records(self, study: str, rubric: Rubric) -> tuple[LongRating, ...]:
         return tuple(
@@ -243,6 +278,14 @@ def _whole(text: str, what: str, at: str) -> int:
     if not value.is_integer():
         raise UserError(f"{at}: {what} = {text!r} is not a whole number")
     return int(value)
+
+
+def _answer(d: Dimension, cell: int | str | None, at: str) -> int | str | None:
+    """A cell of a question that is not a scale, as its type stores it."""
+    try:
+        return d.qtype.read(d, cell)
+    except UserError as exc:
+        raise UserError(f"{at}: {exc}") from None
 
 
 def _score(text: str, dim: str, at: str) -> int | None:
@@ -283,10 +326,25 @@ def _words(scale: tuple[int, int] | None) -> str:
 
 
 def _rubric(
-    study: str, dims: Mapping[str, tuple[int, int] | None], given: Mapping[str, tuple[int, int]], label: str
+    study: str,
+    dims: Mapping[str, tuple[int, int] | None],
+    given: Mapping[str, tuple[int, int]],
+    label: str,
+    kinds: Mapping[str, str],
+    labels: Mapping[str, list[str]],
 ) -> Rubric:
     out = []
     for name, declared in dims.items():
+        kind = kinds.get(name, DEFAULT_TYPE)
+        if kind != DEFAULT_TYPE:
+            if name in given:
+                raise UserError(f"{label}: a scale was given for {name!r}, a {kind} question")
+            try:
+                found = {"name": name, "type": kind, **({"labels": labels[name]} if name in labels else {})}
+                out.append(Dimension.from_dict(found))
+            except UserError as exc:
+                raise UserError(f"{label}, study {study!r}: {exc}") from None
+            continue
         option = given.get(name, given.get(ALL))
         if option is not None and declared is not None and option != declared:
             raise UserError(

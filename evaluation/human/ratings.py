@@ -83,7 +83,7 @@ def long_frame(data: LongFile) -> RatingsFile:
                     "position": np.nan if r.position is None else float(r.position),
                     "created_at": r.created_at,
                     "attention_passed": (r.rater not in failed) if r.rater in study.attention else None,
-                    **{d: np.nan if s is None else float(s) for d, s in r.scores.items()},
+                    **{d: np.nan if s is None else s if isinstance(s, str) else float(s) for d, s in r.scores.items()},
                 }
             )
     frame = pd.DataFrame(rows)
