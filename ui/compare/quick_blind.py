@@ -21,20 +21,24 @@ import gradio as gr
 
 from arena.access import clients
 from arena.rating import blind
-from arena.store import SCORE_COLUMNS, Store
+from arena.store import Store
 from arena.studies import quick
 from arena.studies.limits import MAX_RESPONSES
 from common.errors import UserError
+from common.messages import dimension_name
+from common.rubric import DEFAULT_RUBRIC
 
 from .. import AppContext, store_for
 from ..handler import handler
+from ..rate.rubric_form import row_specs
 from ..safe import md_text, response_html
 
-CHOICES: list[int | str] = [*blind.FORM_SCORES, blind.CANT_JUDGE]
+# A quick study asks the default questions (arena/studies/quick.py); its rows are the Rate tab's own.
+RUBRIC = DEFAULT_RUBRIC
+WIDTH = len(RUBRIC.dimensions)
 STOPPED = "**Stopped**: the blind run ended before every output was ready; nothing to rate. Run blind again."
 HIDDEN = "Hidden until you have rated the outputs blind (Run blind)"
 BUTTON = "Run blind"
-DIMENSION_NAMES = dict(zip(SCORE_COLUMNS, ("Coherence", "Informativeness", "Naturalness"), strict=True))
 
 
 def masked(run: Callable[..., Iterator[list[Any]]], n_boxes: int) -> Callable[..., Iterator[list[Any]]]:
@@ -99,10 +103,7 @@ class Panel:
                     label = blind.LABELS[k]
                     with gr.Column(visible=False, min_width=260) as slot:
                         texts.append(gr.HTML(""))
-                        radios.extend(
-                            gr.Radio(CHOICES, label=f"{DIMENSION_NAMES[d]} ({label})", value=None)
-                            for d in blind.DIMENSIONS
-                        )
+                        radios.extend(gr.Radio(value=None, **spec) for spec in row_specs(RUBRIC, label)[:WIDTH])
                     slots.append(slot)
             with gr.Row():
                 submit = gr.Button("Submit and reveal", variant="primary", elem_id="compare-blind-submit")
@@ -118,12 +119,11 @@ def form_updates(view: blind.RaterView | None, intro: str, message: str = "") ->
     """The panel's form for `view` (its responses as A, B, C…), or hidden when there is none."""
     responses = view.responses if view is not None else []
     n = len(responses)
-    width = len(blind.DIMENSIONS)
     return (
         [gr.update(visible=view is not None or bool(message)), gr.update(value=intro)]
         + [gr.update(visible=k < n) for k in range(MAX_RESPONSES)]
         + [gr.update(value=response_html(r.label, r.text) if k < n else "") for k, r in _padded(responses)]
-        + [gr.update(value=None, interactive=True) for _ in range(MAX_RESPONSES * width)]
+        + [gr.update(value=None, interactive=True) for _ in range(MAX_RESPONSES * WIDTH)]
         + [gr.update(visible=view is not None, interactive=True), gr.update(visible=view is not None)]
         + [gr.update(value=message)]
     )
@@ -135,11 +135,11 @@ def _padded(responses: Sequence[blind.Response]) -> list[tuple[int, Any]]:
 
 def reveal_table(revealed: Sequence[quick.Revealed]) -> str:
     """The reveal: which method wrote each response, next to the scores just saved."""
-    head = "| Response | Method | " + " | ".join(DIMENSION_NAMES[d] for d in SCORE_COLUMNS) + " |"
-    rule = "|" + "---|" * (2 + len(SCORE_COLUMNS))
+    head = "| Response | Method | " + " | ".join(dimension_name(d).capitalize() for d in RUBRIC.names) + " |"
+    rule = "|" + "---|" * (2 + WIDTH)
     rows = [
         f"| {r.label} | **{md_text(r.method)}** | "
-        + " | ".join("can't judge" if r.scores[d] is None else str(r.scores[d]) for d in SCORE_COLUMNS)
+        + " | ".join("can't judge" if r.scores[d] is None else str(r.scores[d]) for d in RUBRIC.names)
         + " |"
         for r in revealed
     ]
@@ -194,14 +194,14 @@ def on_submit(store: Store, shown: Callable[[list[Any]], list[Any]], n_after: in
     keep = [gr.update()] * n_after
     if not isinstance(sealed, dict) or not sealed.get("code"):
         return keep[:-1] + [gr.update(value="Nothing to rate: press Run blind first.")]
-    client, width = clients.client_of(request), len(blind.DIMENSIONS)
+    client = clients.client_of(request)
     try:
-        rows = [list(values[k * width : (k + 1) * width]) for k in range(MAX_RESPONSES)]
+        rows = [list(values[k * WIDTH : (k + 1) * WIDTH]) for k in range(MAX_RESPONSES)]
         blind.submit_slots_with_code(store, sealed["code"], sealed["item"], rows, [None] * MAX_RESPONSES, client)
         revealed = quick.reveal_own(store, sealed["code"], client)
     except UserError as exc:  # a score missing, say: nothing saved, nothing revealed
         return keep[:-1] + [gr.update(value=f"⚠ {md_text(str(exc))}")]
-    n_radios = MAX_RESPONSES * width
+    n_radios = MAX_RESPONSES * WIDTH
     return [*reveal_run(shown, sealed), *spent(n_radios), gr.update(value=reveal_table(revealed))]
 
 
@@ -209,7 +209,7 @@ def on_give_up(shown: Callable[[list[Any]], list[Any]], n_after: int, sealed: An
     if not isinstance(sealed, dict) or not sealed.get("results"):
         return [gr.update()] * n_after
     line = "Not rated: the outputs are shown under their methods."
-    return [*reveal_run(shown, sealed), *spent(MAX_RESPONSES * len(blind.DIMENSIONS)), gr.update(value=line)]
+    return [*reveal_run(shown, sealed), *spent(MAX_RESPONSES * WIDTH), gr.update(value=line)]
 
 
 def wire(
