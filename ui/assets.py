@@ -48,6 +48,9 @@ body:has(#rate-who strong):not(:has(#rate-responses .rate-slot)) #rate-counter {
                                      gap: 4px !important; flex-wrap: wrap !important; }
 .rate-slot .rate-long-scale label { min-width: 0 !important; justify-content: center; padding: 4px 2px !important; }
 .rate-slot .rate-long-scale label:last-child { grid-column: 1 / -1; }
+/* Labelled options (yes/no, a choice: .rate-by-position) wrap to the next line rather than run out of
+   a narrow response column: their labels are words, not digits. */
+.rate-slot .rate-by-position .wrap { flex-wrap: wrap !important; }
 /* Submit stays on screen: a bar fixed to the bottom of the window while the Rate tab is open
    (sticky positioning does not hold inside Gradio's containers). */
 #rate-submit-row { position: fixed; left: 0; right: 0; bottom: 0; z-index: 1000; margin: 0;
@@ -97,6 +100,10 @@ body:has(#rate-who strong) #rate-intro, body:has(#rate-who strong) #rate-code-ro
   .rate-slot fieldset .wrap, .rate-slot .rate-long-scale .wrap {
     display: grid !important; grid-template-columns: repeat(auto-fill, minmax(44px, 1fr)); gap: 4px !important; }
   .rate-slot fieldset label:last-child { grid-column: 1 / -1; }
+  /* labelled options: as wide as their words need (a 44 px column cut "repetition" to "repetiti"),
+     side by side where two fit on a line */
+  .rate-slot .rate-by-position .wrap {
+    grid-template-columns: repeat(auto-fit, minmax(min(100%, 9em), 1fr)) !important; }
   /* the pinned bar: one row */
   #rate-submit-row { flex-wrap: nowrap !important; gap: 6px; padding: 6px 8px; }
   #rate-submit-row > * { min-width: 0 !important; flex: 1 1 auto !important; }
