@@ -122,10 +122,18 @@ def test_a_schema_11_database_upgrades_in_place_and_reads_the_same(backend, tmp_
             assert conn.execute(text("SELECT count(*) FROM rating_scores")).scalar_one() == n_scores
             assert conn.execute(text("SELECT version FROM arena_schema")).scalar_one() == SCHEMA_VERSION
         _same(before, _everything(upgraded, studies))
+        if backend == "sqlite":  # the rebuilt table is the one rating_scores' foreign key names
+            with upgraded.read() as conn:
+                assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+                assert {r[2] for r in conn.exec_driver_sql("PRAGMA foreign_key_list(rating_scores)")} == {"ratings"}
         upgraded.dispose()
         again = Store(url)
         assert again.changes == []  # a second start changes nothing
         _same(before, _everything(again, studies))
+        again.delete_study(studies[0])  # the moved scores go with their ratings; the other study's stay
+        with again.read() as conn:
+            assert conn.execute(text("SELECT count(*) FROM rating_scores")).scalar_one() == 4
+        assert again.ratings_frame(studies[1])["quality"].tolist() == [9, 2]
         again.dispose()
     finally:
         close()
