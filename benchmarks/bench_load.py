@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena.store.schema import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
+from arena.rating.dimensions import SCORE_COLUMNS  # noqa: E402  # after the path set-up above
 from tests.support.live_app import GradioHTTP, dep_by_api_name, start_app  # noqa: E402
 from tests.support.seeding import db_store, seed_study  # noqa: E402
 from ui.rate.view import RateView, form  # noqa: E402  # the Rate tab's wire format

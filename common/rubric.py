@@ -257,8 +257,10 @@ class Rubric:
 
     @property
     def in_rating_columns(self) -> bool:
-        """Whether the store keeps the answers in the `ratings` table's own three columns (the default
-        rubric's questions, as before rubrics existed); any other rubric's go to `rating_scores`."""
+        """Whether a rating record in an export file (RATING_COLUMNS) carries the answers in its
+        three score columns (the default rubric's questions, as every file did before rubrics existed);
+        any other rubric's go to `scores` and a column per question (arena/files/export_columns.py). The
+        store keeps every rubric's answers alike, in `rating_scores` and `rating_texts`."""
         return self.is_default
 
     @property

@@ -18,7 +18,16 @@ from arena import studies
 from arena.files import export
 from arena.rating import blind
 from arena.store import Store, make_engine
-from arena.store.schema import assignments, items, metadata, outputs, ratings, study_raters
+from arena.store.schema import (
+    assignments,
+    items,
+    metadata,
+    outputs,
+    rating_scores,
+    rating_texts,
+    ratings,
+    study_raters,
+)
 from arena.store.schema import studies as studies_table
 from common.errors import UserError
 from evaluation import report
@@ -79,11 +88,15 @@ def rows_of(store: Store, sid: int) -> dict[str, list[tuple]]:
     """Every row that belongs to a study, table by table (ids included: they must not change)."""
     item_ids = select(items.c.id).where(items.c.study_id == sid)
     output_ids = select(outputs.c.id).where(outputs.c.item_id.in_(item_ids))
+    rating_ids = select(ratings.c.id).where(ratings.c.output_id.in_(output_ids))
     queries = {
         "studies": select(studies_table).where(studies_table.c.id == sid),
         "items": select(items).where(items.c.study_id == sid),
         "outputs": select(outputs).where(outputs.c.item_id.in_(item_ids)),
         "ratings": select(ratings).where(ratings.c.output_id.in_(output_ids)),
+        # a rating's scores and text answers (every rubric's, since schema 12) are rows of its own
+        "rating_scores": select(rating_scores).where(rating_scores.c.rating_id.in_(rating_ids)),
+        "rating_texts": select(rating_texts).where(rating_texts.c.rating_id.in_(rating_ids)),
         "assignments": select(assignments).where(assignments.c.item_id.in_(item_ids)),
         "study_raters": select(study_raters).where(study_raters.c.study_id == sid),
     }
@@ -113,6 +126,7 @@ def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
     before, of_a, of_b = counts(store), rows_of(store, a), rows_of(store, b)
     assert len(of_a["ratings"]) == 2 * 2 * 3 and len(of_a["assignments"]) == 2 * 2 * 3
     assert len(of_a["study_raters"]) == 2 and len(of_a["outputs"]) == 6 and len(of_a["items"]) == 2
+    assert len(of_a["rating_scores"]) == 2 * 2 * 3 * 3
     b_frames = store.ratings_frame(b), store.outputs_frame(b), store.progress(b)
 
     removed = store.delete_study(a)
@@ -150,9 +164,12 @@ def test_delete_rater_ratings_removes_only_that_raters_rows_in_that_study(store)
     after_a = rows_of(store, a)
     assert after_a["ratings"] == [r for r in of_a["ratings"] if r[1] != ann]
     assert {r[1] for r in after_a["ratings"]} == {store.find_rater("bob")}
-    assert {k: v for k, v in after_a.items() if k != "ratings"} == {k: v for k, v in of_a.items() if k != "ratings"}
+    kept = {r[0] for r in after_a["ratings"]}
+    assert after_a["rating_scores"] == [r for r in of_a["rating_scores"] if r[1] in kept]  # ann's scores went too
+    rated = ("ratings", "rating_scores")
+    assert {k: v for k, v in after_a.items() if k not in rated} == {k: v for k, v in of_a.items() if k not in rated}
     assert rows_of(store, b) == of_b  # ann's ratings of study B stay
-    assert counts(store) == {**before, "ratings": before["ratings"] - 6}
+    assert counts(store) == {**before, "ratings": before["ratings"] - 6, "rating_scores": before["rating_scores"] - 18}
     assert store.delete_rater_ratings(a, ann) == 0  # by id; nothing left
     assert list(store.progress(a)["rater"]) == ["bob"]
 

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from arena.rating import blind
 from arena.store import Store
-from arena.store.schema import ratings
+from arena.store.schema import rating_scores, ratings
 from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
 
@@ -45,14 +45,14 @@ def test_cant_judge_is_stored_as_null_with_its_flag_and_read_back(store):
         for m in METHODS
     ]
     store.save_item_ratings(rid, iid, rows)
-    with store.read() as conn:
-        got = conn.execute(
-            text(
-                "SELECT coherence, informativeness, naturalness, cant_judge_coherence, "
-                "cant_judge_informativeness, cant_judge_naturalness FROM ratings"
-            )
-        ).all()
-    assert [(a, b, c, bool(x), bool(y), bool(z)) for a, b, c, x, y, z in got] == [(4, None, 2, False, True, False)] * 3
+    with store.read() as conn:  # every rubric's scores are rows of rating_scores (schema 12)
+        got = conn.execute(text("SELECT rating_id, dimension, score, cant_judge FROM rating_scores")).all()
+    per_rating: dict[int, list] = {}
+    for rating_id, dim, score, flag in got:
+        per_rating.setdefault(rating_id, []).append((dim, score, bool(flag)))
+    assert [sorted(v) for v in per_rating.values()] == [
+        [("coherence", 4, False), ("informativeness", None, True), ("naturalness", 2, False)]
+    ] * 3
     assert store.cant_judge_ids(rid, oids.values()) == {oids[(iid, m)]: {"informativeness"} for m in METHODS}
     frame = store.ratings_frame(sid)
     assert frame["informativeness"].isna().all() and frame["coherence"].tolist() == [4, 4, 4]
@@ -60,28 +60,25 @@ def test_cant_judge_is_stored_as_null_with_its_flag_and_read_back(store):
 
 
 def test_a_null_score_without_the_flag_and_a_score_with_it_are_refused_by_the_database(store):
+    # The scale (0 and 6 are off the default rubric's 1-5) is the study's rubric, checked by the store on
+    # every write for every rubric (test_store.py); the database ties a NULL score to its flag.
     _, [iid, _], oids = _study(store)
     rid = store.rater_id("ann")
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    base = {
-        "rater_id": rid,
-        "coherence": 3,
-        "informativeness": 3,
-        "naturalness": 3,
-        "created_at": now,
-        "updated_at": now,
-    }
-    for bad in ({"coherence": None}, {"cant_judge_coherence": True}, {"coherence": 0}, {"naturalness": 6}):
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(ratings).values(rater_id=rid, output_id=oids[(iid, "BS-4")], created_at=now, updated_at=now)
+        )
+        rating_id = conn.execute(text("SELECT id FROM ratings")).scalar_one()
+    base = {"rating_id": rating_id, "dimension": "coherence", "score": 3, "cant_judge": False}
+    for bad in ({"score": None}, {"cant_judge": True}):
         with pytest.raises(IntegrityError):
             with store.engine.begin() as conn:
-                conn.execute(insert(ratings).values(**{**base, "output_id": oids[(iid, "BS-4")], **bad}))
+                conn.execute(insert(rating_scores).values(**{**base, **bad}))
     with store.engine.begin() as conn:  # the flag with NULL is what can't judge is
-        conn.execute(
-            insert(ratings).values(
-                **{**base, "output_id": oids[(iid, "BS-4")], "coherence": None, "cant_judge_coherence": True}
-            )
-        )
+        conn.execute(insert(rating_scores).values(**{**base, "score": None, "cant_judge": True}))
     assert store.count_ratings() == 1
+    assert store.cant_judge_ids(rid, [oids[(iid, "BS-4")]]) == {oids[(iid, "BS-4")]: {"coherence"}}
 
 
 def test_the_api_refuses_a_score_and_cant_judge_together_and_unknown_dimensions(store):
@@ -237,9 +234,10 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
     try:
         upgraded = Store(url)
         assert "create table skips" in upgraded.changes and "create table flags" in upgraded.changes
-        assert "add column ratings.cant_judge_coherence" in upgraded.changes
-        relaxed = [c for c in upgraded.changes if "rebuild table ratings" in c or c.startswith("allow null ratings.")]
-        assert relaxed, upgraded.changes
+        # schema 12: the old columns' scores are copied to rating_scores, and the columns dropped
+        assert "copy 6 scores to rating_scores" in upgraded.changes
+        moved = [c for c in upgraded.changes if "rebuild table ratings" in c or c.startswith("drop columns ratings.")]
+        assert moved, upgraded.changes
         frame = upgraded.ratings_frame(sid)
         assert frame[["coherence", "informativeness", "naturalness", "comment", "position"]].values.tolist() == [
             [1, 5, 4, "old 0", 0],
@@ -260,20 +258,22 @@ def test_a_schema_2_database_is_upgraded_to_hold_cant_judge_and_keeps_every_rati
                 }
             ],
         )
+        old = f"(SELECT id FROM ratings WHERE output_id = {oids[(iid, 'BS-4')]})"
         with pytest.raises(IntegrityError):
             with upgraded.engine.begin() as conn:
-                conn.execute(text(f"UPDATE ratings SET naturalness = NULL WHERE output_id = {oids[(iid, 'BS-4')]}"))
-        with pytest.raises(IntegrityError):
-            with upgraded.engine.begin() as conn:
-                conn.execute(text(f"UPDATE ratings SET naturalness = 7 WHERE output_id = {oids[(iid, 'BS-4')]}"))
+                conn.execute(
+                    text(f"UPDATE rating_scores SET score = NULL WHERE dimension = 'naturalness' AND rating_id = {old}")
+                )
+        with pytest.raises(UserError):  # off the scale: the store checks it against the study's rubric
+            upgraded.save_item_ratings(
+                rid, iid, [{"output_id": oids[(iid, "BS-4")], "coherence": 1, "informativeness": 5, "naturalness": 7}]
+            )
         with pytest.raises(IntegrityError):  # the unique key survived the rebuild
             with upgraded.engine.begin() as conn:
                 conn.execute(
                     text(
-                        "INSERT INTO ratings (rater_id, output_id, coherence, informativeness, naturalness, "
-                        "cant_judge_coherence, cant_judge_informativeness, cant_judge_naturalness, "
-                        f"created_at, updated_at) VALUES ({rid}, {oids[(iid, 'BS-4')]}, 1, 1, 1, FALSE, "
-                        "FALSE, FALSE, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+                        "INSERT INTO ratings (rater_id, output_id, created_at, updated_at) VALUES "
+                        f"({rid}, {oids[(iid, 'BS-4')]}, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
                     )
                 )
         after = upgraded.ratings_frame(sid)

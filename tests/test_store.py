@@ -6,11 +6,11 @@ import json
 from datetime import UTC
 
 import pytest
-from sqlalchemy import create_engine, insert, text
+from sqlalchemy import create_engine, func, insert, select, text
 from sqlalchemy.exc import IntegrityError
 
 from arena.store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, default_db_path, default_url, normalize_url
-from arena.store.schema import outputs, ratings
+from arena.store.schema import outputs, rating_scores, ratings
 from common.errors import UserError
 from tests.support.stores import BACKENDS, open_store
 
@@ -38,24 +38,31 @@ def _study_with_outputs(store: Store, methods=("BS-4", "TS-Temp", "TS-Tilted")):
     return sid, iid, oids
 
 
-def test_database_refuses_out_of_range_and_fractional_scores(store):
+def test_out_of_range_and_fractional_scores_are_refused_and_nothing_is_stored(store):
+    # Since schema 12 the default rubric's scores are rows of rating_scores like every rubric's, and a
+    # question's scale is the study's rubric, checked by the store on every write (no database CHECK can
+    # know a study's scale); the database still refuses two scores of one rating on one question.
     _, _, oids = _study_with_outputs(store)
     rid = store.rater_id("ann")
-    base = dict(rater_id=rid, output_id=oids[0], coherence=3, informativeness=3, naturalness=3)
-    cases = [{"coherence": 0}, {"informativeness": 6}, {"naturalness": -1}]
-    if store.dialect == "sqlite":  # SQLite columns take any type; PostgreSQL's integer column cannot hold 4.5
-        cases += [{"coherence": 4.5}, {"naturalness": "good"}]
+    cases = [(0, 3, 3), (3, 6, 3), (3, 3, -1), (4.5, 3, 3), (3, 3, "good")]
     for bad in cases:
-        with pytest.raises(IntegrityError):
-            with store.write() as conn:  # straight to the database, past the API's checks
-                conn.execute(insert(ratings).values(**{**base, **bad}))
+        with pytest.raises(UserError):
+            store.save_rating(rid, oids[0], *bad)
     assert store.count_ratings() == 0
+    with store.read() as conn:
+        assert conn.execute(select(func.count()).select_from(rating_scores)).scalar_one() == 0
+    store.save_rating(rid, oids[0], 3, 3, 3)
+    with store.read() as conn:
+        rating_id = conn.execute(select(ratings.c.id)).scalar_one()
+    with pytest.raises(IntegrityError):
+        with store.write() as conn:  # straight to the database, past the API's checks
+            conn.execute(insert(rating_scores).values(rating_id=rating_id, dimension="coherence", score=4))
 
 
 def test_database_refuses_a_second_rating_row_for_the_same_rater_and_output(store):
     _, _, oids = _study_with_outputs(store)
     rid = store.rater_id("ann")
-    row = dict(rater_id=rid, output_id=oids[0], coherence=3, informativeness=3, naturalness=3)
+    row = dict(rater_id=rid, output_id=oids[0])
     with store.write() as conn:
         conn.execute(insert(ratings).values(**row))
     with pytest.raises(IntegrityError):
@@ -191,13 +198,15 @@ def test_upgrading_an_old_database_adds_what_is_missing_and_keeps_every_row(back
         assert "add column ratings.comment" in upgraded.changes
         assert "create table study_raters" in upgraded.changes
         with upgraded.read() as conn:
-            row = conn.execute(
-                text(
-                    "SELECT rater_id, output_id, coherence, informativeness, naturalness, position, "
-                    "comment FROM ratings"
-                )
-            ).one()
-            assert tuple(row) == (1, 7, 4, 3, 2, 1, None)
+            row = conn.execute(text("SELECT id, rater_id, output_id, position, comment FROM ratings")).one()
+            assert tuple(row)[1:] == (1, 7, 1, None)
+            # the old columns' scores, moved to rating_scores (schema 12)
+            scores = conn.execute(text("SELECT rating_id, dimension, score, cant_judge FROM rating_scores")).all()
+            assert sorted((r[0], r[1], r[2], bool(r[3])) for r in scores) == [
+                (row.id, "coherence", 4, False),
+                (row.id, "informativeness", 3, False),
+                (row.id, "naturalness", 2, False),
+            ]
             assert conn.execute(text("SELECT name FROM raters")).scalar_one() == "old rater"
         upgraded.dispose()
         assert Store(url).changes == []  # a second start changes nothing

@@ -15,6 +15,7 @@ from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Rubric
+from tests.support.old_schema import back_to_score_columns
 from tests.support.stores import BACKENDS, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,8 +75,13 @@ def test_the_default_study_keeps_its_three_columns(tmp_path):
     oid, _ = store.add_output(item.id, "a", 0, text="t", settings={}, seed=1, model="m", new_tokens=1)
     store.save_rating(store.rater_id("ann"), oid, 5, 4, 3)
     assert store.ratings_frame(sid)[["coherence", "informativeness", "naturalness"]].values.tolist() == [[5, 4, 3]]
-    with store.read() as conn:
-        assert conn.execute(text("SELECT count(*) FROM rating_scores")).scalar() == 0
+    with store.read() as conn:  # stored like any other rubric's scores (schema 12)
+        got = conn.execute(text("SELECT dimension, score, cant_judge FROM rating_scores")).all()
+    assert sorted((d, v, bool(f)) for d, v, f in got) == [
+        ("coherence", 5, False),
+        ("informativeness", 4, False),
+        ("naturalness", 3, False),
+    ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -89,6 +95,7 @@ def test_a_schema_7_database_is_upgraded_in_place(backend, tmp_path):
     first.dispose()
     raw = create_engine(url)
     with raw.begin() as conn:  # back to schema 7: no rating_scores, none of the new columns
+        back_to_score_columns(conn)  # the scores where schema 7 kept them
         conn.execute(text("DROP TABLE rating_scores"))
         for table, column in (
             ("studies", "rubric"),

@@ -147,14 +147,15 @@ def export_rows(
     rubrics: dict[int, tuple[str | None, str | None]] = {}
     questions: dict[int, Rubric] = {}
     attention: dict[int, dict[str, bool]] = {}
+    rubric_of: dict[int, Rubric] = {}
     for row in rows:
         row.update({c: None for c in ALL_COLUMNS if c not in row})  # every row has every column, as a guess's
         row["row_kind"] = "rating"
-        own = row.get("scores")  # a study with its own rubric: {dimension: score or None}
-        # A NULL score is a can't-judge answer (the schema allows NULL only with its flag).
-        judged = own if own else {d: row[d] for d in SCORE_COLUMNS}
-        row["cant_judge"] = ",".join(d for d, v in judged.items() if v is None) or None
-        row["scores"] = dumps({d: v for d, v in own.items() if v is not None}) if own else None
+        sid = row["study_id"]
+        if sid not in rubric_of:
+            study = store.get_study(sid)
+            rubric_of[sid] = study.rubric if study is not None else rubric_from(None)
+        _answers_in_record(row, rubric_of[sid])
     rows += feedback_rows(store, study_id, server_copy=server_copy)
     for row in rows:
         row["format_version"] = FORMAT_VERSION
@@ -184,6 +185,18 @@ def export_rows(
             row["attention_passed"] = attention[sid].get(row["rater"])
         seal(row, row["study_state"], keep)
     return rows
+
+
+def _answers_in_record(row: dict[str, Any], rubric: Rubric) -> None:
+    """A rating's answers as the file carries them: the default rubric's in the record's three score
+    columns, any other rubric's as `scores` (JSON); `cant_judge` names the questions answered so."""
+    answers = row["scores"]  # {question: answer}; None is a can't-judge answer (NULL only with its flag)
+    row["cant_judge"] = ",".join(d for d in rubric.names if d in answers and answers[d] is None) or None
+    if rubric.in_rating_columns:
+        row.update({d: answers.get(d) for d in rubric.names})
+        row["scores"] = None
+    else:
+        row["scores"] = dumps({d: v for d, v in answers.items() if v is not None}) if answers else None
 
 
 class _RowContext:

@@ -109,8 +109,9 @@ CATALOGUE: tuple[ExportColumn, ...] = (
     # ---- the analysis frame: a rating's columns ----
     _c("rater", "text", "shown", "the rater's name", part="rating", source="raters.name",
        formats=(*RECORD, "votes")),
+    # Not a column of the store: every rubric's scores are rows of rating_scores (the export fills these).
     *(_c(d, "int", "shown", "the default rubric's score (empty with a rubric of its own, or can't judge)",
-         part="rating", source=f"ratings.{d}") for d in SCORE_COLUMNS),
+         part="rating") for d in SCORE_COLUMNS),
     _c("comment", "text", "shown", "the rater's comment on the response", part="rating", source="ratings.comment"),
     _c("position", "int", "shown", "where the rater saw the response (0 = A)", part="rating",
        source="ratings.position"),

@@ -2,12 +2,13 @@
 
 `Store()` connects to `DATABASE_URL`, else a SQLite file (`ARENA_DB_PATH`, else `./data/arena.db`),
 and creates or upgrades the schema
-without dropping anything.
+without losing a row or a value.
 """
+
+from arena.rating.dimensions import SCORE_COLUMNS
 
 from .engine import default_db_path, default_url, make_engine, normalize_url
 from .rows import Enrolment, Flag, Guess, Item, Output, Rating, Skip, Study
-from .schema import SCORE_COLUMNS
 from .store import OUTPUT_COLUMNS, RATING_COLUMNS, Store, check_score, clean_rater_name, get_store
 
 __all__ = [

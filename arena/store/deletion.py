@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select
+from sqlalchemy import Connection, Select, and_, func, select
 
 from common.errors import UserError
 
@@ -16,6 +16,8 @@ from .schema import (
     outputs,
     pair_guess_marks,
     raters,
+    rating_scores,
+    rating_texts,
     ratings,
     skips,
     studies,
@@ -92,6 +94,7 @@ class DeletionStore(StoreBase):
             conn.execute(study_accounts.delete().where(study_accounts.c.study_id == sid))  # a setting, not data
             # marks that a pairwise question was answered, with no answer in them: not counted
             conn.execute(pair_guess_marks.delete().where(pair_guess_marks.c.item_id.in_(item_ids)))
+            self._delete_answers(conn, select(ratings.c.id).where(ratings.c.output_id.in_(output_ids)))
             counts = {
                 "ratings": conn.execute(ratings.delete().where(ratings.c.output_id.in_(output_ids))).rowcount,
                 "skips": conn.execute(skips.delete().where(skips.c.item_id.in_(item_ids))).rowcount,
@@ -138,4 +141,12 @@ class DeletionStore(StoreBase):
                 )
             )
             conn.execute(votes.delete().where(and_(votes.c.rater_id == rid, votes.c.item_id.in_(item_ids))))
+            self._delete_answers(conn, select(ratings.c.id).where(mine))
             return int(conn.execute(ratings.delete().where(mine)).rowcount)
+
+    def _delete_answers(self, conn: Connection, rating_ids: Select) -> None:
+        """The scores and text answers of these ratings, before the ratings themselves: child-first, so
+        a database made without ON DELETE CASCADE never sees an orphan. They go with their rating, and
+        are counted as part of it."""
+        conn.execute(rating_scores.delete().where(rating_scores.c.rating_id.in_(rating_ids)))
+        conn.execute(rating_texts.delete().where(rating_texts.c.rating_id.in_(rating_ids)))

@@ -1,6 +1,6 @@
 """What a rater says besides scores: skipping an item with a reason, flagging an item or one of its
-responses, and the per-dimension "can't judge" answer (stored in `ratings` as a NULL score with its
-`cant_judge_*` flag; see schema.py).
+responses, and the per-question "can't judge" answer (stored in `rating_scores` as a NULL score with
+its `cant_judge` flag, whatever the study's rubric; see schema.py).
 
 `FeedbackStore` is a base of `Store` (store.py); its methods use the store's transactions. Flags
 and skips are stored per output id and item id: the blind letter a rater used is turned into an
@@ -20,7 +20,7 @@ from common.rubric import Rubric
 
 from .rating_store import RatingStore
 from .rows import Flag, Skip, T, from_row
-from .schema import SCORE_COLUMNS, cant_judge_column, flags, items, outputs, raters, ratings, skips, utcnow
+from .schema import flags, items, outputs, raters, rating_scores, ratings, skips, utcnow
 
 SKIP_REASONS: dict[str, str] = {
     "language": "I can't read the language",
@@ -185,18 +185,23 @@ class FeedbackStore(RatingStore):
         return self._feedback(flags, Flag, study_id, flags.c.created_at, flags.c.id)
 
     def cant_judge_ids(self, rater_id: int, output_ids: Iterable[int]) -> dict[int, set[str]]:
-        """{output_id: dimensions marked can't judge} among this rater's ratings of these outputs."""
+        """{output_id: dimensions marked can't judge} among this rater's ratings of these outputs (an
+        empty set for a rating that judged every one)."""
         ids = [int(o) for o in output_ids]
         if not ids:
             return {}
-        flag_cols = [ratings.c[cant_judge_column(d)] for d in SCORE_COLUMNS]
+        query = (
+            select(ratings.c.output_id, rating_scores.c.dimension)
+            .select_from(ratings.outerjoin(rating_scores, and_(
+                rating_scores.c.rating_id == ratings.c.id, rating_scores.c.cant_judge
+            )))
+            .where(ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))
+        )  # fmt: skip
+        out: dict[int, set[str]] = {}
         with self.read() as conn:
-            rows = conn.execute(
-                select(ratings.c.output_id, *flag_cols).where(
-                    ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids)
-                )
-            ).all()
-        return {int(r[0]): {d for d, v in zip(SCORE_COLUMNS, r[1:]) if v} for r in rows}
+            for oid, dim in conn.execute(query).all():
+                out.setdefault(int(oid), set()).update(() if dim is None else (str(dim),))
+        return out
 
 
 __all__ = [

@@ -7,16 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import case, delete, func, select
+from sqlalchemy import and_, case, delete, func, select
 
+from arena.rating.dimensions import SCORE_COLUMNS
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Rubric, rubric_from
 
 from .columns import EXTRA_COLUMNS, FLOAT_COLUMNS, JOIN_COLUMNS, OUTPUT_COLUMNS, RATING_COLUMNS
 from .rows import Rating, from_row
 from .schema import (
-    SCORE_COLUMNS,
-    cant_judge_column,
     items,
     outputs,
     raters,
@@ -30,11 +29,11 @@ from .schema import (
 from .transactions import StoreBase
 from .values import check_dimension_score, clean_comment
 
-SCORES_KEY = "scores"  # in rating_records: a rating's scores on its study's own rubric
+SCORES_KEY = "scores"  # in rating_records: a rating's answers on its study's rubric, {question: answer}
 CANT_JUDGE_KEY = "cant_judge"  # in a rating row for save_ratings: the dimensions the rater could not judge
 
 
-def cant_judge_dims(row: Mapping[str, Any], names: Sequence[str] = SCORE_COLUMNS) -> set[str]:
+def cant_judge_dims(row: Mapping[str, Any], names: Sequence[str] = DEFAULT_RUBRIC.names) -> set[str]:
     """The dimensions a rating row marks as can't-judge (among the rubric's `names`); such a
     dimension must carry no score."""
     given = row.get(CANT_JUDGE_KEY) or ()
@@ -48,11 +47,6 @@ def cant_judge_dims(row: Mapping[str, Any], names: Sequence[str] = SCORE_COLUMNS
         if row.get(dim) not in (None, ""):
             raise UserError(f"{dim} is marked can't judge and has a score: give one or the other")
     return dims
-
-
-def cant_judge_values(dims: Iterable[str]) -> dict[str, bool]:
-    dims = set(dims)
-    return {cant_judge_column(name): name in dims for name in SCORE_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -103,34 +97,30 @@ class RatingStore(StoreBase):
         Each row: output_id, a score per dimension of `rubric` (default: the three 1-5 ones), optional
         comment, position, created_at / updated_at (import only), and optional `cant_judge`: the
         dimensions the rater could not judge, stored as NULL with their flag (feedback.py). A
-        `CheckedRating` is written as it is (it was checked when it was made). With a rubric of the
-        study's own, the scores go to `rating_scores`, one row per dimension."""
+        `CheckedRating` is written as it is (it was checked when it was made). Whatever the rubric, the
+        scores go to `rating_scores`, one row per question, and text answers to `rating_texts`."""
         rubric = rubric or DEFAULT_RUBRIC
-        own = not rubric.in_rating_columns
         now = utcnow()
-        clean, long_scores = [], []
+        clean, answers = [], []
         for row in rows:
             checked = row if isinstance(row, CheckedRating) else checked_rating(row, rubric)
-            # Another rubric's scores are not the three default columns: NULL there, flagged "not asked".
-            values: dict[str, Any] = dict.fromkeys(SCORE_COLUMNS) if own else dict(checked.scores)
-            values.update(cant_judge_values(SCORE_COLUMNS if own else checked.cant_judge))
-            values.update(
-                rater_id=int(rater_id),
-                output_id=checked.output_id,
-                comment=checked.comment,
-                position=checked.position,
-                created_at=checked.created_at or now,
-                updated_at=checked.updated_at or now,
+            clean.append(
+                dict(
+                    rater_id=int(rater_id),
+                    output_id=checked.output_id,
+                    comment=checked.comment,
+                    position=checked.position,
+                    created_at=checked.created_at or now,
+                    updated_at=checked.updated_at or now,
+                )
             )
-            clean.append(values)
-            long_scores.append(checked.scores)
+            answers.append(checked.scores)
         if not clean:
             return
         with self.write() as conn:
             # One statement, many parameter sets: building the upsert per row cost ~1 ms of CPU each.
             conn.execute(self._ratings_upsert(), clean)
-            if own:
-                self._save_rating_scores(conn, int(rater_id), clean, long_scores, rubric)
+            self._save_rating_scores(conn, int(rater_id), clean, answers, rubric)
 
     def _save_rating_scores(
         self,
@@ -176,10 +166,7 @@ class RatingStore(StoreBase):
         stmt = self._ratings_upsert_stmt
         if stmt is None:
             insert = self._insert(ratings)
-            changed = {
-                name: insert.excluded[name]
-                for name in (*SCORE_COLUMNS, *cant_judge_values(()), "comment", "position", "updated_at")
-            }
+            changed = {name: insert.excluded[name] for name in ("comment", "position", "updated_at")}
             stmt = self._ratings_upsert_stmt = insert.on_conflict_do_update(
                 index_elements=["rater_id", "output_id"], set_=changed
             )
@@ -219,12 +206,12 @@ class RatingStore(StoreBase):
                     select(ratings).where(ratings.c.rater_id == int(rater_id), ratings.c.output_id.in_(ids))
                 ).mappings()
             )
-            own = self._scores_of(conn, [int(r["id"]) for r in rows])
-        return {int(r["output_id"]): from_row(Rating, r, scores=own.get(int(r["id"]), {})) for r in rows}
+            answers = self._scores_of(conn, [int(r["id"]) for r in rows])
+        return {int(r["output_id"]): from_row(Rating, r, scores=answers.get(int(r["id"]), {})) for r in rows}
 
     def _scores_of(self, conn: Any, rating_ids: Sequence[int]) -> dict[int, dict[str, int | str | None]]:
-        """{rating id: {question: score or None, or a text question's text}} of the ratings kept in
-        `rating_scores` and `rating_texts` (another rubric's)."""
+        """{rating id: {question: score or None, or a text question's text}}: the ratings' answers in
+        `rating_scores` and `rating_texts`."""
         out: dict[int, dict[str, int | str | None]] = {}
         for chunk in range(0, len(rating_ids), 5000):  # SQLite caps a statement's parameters
             ids = list(rating_ids[chunk : chunk + 5000])
@@ -306,16 +293,34 @@ class RatingStore(StoreBase):
             rows = conn.execute(query).all()
         return _frame(rows, OUTPUT_COLUMNS + EXTRA_COLUMNS)
 
-    def _rating_join(self, columns: Sequence[str], study_id: int | None):
-        """The one query of ratings joined with their output, item, study and rater (`JOIN_COLUMNS`)."""
+    def _rating_join(self, columns: Sequence[str], study_id: int | None, rubric: Rubric = DEFAULT_RUBRIC):
+        """The one query of ratings joined with their output, item, study and rater (`JOIN_COLUMNS`),
+        and for each of `columns` that names a question of `rubric`, its answer: the score in
+        `rating_scores` (NULL: can't judge, or not answered) or a text question's `rating_texts` text."""
+        source = (
+            ratings.join(outputs, outputs.c.id == ratings.c.output_id)
+            .join(items, items.c.id == outputs.c.item_id)
+            .join(studies, studies.c.id == items.c.study_id)
+            .join(raters, raters.c.id == ratings.c.rater_id)
+        )
+        questions = {d.name: d for d in rubric.dimensions}
+        selected = []
+        for k, name in enumerate(columns):
+            if name not in questions:
+                selected.append(JOIN_COLUMNS[name].label(name))
+                continue
+            # One outer join per question on the (rating, question) unique key: a rating is one row.
+            if questions[name].values:
+                kept = rating_scores.alias(f"q{k}")
+                on, value = and_(kept.c.rating_id == ratings.c.id, kept.c.dimension == name), kept.c.score
+            else:
+                kept = rating_texts.alias(f"q{k}")
+                on, value = and_(kept.c.rating_id == ratings.c.id, kept.c.question == name), kept.c.text
+            source = source.outerjoin(kept, on)
+            selected.append(value.label(name))
         query = (
-            select(*[JOIN_COLUMNS[c].label(c) for c in columns])
-            .select_from(
-                ratings.join(outputs, outputs.c.id == ratings.c.output_id)
-                .join(items, items.c.id == outputs.c.item_id)
-                .join(studies, studies.c.id == items.c.study_id)
-                .join(raters, raters.c.id == ratings.c.rater_id)
-            )
+            select(*selected)
+            .select_from(source)
             # By what the rater saw (the letter), never by method: row k of an (item, rater) group was the
             # k-th method alphabetically on main b69a925, which gave the organizer's blind export of an
             # open study every rater's mapping (issue 32). Imported ratings without a position follow
@@ -325,19 +330,16 @@ class RatingStore(StoreBase):
         return query if study_id is None else query.where(studies.c.id == int(study_id))
 
     def ratings_frame(self, study_id: int | None = None) -> pd.DataFrame:
-        """One row per rating: RATING_COLUMNS (with a study's own rubric: its dimensions in place of the
-        three default ones), then sample_index and language. Scores are ints on their scale (float with
-        NaN where a rater could not judge); position 0 = A. Ratings of attention items are never in it;
-        a study whose raters answered any has `attention_passed` per rating (None: not recorded)."""
+        """One row per rating: RATING_COLUMNS with the study's questions in place of the catalogue's three
+        (the default rubric's), then sample_index and language. Scores are ints on their scale (float
+        with NaN where a rater could not judge); position 0 = A. Ratings of attention items are never in
+        it; a study whose raters answered any has `attention_passed` per rating (None: not recorded)."""
         rubric = self.study_rubric(study_id)
         columns = rating_columns(rubric) + EXTRA_COLUMNS
-        if rubric.in_rating_columns:  # the common case, as tuples straight from one query (no dict per rating)
-            with self.read() as conn:
-                every = conn.execute(self._rating_join((*columns, "item_attention"), study_id)).all()
-            rows = [tuple(r)[:-1] for r in every if r[-1] is None]
-        else:
-            records = self.rating_records((*columns, "item_attention"), study_id)
-            rows = [tuple(r[c] for c in columns) for r in records if not r["item_attention"]]
+        # As tuples straight from one query (no dict per rating), whatever the rubric.
+        with self.read() as conn:
+            every = conn.execute(self._rating_join((*columns, "item_attention"), study_id, rubric)).all()
+        rows = [tuple(r)[:-1] for r in every if r[-1] is None]
         frame = _frame(rows, columns, [d.name for d in rubric.dimensions if d.values])  # a text stays text
         attention = self.attention_of(study_id) if study_id is not None else {}
         if attention:
@@ -348,22 +350,19 @@ class RatingStore(StoreBase):
 
     def rating_records(self, columns: Sequence[str], study_id: int | None = None) -> list[dict[str, Any]]:
         """One {column: value} per rating, in `ratings_frame`'s order, for any of `JOIN_COLUMNS` (the
-        export), for a study with its own rubric its dimension names, and SCORES_KEY: {dimension: score}
-        of a rating kept in `rating_scores` (empty for the default rubric's), in any study."""
-        rubric = self.study_rubric(study_id)
-        own = [c for c in columns if c in rubric.names] if not rubric.in_rating_columns else []
-        query_columns = [c for c in columns if c not in own and c != SCORES_KEY]
-        wanted = bool(own) or SCORES_KEY in columns
+        export), the study's question names (its rubric's; the default's for every study), and
+        SCORES_KEY: {question: answer} of the rating, on whatever rubric its study has."""
+        query_columns = [c for c in columns if c != SCORES_KEY]
+        wanted = SCORES_KEY in columns
         if wanted and "rating_id" not in query_columns:
             query_columns.append("rating_id")
         with self.read() as conn:
-            rows = [dict(r) for r in conn.execute(self._rating_join(query_columns, study_id)).mappings()]
+            query = self._rating_join(query_columns, study_id, self.study_rubric(study_id))
+            rows = [dict(r) for r in conn.execute(query).mappings()]
             scores = self._scores_of(conn, [int(r["rating_id"]) for r in rows]) if wanted else {}
         for row in rows:
-            given = scores.get(int(row["rating_id"]), {}) if wanted else {}
-            row.update({dim: given.get(dim) for dim in own})
-            if SCORES_KEY in columns:
-                row[SCORES_KEY] = given
+            if wanted:
+                row[SCORES_KEY] = scores.get(int(row["rating_id"]), {})
             if "rating_id" not in columns:
                 row.pop("rating_id", None)
         return rows
@@ -444,13 +443,13 @@ class RatingStore(StoreBase):
 
 
 def rating_columns(rubric: Rubric = DEFAULT_RUBRIC) -> tuple[str, ...]:
-    """RATING_COLUMNS with the rubric's dimensions in place of the default three."""
+    """RATING_COLUMNS with the rubric's questions in place of the catalogue's three (the default rubric's)."""
     at = RATING_COLUMNS.index(SCORE_COLUMNS[0])
     rest = RATING_COLUMNS[at + len(SCORE_COLUMNS) :]
     return RATING_COLUMNS[:at] + rubric.names + rest
 
 
-def _frame(rows: Sequence[Any], columns: Sequence[str], dims: Sequence[str] = SCORE_COLUMNS) -> pd.DataFrame:
+def _frame(rows: Sequence[Any], columns: Sequence[str], dims: Sequence[str] = ()) -> pd.DataFrame:
     frame = pd.DataFrame([tuple(r) for r in rows], columns=list(columns))
     ints = ["study_id", "item_id", "output_id", "new_tokens", "sample_index", *dims]
     for col in ints:

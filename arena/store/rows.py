@@ -121,22 +121,17 @@ class Rating:
     id: int
     rater_id: int
     output_id: int
-    # None: the rater could not judge this dimension (the store's cant_judge_* flag), never a score
-    coherence: int | None
-    informativeness: int | None
-    naturalness: int | None
     comment: str | None
     position: int | None  # 0 = shown as A
     created_at: datetime
     updated_at: datetime
-    # A study with its own rubric: {dimension: score, or None for can't judge} (the three columns above
-    # are then None); empty for the default rubric, whose scores are the three columns.
+    # {question: score, None for can't judge, or a text question's text}, on the study's rubric
     scores: Mapping[str, int | str | None] = field(default_factory=dict)
 
     def score(self, dimension: str) -> int | str | None:
-        """The score on `dimension` (None: can't judge, or an optional question left empty), from
-        whichever place the study's rubric keeps it; a text question's answer is its text."""
-        return self.scores.get(dimension) if self.scores else getattr(self, dimension)
+        """The answer on `dimension` (None: can't judge, or an optional question left empty); a text
+        question's answer is its text."""
+        return self.scores.get(dimension)
 
 
 __all__ = ["Enrolment", "Guess", "Item", "Output", "Rating", "Study", "from_row"]

@@ -1,10 +1,10 @@
 """The ratings store's tables (SQLAlchemy Core, portable across SQLite and PostgreSQL).
 
-The database itself enforces what must never be wrong: scores are integers 1..5 (CHECK with
-`IN (1, 2, 3, 4, 5)`, which also refuses 4.5 on SQLite, whose columns accept any type) or NULL,
-and NULL only where the rater said "can't judge" (a CHECK ties each score to its `cant_judge_*` flag),
-one rating per rater per output (UNIQUE), one output per (item, method, sample) (UNIQUE), and
-one recorded display position per rater and output.
+The database itself enforces what must never be wrong: a score is NULL only where the rater said
+"can't judge" (a CHECK ties it to its flag), one score per rating and question, one rating per rater
+per output (UNIQUE), one output per (item, method, sample) (UNIQUE), and one recorded display
+position per rater and output. Whether a score is on its question's scale depends on the study's
+rubric, which the store checks on every write (values.check_dimension_score), for every rubric alike.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.types import TypeDecorator
-
-from arena.rating.dimensions import SCORE_COLUMNS
 
 STUDY_STATES: tuple[str, ...] = ("draft", "open", "closed", "published")
 # How raters judge a study's outputs: "scores" (every response 1-5 on each dimension) or
@@ -65,17 +63,6 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _score(name: str) -> Column:
-    # Nullable: NULL is a "can't judge" answer, never a score (the CHECKs below allow NULL only
-    # with the dimension's flag set). Databases from before are relaxed by upgrade.py.
-    return Column(name, Integer, nullable=True)
-
-
-def cant_judge_column(name: str) -> str:
-    """The flag column saying the rater could not judge dimension `name` (its score is then NULL)."""
-    return f"cant_judge_{name}"
-
-
 studies = Table(
     "studies",
     metadata,
@@ -104,7 +91,7 @@ studies = Table(
     # "scores" or "pairwise" (STUDY_DESIGNS); databases from before get "scores", what they held.
     Column("design", String(20), nullable=False, default="scores"),
     # The study's rubric as JSON (common/rubric.py); NULL = the default rubric's three 1-5 questions,
-    # what every study from before schema 8 asked. Scores of another rubric live in `rating_scores`.
+    # what every study from before schema 8 asked. Every rubric's scores live in `rating_scores`.
     Column("rubric", Text, nullable=True),
     # Exclusion rules chosen at creation (JSON list of evaluation.human.quality.RULES names); NULL = none.
     Column("exclusion_rules", Text, nullable=True),
@@ -195,29 +182,24 @@ assignments = Table(
     UniqueConstraint("rater_id", "item_id", "position", name="uq_assignments_position"),
 )
 
+# A rater's answer on one output: who, which, where it stood, when, and the comment. Its scores are
+# rows of `rating_scores`, its text answers rows of `rating_texts`, whatever the study's rubric.
 ratings = Table(
     "ratings",
     metadata,
     Column("id", Integer, primary_key=True),
     Column("rater_id", Integer, ForeignKey("raters.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("output_id", Integer, ForeignKey("outputs.id", ondelete="CASCADE"), nullable=False, index=True),
-    *[_score(name) for name in SCORE_COLUMNS],
-    *[Column(cant_judge_column(name), Boolean, nullable=False, default=False) for name in SCORE_COLUMNS],
     Column("comment", Text, nullable=True),
     Column("position", Integer, nullable=True),  # 0 = shown as A
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow),
     UniqueConstraint("rater_id", "output_id", name="uq_ratings_rater_output"),
-    *[CheckConstraint(f"{name} IN (1, 2, 3, 4, 5)", name=f"ck_ratings_{name}_range") for name in SCORE_COLUMNS],
-    *[
-        CheckConstraint(f"({name} IS NULL) = {cant_judge_column(name)}", name=f"ck_ratings_{name}_cant_judge")
-        for name in SCORE_COLUMNS
-    ],
 )
 
-# The scores of a study whose rubric is not the default (studies.rubric): one row per rating and
-# dimension, the score on that dimension's scale (checked against the rubric when written) or NULL for
-# "can't judge". Such a rating's three default columns are NULL with their flag set: not asked.
+# Every rating's scores, whatever its study's rubric (the default three 1-5 questions included, since
+# schema 12): one row per rating and question, the score on that question's scale (checked against
+# the rubric when written) or NULL for "can't judge".
 rating_scores = Table(
     "rating_scores",
     metadata,
@@ -230,9 +212,6 @@ rating_scores = Table(
     CheckConstraint("(score IS NULL) = cant_judge", name="ck_rating_scores_cant_judge"),
 )
 
-# The answers to a rubric's text questions (common/questions/text.py): one row per rating and question.
-# Kept apart from `rating_scores` so that table stays whole numbers with its checks, and no statistic
-# reading scores can meet a comment.
 rating_texts = Table(
     "rating_texts",
     metadata,
@@ -362,4 +341,6 @@ schema_info = Table(
 # 8: studies.rubric, studies.exclusion_rules, items.attention, study_raters.attention_passed,
 # rating_scores (a rubric per study, attention items). 9: studies.imported_from (ratings collected elsewhere).
 # 10: study_accounts (Hugging Face sign-in). 11: rating_texts (a rubric's text questions).
-SCHEMA_VERSION = 11
+# 12: every rating's scores in rating_scores; the ratings table's three score columns and their
+# cant_judge_* flags copied there and dropped (upgrade.py).
+SCHEMA_VERSION = 12

@@ -1,13 +1,13 @@
-"""Create or upgrade the schema without ever dropping anything.
+"""Create or upgrade the schema without ever losing a row or a value.
 
 Missing tables are created; columns that newer code added are appended with `ALTER TABLE ... ADD
 COLUMN` (nullable, or with a constant default), so an existing database keeps every row. Nothing
-is renamed, retyped or removed: a change that needs that gets a new column or table instead.
+is renamed or retyped: a change that needs that gets a new column or table instead.
 
-One relaxation is made in place: the ratings' score columns, NOT NULL before schema 3, accept
-NULL ("can't judge", tied to its flag by a CHECK). PostgreSQL drops NOT NULL and adds the missing
-CHECKs; SQLite, which cannot alter a column, rebuilds the ratings table the way its documentation
-prescribes (new table, copy every row, drop, rename, indexes again) in one transaction.
+One move is made in place (schema 12, upgrade_scores.py): the ratings table's three score columns of
+the default rubric, and their cant_judge_* flags, are copied into `rating_scores`, where every other
+rubric's scores already were, and then dropped, in one transaction, so that one table holds every
+study's scores and nothing can read a stale copy.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import CheckConstraint, Connection, Engine, inspect, select, update
-from sqlalchemy.schema import CreateIndex, CreateTable
+from sqlalchemy import Connection, Engine, inspect, select, update
+from sqlalchemy.schema import CreateIndex
 
-from .schema import SCHEMA_VERSION, SCORE_COLUMNS, metadata, ratings, schema_info, utcnow
+from .schema import SCHEMA_VERSION, metadata, schema_info, utcnow
+from .upgrade_scores import move_scores_in_place, move_scores_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +80,9 @@ def upgrade(engine: Engine) -> list[str]:
                     conn.execute(CreateIndex(index, if_not_exists=True))
                     changes.append(f"create index {index.name}")
         if "ratings" in existing and engine.dialect.name != "sqlite":
-            changes += _relax_scores_in_place(conn)
+            changes += move_scores_in_place(conn)
     if "ratings" in existing and engine.dialect.name == "sqlite":
-        changes += _rebuild_sqlite_ratings(engine)
+        changes += move_scores_sqlite(engine)
     with _begin_write(engine) as conn:
         row = conn.execute(select(schema_info.c.id, schema_info.c.version)).first()
         if row is None:
@@ -91,62 +92,3 @@ def upgrade(engine: Engine) -> list[str]:
     for change in changes:
         log.info("store schema: %s", change)
     return changes
-
-
-def _ratings_checks() -> list[CheckConstraint]:
-    return [c for c in ratings.constraints if isinstance(c, CheckConstraint)]
-
-
-def _relax_scores_in_place(conn) -> list[str]:
-    """PostgreSQL (or another server): DROP NOT NULL on the score columns, add missing CHECKs."""
-    changes = []
-    inspector = inspect(conn)
-    strict = [c["name"] for c in inspector.get_columns("ratings") if c["name"] in SCORE_COLUMNS and not c["nullable"]]
-    for name in strict:
-        conn.exec_driver_sql(f"ALTER TABLE ratings ALTER COLUMN {name} DROP NOT NULL")
-        changes.append(f"allow null ratings.{name}")
-    have = {c["name"] for c in inspector.get_check_constraints("ratings")}
-    for check in _ratings_checks():
-        if check.name not in have:
-            conn.exec_driver_sql(f"ALTER TABLE ratings ADD CONSTRAINT {check.name} CHECK ({check.sqltext})")
-            changes.append(f"add check {check.name}")
-    return changes
-
-
-def _rebuild_sqlite_ratings(engine: Engine) -> list[str]:
-    """SQLite: rebuild `ratings` with nullable scores and this schema's CHECKs if a score column is
-    still NOT NULL. Foreign keys are switched off for the copy (outside the transaction, where
-    SQLite honours the pragma): an old database may hold a rating whose output is gone, and the
-    upgrade keeps every row rather than refusing to start."""
-    raw = engine.raw_connection()
-    try:
-        db = raw.driver_connection
-        assert db is not None  # a pooled connection always has its DBAPI connection
-        db.execute("PRAGMA foreign_keys=OFF")
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                info = db.execute("PRAGMA table_info(ratings)").fetchall()  # (cid, name, type, notnull, ...)
-                if not any(col[1] in SCORE_COLUMNS and col[3] for col in info):
-                    db.execute("ROLLBACK")
-                    return []
-                ddl = str(CreateTable(ratings).compile(dialect=engine.dialect)).strip()
-                prefix = "CREATE TABLE ratings ("
-                if not ddl.startswith(prefix):
-                    raise RuntimeError(f"unexpected DDL for ratings: {ddl[:80]!r}")
-                db.execute("CREATE TABLE ratings_upgrade (" + ddl[len(prefix) :])
-                columns = ", ".join(c.name for c in ratings.columns)
-                db.execute(f"INSERT INTO ratings_upgrade ({columns}) SELECT {columns} FROM ratings")
-                db.execute("DROP TABLE ratings")
-                db.execute("ALTER TABLE ratings_upgrade RENAME TO ratings")
-                for index in ratings.indexes:
-                    db.execute(str(CreateIndex(index, if_not_exists=True).compile(dialect=engine.dialect)))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        finally:
-            db.execute("PRAGMA foreign_keys=ON")
-    finally:
-        raw.close()
-    return ["rebuild table ratings (scores accept NULL for can't judge)"]

@@ -171,7 +171,12 @@ def reveal_own(store: Store, code: object, client: str | None = None) -> list[Re
         Revealed(
             LABELS[position],
             methods[oid],
-            {d: getattr(ratings[oid], d) for d in SCORE_COLUMNS},
+            {d: _number(ratings[oid].score(d)) for d in SCORE_COLUMNS},
         )
         for position, oid in sorted(shown.items())
     ]
+
+
+def _number(answer: int | str | None) -> int | None:
+    """A quick rating's score (the default rubric's 1-5 questions): a whole number, None for can't judge."""
+    return None if answer is None else int(answer)
