@@ -79,7 +79,10 @@ tier() {  # tier NAME PYTEST-ARGS...: one pytest run; "no test selected" (exit 5
 }
 workers=${ARENA_TEST_WORKERS:-2}
 parallel=()
-[ "$workers" -gt 0 ] && parallel=(-n "$workers" --dist loadfile)
+# Files are handed out longest first (tests/durations.json, tests/support/schedule.py): a long file
+# handed out last keeps one worker busy alone at a tier's end. xdist's loadfile would sort them by their
+# number of tests instead, unless told not to.
+[ "$workers" -gt 0 ] && parallel=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 # The vLLM server's start (a few minutes of one busy core) shares the cores with the in-process tier;
 # its tests follow that tier, and the server stops before the live tier starts.
 arena_vllm_launch
@@ -99,7 +102,7 @@ tier vllm -m vllm "$@"
 # waiting on its app. Each worker's apps get half the cores' OpenMP threads, as above.
 live_workers=${ARENA_TEST_LIVE_WORKERS:-$workers}
 live_parallel=()
-[ "$live_workers" -gt 0 ] && live_parallel=(-n "$live_workers" --dist loadfile)
+[ "$live_workers" -gt 0 ] && live_parallel=(-n "$live_workers" --dist loadfile --no-loadscope-reorder)
 [ "$live_workers" -gt 1 ] && [ "$omp_before" = unset ] && export OMP_NUM_THREADS=$(( $(nproc) / live_workers > 1 ? $(nproc) / live_workers : 1 ))
 tier live "${live_parallel[@]}" -m "live and not vllm and not alone" "$@"
 [ "$omp_before" = unset ] && unset OMP_NUM_THREADS
@@ -111,6 +114,11 @@ wait "$mypy_pid" || lint=1
 cat artifacts/mypy.log
 phase_done "mypy's wait"
 python scripts/slowest_tests.py --top 25 artifacts/junit-*.xml
+# This run's file times, for the next runs' order: copy artifacts/durations.json to tests/durations.json
+# when the order should follow (the tier's wall time against what other orders would have given).
+python scripts/file_durations.py --out artifacts/durations.json artifacts/junit-*.xml
+[ "$workers" -gt 0 ] && python scripts/file_durations.py --predict "$workers" artifacts/junit-unit.xml
+[ "$live_workers" -gt 0 ] && python scripts/file_durations.py --predict "$live_workers" artifacts/junit-live.xml
 [ "$status" -eq 0 ] && [ "$doctests" -ne 0 ] && status=$doctests
 [ "$status" -eq 0 ] && [ "$lint" -ne 0 ] && status=$lint
 set -e

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.schedule import load_table, longest_first
 from tests.support.stores import BACKENDS, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +46,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name in tier_markers(item):
             if item.get_closest_marker(name) is None:
                 item.add_marker(name)
+    # Longest files first (tests/support/schedule.py): under xdist's loadfile a long file handed out last
+    # leaves the other worker idle at the end of a tier.
+    items[:] = longest_first(items, load_table(), ROOT)
 
 
 @pytest.fixture(scope="session")

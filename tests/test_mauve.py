@@ -1,6 +1,11 @@
 """MAUVE behaves: human text against other human text of the same set scores near 1, and known
 degradations (a phrase repeated, words shuffled) score clearly lower, under the embedded model's
-features. Small sets (60 texts against 100), so it runs in seconds of k-means."""
+features. Small sets (60 texts against 100), so it runs in seconds of k-means. And Results shows MAUVE
+next to perplexity for a published study (issue 37).
+
+The first test embeds the 200 held-out human texts the Results tab compares with; the 100 the others
+compare with are among them, so in one process (a file runs on one xdist worker) they are embedded
+once (FEATURE_CACHE): it comes first for that. Run alone, each test still embeds what it needs."""
 
 import random
 
@@ -19,8 +24,32 @@ from evaluation.mauve_score import (
     spread,
     text_features,
 )
+from tests.support.seeding import publish, seed_study
 
 N = 60
+
+
+def test_results_shows_mauve_next_to_perplexity(tmp_path, lm):
+    from arena.store import Store
+    from evaluation.report import compute_view
+
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    items = spread(load_heldout("en"), 12, offset=5)
+    texts = [
+        {"Human-like": item.continuation, "Looping": " ".join((item.continuation.split()[:3]) * 15)} for item in items
+    ]
+    sid, _ = seed_study(store, "mauve", [i.prompt for i in items], texts)
+    publish(store, sid)
+    view = compute_view(store, sid, lm=lm)
+    table = view["table"].set_index("method")
+    assert "MAUVE ↑" in table.columns and list(table.columns).index("MAUVE ↑") == list(table.columns).index("PPL ↓") + 1
+    summary = view["summary"].set_index("method")
+    human, looping = summary.loc["Human-like"], summary.loc["Looping"]
+    assert looping["mauve"] < human["mauve"] and human["mauve_ci_low"] <= human["mauve"] <= human["mauve_ci_high"]
+    assert table.loc["Human-like", "MAUVE ↑"].startswith(f"{human['mauve']:.2f} [")
+    without = compute_view(store, sid, lm=None)  # no scorer: no perplexity, no MAUVE
+    assert (without["table"]["MAUVE ↑"] == "–").all()
+    store.dispose()
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""Issue 37 in studies and Results: the processor order is stored with every output (SQLite and
-PostgreSQL, timed and batched outputs, a step loop), a user's order is the stored order, and Results
-shows MAUVE next to perplexity for a published study."""
+"""Issue 37 in studies: the processor order is stored with every output (SQLite and PostgreSQL, timed
+and batched outputs, a step loop), and a user's order is the stored order. (Results showing MAUVE
+next to perplexity for a published study is tested in tests/test_mauve.py, beside MAUVE's other tests.)"""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ import json
 from arena import studies
 from arena.rating.study_spec import StudySpec
 from arena.runs.runner import RunRequest, run_methods
-from evaluation.heldout import load_heldout
-from evaluation.mauve_score import spread
-from tests.support.seeding import publish, seed_study
 
 
 def test_every_stored_output_carries_the_order_that_ran(store, lm):
@@ -49,26 +46,3 @@ def test_every_stored_output_carries_the_order_that_ran(store, lm):
     (alone,) = run_methods(lm, RunRequest(prompt, ["Contrastive"], max_new_tokens=6))
     (greedy,) = run_methods(lm, RunRequest(prompt, ["Greedy"], max_new_tokens=6))
     assert row.text == alone.text != greedy.text
-
-
-def test_results_shows_mauve_next_to_perplexity(tmp_path, lm):
-    from arena.store import Store
-    from evaluation.report import compute_view
-
-    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    items = spread(load_heldout("en"), 12, offset=5)
-    texts = [
-        {"Human-like": item.continuation, "Looping": " ".join((item.continuation.split()[:3]) * 15)} for item in items
-    ]
-    sid, _ = seed_study(store, "mauve", [i.prompt for i in items], texts)
-    publish(store, sid)
-    view = compute_view(store, sid, lm=lm)
-    table = view["table"].set_index("method")
-    assert "MAUVE ↑" in table.columns and list(table.columns).index("MAUVE ↑") == list(table.columns).index("PPL ↓") + 1
-    summary = view["summary"].set_index("method")
-    human, looping = summary.loc["Human-like"], summary.loc["Looping"]
-    assert looping["mauve"] < human["mauve"] and human["mauve_ci_low"] <= human["mauve"] <= human["mauve_ci_high"]
-    assert table.loc["Human-like", "MAUVE ↑"].startswith(f"{human['mauve']:.2f} [")
-    without = compute_view(store, sid, lm=None)  # no scorer: no perplexity, no MAUVE
-    assert (without["table"]["MAUVE ↑"] == "–").all()
-    store.dispose()

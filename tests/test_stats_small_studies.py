@@ -226,6 +226,40 @@ def test_the_rater_mean_reference_is_students_t_when_every_rater_is_equally_prec
         assert np.quantile(ref, q) == pytest.approx(stats.t.ppf(0.5 + q / 2, 5), rel=0.03)
 
 
+def reference_drawn_afresh(layout: crossed.RaterLayout, item: float, taste: float, taste_se: float, residual: float):
+    """`rater_mean_reference` as it was before it kept its draws: every call draws from the fixed seed."""
+    rng = np.random.default_rng(crossed.REFERENCE_SEED)
+    R, draws = len(layout.counts), crossed.REFERENCE_DRAWS
+    vals, vecs = np.linalg.eigh(item * (layout.A @ layout.A.T) + residual * np.diag(1.0 / layout.counts))
+    root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+    tau = np.abs(taste + taste_se * rng.standard_normal(draws))
+    d = rng.standard_normal((draws, R)) @ root.T + np.sqrt(tau)[:, None] * rng.standard_normal((draws, R))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / R + item * layout.bias)
+    return np.sort(np.abs(np.nan_to_num(t, nan=np.inf)))
+
+
+@pytest.mark.parametrize("raters", [5, 8, crossed.REFERENCE_CACHED_RATERS + 4])
+def test_the_rater_mean_reference_keeps_its_draws_and_gives_the_same_numbers(raters):
+    # rater 0 on every item, the others on one each: kept draws (up to 16 raters) or fresh ones (more)
+    items = np.r_[np.arange(20), np.arange(raters - 1)]
+    layout = crossed.RaterLayout.of(items, np.r_[np.zeros(20, int), np.arange(1, raters)])
+    for components in ((0.2, 0.0, 0.33, 1.3), (0.0, 0.5, 0.1, 0.8), (1.0, 100.0, 1.0, 0.2)):
+        for _ in range(2):  # the second call reads what the first kept
+            assert np.array_equal(
+                crossed.rater_mean_reference(layout, *components), reference_drawn_afresh(layout, *components)
+            )
+    kept = crossed.reference_normals(crossed.REFERENCE_DRAWS, raters)
+    assert kept[1].shape == (crossed.REFERENCE_DRAWS, raters)
+    again = crossed.reference_normals(crossed.REFERENCE_DRAWS, raters)[1]
+    if raters > crossed.REFERENCE_CACHED_RATERS:
+        assert again is not kept[1]  # drawn afresh: not held in memory
+        return
+    assert again is kept[1]
+    with pytest.raises(ValueError, match="read-only"):  # a caller cannot change the next call's draws
+        kept[0][0] = 0.0
+
+
 def test_one_precise_rater_thins_the_tails_and_an_unmeasured_taste_thickens_them_back():
     # rater 0 on 20 items, four others on five ratings of the same items: rater 0's mean sits near the
     # truth and bounds |t|, so Student's t with 4 df is far too wide in the tail a family of 9 tests uses

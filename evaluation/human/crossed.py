@@ -26,6 +26,7 @@ ANOVA one, which the code uses; a test checks it gives the REML numbers.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -627,16 +628,43 @@ def rater_mean_reference(
         >>> round(float(np.quantile(ref, 0.95)), 1), round(float(stats.t.ppf(0.975, 5)), 1)
         (2.6, 2.6)
     """
-    rng = np.random.default_rng(REFERENCE_SEED)
     R = len(layout.counts)
     W = item * (layout.A @ layout.A.T) + residual * np.diag(1.0 / layout.counts)
     vals, vecs = np.linalg.eigh(W)
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-    tau = np.abs(taste + taste_se * rng.standard_normal(draws))
-    d = rng.standard_normal((draws, R)) @ root.T + np.sqrt(tau)[:, None] * rng.standard_normal((draws, R))
+    z_taste, z_cells, z_tastes = reference_normals(draws, R)
+    tau = np.abs(taste + taste_se * z_taste)
+    d = z_cells @ root.T + np.sqrt(tau)[:, None] * z_tastes
     with np.errstate(divide="ignore", invalid="ignore"):
         t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / R + item * layout.bias)
     return np.sort(np.abs(np.nan_to_num(t, nan=np.inf)))  # a degenerate draw counts as extreme
+
+
+REFERENCE_CACHED_RATERS = 16  # 5 MB of draws each at most; a lopsided study has few raters
+
+
+def reference_normals(draws: int, raters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The standard normals `rater_mean_reference` draws from its fixed seed, in its order: the tastes'
+    sizes (draws,), the cells' (draws, raters), the tastes' signs and spread (draws, raters). They depend
+    on the sizes alone, and an analysis asks for the same sizes once per difference (9 with 3 methods on
+    3 dimensions), where drawing them was half of each call: kept for up to `REFERENCE_CACHED_RATERS`
+    raters, read-only."""
+    if raters <= REFERENCE_CACHED_RATERS:
+        return _kept_normals(draws, raters)
+    return _fresh_normals(draws, raters)
+
+
+def _fresh_normals(draws: int, raters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(REFERENCE_SEED)
+    return rng.standard_normal(draws), rng.standard_normal((draws, raters)), rng.standard_normal((draws, raters))
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_normals(draws: int, raters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    kept = _fresh_normals(draws, raters)
+    for z in kept:
+        z.setflags(write=False)
+    return kept
 
 
 def pool_taste(fits: Sequence[PairFit], pieces: int, level: float = TASTE_TEST_LEVEL) -> Taste:

@@ -18,11 +18,6 @@ import decoders
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.support.live_app import DUMMY_FAST, LiveApp, shared_app
 
-# `alone` for now: beside the other live worker (two runs of -n 2, 2026-12-05) the Chinese page showed
-# Gradio's untranslated status text "common.complete"; one at a time it passes. The Compare page's
-# counterpart of the queue text the rating pages hide: once the page hides it, drop the mark.
-pytestmark = pytest.mark.alone
-
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
 
 # Every progress bar or timer Gradio draws while the run goes, counted at each change of the page:
