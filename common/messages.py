@@ -1107,6 +1107,262 @@ LINES.update(
     }
 )
 
+# The Results tab of a 1-5 study in Chinese (issue 47): the headline, the statistics' lines
+# (evaluation/human/words.py, choices.py), the statistics tables' column names and their fixed cells, the
+# story's link and the tab's own lines (evaluation/report.py, evaluation/results.py, ui/results.py).
+LINES.update(
+    {
+        "results_no_study": (
+            "No published study yet: an organizer publishes a study once its rating has closed.",
+            "还没有已发布的研究：评分结束后，由组织者发布研究。",
+        ),
+        "results_choose_above": ("Choose a study above.", "请在上方选择一个研究。"),
+        "results_scoring_progress": ("Perplexity: {n} outputs scored", "困惑度：已为 {n} 条输出打分"),
+        "results_outputs_unit": ("outputs", "条输出"),
+        # a rater's name on a public page (evaluation.human.stats.pseudonymize_raters)
+        "rater_pseudonym": ("rater {n}", "评分者 {n}"),
+        "results_headline": (
+            '{sizes} · {unjudged} "can\'t judge" answers (not counted as scores) · methods: {methods} · {perplexity}',
+            "{sizes} · {unjudged} 个“无法判断”的回答（不计入评分）· 方法：{methods} · {perplexity}",
+        ),
+        "results_methods_none": ("none yet", "暂无"),
+        "results_perplexity_under": ("perplexity under {scorer}", "困惑度按 {scorer} 计算"),
+        "results_perplexity_not_computed": ("perplexity not computed", "未计算困惑度"),
+        "results_scorer_study": (
+            "{named}, the study's one scorer for every system",
+            "{named}，本研究给所有系统打分的同一个模型",
+        ),
+        "results_scorer_one_model": ("one model", "同一个模型"),
+        "results_scorer_servers": ("the server’s model", "服务器的模型"),
+        "results_present_own_page": (
+            "(a page of its own: no tabs, no controls)",
+            "（独立页面：没有标签页，也没有控件）",
+        ),
+        "column_task_success": ("task success ↑", "任务成功率 ↑"),
+        "results_not_checked": ("not checked", "未检查"),
+        "scale_yes_no": ("yes/no", "是/否"),
+        "scale_points": ("{scale} points", "{scale} 分"),
+        # evaluation.human.words: one line per result
+        "hw_this_prompt": ("this prompt", "这个提示词"),
+        "hw_these_n_prompts": ("these {n} prompts", "这 {n} 个提示词"),
+        "hw_these_prompts": ("these prompts", "这些提示词"),
+        "hw_scope_items": (
+            " Holds for {what} only: too few prompts to say how other prompts would fare (the raters are the sample).",
+            "仅对{what}成立：提示词太少，无法说明其他提示词会怎样（样本是评分者）。",
+        ),
+        "hw_these_n_raters": ("these {n} rater{n_s}", "这 {n} 位评分者"),
+        "hw_these_raters": ("these raters", "这些评分者"),
+        "hw_scope_raters": (
+            " Holds for {who} only: too few raters to say how raters in general would score.",
+            "仅对{who}成立：评分者太少，无法说明一般的评分者会怎样打分。",
+        ),
+        "hw_items": ("{n} item{n_s}", "{n} 道题"),
+        "hw_items_unknown": ("{n} items", "{n} 道题"),
+        "hw_interval": ("95% CI {low:+.2f} to {high:+.2f}", "95% CI {low:+.2f} 至 {high:+.2f}"),
+        "hw_pair_head": ("{a} vs {b} on {dimension}: ", "{a} 对 {b}，{dimension}："),
+        "hw_pair_no_data": ("no item where one rater scored both.", "没有哪道题由同一位评分者给两者都打了分。"),
+        "hw_pair_not_testable": (
+            "{a} − {b} = {d:+.2f} on one item: not testable (one item shows nothing of how items vary).",
+            "{a} − {b} = {d:+.2f}，只有一道题：无法检验（一道题看不出题目之间的差异）。",
+        ),
+        "hw_pair_not_estimable": (
+            "{a} − {b} = {d:+.2f} on {items}, the same on every item and rater: not estimable "
+            "(no variation to build an interval from).",
+            "{a} − {b} = {d:+.2f}，共 {items}，每道题、每位评分者都一样：无法估计（没有可用来构建区间的变异）。",
+        ),
+        "hw_adjusted": ("p = {p:.3g} adjusted over the family", "p = {p:.3g}，已在族内校正"),
+        "hw_no_adjusted": ("no adjusted p", "没有校正后的 p"),
+        "hw_n_raters": (", {n} raters", "，{n} 位评分者"),
+        "hw_pair": (
+            "{a} − {b} = {d:+.2f} points ({interval}, {items}{raters}, {adjusted})",
+            "{a} − {b} = {d:+.2f} 分（{interval}，{items}{raters}，{adjusted}）",
+        ),
+        "hw_pair_higher": (
+            ": {better} is rated higher ({confidence}); chance alone rarely gives a gap this size.",
+            "：{better} 的评分更高（{confidence}）；仅凭偶然很少会出现这么大的差距。",
+        ),
+        "hw_pair_unclear": (
+            ": no clear difference; the data fit anything in that interval.",
+            "：没有明确的差异；区间内的任何值都与数据相符。",
+        ),
+        "hw_friedman_not_computed": (
+            "Friedman on {dimension}: not computed (needs 3+ methods and 2+ items rated by all).",
+            "Friedman 检验（{dimension}）：未计算（需要至少 3 种方法，且至少 2 道题评过所有方法）。",
+        ),
+        "hw_friedman_differ": (
+            "at least one method is ranked differently from the others",
+            "至少有一种方法的排名与其他方法不同",
+        ),
+        "hw_friedman_same": ("no evidence that the methods are ranked differently", "没有证据表明各方法的排名不同"),
+        "hw_friedman": (
+            "Friedman on {dimension} ({k} methods, {n} items): p = {p:.3g}, {verdict} (exploratory: treats the "
+            "raters as fixed).",
+            "Friedman 检验（{dimension}，{k} 种方法，{n} 道题）：p = {p:.3g}，{verdict}（探索性：把评分者视为固定）。",
+        ),
+        "hw_mixed_head": (
+            "Mixed model, {dimension}: {a} − {b} = {est:+.2f}",
+            "混合模型，{dimension}：{a} − {b} = {est:+.2f}",
+        ),
+        "hw_mixed_no_interval": (": interval not estimable.", "：区间无法估计。"),
+        "hw_mixed_body": (
+            " ({interval}, df {df}), {effect:+.2f} SD of a single rating; ",
+            "（{interval}，df {df}），合单条评分的 {effect:+.2f} SD；",
+        ),
+        "hw_mixed_excludes": ("the interval excludes 0.", "区间不含 0。"),
+        "hw_mixed_includes": (
+            "the interval includes 0: no clear difference once item, rater, taste and output variation are allowed for.",
+            "区间包含 0：考虑到题目、评分者、个人偏好和输出的变异后，没有明确的差异。",
+        ),
+        "hw_alpha_not_computable": (
+            "Agreement on {dimension}: not computable (needs 2+ raters on the same outputs).",
+            "{dimension}上的一致性：无法计算（需要至少 2 位评分者评过相同的输出）。",
+        ),
+        "hw_alpha": (
+            "Agreement on {dimension}: Krippendorff's α = {alpha:.3f}, raters {level}.",
+            "{dimension}上的一致性：Krippendorff α = {alpha:.3f}，评分者{level}。",
+        ),
+        "hw_position_not_estimable": ("Position on {dimension}: not estimable.", "位置效应（{dimension}）：无法估计。"),
+        "hw_position_one_item": ("not testable: one item", "无法检验：只有一道题"),
+        "hw_position_no_variation": ("interval not estimable (no variation)", "区间无法估计（没有变异）"),
+        "hw_position_untested": (
+            "Position on {dimension}: first − last = {d:+.2f} on {n} item(s), {why}.",
+            "位置效应（{dimension}）：先展示 − 最后展示 = {d:+.2f}，共 {n} 道题，{why}。",
+        ),
+        "hw_position_first": ("outputs shown first get higher scores", "先展示的输出得分更高"),
+        "hw_position_last": ("outputs shown last get higher scores", "最后展示的输出得分更高"),
+        "hw_position_none": ("no clear position bias", "没有明确的位置偏差"),
+        "hw_position": (
+            "Position on {dimension}: shown first − shown last = {d:+.2f} ({interval}, {n} items): {tail}.",
+            "位置效应（{dimension}）：先展示 − 最后展示 = {d:+.2f}（{interval}，{n} 道题）：{tail}。",
+        ),
+        "hw_mean_one_item": (
+            "{method} on {dimension}: {mean:.2f} on one item, no interval (one item).",
+            "{method}，{dimension}：{mean:.2f}，只有一道题，没有区间。",
+        ),
+        "hw_mean_no_interval": (
+            "{method} on {dimension}: {mean:.2f}, interval not estimable (no variation).",
+            "{method}，{dimension}：{mean:.2f}，区间无法估计（没有变异）。",
+        ),
+        "hw_mean": (
+            "{method} on {dimension}: {mean:.2f} (95% CI {low:.2f} to {high:.2f}, {n} items).",
+            "{method}，{dimension}：{mean:.2f}（95% CI {low:.2f} 至 {high:.2f}，{n} 道题）。",
+        ),
+        "hw_taste_items_fixed": (
+            "Raters' own taste for a method: part of each difference's variation between raters, who are the sample "
+            "(one or two prompts).",
+            "评分者对某方法的个人偏好：算在每个差异在评分者之间的变异里，样本是评分者（只有一两个提示词）。",
+        ),
+        "hw_taste_not_estimable": (
+            "Raters' own taste for a method: not estimable (needs 3+ raters on the same items).",
+            "评分者对某方法的个人偏好：无法估计（需要至少 3 位评分者评过相同的题目）。",
+        ),
+        "hw_taste_lopsided": (
+            "Raters' own taste for a method: one rater carries most of the differences, so the study can barely "
+            "measure it (variance {variance:.3f} per difference, one-sided p = {p}); each difference "
+            "counts every rater once instead (the mean of the raters' own mean differences), and its interval "
+            "comes from how much raters differ, their taste included (raters − 1 degrees of freedom; the tails "
+            "simulated for who rated what).",
+            "评分者对某方法的个人偏好：大部分差异来自同一位评分者，所以本研究几乎测不出它（每个差异的方差 {variance:.3f}，"
+            "单侧 p = {p}）；因此每个差异让每位评分者只算一次（各评分者自己的平均差异的平均），其区间来自评分者之间的"
+            "差异，包括他们的偏好（自由度为评分者数 − 1；尾部按谁评了什么模拟）。",
+        ),
+        "hw_taste_present": (
+            "Raters' own taste for a method: present (variance {variance:.3f} per difference, one-sided p = "
+            "{p}); every pairwise interval includes it.",
+            "评分者对某方法的个人偏好：存在（每个差异的方差 {variance:.3f}，单侧 p = {p}）；每个两两比较的区间都包含了它。",
+        ),
+        "hw_taste_not_detected": (
+            "Raters' own taste for a method: not detected (p = {p}); the pairwise intervals use the items' variation.",
+            "评分者对某方法的个人偏好：未检测到（p = {p}）；两两比较的区间用题目之间的变异。",
+        ),
+        "hw_lopsided": (
+            "One rater gave {share:.0%} of the ratings: to speak for raters in general every rater counts once, "
+            "that one's many ratings as much as each other rater's few ({n} raters in all), so the intervals "
+            "are wide; more raters with an even share would narrow them.",
+            "一位评分者给出了 {share:.0%} 的评分：为了代表一般的评分者，每位评分者只算一次，这位评分者的大量评分与其他"
+            "每位评分者的少量评分分量相同（共 {n} 位评分者），所以区间很宽；更多评分者、分工更均匀会让区间变窄。",
+        ),
+        # evaluation.human.stats.family_words: the headline family
+        "hw_family": (
+            "{n} tests (every pair x {dims} dimension{dims_s}), {how}",
+            "{n} 项检验（每个方法对 × {dims} 个维度），{how}",
+        ),
+        "hw_step_down_max_t": ("step-down max-T", "逐步 max-T"),
+        "hw_holm": ("Holm", "Holm 法"),
+        "hw_headline_family": (
+            "**Headline family**: {family}, adjusted together; the takeaway names only these. Friedman and the "
+            "mixed model are exploratory.\n",
+            "**标题结论的检验族**：{family}，一起校正；结论只提这些结果。Friedman 检验和混合模型是探索性的。\n",
+        ),
+        "hw_no_ratings": ("No ratings yet.", "还没有评分。"),
+        "hw_comment": ("- *{question}* on {method}: {text}", "- *{question}*，{method}：{text}"),
+        "hw_comments": (
+            "\n**Comments** ({n}, listed as written, not analysed):\n",
+            "\n**评语**（{n} 条，按原文列出，不做分析）：\n",
+        ),
+        # evaluation.human.choices: a choice question's line
+        "hw_choice_mostly": ("{method} mostly {label} ({share:.0%})", "{method} 多为 {label}（{share:.0%}）"),
+        "hw_choice_no_answers": ("no answers yet", "还没有回答"),
+        "hw_choice_not_testable": (
+            "{question}: {picked}. Not testable: the answers use one label or one method only.",
+            "{question}：{picked}。无法检验：回答只用了一个选项，或只有一种方法。",
+        ),
+        "hw_choice_depends": ("The answers depend on the method", "回答取决于方法"),
+        "hw_choice_no_evidence": ("No evidence that the answers depend on the method", "没有证据表明回答取决于方法"),
+        "hw_choice_test": (
+            "permutation of the methods within each rater's item ({n} draws)",
+            "在每位评分者的每道题内置换方法（{n} 次抽样）",
+        ),
+        "hw_choice": (
+            "{question}: {picked}. {verdict} (chi-square {chi2:.1f}, p = {p:.3g} by {test}; over {n} answers, "
+            "exploratory).",
+            "{question}：{picked}。{verdict}（卡方 {chi2:.1f}，p = {p:.3g}，方法：{test}；共 {n} 个回答，探索性）。",
+        ),
+        # the statistics tables' column names (evaluation/results.py, evaluation/report.py LENGTH_TABLE_NAMES)
+        # that no other table already names
+        "stat_col_ci_low": ("95% CI low", "95% CI 下限"),
+        "stat_col_ci_high": ("95% CI high", "95% CI 上限"),
+        "stat_col_p_family": ("p (family)", "p（族内校正）"),
+        "stat_col_status": ("status", "状态"),
+        "stat_col_scope": ("scope", "适用范围"),
+        "stat_col_k_methods": ("k_methods", "方法数"),
+        "stat_col_statistic": ("statistic", "统计量"),
+        "stat_col_alpha": ("alpha", "α"),
+        "stat_col_units_pairable": ("units_pairable", "可配对的单元数"),
+        "stat_col_spearman_rho": ("spearman_rho", "Spearman ρ"),
+        "stat_col_n_outputs": ("n_outputs", "输出数"),
+        "stat_col_effect": ("a − b (SD)", "a − b（SD）"),
+        "stat_col_effect_low": ("SD CI low", "SD CI 下限"),
+        "stat_col_effect_high": ("SD CI high", "SD CI 上限"),
+        "stat_col_component": ("component", "方差分量"),
+        "stat_col_variance": ("variance", "方差"),
+        "stat_col_sd": ("sd", "标准差"),
+        "stat_col_first": ("first", "先展示"),
+        "stat_col_last": ("last", "最后展示"),
+        "stat_col_first_last": ("first − last", "先展示 − 最后展示"),
+        "stat_col_adjusted_for": ("adjusted_for", "中心化依据"),
+        "stat_col_equal_diff": ("a − b at equal length", "等长时 a − b"),
+        "stat_col_equal_ci": ("95% CI at equal length", "等长时 95% CI"),
+        "stat_col_equal_p": ("p at equal length (unadjusted)", "等长时 p（未校正）"),
+        "stat_col_slope": ("score per doubling of length [95% CI]", "长度每翻一倍的评分变化 [95% CI]"),
+        # the statistics tables' fixed cells: a result's status and scope, a variance component, a centring
+        "stat_status_ok": ("ok", "正常"),
+        "stat_status_not_estimable": ("not estimable", "无法估计"),
+        "stat_status_not_testable": ("not testable", "无法检验"),
+        "stat_status_no_data": ("no data", "没有数据"),
+        "stat_scope_all": ("items and raters", "题目和评分者"),
+        "stat_scope_these": ("these raters only", "仅这些评分者"),
+        "stat_scope_items": ("these prompts only", "仅这些提示词"),
+        "stat_component_item": ("item", "题目"),
+        "stat_component_output": ("output", "输出"),
+        "stat_component_rater": ("rater", "评分者"),
+        "stat_component_taste": ("rater:method", "评分者:方法"),
+        "stat_component_item_rater": ("item:rater", "题目:评分者"),
+        "stat_component_residual": ("residual", "残差"),
+        "stat_component_pooled_taste": ("rater (pooled taste)", "评分者（合并的个人偏好）"),
+    }
+)
+
 MESSAGES: dict[str, tuple[str, str]] = {**PAGE, **LINES}
 _BY_ENGLISH = {en: key for key, (en, _) in MESSAGES.items()}
 
