@@ -43,6 +43,31 @@ PAGE: dict[str, tuple[str, str]] = {
         "# 解码竞技场\n同一个提示词，多种解码方法，如实计时，盲评打分。",
     ),
     "compare": ("Compare", "对比"),
+    # the Organizer's creation form: where the prompts come from, the design, the exclusion rules
+    "source_builtin": ("Built-in scenarios", "内置场景"),
+    "source_pasted": ("Pasted list (one prompt per line)", "粘贴的列表（每行一个提示词）"),
+    "source_uploaded": ("Uploaded CSV / JSONL", "上传的 CSV / JSONL"),
+    "source_tasks": (
+        "Article 003's tasks (math, code, summary; checked automatically)",
+        "文章 003 的任务（数学、代码、摘要；自动检查）",
+    ),
+    "design_scores": ("1–5 scores", "1–5 评分"),
+    "design_pairwise": ("Pairwise A vs B", "成对比较 A 对 B"),
+    "exclude_attention": ("Drop raters who fail any attention item", "排除没有通过任一注意力检查题的评分者"),
+    "exclude_straight_lining": (
+        "Drop raters who give the same score to every response or on every question (straight-lining)",
+        "排除给每条回答或每个问题都打相同分数的评分者（直线作答）",
+    ),
+    "exclude_speeder": (
+        "Drop raters too fast to have read the responses (speeders)",
+        "排除快得不可能读完回答的评分者（过快作答）",
+    ),
+    "exclude_against": ("Drop raters who score against the others' consensus", "排除打分与其他评分者共识相反的评分者"),
+    "exclude_unrelated": (
+        "Drop raters whose scores are unrelated to the responses (random clicking)",
+        "排除打分与回答无关的评分者（随意点击）",
+    ),
+    "max_new_tokens": ("max_new_tokens", "最多生成的 token 数"),
     "rate_blind": ("Rate (blind)", "盲评"),
     "results": ("Results", "结果"),
     "organizer": ("Organizer", "组织者"),
@@ -190,7 +215,7 @@ PAGE: dict[str, tuple[str, str]] = {
     ),
     "results_stats_help": (
         "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its samples). Per method: the mean over items, 95% CI from item, rater and residual variance components with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can tell). Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, its 95% CI and t test, with the raters' own taste for a method as a variance component pooled over pairs and dimensions. **One family for the headline**: every pair × dimension is adjusted together (step-down max-T, never above Holm); the takeaway names only these. With 1–2 raters every result holds for these raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the mixed model score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by REML with Satterthwaite df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: Spearman within each method and with the method partialled out, never pooled. Calibration: benchmarks/bench_calibration.py.",
-        "事先确定（docs/statistics.md）。**题目和评分者都是样本**：结论针对的是一般的提示词和评分者。一个单元格是一位评分者对某方法在某题上的评分（多个样本时取平均）。每种方法：各题的平均分，95% CI 来自题目、评分者和残差的方差分量，自由度用 Satterthwaite 近似（3 位评分者的区间很宽：这正是 3 位评分者能说明的程度）。两两比较（主要分析）：各题上（题目，评分者）差值 a − b 的平均值、其 95% CI 和 t 检验，评分者对某方法的个人偏好作为方差分量，在各方法对和各维度间合并估计。**标题结论只用一个检验族**：所有方法对 × 维度一起校正（逐步 max-T，从不高于 Holm）；结论只提这些结果。只有 1–2 位评分者时，每个结果只对这些评分者成立。探索性分析，不进标题结论：按题目的 Friedman 检验（评分者视为固定），混合模型 score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater)，用 REML 估计、Satterthwaite 自由度。一致性：按输出计算的 Krippendorff alpha（有序）。位置效应：先展示的评分减去最后展示的评分，去掉每条输出自身的均值，按题目的 t CI。困惑度与评分：在每种方法内部、以及控制方法之后的 Spearman 相关，从不混合计算。校准：benchmarks/bench_calibration.py。",
+        "事先确定（docs/statistics.md）。**题目和评分者都是样本**：结论针对的是一般的提示词和评分者。一个单元格是一位评分者对某方法在某题上的评分（多个样本时取平均）。每种方法：各题的平均分，95% CI 来自题目、评分者和残差的方差分量，自由度用 Satterthwaite 近似（3 位评分者的区间很宽：这正是 3 位评分者能说明的程度）。两两比较（主要分析）：各题上（题目，评分者）差值 a − b 的平均值、其 95% CI 和 t 检验，评分者对某方法的个人偏好作为方差分量，在各方法对和各维度间合并估计。**标题结论只用一个检验族**：所有方法对 × 维度一起校正（逐步 max-T，从不高于 Holm）；结论只提这些结果。只有 1–2 位评分者时，每个结果只对这些评分者成立。探索性分析，不进标题结论：按题目的 Friedman 检验（评分者视为固定），混合模型 评分 ~ 方法 + (1|题目) + (1|评分者) + (1|输出) + (1|评分者:方法) + (1|题目:评分者)，用 REML 估计、Satterthwaite 自由度。一致性：按输出计算的 Krippendorff α（有序）。位置效应：先展示的评分减去最后展示的评分，去掉每条输出自身的均值，按题目的 t CI。困惑度与评分：在每种方法内部、以及控制方法之后的 Spearman 相关，从不混合计算。校准：benchmarks/bench_calibration.py。",
     ),
     "results_pairwise_label": (
         "Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family",
@@ -202,13 +227,13 @@ PAGE: dict[str, tuple[str, str]] = {
     ),
     "results_mixed_label": (
         "Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater",
-        "混合模型（探索性）：score ~ method + item + rater + output + rater:method + item:rater",
+        "混合模型（探索性）：评分 ~ 方法 + 题目 + 评分者 + 输出 + 评分者:方法 + 题目:评分者",
     ),
     "mixed_model_variance_components": ("Mixed model: variance components", "混合模型：方差分量"),
     "position_effect_shown_first_shown": ("Position effect: shown first − shown last", "位置效应：先展示 − 最后展示"),
     "inter_rater_agreement_krippendorff_s": (
         "Inter-rater agreement (Krippendorff's alpha, ordinal)",
-        "评分者间一致性（Krippendorff alpha，有序）",
+        "评分者间一致性（Krippendorff α，有序）",
     ),
     "spearman_perplexity_vs_human_scores": (
         "Spearman: perplexity vs human scores, within each method",
@@ -367,7 +392,7 @@ PAGE: dict[str, tuple[str, str]] = {
     ),
     "organizer_form_check_help": (
         '**Form check** (before raters start, and after the study is closed): a simple classifier that sees only the form of the responses (length, whether it stopped by itself or ran into max tokens, how it ends, repetition, distinct words), trained on the other items, picks each method\'s response on every item. Far above chance means raters can tell that method by its form, whatever its quality.\n\n**Blinding index** (once the study is closed; raters are never told): from raters\' answers to "Which response do you think came from METHOD?". 0 = chance, 1 = always recognised, negative = systematically wrong; "don\'t know" counts as chance; 95% CI over items (docs/blinding.md).',
-        "**形式检查**（评分者开始之前，以及研究关闭之后）：一个只看回答形式的简单分类器（长度、是自行结束还是达到最大 token 数、如何结尾、重复、不同词的数量），在其他题目上训练，在每道题上挑出每种方法的回答。远高于随机水平意味着评分者可以凭形式认出该方法，不论其质量如何。\n\n**盲法指数**（研究关闭后；从不告诉评分者）：来自评分者对“你认为哪条回答来自 METHOD？”的回答。0 = 随机水平，1 = 总能认出，负数 = 系统性地猜错；“不知道”按随机水平计；按题目的 95% CI（docs/blinding.md）。",
+        "**形式检查**（评分者开始之前，以及研究关闭之后）：一个只看回答形式的简单分类器（长度、是自行结束还是达到最大 token 数、如何结尾、重复、不同词的数量），在其他题目上训练，在每道题上挑出每种方法的回答。远高于随机水平意味着评分者可以凭形式认出该方法，不论其质量如何。\n\n**盲法指数**（研究关闭后；从不告诉评分者）：来自评分者对“你认为哪条回答来自某方法？”的回答。0 = 随机水平，1 = 总能认出，负数 = 系统性地猜错；“不知道”按随机水平计；按题目的 95% CI（docs/blinding.md）。",
     ),
     "form_check": ("Form check", "形式检查"),
     "blinding_index": ("Blinding index", "盲法指数"),
@@ -1118,7 +1143,12 @@ LINES.update(
         ),
         "results_choose_above": ("Choose a study above.", "请在上方选择一个研究。"),
         "results_scoring_progress": ("Perplexity: {n} outputs scored", "困惑度：已为 {n} 条输出打分"),
-        "results_outputs_unit": ("outputs", "条输出"),
+        "outputs": ("outputs", "输出"),
+        # arena.model.model_names.model_in_words: a model named for people
+        "model_unnamed": ("an unnamed model", "未命名的模型"),
+        "model_parameters": ("{n} {unit} parameters", "{n}{unit} 参数"),
+        "model_named": ("{model} ({parts})", "{model}（{parts}）"),
+        "stat_partialled": ("(method partialled out)", "（控制方法之后）"),  # a progress bar's unit, a table's column
         # a rater's name on a public page (evaluation.human.stats.pseudonymize_raters)
         "rater_pseudonym": ("rater {n}", "评分者 {n}"),
         "results_headline": (
@@ -1363,6 +1393,146 @@ LINES.update(
     }
 )
 
+# The Organizer tab in Chinese (issue 47): what its handlers write (status lines, tables' column names and
+# fixed cells, placeholders, the preview line); ui/organizer/words.py finds them here by their English.
+# A "word_" message may stand inside another's sentence (a study's state in "Study #3 is now closed.").
+LINES.update(
+    {
+        "organizer_unlocked": ("Unlocked.", "已解锁。"),
+        "organizer_unlocked_quick": (
+            'Unlocked. {n} quick rating{n_s} from Compare ("Send these to the Rate tab") {are} not listed; each is '
+            "deleted {hours} h after it was made.",
+            "已解锁。来自对比页的 {n} 个快速评分（“把这些输出送去盲评页”）不在列表中；每个都在创建 {hours} 小时后删除。",
+        ),
+        "organizer_now": ("Study #{id} is now **{state}**.", "研究 #{id} 现在是 **{state}** 状态。"),
+        "organizer_mapping_shown": ("Mapping shown (organizer only).", "已显示对应关系（仅组织者可见）。"),
+        "organizer_exported_rows": (
+            "Exported {n} rows (downloaded as ratings.{fmt}).",
+            "已导出 {n} 行（下载为 ratings.{fmt}）。",
+        ),
+        "organizer_exported_votes": (
+            "Exported {n} votes of study #{id} (downloaded as votes-study-{id}.csv).",
+            "已导出研究 #{id} 的 {n} 次投票（下载为 votes-study-{id}.csv）。",
+        ),
+        "organizer_exported_pairs": (
+            "Exported {n} preference pairs of study #{id} (downloaded as pairs.jsonl).",
+            "已导出研究 #{id} 的 {n} 个偏好对（下载为 pairs.jsonl）。",
+        ),
+        "word_draft": ("draft", "草稿"),
+        "word_open": ("open", "开放评分"),
+        "word_closed": ("closed", "已关闭"),
+        "word_published": ("published", "已发布"),
+        "word_deleted": ("deleted", "已删除"),
+        "word_pairwise": ("pairwise", "成对比较"),
+        # placeholders: a table with nothing to show says so in its first cell
+        "organizer_enter_password": ("enter the organizer password above", "请在上方输入组织者密码"),
+        "organizer_no_studies": ("no studies yet: create one above", "还没有研究：请在上方创建"),
+        "organizer_no_study": ("no study yet: create one above", "还没有研究：请在上方创建一个"),
+        "organizer_no_raters": ("no raters yet: invite some below", "还没有评分者：请在下方邀请"),
+        "organizer_no_raters_invited": ("no raters invited yet", "还没有邀请评分者"),
+        "organizer_no_flags": ("no flags from raters", "评分者没有报告问题"),
+        "organizer_choose_study": ("choose a study above", "请在上方选择一个研究"),
+        "organizer_no_new_codes": ("no new codes yet", "还没有新的邀请码"),
+        "organizer_not_revealed": ("not revealed: press the button above", "未显示：请按上方的按钮"),
+        # the tables' column names
+        "organizer_col_studies": ("studies", "研究"),
+        "organizer_col_id": ("id", "编号"),
+        "organizer_col_name": ("name", "名称"),
+        "organizer_col_state": ("state", "状态"),
+        "organizer_col_model": ("model", "模型"),
+        "organizer_col_methods": ("methods", "方法"),
+        "organizer_col_samples": ("samples", "每种方法的样本数"),
+        "organizer_col_ready_items": ("ready items", "可评的题数"),
+        "organizer_col_ratings": ("ratings", "评分数"),
+        "organizer_col_created": ("created", "创建时间"),
+        "organizer_col_done_share": ("% done", "完成 %"),
+        "organizer_col_items_done": ("items done", "已完成题数"),
+        "organizer_col_skipped": ("skipped", "跳过"),
+        "organizer_col_median": ("median s / item", "每题中位秒数"),
+        "organizer_col_last": ("last activity (UTC)", "最近活动（UTC）"),
+        "organizer_col_rater_index": ("rater_index", "评分者序号"),
+        "organizer_col_has_code": ("has_code", "有邀请码"),
+        "organizer_col_revoked_at": ("revoked_at", "撤销时间"),
+        "organizer_col_created_at": ("created_at", "加入时间"),
+        "organizer_col_what": ("what", "对象"),
+        "organizer_col_reason": ("reason", "原因"),
+        "organizer_col_note": ("note", "说明"),
+        "organizer_col_when": ("when (UTC)", "时间（UTC）"),
+        "organizer_col_code": ("code", "邀请码"),
+        "organizer_col_link": ("link", "链接"),
+        "organizer_col_label": ("label", "标签"),
+        "organizer_col_position_balance": ("position balance", "位置平衡"),
+        "organizer_col_balanced_blocks": ("balanced blocks", "平衡区组"),
+        "organizer_col_items_shown": ("items shown", "展示的题数"),
+        "organizer_col_block_size": ("block size", "区组大小"),
+        "organizer_col_complete_blocks": ("complete blocks", "完整区组数"),
+        "organizer_col_items_in_blocks": ("items in complete blocks", "完整区组中的题数"),
+        "organizer_col_check": ("check", "检查项"),
+        "organizer_col_result": ("result", "结果"),
+        "organizer_col_detail": ("detail", "详情"),
+        # the tables' fixed cells
+        "organizer_not_started": ("not started", "未开始"),
+        "organizer_items_done": ("{done} of {n}", "{done} / {n}"),
+        "organizer_all_raters": ("all {n} raters", "全部 {n} 位评分者"),
+        "organizer_whole_item": ("whole item", "整道题"),
+        "organizer_response_seen": ("response {label} as this rater saw it", "该评分者看到的回答 {label}"),
+        "organizer_a_response": ("a response", "某条回答"),
+        "organizer_balance_check": (
+            "positions balanced (counts per method shown after closing)",
+            "位置是否平衡（关闭后显示各方法的计数）",
+        ),
+        "organizer_balance_pass": ("pass", "通过"),
+        "organizer_balance_fail": ("FAIL", "不通过"),
+        "organizer_balance_none": ("no rater has completed a balanced block yet", "还没有评分者完成一个平衡区组"),
+        "organizer_balance_ok": (
+            "every method at every position equally often over {n} complete block{n_s}",
+            "在 {n} 个完整区组中，每种方法出现在每个位置的次数相同",
+        ),
+        "organizer_balance_bug": (
+            "the recorded orders are not balanced: report this as a bug",
+            "记录的顺序不平衡：请作为缺陷报告",
+        ),
+        # the preview line above "Create study" (ui/organizer/dashboard.py, arena/runs/estimate.py)
+        "preview_line": ("**Preview:** {line}", "**预览：** {line}"),
+        "preview_locked": (
+            "**Preview:** enter the organizer password above to see counts and time.",
+            "**预览：** 在上方输入组织者密码即可看到数量和时间。",
+        ),
+        "preview_no_method": ("Choose at least one method.", "请至少选择一种方法。"),
+        "preview_not_whole": (
+            "Enter whole numbers for samples and max_new_tokens.",
+            "样本数和最多生成的 token 数请填整数。",
+        ),
+        "preview_no_prompts": ("No prompts yet.", "还没有提示词。"),
+        "preview_first_prompts": ("\n\nFirst prompts:\n{lines}{more}", "\n\n前几个提示词：\n{lines}{more}"),
+        "preview_more": ("\n\n…and {n} more", "\n\n……还有 {n} 个"),
+        "estimate_attention": (" + {n} attention item{n_s}", " + {n} 道注意力检查题"),
+        "estimate_methods": (" × {n} method{n_s}", " × {n} 种方法"),
+        "estimate_slots": (" ({n} outputs per prompt with samples)", "（含多次采样，每个提示词 {n} 条输出）"),
+        "estimate_outputs": (" = {n} output{n_s}", " = {n} 条输出"),
+        "estimate_fixed": (
+            " ({n} of them the attention items' instructions, not generated)",
+            "（其中 {n} 条是注意力检查题的指示，不用生成）",
+        ),
+        "estimate_unmeasured": (
+            "; no timing measured on this machine yet for this model (run Compare once and the estimate appears here)",
+            "；本机还没有测过这个模型的速度（在对比页运行一次，这里就会出现估计）",
+        ),
+        "estimate_minutes": ("about {n} min", "约 {n} 分钟"),
+        "estimate_seconds": ("about {n} s", "约 {n} 秒"),
+        "estimate_guessed": (
+            "; {methods} not measured yet, counted at the slowest rate",
+            "；{methods} 还没有测过，按最慢的速度计算",
+        ),
+        "estimate_time": (
+            ", {when} on this machine at most (up to {max_new} tokens each at the measured {rate} tokens/s median, "
+            "one at a time; batching is usually faster{note})",
+            "，本机上最多{when}（每条最多 {max_new} 个 token，按测得的中位速度 {rate} token/秒逐条生成；"
+            "批量生成通常更快{note}）",
+        ),
+    }
+)
+
 MESSAGES: dict[str, tuple[str, str]] = {**PAGE, **LINES}
 _BY_ENGLISH = {en: key for key, (en, _) in MESSAGES.items()}
 
@@ -1407,36 +1577,44 @@ def key_of(english_text: str) -> str | None:
 MIN_LITERAL = 8  # characters of fixed text a template needs before a sentence is read as filled from it
 
 
+def _pattern(english_text: str) -> tuple[int, re.Pattern[str]] | None:
+    """(characters of fixed text, the regex a sentence filled from `english_text` matches); None for a
+    template with a format spec or no field."""
+    parts = list(string.Formatter().parse(english_text))
+    if any(spec or conv for _, name, spec, conv in parts if name) or not any(name for _, name, _, _ in parts):
+        return None
+    seen: set[str] = set()
+    regex = ""
+    for lit, name, _, _ in parts:
+        regex += re.escape(lit)
+        if not name:
+            continue
+        if name in seen:
+            regex += f"(?P={name})"
+        else:
+            regex += f"(?P<{name}>s?)" if name.endswith("_s") else f"(?P<{name}>.+?)"
+            seen.add(name)
+    return len("".join(lit for lit, _, _, _ in parts)), re.compile(regex, re.S)
+
+
 @cache
 def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """A regex per LINES template with plain fields (no format spec), the most fixed text first."""
     found = []
     for key, (en, _) in LINES.items():
-        parts = list(string.Formatter().parse(en))
-        if any(spec or conv for _, name, spec, conv in parts if name) or not any(name for _, name, _, _ in parts):
-            continue
-        literal = "".join(lit for lit, _, _, _ in parts)
-        if len(literal) < MIN_LITERAL:
-            continue
-        seen: set[str] = set()
-        regex = ""
-        for lit, name, _, _ in parts:
-            regex += re.escape(lit)
-            if not name:
-                continue
-            if name in seen:
-                regex += f"(?P={name})"
-            else:
-                regex += f"(?P<{name}>s?)" if name.endswith("_s") else f"(?P<{name}>.+?)"
-                seen.add(name)
-        found.append((len(literal), key, re.compile(regex, re.S)))
+        made = _pattern(en)
+        if made is not None and made[0] >= MIN_LITERAL:
+            found.append((made[0], key, made[1]))
     return tuple((key, pattern) for _, key, pattern in sorted(found, key=lambda f: -f[0]))
 
 
-def parse(sentence: str) -> tuple[str, dict[str, str]] | None:
+def parse(sentence: str, keys: tuple[str, ...] = ()) -> tuple[str, dict[str, str]] | None:
     """(message id, values) of a sentence written from a LINES template in English, else None: how a
-    line a lower layer filled in ("You have judged all 3 items…") is found for its translation."""
-    for key, pattern in _patterns():
+    line a lower layer filled in ("You have judged all 3 items…") is found for its translation. `keys`:
+    only these templates, however little fixed text they have (a caller that knows where a cell came
+    from: "{done} of {n}" in the organizer's "items done" column)."""
+    patterns = _patterns() if not keys else [(k, made[1]) for k in keys if (made := _pattern(english(k)))]
+    for key, pattern in patterns:
         match = pattern.fullmatch(sentence)
         if match:
             return key, {k: v for k, v in match.groupdict().items() if not k.endswith("_s")}

@@ -273,12 +273,14 @@ def scorer_words(study: Any, lm: Any, lang: str = "en") -> str:
     under different models are not comparable, so a study has one), else the app's model."""
     if study.scorer_model:
         named = (
-            f"{markdown_literal(study.scorer_model)} ({markdown_literal(model_in_words(lm.name))})"
+            f"{markdown_literal(study.scorer_model)} ({markdown_literal(model_in_words(lm.name, lang))})"
             if model_named()
             else messages.text("results_scorer_one_model", lang)
         )
         return messages.text("results_scorer_study", lang, named=named)
-    return markdown_literal(model_in_words(lm.name)) if model_named() else messages.text("results_scorer_servers", lang)
+    if not model_named():
+        return messages.text("results_scorer_servers", lang)
+    return markdown_literal(model_in_words(lm.name, lang))
 
 
 def _names(value: Any, what: str) -> list[str] | None:

@@ -201,10 +201,16 @@ def in_language(table: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
             return column.map(lambda d: dimension_name(d, lang) if isinstance(d, str) else d)
         if name in WORD_COLUMNS:
             return column.map(lambda v: messages.translated(v, lang) if isinstance(v, str) else v)
-        return column
+        # elsewhere names stay, but a statistic's own fixed row ("(method partialled out)") is translated
+        return column.map(lambda v: statistic_word(v, lang))
 
     out = table.apply(cells) if len(table) else table
     return out.rename(columns=lambda c: messages.translated(c, lang) if isinstance(c, str) else c)
+
+
+def statistic_word(value: Any, lang: str) -> Any:
+    key = messages.key_of(value) if isinstance(value, str) else None
+    return messages.text(key, lang) if key is not None and key.startswith("stat_") else value
 
 
 def statistics_tables(r: Results, lang: str = "en") -> dict[str, Any]:

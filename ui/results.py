@@ -149,7 +149,7 @@ def on_show(store: Store, model: Callable[[], Any], study_id: Any, scenarios: An
         progress(
             (done[0], None),
             desc=messages.text("results_scoring_progress", lang, n=done[0]),
-            unit=messages.text("results_outputs_unit", lang),
+            unit=messages.text("outputs", lang),
         )
 
     study = store.get_study(int(study_id)) if str(study_id).strip().isdigit() else None

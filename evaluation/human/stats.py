@@ -1014,7 +1014,7 @@ def ppl_correlation(
         rows.append(
             {
                 "dimension": dim,
-                "method": "(method partialled out)",
+                "method": messages.english("stat_partialled"),
                 "spearman_rho": rho,
                 "p_value": p,
                 "n_outputs": int(len(sub)),
