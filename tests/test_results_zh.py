@@ -189,6 +189,9 @@ def test_the_cross_study_board_in_chinese_leaves_no_english(store):
     # names: the model ("m") and the studies' own names ("pairwise study", "scores study", as written)
     assert english_words(shown, {"m", "pairwise", "scores", "study"}) == [], shown
     assert "m 的 2 项研究（1 项成对比较，1 项 1–5 评分）" in words and "成对投票" in shown and "比较次数" in shown
+    studies = read(results.on_board_set(store, model_set, zh_request())["choices"])  # the Studies box's choices
+    assert english_words(studies, {"pairwise", "scores", "study"}) == [], studies
+    assert "(成对比较)" in studies and "(pairwise)" in read(results.on_board_set(store, model_set)["choices"])
     english = results.board_outputs(store, model_set, [])
     assert "2 studies of m (1 pairwise, 1 1–5) ·" in read(english[0]) and "comparisons" in english[1]["value"].columns
     assert len(english[0].splitlines()) == len(words.splitlines())  # the same lines, each once

@@ -70,13 +70,14 @@ COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswi
 BOARD_HELP = english("results_board_help")
 
 
-def board_sets(store: Store) -> tuple[Any, Any]:
-    """The model-set dropdown (newest set chosen) and its studies' dropdown."""
+def board_sets(store: Store, request: gr.Request | None = None) -> tuple[Any, Any]:
+    """The model-set dropdown (newest set chosen) and its studies' dropdown, in the browser's language."""
     choices = pairwise_board.board_choices(store)
     value = choices[0][1] if choices else None
+    lang = language_of_request(request)
     return (
         gr.update(choices=choices, value=value),
-        gr.update(choices=pairwise_board.study_choices(store, value), value=[]),
+        gr.update(choices=pairwise_board.study_choices(store, value, lang=lang), value=[]),
     )
 
 
@@ -193,8 +194,9 @@ def pairwise_outputs(store: Store, study_id: Any, lang: str = "en") -> ResultsVi
                               story, hide])  # fmt: skip
 
 
-def on_board_set(store: Store, model_set: Any) -> Any:
-    return gr.update(choices=pairwise_board.study_choices(store, model_set), value=[])
+def on_board_set(store: Store, model_set: Any, request: gr.Request | None = None) -> Any:
+    lang = language_of_request(request)
+    return gr.update(choices=pairwise_board.study_choices(store, model_set, lang=lang), value=[])
 
 
 # ---- layout and wiring -------------------------------------------------------------------------------
