@@ -67,7 +67,6 @@ PAGE: dict[str, tuple[str, str]] = {
         "Drop raters whose scores are unrelated to the responses (random clicking)",
         "排除打分与回答无关的评分者（随意点击）",
     ),
-    "max_new_tokens": ("max_new_tokens", "最多生成的 token 数"),
     "rate_blind": ("Rate (blind)", "盲评"),
     "results": ("Results", "结果"),
     "organizer": ("Organizer", "组织者"),

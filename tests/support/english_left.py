@@ -65,6 +65,7 @@ ALLOWED: dict[str, str] = {
     "fp32": "a number format's name (a model's precision, @fp32)",
     "int8": "a number format's name (a model's precision, @int8)",
     "torchao": "a library's name (int8 weights)",
+    "max_new_tokens": "a parameter's name, as Compare's slider, the CLI and a study file spell it",
     "csv": "a file extension, as typed (the prompt file: .csv, .jsonl or .txt)",
     "jsonl": "a file extension, as typed",
     "txt": "a file extension, as typed",

@@ -132,9 +132,7 @@ def _create_form(c: SimpleNamespace) -> None:
             1, precision=0, minimum=1, maximum=studies.MAX_SAMPLES, label="Samples per stochastic method"
         )
         low, high = MAX_NEW_TOKENS_RANGE
-        c.max_new = gr.Number(
-            DEFAULT_MAX_NEW_TOKENS, precision=0, minimum=low, maximum=high, label=english("max_new_tokens")
-        )
+        c.max_new = gr.Number(DEFAULT_MAX_NEW_TOKENS, precision=0, minimum=low, maximum=high, label="max_new_tokens")
         # A text box, not gr.Number: a Number shows and sends 0 when left empty, and a study made
         # without touching it got the public base seed 0 (issue 32).
         c.seed = gr.Textbox(
