@@ -72,6 +72,9 @@ def test_the_unlocked_organizer_in_chinese_leaves_no_english(world):
     assert "未开始" in shown(overview) and "全部 2 位评分者" in shown(overview) and "1 / 2" in shown(overview)
     assert "该评分者看到的回答 B" in shown(outputs["flags"]) and "有邀请码" in shown(outputs["design"])
     assert outputs["closed"].status == f"研究 #{sid} 现在是 **已关闭** 状态。"
+    # an export's file goes to the download byte for byte; only its status line is in Chinese
+    data, line = guarded(ctx, h.export_ratings, store, "csv")(zh_request(), PASSWORD)
+    assert data == h.export_ratings(store, "csv")[0] and line.startswith("已导出 ") and "ratings.csv" in line
     # the English, as the handlers write it
     english = h.overview(store, sid)
     assert english.status == "Unlocked." and "state" in english.studies.columns

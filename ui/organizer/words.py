@@ -40,8 +40,15 @@ def in_language(value: Any, lang: str) -> Any:
     return value
 
 
+# Longer text is data (an export's CSV on its way to the download, the invite links' HTML), not a line:
+# it goes as it is, and a template is never matched against megabytes.
+MAX_LINE = 2000
+
+
 def sentence_in(text: str, lang: str) -> str:
     """A line from the table, whole or filled in, with a `word_` value translated as well."""
+    if len(text) > MAX_LINE:
+        return text
     key = messages.key_of(text)
     if key is not None:
         return messages.text(key, lang)
