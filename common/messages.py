@@ -43,6 +43,30 @@ PAGE: dict[str, tuple[str, str]] = {
         "# 解码竞技场\n同一个提示词，多种解码方法，如实计时，盲评打分。",
     ),
     "compare": ("Compare", "对比"),
+    # the Organizer's creation form: where the prompts come from, the design, the exclusion rules
+    "source_builtin": ("Built-in scenarios", "内置场景"),
+    "source_pasted": ("Pasted list (one prompt per line)", "粘贴的列表（每行一个提示词）"),
+    "source_uploaded": ("Uploaded CSV / JSONL", "上传的 CSV / JSONL"),
+    "source_tasks": (
+        "Article 003's tasks (math, code, summary; checked automatically)",
+        "文章 003 的任务（数学、代码、摘要；自动检查）",
+    ),
+    "design_scores": ("1–5 scores", "1–5 评分"),
+    "design_pairwise": ("Pairwise A vs B", "成对比较 A 对 B"),
+    "exclude_attention": ("Drop raters who fail any attention item", "排除没有通过任一注意力检查题的评分者"),
+    "exclude_straight_lining": (
+        "Drop raters who give the same score to every response or on every question (straight-lining)",
+        "排除给每条回答或每个问题都打相同分数的评分者（直线作答）",
+    ),
+    "exclude_speeder": (
+        "Drop raters too fast to have read the responses (speeders)",
+        "排除快得不可能读完回答的评分者（过快作答）",
+    ),
+    "exclude_against": ("Drop raters who score against the others' consensus", "排除打分与其他评分者共识相反的评分者"),
+    "exclude_unrelated": (
+        "Drop raters whose scores are unrelated to the responses (random clicking)",
+        "排除打分与回答无关的评分者（随意点击）",
+    ),
     "rate_blind": ("Rate (blind)", "盲评"),
     "results": ("Results", "结果"),
     "organizer": ("Organizer", "组织者"),
@@ -190,7 +214,7 @@ PAGE: dict[str, tuple[str, str]] = {
     ),
     "results_stats_help": (
         "Fixed in advance (docs/statistics.md). **Items and raters are both samples**: the claim is about prompts and raters in general. A cell is one rater's score of a method on an item (the mean over its samples). Per method: the mean over items, 95% CI from item, rater and residual variance components with Satterthwaite degrees of freedom (3 raters give wide intervals: that is what 3 raters can tell). Pairwise (the primary analysis): the mean over items of the (item, rater) differences a − b, its 95% CI and t test, with the raters' own taste for a method as a variance component pooled over pairs and dimensions. **One family for the headline**: every pair × dimension is adjusted together (step-down max-T, never above Holm); the takeaway names only these. With 1–2 raters every result holds for these raters only. Exploratory, not in the headline: Friedman on items (raters fixed), the mixed model score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater) by REML with Satterthwaite df. Agreement: Krippendorff's alpha (ordinal) over outputs. Position: score shown first minus shown last, each output's own mean removed, t CI over items. Perplexity vs scores: Spearman within each method and with the method partialled out, never pooled. Calibration: benchmarks/bench_calibration.py.",
-        "事先确定（docs/statistics.md）。**题目和评分者都是样本**：结论针对的是一般的提示词和评分者。一个单元格是一位评分者对某方法在某题上的评分（多个样本时取平均）。每种方法：各题的平均分，95% CI 来自题目、评分者和残差的方差分量，自由度用 Satterthwaite 近似（3 位评分者的区间很宽：这正是 3 位评分者能说明的程度）。两两比较（主要分析）：各题上（题目，评分者）差值 a − b 的平均值、其 95% CI 和 t 检验，评分者对某方法的个人偏好作为方差分量，在各方法对和各维度间合并估计。**标题结论只用一个检验族**：所有方法对 × 维度一起校正（逐步 max-T，从不高于 Holm）；结论只提这些结果。只有 1–2 位评分者时，每个结果只对这些评分者成立。探索性分析，不进标题结论：按题目的 Friedman 检验（评分者视为固定），混合模型 score ~ method + (1|item) + (1|rater) + (1|output) + (1|rater:method) + (1|item:rater)，用 REML 估计、Satterthwaite 自由度。一致性：按输出计算的 Krippendorff alpha（有序）。位置效应：先展示的评分减去最后展示的评分，去掉每条输出自身的均值，按题目的 t CI。困惑度与评分：在每种方法内部、以及控制方法之后的 Spearman 相关，从不混合计算。校准：benchmarks/bench_calibration.py。",
+        "事先确定（docs/statistics.md）。**题目和评分者都是样本**：结论针对的是一般的提示词和评分者。一个单元格是一位评分者对某方法在某题上的评分（多个样本时取平均）。每种方法：各题的平均分，95% CI 来自题目、评分者和残差的方差分量，自由度用 Satterthwaite 近似（3 位评分者的区间很宽：这正是 3 位评分者能说明的程度）。两两比较（主要分析）：各题上（题目，评分者）差值 a − b 的平均值、其 95% CI 和 t 检验，评分者对某方法的个人偏好作为方差分量，在各方法对和各维度间合并估计。**标题结论只用一个检验族**：所有方法对 × 维度一起校正（逐步 max-T，从不高于 Holm）；结论只提这些结果。只有 1–2 位评分者时，每个结果只对这些评分者成立。探索性分析，不进标题结论：按题目的 Friedman 检验（评分者视为固定），混合模型 评分 ~ 方法 + (1|题目) + (1|评分者) + (1|输出) + (1|评分者:方法) + (1|题目:评分者)，用 REML 估计、Satterthwaite 自由度。一致性：按输出计算的 Krippendorff α（有序）。位置效应：先展示的评分减去最后展示的评分，去掉每条输出自身的均值，按题目的 t CI。困惑度与评分：在每种方法内部、以及控制方法之后的 Spearman 相关，从不混合计算。校准：benchmarks/bench_calibration.py。",
     ),
     "results_pairwise_label": (
         "Pairwise (primary): mean (item, rater) difference, 95% CI, t test, p adjusted over the family",
@@ -202,13 +226,13 @@ PAGE: dict[str, tuple[str, str]] = {
     ),
     "results_mixed_label": (
         "Mixed model (exploratory): score ~ method + item + rater + output + rater:method + item:rater",
-        "混合模型（探索性）：score ~ method + item + rater + output + rater:method + item:rater",
+        "混合模型（探索性）：评分 ~ 方法 + 题目 + 评分者 + 输出 + 评分者:方法 + 题目:评分者",
     ),
     "mixed_model_variance_components": ("Mixed model: variance components", "混合模型：方差分量"),
     "position_effect_shown_first_shown": ("Position effect: shown first − shown last", "位置效应：先展示 − 最后展示"),
     "inter_rater_agreement_krippendorff_s": (
         "Inter-rater agreement (Krippendorff's alpha, ordinal)",
-        "评分者间一致性（Krippendorff alpha，有序）",
+        "评分者间一致性（Krippendorff α，有序）",
     ),
     "spearman_perplexity_vs_human_scores": (
         "Spearman: perplexity vs human scores, within each method",
@@ -367,7 +391,7 @@ PAGE: dict[str, tuple[str, str]] = {
     ),
     "organizer_form_check_help": (
         '**Form check** (before raters start, and after the study is closed): a simple classifier that sees only the form of the responses (length, whether it stopped by itself or ran into max tokens, how it ends, repetition, distinct words), trained on the other items, picks each method\'s response on every item. Far above chance means raters can tell that method by its form, whatever its quality.\n\n**Blinding index** (once the study is closed; raters are never told): from raters\' answers to "Which response do you think came from METHOD?". 0 = chance, 1 = always recognised, negative = systematically wrong; "don\'t know" counts as chance; 95% CI over items (docs/blinding.md).',
-        "**形式检查**（评分者开始之前，以及研究关闭之后）：一个只看回答形式的简单分类器（长度、是自行结束还是达到最大 token 数、如何结尾、重复、不同词的数量），在其他题目上训练，在每道题上挑出每种方法的回答。远高于随机水平意味着评分者可以凭形式认出该方法，不论其质量如何。\n\n**盲法指数**（研究关闭后；从不告诉评分者）：来自评分者对“你认为哪条回答来自 METHOD？”的回答。0 = 随机水平，1 = 总能认出，负数 = 系统性地猜错；“不知道”按随机水平计；按题目的 95% CI（docs/blinding.md）。",
+        "**形式检查**（评分者开始之前，以及研究关闭之后）：一个只看回答形式的简单分类器（长度、是自行结束还是达到最大 token 数、如何结尾、重复、不同词的数量），在其他题目上训练，在每道题上挑出每种方法的回答。远高于随机水平意味着评分者可以凭形式认出该方法，不论其质量如何。\n\n**盲法指数**（研究关闭后；从不告诉评分者）：来自评分者对“你认为哪条回答来自某方法？”的回答。0 = 随机水平，1 = 总能认出，负数 = 系统性地猜错；“不知道”按随机水平计；按题目的 95% CI（docs/blinding.md）。",
     ),
     "form_check": ("Form check", "形式检查"),
     "blinding_index": ("Blinding index", "盲法指数"),
@@ -1107,6 +1131,407 @@ LINES.update(
     }
 )
 
+# The Results tab of a 1-5 study in Chinese (issue 47): the headline, the statistics' lines
+# (evaluation/human/words.py, choices.py), the statistics tables' column names and their fixed cells, the
+# story's link and the tab's own lines (evaluation/report.py, evaluation/results.py, ui/results.py).
+LINES.update(
+    {
+        "results_no_study": (
+            "No published study yet: an organizer publishes a study once its rating has closed.",
+            "还没有已发布的研究：评分结束后，由组织者发布研究。",
+        ),
+        "results_choose_above": ("Choose a study above.", "请在上方选择一个研究。"),
+        "results_scoring_progress": ("Perplexity: {n} outputs scored", "困惑度：已为 {n} 条输出打分"),
+        "outputs": ("outputs", "输出"),
+        # arena.model.model_names.model_in_words: a model named for people
+        "model_unnamed": ("an unnamed model", "未命名的模型"),
+        "model_parameters": ("{n} {unit} parameters", "{n}{unit} 参数"),
+        "model_named": ("{model} ({parts})", "{model}（{parts}）"),
+        "stat_partialled": ("(method partialled out)", "（控制方法之后）"),  # a progress bar's unit, a table's column
+        # a rater's name on a public page (evaluation.human.stats.pseudonymize_raters)
+        "rater_pseudonym": ("rater {n}", "评分者 {n}"),
+        "results_headline": (
+            '{sizes} · {unjudged} "can\'t judge" answers (not counted as scores) · methods: {methods} · {perplexity}',
+            "{sizes} · {unjudged} 个“无法判断”的回答（不计入评分）· 方法：{methods} · {perplexity}",
+        ),
+        "results_methods_none": ("none yet", "暂无"),
+        "results_perplexity_under": ("perplexity under {scorer}", "困惑度按 {scorer} 计算"),
+        "results_perplexity_not_computed": ("perplexity not computed", "未计算困惑度"),
+        "results_scorer_study": (
+            "{named}, the study's one scorer for every system",
+            "{named}，本研究给所有系统打分的同一个模型",
+        ),
+        "results_scorer_one_model": ("one model", "同一个模型"),
+        "results_scorer_servers": ("the server’s model", "服务器的模型"),
+        "results_present_own_page": (
+            "(a page of its own: no tabs, no controls)",
+            "（独立页面：没有标签页，也没有控件）",
+        ),
+        "column_task_success": ("task success ↑", "任务成功率 ↑"),
+        "results_not_checked": ("not checked", "未检查"),
+        "scale_yes_no": ("yes/no", "是/否"),
+        "scale_points": ("{scale} points", "{scale} 分"),
+        # evaluation.human.words: one line per result
+        "hw_this_prompt": ("this prompt", "这个提示词"),
+        "hw_these_n_prompts": ("these {n} prompts", "这 {n} 个提示词"),
+        "hw_these_prompts": ("these prompts", "这些提示词"),
+        "hw_scope_items": (
+            " Holds for {what} only: too few prompts to say how other prompts would fare (the raters are the sample).",
+            "仅对{what}成立：提示词太少，无法说明其他提示词会怎样（样本是评分者）。",
+        ),
+        "hw_these_n_raters": ("these {n} rater{n_s}", "这 {n} 位评分者"),
+        "hw_these_raters": ("these raters", "这些评分者"),
+        "hw_scope_raters": (
+            " Holds for {who} only: too few raters to say how raters in general would score.",
+            "仅对{who}成立：评分者太少，无法说明一般的评分者会怎样打分。",
+        ),
+        "hw_items": ("{n} item{n_s}", "{n} 道题"),
+        "hw_items_unknown": ("{n} items", "{n} 道题"),
+        "hw_interval": ("95% CI {low:+.2f} to {high:+.2f}", "95% CI {low:+.2f} 至 {high:+.2f}"),
+        "hw_pair_head": ("{a} vs {b} on {dimension}: ", "{a} 对 {b}，{dimension}："),
+        "hw_pair_no_data": ("no item where one rater scored both.", "没有哪道题由同一位评分者给两者都打了分。"),
+        "hw_pair_not_testable": (
+            "{a} − {b} = {d:+.2f} on one item: not testable (one item shows nothing of how items vary).",
+            "{a} − {b} = {d:+.2f}，只有一道题：无法检验（一道题看不出题目之间的差异）。",
+        ),
+        "hw_pair_not_estimable": (
+            "{a} − {b} = {d:+.2f} on {items}, the same on every item and rater: not estimable "
+            "(no variation to build an interval from).",
+            "{a} − {b} = {d:+.2f}，共 {items}，每道题、每位评分者都一样：无法估计（没有可用来构建区间的变异）。",
+        ),
+        "hw_adjusted": ("p = {p:.3g} adjusted over the family", "p = {p:.3g}，已在族内校正"),
+        "hw_no_adjusted": ("no adjusted p", "没有校正后的 p"),
+        "hw_n_raters": (", {n} raters", "，{n} 位评分者"),
+        "hw_pair": (
+            "{a} − {b} = {d:+.2f} points ({interval}, {items}{raters}, {adjusted})",
+            "{a} − {b} = {d:+.2f} 分（{interval}，{items}{raters}，{adjusted}）",
+        ),
+        "hw_pair_higher": (
+            ": {better} is rated higher ({confidence}); chance alone rarely gives a gap this size.",
+            "：{better} 的评分更高（{confidence}）；仅凭偶然很少会出现这么大的差距。",
+        ),
+        "hw_pair_unclear": (
+            ": no clear difference; the data fit anything in that interval.",
+            "：没有明确的差异；区间内的任何值都与数据相符。",
+        ),
+        "hw_friedman_not_computed": (
+            "Friedman on {dimension}: not computed (needs 3+ methods and 2+ items rated by all).",
+            "Friedman 检验（{dimension}）：未计算（需要至少 3 种方法，且至少 2 道题评过所有方法）。",
+        ),
+        "hw_friedman_differ": (
+            "at least one method is ranked differently from the others",
+            "至少有一种方法的排名与其他方法不同",
+        ),
+        "hw_friedman_same": ("no evidence that the methods are ranked differently", "没有证据表明各方法的排名不同"),
+        "hw_friedman": (
+            "Friedman on {dimension} ({k} methods, {n} items): p = {p:.3g}, {verdict} (exploratory: treats the "
+            "raters as fixed).",
+            "Friedman 检验（{dimension}，{k} 种方法，{n} 道题）：p = {p:.3g}，{verdict}（探索性：把评分者视为固定）。",
+        ),
+        "hw_mixed_head": (
+            "Mixed model, {dimension}: {a} − {b} = {est:+.2f}",
+            "混合模型，{dimension}：{a} − {b} = {est:+.2f}",
+        ),
+        "hw_mixed_no_interval": (": interval not estimable.", "：区间无法估计。"),
+        "hw_mixed_body": (
+            " ({interval}, df {df}), {effect:+.2f} SD of a single rating; ",
+            "（{interval}，df {df}），合单条评分的 {effect:+.2f} SD；",
+        ),
+        "hw_mixed_excludes": ("the interval excludes 0.", "区间不含 0。"),
+        "hw_mixed_includes": (
+            "the interval includes 0: no clear difference once item, rater, taste and output variation are allowed for.",
+            "区间包含 0：考虑到题目、评分者、个人偏好和输出的变异后，没有明确的差异。",
+        ),
+        "hw_alpha_not_computable": (
+            "Agreement on {dimension}: not computable (needs 2+ raters on the same outputs).",
+            "{dimension}上的一致性：无法计算（需要至少 2 位评分者评过相同的输出）。",
+        ),
+        "hw_alpha": (
+            "Agreement on {dimension}: Krippendorff's α = {alpha:.3f}, raters {level}.",
+            "{dimension}上的一致性：Krippendorff α = {alpha:.3f}，评分者{level}。",
+        ),
+        "hw_position_not_estimable": ("Position on {dimension}: not estimable.", "位置效应（{dimension}）：无法估计。"),
+        "hw_position_one_item": ("not testable: one item", "无法检验：只有一道题"),
+        "hw_position_no_variation": ("interval not estimable (no variation)", "区间无法估计（没有变异）"),
+        "hw_position_untested": (
+            "Position on {dimension}: first − last = {d:+.2f} on {n} item(s), {why}.",
+            "位置效应（{dimension}）：先展示 − 最后展示 = {d:+.2f}，共 {n} 道题，{why}。",
+        ),
+        "hw_position_first": ("outputs shown first get higher scores", "先展示的输出得分更高"),
+        "hw_position_last": ("outputs shown last get higher scores", "最后展示的输出得分更高"),
+        "hw_position_none": ("no clear position bias", "没有明确的位置偏差"),
+        "hw_position": (
+            "Position on {dimension}: shown first − shown last = {d:+.2f} ({interval}, {n} items): {tail}.",
+            "位置效应（{dimension}）：先展示 − 最后展示 = {d:+.2f}（{interval}，{n} 道题）：{tail}。",
+        ),
+        "hw_mean_one_item": (
+            "{method} on {dimension}: {mean:.2f} on one item, no interval (one item).",
+            "{method}，{dimension}：{mean:.2f}，只有一道题，没有区间。",
+        ),
+        "hw_mean_no_interval": (
+            "{method} on {dimension}: {mean:.2f}, interval not estimable (no variation).",
+            "{method}，{dimension}：{mean:.2f}，区间无法估计（没有变异）。",
+        ),
+        "hw_mean": (
+            "{method} on {dimension}: {mean:.2f} (95% CI {low:.2f} to {high:.2f}, {n} items).",
+            "{method}，{dimension}：{mean:.2f}（95% CI {low:.2f} 至 {high:.2f}，{n} 道题）。",
+        ),
+        "hw_taste_items_fixed": (
+            "Raters' own taste for a method: part of each difference's variation between raters, who are the sample "
+            "(one or two prompts).",
+            "评分者对某方法的个人偏好：算在每个差异在评分者之间的变异里，样本是评分者（只有一两个提示词）。",
+        ),
+        "hw_taste_not_estimable": (
+            "Raters' own taste for a method: not estimable (needs 3+ raters on the same items).",
+            "评分者对某方法的个人偏好：无法估计（需要至少 3 位评分者评过相同的题目）。",
+        ),
+        "hw_taste_lopsided": (
+            "Raters' own taste for a method: one rater carries most of the differences, so the study can barely "
+            "measure it (variance {variance:.3f} per difference, one-sided p = {p}); each difference "
+            "counts every rater once instead (the mean of the raters' own mean differences), and its interval "
+            "comes from how much raters differ, their taste included (raters − 1 degrees of freedom; the tails "
+            "simulated for who rated what).",
+            "评分者对某方法的个人偏好：大部分差异来自同一位评分者，所以本研究几乎测不出它（每个差异的方差 {variance:.3f}，"
+            "单侧 p = {p}）；因此每个差异让每位评分者只算一次（各评分者自己的平均差异的平均），其区间来自评分者之间的"
+            "差异，包括他们的偏好（自由度为评分者数 − 1；尾部按谁评了什么模拟）。",
+        ),
+        "hw_taste_present": (
+            "Raters' own taste for a method: present (variance {variance:.3f} per difference, one-sided p = "
+            "{p}); every pairwise interval includes it.",
+            "评分者对某方法的个人偏好：存在（每个差异的方差 {variance:.3f}，单侧 p = {p}）；每个两两比较的区间都包含了它。",
+        ),
+        "hw_taste_not_detected": (
+            "Raters' own taste for a method: not detected (p = {p}); the pairwise intervals use the items' variation.",
+            "评分者对某方法的个人偏好：未检测到（p = {p}）；两两比较的区间用题目之间的变异。",
+        ),
+        "hw_lopsided": (
+            "One rater gave {share:.0%} of the ratings: to speak for raters in general every rater counts once, "
+            "that one's many ratings as much as each other rater's few ({n} raters in all), so the intervals "
+            "are wide; more raters with an even share would narrow them.",
+            "一位评分者给出了 {share:.0%} 的评分：为了代表一般的评分者，每位评分者只算一次，这位评分者的大量评分与其他"
+            "每位评分者的少量评分分量相同（共 {n} 位评分者），所以区间很宽；更多评分者、分工更均匀会让区间变窄。",
+        ),
+        # evaluation.human.stats.family_words: the headline family
+        "hw_family": (
+            "{n} tests (every pair x {dims} dimension{dims_s}), {how}",
+            "{n} 项检验（每个方法对 × {dims} 个维度），{how}",
+        ),
+        "hw_step_down_max_t": ("step-down max-T", "逐步 max-T"),
+        "hw_holm": ("Holm", "Holm 法"),
+        "hw_headline_family": (
+            "**Headline family**: {family}, adjusted together; the takeaway names only these. Friedman and the "
+            "mixed model are exploratory.\n",
+            "**标题结论的检验族**：{family}，一起校正；结论只提这些结果。Friedman 检验和混合模型是探索性的。\n",
+        ),
+        "hw_no_ratings": ("No ratings yet.", "还没有评分。"),
+        "hw_comment": ("- *{question}* on {method}: {text}", "- *{question}*，{method}：{text}"),
+        "hw_comments": (
+            "\n**Comments** ({n}, listed as written, not analysed):\n",
+            "\n**评语**（{n} 条，按原文列出，不做分析）：\n",
+        ),
+        # evaluation.human.choices: a choice question's line
+        "hw_choice_mostly": ("{method} mostly {label} ({share:.0%})", "{method} 多为 {label}（{share:.0%}）"),
+        "hw_choice_no_answers": ("no answers yet", "还没有回答"),
+        "hw_choice_not_testable": (
+            "{question}: {picked}. Not testable: the answers use one label or one method only.",
+            "{question}：{picked}。无法检验：回答只用了一个选项，或只有一种方法。",
+        ),
+        "hw_choice_depends": ("The answers depend on the method", "回答取决于方法"),
+        "hw_choice_no_evidence": ("No evidence that the answers depend on the method", "没有证据表明回答取决于方法"),
+        "hw_choice_test": (
+            "permutation of the methods within each rater's item ({n} draws)",
+            "在每位评分者的每道题内置换方法（{n} 次抽样）",
+        ),
+        "hw_choice": (
+            "{question}: {picked}. {verdict} (chi-square {chi2:.1f}, p = {p:.3g} by {test}; over {n} answers, "
+            "exploratory).",
+            "{question}：{picked}。{verdict}（卡方 {chi2:.1f}，p = {p:.3g}，方法：{test}；共 {n} 个回答，探索性）。",
+        ),
+        # the statistics tables' column names (evaluation/results.py, evaluation/report.py LENGTH_TABLE_NAMES)
+        # that no other table already names
+        "stat_col_ci_low": ("95% CI low", "95% CI 下限"),
+        "stat_col_ci_high": ("95% CI high", "95% CI 上限"),
+        "stat_col_p_family": ("p (family)", "p（族内校正）"),
+        "stat_col_status": ("status", "状态"),
+        "stat_col_scope": ("scope", "适用范围"),
+        "stat_col_k_methods": ("k_methods", "方法数"),
+        "stat_col_statistic": ("statistic", "统计量"),
+        "stat_col_alpha": ("alpha", "α"),
+        "stat_col_units_pairable": ("units_pairable", "可配对的单元数"),
+        "stat_col_spearman_rho": ("spearman_rho", "Spearman ρ"),
+        "stat_col_n_outputs": ("n_outputs", "输出数"),
+        "stat_col_effect": ("a − b (SD)", "a − b（SD）"),
+        "stat_col_effect_low": ("SD CI low", "SD CI 下限"),
+        "stat_col_effect_high": ("SD CI high", "SD CI 上限"),
+        "stat_col_component": ("component", "方差分量"),
+        "stat_col_variance": ("variance", "方差"),
+        "stat_col_sd": ("sd", "标准差"),
+        "stat_col_first": ("first", "先展示"),
+        "stat_col_last": ("last", "最后展示"),
+        "stat_col_first_last": ("first − last", "先展示 − 最后展示"),
+        "stat_col_adjusted_for": ("adjusted_for", "中心化依据"),
+        "stat_col_equal_diff": ("a − b at equal length", "等长时 a − b"),
+        "stat_col_equal_ci": ("95% CI at equal length", "等长时 95% CI"),
+        "stat_col_equal_p": ("p at equal length (unadjusted)", "等长时 p（未校正）"),
+        "stat_col_slope": ("score per doubling of length [95% CI]", "长度每翻一倍的评分变化 [95% CI]"),
+        # the statistics tables' fixed cells: a result's status and scope, a variance component, a centring
+        "stat_status_ok": ("ok", "正常"),
+        "stat_status_not_estimable": ("not estimable", "无法估计"),
+        "stat_status_not_testable": ("not testable", "无法检验"),
+        "stat_status_no_data": ("no data", "没有数据"),
+        "stat_scope_all": ("items and raters", "题目和评分者"),
+        "stat_scope_these": ("these raters only", "仅这些评分者"),
+        "stat_scope_items": ("these prompts only", "仅这些提示词"),
+        "stat_component_item": ("item", "题目"),
+        "stat_component_output": ("output", "输出"),
+        "stat_component_rater": ("rater", "评分者"),
+        "stat_component_taste": ("rater:method", "评分者:方法"),
+        "stat_component_item_rater": ("item:rater", "题目:评分者"),
+        "stat_component_residual": ("residual", "残差"),
+        "stat_component_pooled_taste": ("rater (pooled taste)", "评分者（合并的个人偏好）"),
+    }
+)
+
+# The Organizer tab in Chinese (issue 47): what its handlers write (status lines, tables' column names and
+# fixed cells, placeholders, the preview line); ui/organizer/words.py finds them here by their English.
+# A "word_" message may stand inside another's sentence (a study's state in "Study #3 is now closed.").
+LINES.update(
+    {
+        "organizer_unlocked": ("Unlocked.", "已解锁。"),
+        "organizer_unlocked_quick": (
+            'Unlocked. {n} quick rating{n_s} from Compare ("Send these to the Rate tab") {are} not listed; each is '
+            "deleted {hours} h after it was made.",
+            "已解锁。来自对比页的 {n} 个快速评分（“把这些输出送去盲评页”）不在列表中；每个都在创建 {hours} 小时后删除。",
+        ),
+        "organizer_now": ("Study #{id} is now **{state}**.", "研究 #{id} 现在是 **{state}** 状态。"),
+        "organizer_mapping_shown": ("Mapping shown (organizer only).", "已显示对应关系（仅组织者可见）。"),
+        "organizer_exported_rows": (
+            "Exported {n} rows (downloaded as ratings.{fmt}).",
+            "已导出 {n} 行（下载为 ratings.{fmt}）。",
+        ),
+        "organizer_exported_votes": (
+            "Exported {n} votes of study #{id} (downloaded as votes-study-{id}.csv).",
+            "已导出研究 #{id} 的 {n} 次投票（下载为 votes-study-{id}.csv）。",
+        ),
+        "organizer_exported_pairs": (
+            "Exported {n} preference pairs of study #{id} (downloaded as pairs.jsonl).",
+            "已导出研究 #{id} 的 {n} 个偏好对（下载为 pairs.jsonl）。",
+        ),
+        "word_draft": ("draft", "草稿"),
+        "word_open": ("open", "开放评分"),
+        "word_closed": ("closed", "已关闭"),
+        "word_published": ("published", "已发布"),
+        "word_deleted": ("deleted", "已删除"),
+        "word_pairwise": ("pairwise", "成对比较"),
+        # placeholders: a table with nothing to show says so in its first cell
+        "organizer_enter_password": ("enter the organizer password above", "请在上方输入组织者密码"),
+        "organizer_no_studies": ("no studies yet: create one above", "还没有研究：请在上方创建"),
+        "organizer_no_study": ("no study yet: create one above", "还没有研究：请在上方创建一个"),
+        "organizer_no_raters": ("no raters yet: invite some below", "还没有评分者：请在下方邀请"),
+        "organizer_no_raters_invited": ("no raters invited yet", "还没有邀请评分者"),
+        "organizer_no_flags": ("no flags from raters", "评分者没有报告问题"),
+        "organizer_choose_study": ("choose a study above", "请在上方选择一个研究"),
+        "organizer_no_new_codes": ("no new codes yet", "还没有新的邀请码"),
+        "organizer_not_revealed": ("not revealed: press the button above", "未显示：请按上方的按钮"),
+        # the tables' column names
+        "organizer_col_studies": ("studies", "研究"),
+        "organizer_col_id": ("id", "编号"),
+        "organizer_col_name": ("name", "名称"),
+        "organizer_col_state": ("state", "状态"),
+        "organizer_col_model": ("model", "模型"),
+        "organizer_col_methods": ("methods", "方法"),
+        "organizer_col_samples": ("samples", "每种方法的样本数"),
+        "organizer_col_ready_items": ("ready items", "可评的题数"),
+        "organizer_col_ratings": ("ratings", "评分数"),
+        "organizer_col_created": ("created", "创建时间"),
+        "organizer_col_done_share": ("% done", "完成 %"),
+        "organizer_col_items_done": ("items done", "已完成题数"),
+        "organizer_col_skipped": ("skipped", "跳过"),
+        "organizer_col_median": ("median s / item", "每题中位秒数"),
+        "organizer_col_last": ("last activity (UTC)", "最近活动（UTC）"),
+        "organizer_col_rater_index": ("rater_index", "评分者序号"),
+        "organizer_col_has_code": ("has_code", "有邀请码"),
+        "organizer_col_revoked_at": ("revoked_at", "撤销时间"),
+        "organizer_col_created_at": ("created_at", "加入时间"),
+        "organizer_col_what": ("what", "对象"),
+        "organizer_col_reason": ("reason", "原因"),
+        "organizer_col_note": ("note", "说明"),
+        "organizer_col_when": ("when (UTC)", "时间（UTC）"),
+        "organizer_col_code": ("code", "邀请码"),
+        "organizer_col_link": ("link", "链接"),
+        "organizer_col_label": ("label", "标签"),
+        "organizer_col_position_balance": ("position balance", "位置平衡"),
+        "organizer_col_balanced_blocks": ("balanced blocks", "平衡区组"),
+        "organizer_col_items_shown": ("items shown", "展示的题数"),
+        "organizer_col_block_size": ("block size", "区组大小"),
+        "organizer_col_complete_blocks": ("complete blocks", "完整区组数"),
+        "organizer_col_items_in_blocks": ("items in complete blocks", "完整区组中的题数"),
+        "organizer_col_check": ("check", "检查项"),
+        "organizer_col_result": ("result", "结果"),
+        "organizer_col_detail": ("detail", "详情"),
+        # the tables' fixed cells
+        "organizer_not_started": ("not started", "未开始"),
+        "organizer_items_done": ("{done} of {n}", "{done} / {n}"),
+        "organizer_all_raters": ("all {n} raters", "全部 {n} 位评分者"),
+        "organizer_whole_item": ("whole item", "整道题"),
+        "organizer_response_seen": ("response {label} as this rater saw it", "该评分者看到的回答 {label}"),
+        "organizer_a_response": ("a response", "某条回答"),
+        "organizer_balance_check": (
+            "positions balanced (counts per method shown after closing)",
+            "位置是否平衡（关闭后显示各方法的计数）",
+        ),
+        "organizer_balance_pass": ("pass", "通过"),
+        "organizer_balance_fail": ("FAIL", "不通过"),
+        "organizer_balance_none": ("no rater has completed a balanced block yet", "还没有评分者完成一个平衡区组"),
+        "organizer_balance_ok": (
+            "every method at every position equally often over {n} complete block{n_s}",
+            "在 {n} 个完整区组中，每种方法出现在每个位置的次数相同",
+        ),
+        "organizer_balance_bug": (
+            "the recorded orders are not balanced: report this as a bug",
+            "记录的顺序不平衡：请作为缺陷报告",
+        ),
+        # the preview line above "Create study" (ui/organizer/dashboard.py, arena/runs/estimate.py)
+        "preview_line": ("**Preview:** {line}", "**预览：** {line}"),
+        "preview_locked": (
+            "**Preview:** enter the organizer password above to see counts and time.",
+            "**预览：** 在上方输入组织者密码即可看到数量和时间。",
+        ),
+        "preview_no_method": ("Choose at least one method.", "请至少选择一种方法。"),
+        "preview_not_whole": (
+            "Enter whole numbers for samples and max_new_tokens.",
+            "样本数和最多生成的 token 数请填整数。",
+        ),
+        "preview_no_prompts": ("No prompts yet.", "还没有提示词。"),
+        "preview_first_prompts": ("\n\nFirst prompts:\n{lines}{more}", "\n\n前几个提示词：\n{lines}{more}"),
+        "preview_more": ("\n\n…and {n} more", "\n\n……还有 {n} 个"),
+        "estimate_attention": (" + {n} attention item{n_s}", " + {n} 道注意力检查题"),
+        "estimate_methods": (" × {n} method{n_s}", " × {n} 种方法"),
+        "estimate_slots": (" ({n} outputs per prompt with samples)", "（含多次采样，每个提示词 {n} 条输出）"),
+        "estimate_outputs": (" = {n} output{n_s}", " = {n} 条输出"),
+        "estimate_fixed": (
+            " ({n} of them the attention items' instructions, not generated)",
+            "（其中 {n} 条是注意力检查题的指示，不用生成）",
+        ),
+        "estimate_unmeasured": (
+            "; no timing measured on this machine yet for this model (run Compare once and the estimate appears here)",
+            "；本机还没有测过这个模型的速度（在对比页运行一次，这里就会出现估计）",
+        ),
+        "estimate_minutes": ("about {n} min", "约 {n} 分钟"),
+        "estimate_seconds": ("about {n} s", "约 {n} 秒"),
+        "estimate_guessed": (
+            "; {methods} not measured yet, counted at the slowest rate",
+            "；{methods} 还没有测过，按最慢的速度计算",
+        ),
+        "estimate_time": (
+            ", {when} on this machine at most (up to {max_new} tokens each at the measured {rate} tokens/s median, "
+            "one at a time; batching is usually faster{note})",
+            "，本机上最多{when}（每条最多 {max_new} 个 token，按测得的中位速度 {rate} token/秒逐条生成；"
+            "批量生成通常更快{note}）",
+        ),
+    }
+)
+
 MESSAGES: dict[str, tuple[str, str]] = {**PAGE, **LINES}
 _BY_ENGLISH = {en: key for key, (en, _) in MESSAGES.items()}
 
@@ -1151,36 +1576,44 @@ def key_of(english_text: str) -> str | None:
 MIN_LITERAL = 8  # characters of fixed text a template needs before a sentence is read as filled from it
 
 
+def _pattern(english_text: str) -> tuple[int, re.Pattern[str]] | None:
+    """(characters of fixed text, the regex a sentence filled from `english_text` matches); None for a
+    template with a format spec or no field."""
+    parts = list(string.Formatter().parse(english_text))
+    if any(spec or conv for _, name, spec, conv in parts if name) or not any(name for _, name, _, _ in parts):
+        return None
+    seen: set[str] = set()
+    regex = ""
+    for lit, name, _, _ in parts:
+        regex += re.escape(lit)
+        if not name:
+            continue
+        if name in seen:
+            regex += f"(?P={name})"
+        else:
+            regex += f"(?P<{name}>s?)" if name.endswith("_s") else f"(?P<{name}>.+?)"
+            seen.add(name)
+    return len("".join(lit for lit, _, _, _ in parts)), re.compile(regex, re.S)
+
+
 @cache
 def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """A regex per LINES template with plain fields (no format spec), the most fixed text first."""
     found = []
     for key, (en, _) in LINES.items():
-        parts = list(string.Formatter().parse(en))
-        if any(spec or conv for _, name, spec, conv in parts if name) or not any(name for _, name, _, _ in parts):
-            continue
-        literal = "".join(lit for lit, _, _, _ in parts)
-        if len(literal) < MIN_LITERAL:
-            continue
-        seen: set[str] = set()
-        regex = ""
-        for lit, name, _, _ in parts:
-            regex += re.escape(lit)
-            if not name:
-                continue
-            if name in seen:
-                regex += f"(?P={name})"
-            else:
-                regex += f"(?P<{name}>s?)" if name.endswith("_s") else f"(?P<{name}>.+?)"
-                seen.add(name)
-        found.append((len(literal), key, re.compile(regex, re.S)))
+        made = _pattern(en)
+        if made is not None and made[0] >= MIN_LITERAL:
+            found.append((made[0], key, made[1]))
     return tuple((key, pattern) for _, key, pattern in sorted(found, key=lambda f: -f[0]))
 
 
-def parse(sentence: str) -> tuple[str, dict[str, str]] | None:
+def parse(sentence: str, keys: tuple[str, ...] = ()) -> tuple[str, dict[str, str]] | None:
     """(message id, values) of a sentence written from a LINES template in English, else None: how a
-    line a lower layer filled in ("You have judged all 3 items…") is found for its translation."""
-    for key, pattern in _patterns():
+    line a lower layer filled in ("You have judged all 3 items…") is found for its translation. `keys`:
+    only these templates, however little fixed text they have (a caller that knows where a cell came
+    from: "{done} of {n}" in the organizer's "items done" column)."""
+    patterns = _patterns() if not keys else [(k, made[1]) for k in keys if (made := _pattern(english(k)))]
+    for key, pattern in patterns:
         match = pattern.fullmatch(sentence)
         if match:
             return key, {k: v for k, v in match.groupdict().items() if not k.endswith("_s")}

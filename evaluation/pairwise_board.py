@@ -237,10 +237,11 @@ def board_choices(store: Store, *, public: bool = True) -> list[tuple[str, str]]
     return [(g.label, g.key) for g in board_groups(store, public=public)]
 
 
-def study_choices(store: Store, model_set: Any, *, public: bool = True) -> list[tuple[str, int]]:
-    """(label, id) of the admitted studies of one model set, newest first."""
+def study_choices(store: Store, model_set: Any, *, public: bool = True, lang: str = "en") -> list[tuple[str, int]]:
+    """(label, id) of the admitted studies of one model set, newest first; the design named in `lang`."""
     group = next((g for g in board_groups(store, public=public) if g.key == str(model_set or "")), None)
     if group is None:
         return []
     studies = [store.get_study(s) for s in group.study_ids]
-    return [(f"#{s.id} {s.name} ({'pairwise' if s.design == 'pairwise' else '1–5'})", s.id) for s in studies if s]
+    pairwise = messages.text("word_pairwise", lang)
+    return [(f"#{s.id} {s.name} ({pairwise if s.design == 'pairwise' else '1–5'})", s.id) for s in studies if s]

@@ -35,15 +35,20 @@ from evaluation.tasks.views import with_task_success
 PRESENT_PATH = "/present"
 
 
-def headline_markdown(study: Any, r: Any, unjudged: int, lm: Any) -> str:
-    """The study's name, its sizes, "can't judge" answers, methods and the perplexity scorer."""
-    sizes = messages.text("results_sizes", items=r.n_items, ratings=r.n_ratings, raters=r.n_raters)
-    return (
-        f"### {markdown_literal(study.name)}\n{sizes} · "
-        f'{unjudged} "can\'t judge" answers (not counted as scores) · '
-        f"methods: {', '.join(map(markdown_literal, r.summary['method'])) if len(r.summary) else 'none yet'}"
-        + (f" · perplexity under {scorer_words(study, lm)}" if lm is not None else " · perplexity not computed")
+def headline_markdown(study: Any, r: Any, unjudged: int, lm: Any, lang: str = "en") -> str:
+    """The study's name, its sizes, "can't judge" answers, methods and the perplexity scorer, in `lang`."""
+    sizes = messages.text("results_sizes", lang, items=r.n_items, ratings=r.n_ratings, raters=r.n_raters)
+    methods = ", ".join(map(markdown_literal, r.summary["method"])) if len(r.summary) else None
+    perplexity = (
+        messages.text("results_perplexity_under", lang, scorer=scorer_words(study, lm, lang))
+        if lm is not None
+        else messages.text("results_perplexity_not_computed", lang)
     )
+    said = messages.text(
+        "results_headline", lang, sizes=sizes, unjudged=unjudged, perplexity=perplexity,
+        methods=methods or messages.text("results_methods_none", lang),
+    )  # fmt: skip
+    return f"### {markdown_literal(study.name)}\n{said}"
 
 
 def provenance_words(study: Any, lang: str = "en") -> str:
@@ -53,8 +58,8 @@ def provenance_words(study: Any, lang: str = "en") -> str:
     return messages.text("provenance_imported", lang, file=source) if source else ""
 
 
-def provenance_markdown(study: Any) -> str:
-    words = provenance_words(study)
+def provenance_markdown(study: Any, lang: str = "en") -> str:
+    words = provenance_words(study, lang)
     return f"\n\n**{markdown_literal(words)}**" if words else ""
 
 
@@ -103,7 +108,7 @@ def compute_view(
     `arena.model.llm.get_model`; a study over several models always does), else with `lm` (old studies).
     `public` (the Results tab): only a published study; any other id, existing or not, gets the same
     answer, so the reply does not even tell whether a study exists. `lang` (en or zh): the language of
-    the charts, the exclusion lines and table and the blinding lines (/present's); the rest is English."""
+    every word it writes (headline, lines, tables, charts, story); names and numbers stay."""
     if study_id in (None, ""):
         raise UserError("choose a study")
     study_id = parse_study_id(study_id, "there is no published study with that id")
@@ -129,31 +134,26 @@ def compute_view(
         methods=study.methods or None,
         rubric=rubric,
         mauve=mauve,
+        lang=lang,
     )
     # "Can't judge" answers are left out of every statistic; the headline says how many there were.
     unjudged = int(
         hs.cant_judge_counts(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric.numeric)["n"].sum()
     )
-    headline = headline_markdown(study, r, unjudged, lm) + exclusion_markdown(exclusion_lines, sensitivity, lang)
-    headline += provenance_markdown(study)
+    headline = headline_markdown(study, r, unjudged, lm, lang) + exclusion_markdown(exclusion_lines, sensitivity, lang)
+    headline += provenance_markdown(study, lang)
     # Raters' guesses, if the study asked: shown with the results, which are public only once published.
     blind_lines = blinding.summary_lines(blinding.study_blinding(store, study_id), lang) if study.guess_methods else []
     return {
         "headline": headline,
-        "story": (
-            f"**{markdown_literal(story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, rubric=rubric))}**\n\n"
-            f"{markdown_literal(story.agreement_words(r.agreement))}\n\n"
-            + "".join(f"**Was the blind kept?** {markdown_literal(line)}\n\n" for line in blind_lines)
-            + f"[Presentation view for stakeholders: {present_url(study_id)}]({present_url(study_id)}) "
-            "(a page of its own: no tabs, no controls)"
-        ),
+        "story": story_markdown(r, rubric, blind_lines, study_id, lang),
         # Outputs of article 003's task prompts also get their automatic checker's success rate.
-        "table": with_task_success(res.display_table(r.summary, rubric), filtered_outputs)
+        "table": res.table_in(with_task_success(res.display_table(r.summary, rubric), filtered_outputs), rubric, lang)
         if len(r.summary)
         else pd.DataFrame(),
         "scores_figure": res.scores_figure(r.means, rubric=rubric, lang=lang) if len(r.means) else None,
         "latency_figure": res.quality_latency_figure(r.summary, rubric=rubric, lang=lang) if len(r.summary) else None,
-        "stats": stats_tables(r),
+        "stats": stats_tables(r, lang),
         "summary": r.summary,
         "scenarios": sorted(str(s) for s in outputs["scenario"].dropna().unique()),
         "raters": sorted(ratings["rater"].dropna().unique(), key=lambda label: int(label.split()[-1])),
@@ -162,8 +162,21 @@ def compute_view(
         "exclusion": exclusion_lines,  # "3 of 14 raters excluded by the rule set at creation (...)", and what changes
         "sensitivity": sensitivity,  # the primary pairs with and without the excluded raters
         # Exploratory, beside the primary contrasts: the same pairs at equal length (issue 26).
-        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric),
+        "length_adjusted": length_table(hs.filter_ratings(ratings, scenario=scenarios, rater=raters), rubric, lang),
     }
+
+
+def story_markdown(r: res.Results, rubric: Rubric, blind_lines: list[str], study_id: int, lang: str = "en") -> str:
+    """The takeaway, the agreement line, the blinding lines and the link to /present, in `lang`."""
+    takeaway = story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, lang=lang, rubric=rubric)
+    kept = messages.text("present_was_the_blind_kept", lang)
+    url = present_url(study_id)  # /present follows the browser's language itself
+    return (
+        f"**{markdown_literal(takeaway)}**\n\n{markdown_literal(story.agreement_words(r.agreement, lang=lang))}\n\n"
+        + "".join(f"**{kept}** {markdown_literal(line)}\n\n" for line in blind_lines)
+        + f"[{messages.text('results_present_link', lang, url=url)}]({url}) "
+        + messages.text("results_present_own_page", lang)
+    )
 
 
 def automatic_scores(lm: Any, outputs: pd.DataFrame, store: Store, study_id: int, progress: Any = None) -> tuple:
@@ -255,17 +268,19 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *rows])
 
 
-def scorer_words(study: Any, lm: Any) -> str:
+def scorer_words(study: Any, lm: Any, lang: str = "en") -> str:
     """The scorer as the headline names it: the study's scorer model for every system (perplexities
     under different models are not comparable, so a study has one), else the app's model."""
     if study.scorer_model:
         named = (
-            f"{markdown_literal(study.scorer_model)} ({markdown_literal(model_in_words(lm.name))})"
+            f"{markdown_literal(study.scorer_model)} ({markdown_literal(model_in_words(lm.name, lang))})"
             if model_named()
-            else "one model"
+            else messages.text("results_scorer_one_model", lang)
         )
-        return f"{named}, the study's one scorer for every system"
-    return markdown_literal(model_in_words(lm.name)) if model_named() else "the server’s model"
+        return messages.text("results_scorer_study", lang, named=named)
+    if not model_named():
+        return messages.text("results_scorer_servers", lang)
+    return markdown_literal(model_in_words(lm.name, lang))
 
 
 def _names(value: Any, what: str) -> list[str] | None:
@@ -293,13 +308,13 @@ LENGTH_TABLE_NAMES = {
 }
 
 
-def length_table(ratings: pd.DataFrame, rubric: Rubric | None = None) -> pd.DataFrame:
+def length_table(ratings: pd.DataFrame, rubric: Rubric | None = None, lang: str = "en") -> pd.DataFrame:
     """The 1-5 contrasts with and without length (`evaluation.pairwise.length_adjusted_contrast`:
-    item constants + method + log2 length, CR3 intervals, t with items - 1 df), for display;
+    item constants + method + log2 length, CR3 intervals, t with items - 1 df), for display in `lang`;
     empty without lengths or pairs."""
     # No lengths: an imported study's responses (the long format has scores, not texts) have 0 tokens.
     if ratings.empty or "new_tokens" not in ratings or not (pd.to_numeric(ratings["new_tokens"]) > 0).any():
-        return pd.DataFrame(columns=list(LENGTH_TABLE_NAMES.values()))
+        return res.in_language(pd.DataFrame(columns=list(LENGTH_TABLE_NAMES.values())), lang)
     out = length_adjusted_contrast(ratings, list((rubric or DEFAULT_RUBRIC).numeric))
 
     def ci(low: Any, high: Any, digits: int = 2) -> str:
@@ -322,13 +337,15 @@ def length_table(ratings: pd.DataFrame, rubric: Rubric | None = None) -> pd.Data
         }
         for r in out.itertuples()
     ]
-    return pd.DataFrame(rows, columns=list(LENGTH_TABLE_NAMES)).rename(columns=LENGTH_TABLE_NAMES)
+    return res.in_language(
+        pd.DataFrame(rows, columns=list(LENGTH_TABLE_NAMES)).rename(columns=LENGTH_TABLE_NAMES), lang
+    )
 
 
-def stats_tables(r: res.Results) -> dict[str, Any]:
+def stats_tables(r: res.Results, lang: str = "en") -> dict[str, Any]:
     """The primary analysis for display (evaluation.results): tables, and "lines", one plain-language
-    line per result (Markdown)."""
-    return {**res.statistics_tables(r), "lines": res.statistics_markdown(r)}
+    line per result (Markdown), in `lang`."""
+    return {**res.statistics_tables(r, lang), "lines": res.statistics_markdown(r, lang)}
 
 
 __all__ = [

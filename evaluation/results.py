@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 import decoders
 from arena.inputs.text import markdown_literal, plot_literal
+from common import messages
 from common.messages import dimension_name, english
 from common.messages import text as words
 from common.rubric import DEFAULT_RUBRIC, Rubric
@@ -123,10 +124,11 @@ def build_results(
     methods: Sequence[str] | None = None,
     rubric: Rubric = DEFAULT_RUBRIC,
     mauve: Mapping[str, Any] | None = None,
+    lang: str = "en",
 ) -> Results:
     """Everything the Results tab shows, for the filtered ratings and the matching outputs;
     `methods`: the study's method order (pairs read a - b in it), else the registry's; `rubric`: the
-    study's questions and scales (default: the mission's three 1-5 dimensions)."""
+    study's questions and scales (default: the mission's three 1-5 dimensions); `lang`: the lines'."""
     r = hs.filter_ratings(ratings, study=study, scenario=scenario, rater=rater)
     o = hs.filter_ratings(outputs.assign(rater=""), study=study, scenario=scenario).drop(columns="rater")
     ppl = {k: v.ppl for k, v in (scores or {}).items()}
@@ -136,7 +138,7 @@ def build_results(
     order = list(methods) if methods is not None else _method_order(o, r)
     dims = list(rubric.numeric)  # what has a mean: scales, yes/no as a proportion
     if len(r):
-        a = ha.analyse(r, mixed=mixed, methods=order, rubric=rubric)
+        a = ha.analyse(r, mixed=mixed, methods=order, rubric=rubric, lang=lang)
     else:
         a = {
             "means": hs.method_means(r, dims),
@@ -181,16 +183,47 @@ def _cell(v: Any) -> Any:
     return "–" if isinstance(v, float) and math.isnan(v) else (f"{v:.3g}" if isinstance(v, float) else v)
 
 
-def statistics_tables(r: Results) -> dict[str, Any]:
-    """The statistics as display tables (numbers rounded, NaN as '–') with readable column names."""
+# Columns whose cells are fixed words of common/messages.py (a status, a scope, a variance component, what a
+# position effect was centred on); every other cell is a number or a name (a method, a question) and stays.
+WORD_COLUMNS = ("status", "scope", "component", "adjusted_for")
+
+
+def in_language(table: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """A statistics table (English column names, as `statistics_tables` and the length table write
+    them) for a reader of `lang`: its column names and fixed words from common/messages.py, the default
+    questions by their names there; methods, numbers and a study's own questions stay as they are."""
+    if lang == "en":
+        return table
+
+    def cells(column: Any) -> Any:
+        name = column.name
+        if name == "dimension":
+            return column.map(lambda d: dimension_name(d, lang) if isinstance(d, str) else d)
+        if name in WORD_COLUMNS:
+            return column.map(lambda v: messages.translated(v, lang) if isinstance(v, str) else v)
+        # elsewhere names stay, but a statistic's own fixed row ("(method partialled out)") is translated
+        return column.map(lambda v: statistic_word(v, lang))
+
+    out = table.apply(cells) if len(table) else table
+    return out.rename(columns=lambda c: messages.translated(c, lang) if isinstance(c, str) else c)
+
+
+def statistic_word(value: Any, lang: str) -> Any:
+    key = messages.key_of(value) if isinstance(value, str) else None
+    return messages.text(key, lang) if key is not None and key.startswith("stat_") else value
+
+
+def statistics_tables(r: Results, lang: str = "en") -> dict[str, Any]:
+    """The statistics as display tables (numbers rounded, NaN as '–') with readable column names, in `lang`."""
 
     def fmt(df: pd.DataFrame, names: Mapping[str, str], drop: Sequence[str] = ()) -> pd.DataFrame:
         df = df.drop(columns=[c for c in drop if c in df])
-        return (
+        shown = (
             df.rename(columns=dict(names)).apply(lambda col: col.map(_cell))
             if len(df)
             else df.rename(columns=dict(names))
         )
+        return in_language(shown, lang)
 
     return {
         "pairwise": fmt(
@@ -241,23 +274,33 @@ def statistics_tables(r: Results) -> dict[str, Any]:
     }
 
 
-def statistics_markdown(r: Results) -> str:
+def statistics_markdown(r: Results, lang: str = "en") -> str:
     """One plain-language line per result, as a Markdown list, every line literal (method and question
-    names come from the registry, a rubric or an imported file)."""
+    names come from the registry, a rubric or an imported file); its fixed words in `lang` (the lines
+    themselves are in the language `build_results` wrote them in)."""
     if not r.lines:
-        return "No ratings yet."
+        return words("hw_no_ratings", lang)
     head = []
     if len(r.pairwise):
-        head.append(
-            f"**Headline family**: {markdown_literal(r.pairwise['family'].iloc[0])}, adjusted together; the takeaway names only "
-            "these. Friedman and the mixed model are exploratory.\n"
-        )
+        family = markdown_literal(family_in(str(r.pairwise["family"].iloc[0]), lang))
+        head.append(words("hw_headline_family", lang, family=family))
     said = [
-        f"- *{markdown_literal(c['question'])}* on {markdown_literal(c['method'])}: {markdown_literal(c['text'])}"
+        words("hw_comment", lang, question=markdown_literal(c["question"]), method=markdown_literal(c["method"]),
+              text=markdown_literal(c["text"]))
         for c in r.comments.to_dict("records")
-    ]
-    tail = ([f"\n**Comments** ({len(said)}, listed as written, not analysed):\n", *said]) if said else []
+    ]  # fmt: skip
+    tail = ([words("hw_comments", lang, n=len(said)), *said]) if said else []
     return "\n".join([*head, *(f"- {markdown_literal(line)}" for line in r.lines), *tail])
+
+
+def family_in(family: str, lang: str = "en") -> str:
+    """The headline family's words (`evaluation.human.stats.family_words`, written in English with the
+    pairs) in `lang`: the adjustment's name translated with the rest."""
+    found = messages.parse(family)
+    if lang == "en" or found is None or found[0] != "hw_family":
+        return family
+    values = found[1]
+    return words("hw_family", lang, **{**values, "how": messages.translated(values["how"], lang)})
 
 
 def _num(v: Any, digits: int = 2) -> str:
@@ -329,8 +372,53 @@ def _text_cells(s: Mapping[str, Any]) -> dict[str, str]:
     return {COLUMNS[k]: _num(s[k], digits[k]) for k in TEXT_METRICS}
 
 
-def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.DataFrame:
-    """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms."""
+def display_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC, lang: str = "en") -> pd.DataFrame:
+    """The summary for people: CIs written as 'mean [low–high]', ↑/↓ for better, latency in ms; in `lang`
+    (`table_in`)."""
+    return table_in(english_table(summary, rubric), rubric, lang)
+
+
+# The per-method table's column names in Chinese (COLUMNS, the task-success column, /present's timing
+# columns), by their English.
+COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswith("column_")}
+# The fixed words inside its cells, the longest first (one may hold another).
+CELL_NOTES = ("present_cut_at_both", "present_cut_at_top", "present_cut_at_bottom", "results_no_texts", "results_no_ci")
+
+
+def table_in(table: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC, lang: str = "en") -> pd.DataFrame:
+    """The per-method table (`display_table`'s English, columns dropped or renamed as a page needs) in
+    `lang`: fixed column names from common/messages.py, a rubric's questions kept in the organizer's
+    words with their scale, and the cells' fixed words (an interval cut at the scale's end, no interval,
+    no texts, MAUVE's "needs ≥ 10 texts", a task check not run); methods and numbers stay."""
+    if lang == "en":
+        return table
+    names = column_names(rubric)
+    own = {names[d.name]: f"{d.name}（{scale_in(d, lang)}）{HIGHER}" for d in rubric.dimensions}
+    own = {en: zh for en, zh in own.items() if en not in COLUMNS_ZH}
+    cuts = {english(k): words(k, lang) for k in CELL_NOTES}
+
+    def cell(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        value = messages.translated(value, lang)
+        for en, zh in cuts.items():
+            value = value.replace(en, zh)
+        return value
+
+    method = english("column_method")
+    cells = table.apply(lambda column: column if column.name == method else column.map(cell)) if len(table) else table
+    return cells.rename(columns={**COLUMNS_ZH, **own})
+
+
+def scale_in(question: Any, lang: str) -> str:
+    """A question's scale in a column name, in `lang`: "1-10 分", "是/否"."""
+    if question.kind == "scale":
+        return words("scale_points", lang, scale=question.scale_words)
+    return messages.translated(question.scale_words, lang)
+
+
+def english_table(summary: pd.DataFrame, rubric: Rubric = DEFAULT_RUBRIC) -> pd.DataFrame:
+    """`display_table` in English: the column names other code and the CSV know."""
     names = column_names(rubric)
     rows = []
     for _, s in summary.iterrows():

@@ -101,6 +101,8 @@ def behind_proxy(world, address: str) -> GradioHTTP:
 
 def create_inputs(client: GradioHTTP, name: str) -> tuple[int, list[Any]]:
     """The create button's inputs as the page sends them, the seed box untouched."""
+    from ui.organizer.forms import SOURCE_KEYS
+
     create = dep_by_trigger(client, "Create study and generate its outputs")
     comps = client.components()
     values: list[Any] = []
@@ -111,7 +113,7 @@ def create_inputs(client: GradioHTTP, name: str) -> tuple[int, list[Any]]:
             {
                 "Organizer password": ORGANIZER_PASSWORD,
                 "Study name": name,
-                "Prompts": "Pasted list (one prompt per line)",
+                "Prompts": SOURCE_KEYS[1],  # the radio sends a key (ui/organizer/forms.py): "pasted"
                 "Pasted prompts (one per line)": f"Tell a short story about {name}.",
                 "max_new_tokens": 2,
             }.get(label, value)

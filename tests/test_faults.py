@@ -66,7 +66,7 @@ def slots(store: Store, sid: int) -> list[tuple[int, str, int, int, str]]:
 def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     from arena.engines import model_choices
     from ui import organizer_models
-    from ui.organizer import DESIGNS, SOURCES
+    from ui.organizer.forms import DESIGN_CHOICES, SOURCE_KEYS
 
     store = db_store(tmp_path)
     first = start_app(tmp_path)
@@ -80,7 +80,7 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
     args = [
         ORGANIZER_PASSWORD,
         "Fault study",
-        SOURCES[1],
+        SOURCE_KEYS[1],  # the radios send keys (ui/organizer/forms.py)
         "all",
         "\n".join(PROMPTS),
         None,
@@ -91,7 +91,7 @@ def test_sigkill_during_pregeneration_resumes_without_duplicates(tmp_path):
         "",
         "off",
     ]
-    args += [next(iter(DESIGNS)), [model_choices("")[0]], organizer_models.SCORER_FIRST]
+    args += [DESIGN_CHOICES[0][1], [model_choices("")[0]], organizer_models.SCORER_FIRST]
     args += ["", 0, []]  # no rubric of its own (the 1-5 form), no attention items, no exclusion rule
     box: dict = {}
 

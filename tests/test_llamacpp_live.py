@@ -19,7 +19,7 @@ LABEL = "(llama.cpp, GGUF Q4_1 weights)"
 
 def test_compare_and_a_study_run_on_llamacpp(tmp_path):
     from ui import organizer_models
-    from ui.organizer import DESIGNS, SOURCES
+    from ui.organizer.forms import DESIGN_CHOICES, SOURCE_KEYS
 
     # one thread: on a busy two-core machine llama.cpp's spinning barriers make two threads crawl
     # (tests/test_engine_llamacpp.py); serving end to end does not depend on it
@@ -38,8 +38,21 @@ def test_compare_and_a_study_run_on_llamacpp(tmp_path):
         unlocked = client.call(dep_by_trigger(client, "Organizer password"), [ORGANIZER_PASSWORD], session_hash=session)
         assert unlocked.ok and "Unlocked" in unlocked.raw, unlocked.error
         prompts = "Name a fruit.\nName a colour."
-        args = [ORGANIZER_PASSWORD, "llama.cpp study", SOURCES[1], "all", prompts, None, METHODS, 1, 8, "0", "", "off"]
-        args += [next(iter(DESIGNS)), ["smollm2-135m"], organizer_models.SCORER_FIRST]
+        args = [
+            ORGANIZER_PASSWORD,
+            "llama.cpp study",
+            SOURCE_KEYS[1],
+            "all",
+            prompts,
+            None,
+            METHODS,
+            1,
+            8,
+            "0",
+            "",
+            "off",
+        ]
+        args += [DESIGN_CHOICES[0][1], ["smollm2-135m"], organizer_models.SCORER_FIRST]
         args += ["", 0, []]  # no rubric of its own (the 1-5 form), no attention items, no exclusion rule
         created = client.call(
             dep_by_trigger(client, "Create study and generate its outputs"), args, session_hash=session

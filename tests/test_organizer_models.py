@@ -16,7 +16,7 @@ from common.errors import UserError
 from tests.support.stand_ins import stand_in
 from ui import AppContext, organizer, organizer_models
 from ui.i18n import ZH
-from ui.organizer import handlers
+from ui.organizer import forms, handlers
 
 PASSWORD = "pickers-secret"
 CREATE = "Create study and generate its outputs"
@@ -55,9 +55,9 @@ def world(tmp_path, monkeypatch, tokenizer):
 
 def form(name: str, models=None, scorer=organizer_models.SCORER_FIRST, guess="off") -> list:
     """The create form's values after the password, in the order ui/organizer/__init__.py wires them."""
-    source = organizer.SOURCES[1]
+    source = forms.SOURCE_KEYS[1]  # what the radio sends
     values = [name, source, "all", "Name a colour.\nName a fruit.", None, ["TS-Temp", "BS-4"], 1, 4, 3, "", guess]
-    return [*values, next(iter(organizer.DESIGNS)), models if models is not None else NAMES[:1], scorer]
+    return [*values, forms.DESIGN_CHOICES[0][1], models if models is not None else NAMES[:1], scorer]
 
 
 def call(world, *values):

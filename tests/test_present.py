@@ -300,12 +300,11 @@ def test_a_rubric_table_in_chinese_keeps_the_questions_and_says_where_an_interva
 
     from common.rubric import Rubric
     from evaluation import results as res
-    from ui import present
 
     rubric = Rubric.from_dict({"dimensions": [{"name": "quality", "low": 1, "high": 10}]})
     names = res.column_names(rubric)
     table = pd.DataFrame([{"method": "BS-4", names["quality"]: "9.1 [7.0–10.0, cut at the scale’s top]"}])
-    zh = present.table_in_chinese(table, rubric)
+    zh = res.table_in(table, rubric, "zh")
     assert list(zh.columns)[1] == "quality（1-10 分）↑"
     assert zh.iloc[0, 1] == "9.1 [7.0–10.0, 在量表上端截断]"
 

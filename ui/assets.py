@@ -333,7 +333,7 @@ document.addEventListener('keydown', function (e) {
 </script>
 <script>
 // Gradio writes a toast's title (its type: "Error"), the names of its buttons (a toast's "Close", a
-// table's "Copy table data" and "Fullscreen") and its footer's name in English whatever the language:
+// table's "Copy table data" and "Fullscreen", a chart's tool bar) and its footer's name in English whatever the language:
 // this Gradio has no translation key for them (gr.I18n only reaches the app's own texts). On a Chinese
 // page (the browser's language, as Gradio's own choice of table) they are set here, again whenever
 // Svelte sets one back (the copy button's name changes after a copy).
@@ -342,22 +342,26 @@ document.addEventListener('keydown', function (e) {
   var TITLES = {error: '错误', warning: '警告', info: '提示', success: '成功'};
   var NAMES = {'Close': '关闭', 'Gradio footer navigation': 'Gradio 页脚导航', 'Table actions': '表格操作',
     'Copy table data': '复制表格数据', 'Copied to clipboard': '已复制到剪贴板', 'Fullscreen': '全屏',
-    'Exit fullscreen mode': '退出全屏'};
+    'Exit fullscreen mode': '退出全屏', 'Click to upload or drop files': '点击上传或拖放文件',
+    // a chart's tool bar (plotly's own names)
+    'Download plot as a png': '下载图表（PNG）', 'Download plot as a PNG': '下载图表（PNG）', 'Zoom': '缩放',
+    'Pan': '平移', 'Box Select': '框选', 'Lasso Select': '套索选择', 'Zoom in': '放大', 'Zoom out': '缩小',
+    'Autoscale': '自动缩放', 'Reset axes': '重置坐标轴', 'Reset view': '重置视图', 'Produced with Plotly.js': '由 Plotly.js 绘制'};
   function chinese() {
     document.querySelectorAll('.toast-title').forEach(function (title) {
       var type = Object.keys(TITLES).find(function (k) { return title.classList.contains(k); });
       var text = Array.from(title.childNodes).find(function (n) { return n.nodeType === 3 && n.data.trim(); });
       if (type && text && text.data.trim() !== TITLES[type]) text.data = TITLES[type] + ' ';
     });
-    document.querySelectorAll('[aria-label], button[title]').forEach(function (el) {
-      ['aria-label', 'title'].forEach(function (attr) {
+    document.querySelectorAll('[aria-label], button[title], [data-title]').forEach(function (el) {
+      ['aria-label', 'title', 'data-title'].forEach(function (attr) {
         var name = NAMES[el.getAttribute(attr)];
         if (name) el.setAttribute(attr, name);  // Chinese is not a key: no loop
       });
     });
   }
   new MutationObserver(chinese).observe(document.documentElement,
-    {childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label', 'title']});
+    {childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label', 'title', 'data-title']});
 })();
 </script>
 """

@@ -32,6 +32,7 @@ def _page_table() -> dict[str, str]:
     labels for each letter, and the Organizer's line for each embedded model."""
     zh = {en: chinese for en, chinese in messages.PAGE.values()}
     for dimension in DIMENSIONS:
+        zh[messages.dimension_name(dimension)] = messages.dimension_name(dimension, "zh")  # a choice (power planner)
         en, chinese = messages.PAGE[f"dimension_label_{dimension}"]
         for letter in LETTERS:
             zh[f"{en} ({letter})"] = f"{chinese}（{letter}）"

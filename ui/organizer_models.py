@@ -91,8 +91,10 @@ def guess_targets(guess: Any, models: Sequence[str] | None) -> Any:
     return systems.cross(models, [guess.strip()])
 
 
-def language_warning(prompts: Sequence[Any], chosen: Sequence[str] | None, app_model: str, names: Sequence[str]) -> str:
-    """One Markdown line when the study's Chinese prompts would go to an English-only model, else "".
+def language_warning(
+    prompts: Sequence[Any], chosen: Sequence[str] | None, app_model: str, names: Sequence[str], lang: str = "en"
+) -> str:
+    """One Markdown line when the study's Chinese prompts would go to an English-only model, else "" (in `lang`).
 
     Compare warns per prompt (arena/inputs/language.py); a study warns for all its prompts at once. The fix
     is on this page: the multilingual model's tick box in the models row, when the app offers one;
@@ -106,10 +108,10 @@ def language_warning(prompts: Sequence[Any], chosen: Sequence[str] | None, app_m
     multilingual = [n for n in names if not language.english_only(_named(n))]
     chosen_multilingual = [m for m in models if m in multilingual]
     if chosen_multilingual:
-        return "⚠ " + text("organizer_english_only_mixed", model=model, count=count, gemma=chosen_multilingual[0])
+        return "⚠ " + text("organizer_english_only_mixed", lang, model=model, count=count, gemma=chosen_multilingual[0])
     if multilingual:
-        return "⚠ " + text("organizer_english_only_tick", model=model, count=count, gemma=multilingual[0])
-    return "⚠ " + text("organizer_english_only_restart", model=model, count=count)
+        return "⚠ " + text("organizer_english_only_tick", lang, model=model, count=count, gemma=multilingual[0])
+    return "⚠ " + text("organizer_english_only_restart", lang, model=model, count=count)
 
 
 def embedded_name(name: str) -> str:

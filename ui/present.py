@@ -33,7 +33,6 @@ from arena.model.model_names import model_in_words
 from arena.store import Store, get_store
 from common import messages
 from common.errors import UserError
-from common.rubric import Rubric
 from evaluation import results as res
 from evaluation import story
 from evaluation.pairwise_view import pairwise_view
@@ -54,7 +53,7 @@ STUDY_RUN_TIMING = {
     messages.english("column_latency_ms"): messages.english("column_latency_ms_study_run"),
     messages.english("column_tokens_s"): messages.english("column_tokens_s_study_run"),
 }
-COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswith("column_")}
+COLUMNS_ZH = res.COLUMNS_ZH
 
 
 def _w(key: str, lang: str) -> str:
@@ -153,7 +152,7 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         "study_id": int(study_id),
         "takeaway": story.takeaway(r.pairwise, r.n_items, r.n_ratings, r.n_raters, lang=lang, rubric=r.rubric),
         "agreement": story.agreement_words(r.agreement, lang=lang),
-        "table": table_in_chinese(table, r.rubric) if lang == "zh" else table,
+        "table": res.table_in(table, r.rubric, lang),
         "caption": "present_per_method_caption" if default_scale else "present_per_method_caption_rubric",
         "figures": [f for f in (view["scores_figure"], view["latency_figure"]) if f is not None],
         "timing": messages.text("present_timing_imported", lang, file=study.imported_from)
@@ -166,28 +165,6 @@ def study_view(store: Store, study_id: Any, lang: str = "en") -> dict[str, Any]:
         "sensitivity": view.get("sensitivity"),
         "imported_from": study.imported_from,
     }
-
-
-def table_in_chinese(table: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
-    """The table's Chinese: fixed column names from the table of messages, a rubric's questions kept in
-    the organizer's words with their scale, and the cells' fixed words (an interval cut at the scale's
-    end, no interval, no texts)."""
-    names = res.column_names(rubric)
-    own = {names[d.name]: f"{d.name}（{d.scale_words} 分）{res.HIGHER}" for d in rubric.dimensions}
-    own = {en: zh for en, zh in own.items() if en not in COLUMNS_ZH}
-    cuts = {messages.english(k): messages.text(k, "zh") for k in CELL_NOTES}
-
-    def cell(value: Any) -> Any:
-        if isinstance(value, str):
-            for en, zh in cuts.items():
-                value = value.replace(en, zh)
-        return value
-
-    return table.map(cell).rename(columns={**COLUMNS_ZH, **own})
-
-
-# The fixed words inside the table's cells, the longest first (one may hold another).
-CELL_NOTES = ("present_cut_at_both", "present_cut_at_top", "present_cut_at_bottom", "results_no_texts", "results_no_ci")
 
 
 def _loaded_model():

@@ -50,7 +50,7 @@ def latest_study(store: Store, current: Any = None) -> tuple[list[tuple[str, int
     return options, chosen if chosen in ids else (ids[0] if ids else None)
 
 
-NO_STUDY = "No published study yet: an organizer publishes a study once its rating has closed."
+NO_STUDY = english("results_no_study")
 
 
 def write_csv(summary: pd.DataFrame, study_id: int) -> str:
@@ -70,13 +70,14 @@ COLUMNS_ZH = {en: zh for key, (en, zh) in messages.LINES.items() if key.startswi
 BOARD_HELP = english("results_board_help")
 
 
-def board_sets(store: Store) -> tuple[Any, Any]:
-    """The model-set dropdown (newest set chosen) and its studies' dropdown."""
+def board_sets(store: Store, request: gr.Request | None = None) -> tuple[Any, Any]:
+    """The model-set dropdown (newest set chosen) and its studies' dropdown, in the browser's language."""
     choices = pairwise_board.board_choices(store)
     value = choices[0][1] if choices else None
+    lang = language_of_request(request)
     return (
         gr.update(choices=choices, value=value),
-        gr.update(choices=pairwise_board.study_choices(store, value), value=[]),
+        gr.update(choices=pairwise_board.study_choices(store, value, lang=lang), value=[]),
     )
 
 
@@ -135,28 +136,41 @@ def on_tab(store: Store, current: Any) -> Any:
 
 def on_show(store: Store, model: Callable[[], Any], study_id: Any, scenarios: Any, raters: Any, ppl: Any,
             request: gr.Request | None = None, progress: Any = gr.Progress()) -> ResultsView:  # fmt: skip
-    """A published study's report (a pairwise study's leaderboard where the 1-5 tables would be)."""
+    """A published study's report (a pairwise study's leaderboard where the 1-5 tables would be), in the
+    browser's language."""
+    lang = language_of_request(request)
     if study_id in (None, ""):  # nothing chosen (or nothing published): one line, no error badges
         options, _ = latest_study(store)
-        return ResultsView._make([NO_STUDY if not options else "Choose a study above.", *[gr.update()] * 16])
+        said = messages.text("results_no_study" if not options else "results_choose_above", lang)
+        return ResultsView._make([said, *[gr.update()] * 16])
     done = [0]
 
     def scored(n: int) -> None:
         done[0] += n
-        progress((done[0], None), desc=f"Perplexity: {done[0]} outputs scored", unit="outputs")
+        progress(
+            (done[0], None),
+            desc=messages.text("results_scoring_progress", lang, n=done[0]),
+            unit=messages.text("outputs", lang),
+        )
 
     study = store.get_study(int(study_id)) if str(study_id).strip().isdigit() else None
     if study is not None and study.design == "pairwise":
-        return pairwise_outputs(store, study_id, language_of_request(request))
-    view = compute_view(store, study_id, scenarios, raters, model() if ppl else None, progress=scored)
+        return pairwise_outputs(store, study_id, lang)
+    view = compute_view(store, study_id, scenarios, raters, model() if ppl else None, progress=scored, lang=lang)
     s = view["stats"]
     return ResultsView(
         view["headline"], shown(view["table"]), shown(view["scores_figure"]), shown(view["latency_figure"]),
         shown(write_csv(view["summary"], int(study_id))), shown(s["pairwise"]), shown(s["friedman"]),
         shown(s["agreement"]), shown(s["ppl_correlation"]), gr.update(choices=view["scenarios"]),
-        gr.update(choices=view["raters"]), s["lines"], shown(s["mixed"]), shown(s["variance_components"]),
+        gr.update(choices=rater_choices(view["raters"], lang)), s["lines"], shown(s["mixed"]), shown(s["variance_components"]),
         shown(s["position"]), view["story"], shown(view["length_adjusted"]),
     )  # fmt: skip
+
+
+def rater_choices(raters: list[str], lang: str = "en") -> list[tuple[str, str]]:
+    """The Raters filter's choices: (what the box shows, in `lang`; the pseudonym the filter sends).
+    A pseudonym is "rater N" (evaluation.human.stats.pseudonymize_raters)."""
+    return [(messages.text("rater_pseudonym", lang, n=label.rsplit(" ", 1)[-1]), label) for label in raters]
 
 
 def pairwise_outputs(store: Store, study_id: Any, lang: str = "en") -> ResultsView:
@@ -180,8 +194,9 @@ def pairwise_outputs(store: Store, study_id: Any, lang: str = "en") -> ResultsVi
                               story, hide])  # fmt: skip
 
 
-def on_board_set(store: Store, model_set: Any) -> Any:
-    return gr.update(choices=pairwise_board.study_choices(store, model_set), value=[])
+def on_board_set(store: Store, model_set: Any, request: gr.Request | None = None) -> Any:
+    lang = language_of_request(request)
+    return gr.update(choices=pairwise_board.study_choices(store, model_set, lang=lang), value=[])
 
 
 # ---- layout and wiring -------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from common.messages import text
+
 # Hub organisations and model-family prefixes (lower case) -> who made the model.
 MAKERS = {
     "huggingfacetb": "Hugging Face",
@@ -27,12 +29,12 @@ MAKERS = {
 SIZE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([MmBb])(?![A-Za-z])")
 
 
-def model_in_words(name: str) -> str:
-    """`name` (a model setting, a hub id, a stored output's model column) as a person reads it."""
-    text = str(name or "").strip()
-    if not text:
-        return "an unnamed model"
-    base = text.split(" (")[0].strip()
+def model_in_words(name: str, lang: str = "en") -> str:
+    """`name` (a model setting, a hub id, a stored output's model column) as a person reads it, in `lang`."""
+    given = str(name or "").strip()
+    if not given:
+        return text("model_unnamed", lang)
+    base = given.split(" (")[0].strip()
     org, _, model = base.rpartition("/")
     model = re.sub(r"\.gguf$", "", model or base, flags=re.IGNORECASE)
     maker = MAKERS.get(org.lower()) if org else None
@@ -42,5 +44,5 @@ def model_in_words(name: str) -> str:
     size = SIZE.search(model)
     parts = [maker] if maker else []
     if size:
-        parts.append(f"{size.group(1)} {size.group(2).upper()} parameters")
-    return f"{model} ({', '.join(parts)})" if parts else model
+        parts.append(text("model_parameters", lang, n=size.group(1), unit=size.group(2).upper()))
+    return text("model_named", lang, model=model, parts=text("story_list", lang).join(parts)) if parts else model

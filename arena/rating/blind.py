@@ -47,6 +47,7 @@ from arena.store import SCORE_COLUMNS, Item, Output, Store, Study, clean_rater_n
 from arena.store.rating_store import CheckedRating
 from arena.store.values import check_dimension_score, clean_comment
 from arena.studies import ready_item_ids, ready_items
+from common import messages
 from common.errors import UserError
 from common.messages import english
 from common.rubric import MAX_DIMENSIONS, Rubric
@@ -731,7 +732,7 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
             balanced &= all(len(set(c.values())) == 1 and len(c) == n_systems for c in tally.values())
         per_rater.append(
             {
-                "rater": f"rater {k}",
+                "rater": messages.text("rater_pseudonym", n=k),
                 "items shown": len(ordinals),
                 "block size": size,
                 "complete blocks": len(full),
@@ -749,17 +750,16 @@ def position_balance(store: Store, study_id: int) -> tuple[pd.DataFrame, pd.Data
         )
         return by_method, per_rater_frame
     if not blocks_checked:
-        result, detail = "–", "no rater has completed a balanced block yet"
+        result, detail = "–", messages.english("organizer_balance_none")
     else:
-        result = "pass" if balanced else "FAIL"
+        result = messages.english("organizer_balance_pass" if balanced else "organizer_balance_fail")
         detail = (
-            f"every method at every position equally often over {blocks_checked} complete block"
-            f"{'s' if blocks_checked != 1 else ''}"
+            messages.text("organizer_balance_ok", n=blocks_checked)
             if balanced
-            else "the recorded orders are not balanced: report this as a bug"
+            else messages.english("organizer_balance_bug")
         )
     summary = pd.DataFrame(
-        [{"check": "positions balanced (counts per method shown after closing)", "result": result, "detail": detail}],
+        [{"check": messages.english("organizer_balance_check"), "result": result, "detail": detail}],
         columns=BALANCE_COLUMNS,
     )
     return summary, per_rater_frame

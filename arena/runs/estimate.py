@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from common.messages import text
+
 _measured: dict[tuple[str, str], float] = {}
 _lock = threading.Lock()
 
@@ -75,8 +77,9 @@ def describe(
     max_new_tokens: int,
     throughput: Mapping[str, float],
     attention: int = 0,
+    lang: str = "en",
 ) -> str:
-    """ "N prompts × M methods = K outputs, about T min on this machine" (one line, plain text).
+    """ "N prompts × M methods = K outputs, about T min on this machine" (one line, plain text, in `lang`).
     `attention`: attention items creation adds (arena/rating/attention.py); each has the same slots as a
     prompt, so they count among the outputs, but their responses are written, not generated, so they
     take no time."""
@@ -84,22 +87,21 @@ def describe(
     k = (n_prompts + attention) * len(slots)
     fixed = attention * len(slots)
     head = (
-        f"{n_prompts} prompt{'s' if n_prompts != 1 else ''}"
-        + (f" + {attention} attention item{'s' if attention != 1 else ''}" if attention else "")
-        + f" × {len(methods)} method{'s' if len(methods) != 1 else ''}"
-        + (f" ({len(slots)} outputs per prompt with samples)" if len(slots) != len(methods) else "")
-        + f" = {k} output{'s' if k != 1 else ''}"
-        + (f" ({fixed} of them the attention items' instructions, not generated)" if attention else "")
+        text("chart_prompts", lang, n=n_prompts)
+        + (text("estimate_attention", lang, n=attention) if attention else "")
+        + text("estimate_methods", lang, n=len(methods))
+        + (text("estimate_slots", lang, n=len(slots)) if len(slots) != len(methods) else "")
+        + text("estimate_outputs", lang, n=k)
+        + (text("estimate_fixed", lang, n=fixed) if attention else "")
     )
     seconds, guessed = estimate_seconds(n_prompts, slots, max_new_tokens, throughput)
     if seconds is None:
-        return head + (
-            "; no timing measured on this machine yet for this model (run Compare once and the estimate appears here)"
-        )
+        return head + text("estimate_unmeasured", lang)
     rate = statistics.median(throughput.values())
-    when = f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {max(1, round(seconds))} s"
-    note = f"; {', '.join(guessed)} not measured yet, counted at the slowest rate" if guessed else ""
-    return (
-        head + f", {when} on this machine at most (up to {max_new_tokens} tokens each at the measured "
-        f"{rate:.0f} tokens/s median, one at a time; batching is usually faster{note})"
+    when = (
+        text("estimate_minutes", lang, n=f"{seconds / 60:.0f}")
+        if seconds >= 90
+        else text("estimate_seconds", lang, n=max(1, round(seconds)))
     )
+    note = text("estimate_guessed", lang, methods=", ".join(guessed)) if guessed else ""
+    return head + text("estimate_time", lang, when=when, max_new=max_new_tokens, rate=f"{rate:.0f}", note=note)

@@ -32,13 +32,14 @@ def analyse(
     methods: Sequence[str] | None = None,
     adjust: Literal["max-T", "holm"] = "max-T",
     rubric: Rubric | None = None,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """Frames and lines for one study. `rubric` (or just `dimensions`, each on the default scale):
     what was asked, default the mission's three 1-5 questions. `methods`: the study's method order
     (pairs are a - b in it, whatever the row order); repeated ratings are collapsed first (with a
     warning), so every statistic sees the same ratings. The scales' statistics read the questions
     with numeric answers (scales; yes/no as 0/1, a proportion); choices get counts and a test of
-    independence (`choices`), comments are listed, never analysed."""
+    independence (`choices`), comments are listed, never analysed. `lang`: the lines' language."""
     rubric = rubric if rubric is not None else rubric_of(dimensions)
     dims = list(rubric.numeric)
     ratings = hs.collapse_duplicates(ratings)
@@ -55,17 +56,17 @@ def analyse(
     )
     items_fixed = bool(len(pairwise)) and (pairwise["scope"] == SCOPE_ITEMS).all()
     share = top_rater_share(ratings)
-    lopsided = words.explain_lopsided(share, int(ratings["rater"].nunique()) if len(ratings) else 0)
+    lopsided = words.explain_lopsided(share, int(ratings["rater"].nunique()) if len(ratings) else 0, lang)
     counts, tests = ch.choice_counts(ratings, rubric, order), ch.choice_tests(ratings, rubric, order, seed)
     lines = (
         ([lopsided] if lopsided and not items_fixed else [])
-        + [words.explain_pair(r) for r in pairwise.to_dict("records")]
-        + ([words.explain_taste(taste, items_fixed)] if len(pairwise) else [])
-        + [words.explain_friedman(r) for r in fried.to_dict("records")]
-        + [words.explain_mixed(r) for r in mm.to_dict("records")]
-        + [words.explain_alpha(r) for r in agreement.to_dict("records")]
-        + [words.explain_position(r) for r in position.to_dict("records")]
-        + [ch.explain_choice(r, counts) for r in tests.to_dict("records")]
+        + [words.explain_pair(r, lang=lang) for r in pairwise.to_dict("records")]
+        + ([words.explain_taste(taste, items_fixed, lang)] if len(pairwise) else [])
+        + [words.explain_friedman(r, lang=lang) for r in fried.to_dict("records")]
+        + [words.explain_mixed(r, lang=lang) for r in mm.to_dict("records")]
+        + [words.explain_alpha(r, lang) for r in agreement.to_dict("records")]
+        + [words.explain_position(r, lang) for r in position.to_dict("records")]
+        + [ch.explain_choice(r, counts, lang) for r in tests.to_dict("records")]
     )
     return {
         "means": means,

@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from common.messages import english, text
 from common.rubric import Rubric
 
 PERMUTATIONS = 2000
 COUNT_COLUMNS = ["question", "method", "label", "n", "share"]
 TEST_COLUMNS = ["question", "n_ratings", "chi2", "df", "p_value", "p_chi2", "test"]
 COMMENT_COLUMNS = ["question", "method", "item_id", "text"]
-TEST_WORDS = f"permutation of the methods within each rater's item ({PERMUTATIONS} draws)"
+TEST_WORDS = english("hw_choice_test").format(n=PERMUTATIONS)
 
 
 def choice_counts(ratings: pd.DataFrame, rubric: Rubric, methods: Sequence[str]) -> pd.DataFrame:
@@ -98,26 +99,22 @@ def choice_tests(ratings: pd.DataFrame, rubric: Rubric, methods: Sequence[str], 
     return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
 
-def explain_choice(test: dict[str, Any], counts: pd.DataFrame) -> str:
-    """One line per choice question: what each method's raters picked most, and the test."""
+def explain_choice(test: dict[str, Any], counts: pd.DataFrame, lang: str = "en") -> str:
+    """One line per choice question: what each method's raters picked most, and the test, in `lang`."""
     mine = counts[counts["question"] == test["question"]]
     most = []
     for method, group in mine.groupby("method", sort=False):
         if group["n"].sum():
             top = group.loc[group["n"].idxmax()]
-            most.append(f"{method} mostly {top['label']} ({top['share']:.0%})")
-    picked = "; ".join(most) or "no answers yet"
+            most.append(text("hw_choice_mostly", lang, method=method, label=top["label"], share=top["share"]))
+    picked = text("story_join", lang).join(most) or text("hw_choice_no_answers", lang)
     if not np.isfinite(test.get("p_value", math.nan)):
-        return f"{test['question']}: {picked}. Not testable: the answers use one label or one method only."
-    verdict = (
-        "the answers depend on the method"
-        if test["p_value"] < 0.05
-        else "no evidence that the answers depend on the method"
-    )
-    return (
-        f"{test['question']}: {picked}. {verdict.capitalize()} (chi-square {test['chi2']:.1f}, "
-        f"p = {test['p_value']:.3g} by {test['test']}; over {test['n_ratings']} answers, exploratory)."
-    )
+        return text("hw_choice_not_testable", lang, question=test["question"], picked=picked)
+    verdict = text("hw_choice_depends" if test["p_value"] < 0.05 else "hw_choice_no_evidence", lang)
+    return text(
+        "hw_choice", lang, question=test["question"], picked=picked, verdict=verdict, chi2=test["chi2"],
+        p=test["p_value"], test=text("hw_choice_test", lang, n=PERMUTATIONS), n=test["n_ratings"],
+    )  # fmt: skip
 
 
 def comments(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:

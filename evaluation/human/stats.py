@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from common import messages
 from common.rubric import DEFAULT_RUBRIC
 
 from . import crossed, reml
@@ -65,7 +66,7 @@ def pseudonymize_raters(ratings: pd.DataFrame) -> pd.DataFrame:
     if ratings.empty:
         return ratings
     first = ratings.groupby("rater")["created_at"].min().reset_index().sort_values(["created_at", "rater"])
-    labels = {name: f"rater {i}" for i, name in enumerate(first["rater"], start=1)}
+    labels = {name: messages.text("rater_pseudonym", n=i) for i, name in enumerate(first["rater"], start=1)}
     return ratings.assign(rater=ratings["rater"].map(labels))
 
 
@@ -393,9 +394,9 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out.tolist()
 
 
-def family_words(n_tests: int, n_dims: int, adjust: str) -> str:
-    how = "step-down max-T" if adjust == "max-T" else "Holm"
-    return f"{n_tests} tests (every pair x {n_dims} dimension{'s' if n_dims != 1 else ''}), {how}"
+def family_words(n_tests: int, n_dims: int, adjust: str, lang: str = "en") -> str:
+    how = messages.text("hw_step_down_max_t" if adjust == "max-T" else "hw_holm", lang)
+    return messages.text("hw_family", lang, n=n_tests, dims=n_dims, how=how)
 
 
 def adjust_family(contrasts: Sequence[_Contrast], adjust: str = "max-T", seed: int = 0) -> tuple[list[float], str]:
@@ -1013,7 +1014,7 @@ def ppl_correlation(
         rows.append(
             {
                 "dimension": dim,
-                "method": "(method partialled out)",
+                "method": messages.english("stat_partialled"),
                 "spearman_rho": rho,
                 "p_value": p,
                 "n_outputs": int(len(sub)),

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from common.messages import english
+from common.messages import dimension_name, english, text
 
 from .crossed import SCOPE_ITEMS, SCOPE_THESE
 
@@ -35,23 +35,33 @@ def fmt(v: Any, digits: int = 2) -> str:
 
 
 def confidence_words(p: float) -> str:
-    """How sure, in words, from a family-adjusted p (already below ALPHA)."""
+    """How sure, in words, from a family-adjusted p (already below ALPHA); English, the key of its
+    translation (`confidence_*` in common/messages.py)."""
     return "very clearly" if p < 0.001 else "clearly" if p < 0.01 else "probably"
 
 
-def scope_words(row: Mapping[str, Any]) -> str:
+def _sure(p: float, lang: str) -> str:
+    return text("confidence_" + confidence_words(p).replace(" ", "_"), lang)
+
+
+def _dim(row: Mapping[str, Any], lang: str) -> str:
+    return dimension_name(str(row.get("dimension")), lang)
+
+
+def scope_words(row: Mapping[str, Any], lang: str = "en") -> str:
     """ "" when the result is about prompts and raters in general; else the words that say it is not."""
     if row.get("scope") == SCOPE_ITEMS:
         n = _nan(row.get("n_items", row.get("n_pairs", row.get("n"))))
-        what = ("this prompt" if int(n) == 1 else f"these {int(n)} prompts") if np.isfinite(n) else "these prompts"
-        return (
-            f" Holds for {what} only: too few prompts to say how other prompts would fare (the raters are the sample)."
-        )
+        if not np.isfinite(n):
+            what = text("hw_these_prompts", lang)
+        else:
+            what = text("hw_this_prompt", lang) if int(n) == 1 else text("hw_these_n_prompts", lang, n=int(n))
+        return text("hw_scope_items", lang, what=what)
     if row.get("scope") != SCOPE_THESE:
         return ""
     n = _nan(row.get("n_raters"))
-    who = f"these {int(n)} rater{'s' if int(n) != 1 else ''}" if np.isfinite(n) else "these raters"
-    return f" Holds for {who} only: too few raters to say how raters in general would score."
+    who = text("hw_these_n_raters", lang, n=int(n)) if np.isfinite(n) else text("hw_these_raters", lang)
+    return text("hw_scope_raters", lang, who=who)
 
 
 def study_scope_words(pairwise: Any) -> str:
@@ -64,76 +74,74 @@ def study_scope_words(pairwise: Any) -> str:
     return "for prompts and raters in general: both are samples"
 
 
-def items_words(n: Any) -> str:
+def items_words(n: Any, lang: str = "en") -> str:
     """ "1 item", "12 items"."""
     k = _nan(n)
-    return f"{int(k)} item{'s' if int(k) != 1 else ''}" if np.isfinite(k) else f"{n} items"
+    return text("hw_items", lang, n=int(k)) if np.isfinite(k) else text("hw_items_unknown", lang, n=n)
 
 
-def interval_words(lo: Any, hi: Any) -> str:
-    return f"95% CI {_nan(lo):+.2f} to {_nan(hi):+.2f}"
+def interval_words(lo: Any, hi: Any, lang: str = "en") -> str:
+    return text("hw_interval", lang, low=_nan(lo), high=_nan(hi))
 
 
-def explain_pair(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
-    a, b, dim = row.get("method_a"), row.get("method_b"), row.get("dimension")
+def explain_pair(row: Mapping[str, Any], alpha: float = ALPHA, lang: str = "en") -> str:
+    a, b = row.get("method_a"), row.get("method_b")
     d, p, n = _nan(row.get("mean_diff")), _nan(row.get("p_holm")), row.get("n_pairs")
     status = row.get("status", "ok" if _ok(row.get("ci_low")) else "not estimable")
-    head = f"{a} vs {b} on {dim}: "
+    head = text("hw_pair_head", lang, a=a, b=b, dimension=_dim(row, lang))
     if not np.isfinite(d) or status == "no data":
-        return head + "no item where one rater scored both."
+        return head + text("hw_pair_no_data", lang)
     if status == "not testable":
-        return head + f"{a} − {b} = {d:+.2f} on one item: not testable (one item shows nothing of how items vary)."
+        return head + text("hw_pair_not_testable", lang, a=a, b=b, d=d)
     if status == "not estimable" or not _ok(row.get("ci_low")):
         return (
-            head + f"{a} − {b} = {d:+.2f} on {items_words(n)}, the same on every item and rater: not estimable "
-            "(no variation to build an interval from)." + scope_words(row)
+            head
+            + text("hw_pair_not_estimable", lang, a=a, b=b, d=d, items=items_words(n, lang))
+            + scope_words(row, lang)
         )
-    adjusted = f"p = {p:.3g} adjusted over the family" if np.isfinite(p) else "no adjusted p"
-    raters = f", {int(row['n_raters'])} raters" if _ok(row.get("n_raters")) else ""
-    text = (
-        head
-        + f"{a} − {b} = {d:+.2f} points ({interval_words(row.get('ci_low'), row.get('ci_high'))}, {items_words(n)}{raters}, {adjusted})"
+    adjusted = text("hw_adjusted", lang, p=p) if np.isfinite(p) else text("hw_no_adjusted", lang)
+    raters = text("hw_n_raters", lang, n=int(row["n_raters"])) if _ok(row.get("n_raters")) else ""
+    interval = interval_words(row.get("ci_low"), row.get("ci_high"), lang)
+    said = head + text(
+        "hw_pair", lang, a=a, b=b, d=d, interval=interval, items=items_words(n, lang), raters=raters, adjusted=adjusted
     )
     if np.isfinite(p) and p < alpha:
-        better = a if d > 0 else b
-        text += f": {better} is rated higher ({confidence_words(p)}); chance alone rarely gives a gap this size."
+        said += text("hw_pair_higher", lang, better=a if d > 0 else b, confidence=_sure(p, lang))
     else:
-        text += ": no clear difference; the data fit anything in that interval."
-    return text + scope_words(row)
+        said += text("hw_pair_unclear", lang)
+    return said + scope_words(row, lang)
 
 
-def explain_friedman(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
+def explain_friedman(row: Mapping[str, Any], alpha: float = ALPHA, lang: str = "en") -> str:
     p = _nan(row.get("p_value"))
     if not np.isfinite(p):
-        return f"Friedman on {row.get('dimension')}: not computed (needs 3+ methods and 2+ items rated by all)."
-    verdict = (
-        "at least one method is ranked differently from the others"
-        if p < alpha
-        else "no evidence that the methods are ranked differently"
-    )
-    return (
-        f"Friedman on {row.get('dimension')} ({row.get('k_methods')} methods, {row.get('n_units')} items): p = {p:.3g}, "
-        f"{verdict} (exploratory: treats the raters as fixed)."
+        return text("hw_friedman_not_computed", lang, dimension=_dim(row, lang))
+    verdict = text("hw_friedman_differ" if p < alpha else "hw_friedman_same", lang)
+    return text(
+        "hw_friedman",
+        lang,
+        dimension=_dim(row, lang),
+        k=row.get("k_methods"),
+        n=row.get("n_units"),
+        p=p,
+        verdict=verdict,
     )
 
 
-def explain_mixed(row: Mapping[str, Any], alpha: float = ALPHA) -> str:
+def explain_mixed(row: Mapping[str, Any], alpha: float = ALPHA, lang: str = "en") -> str:
     lo, hi, est = _nan(row.get("ci_low")), _nan(row.get("ci_high")), _nan(row.get("estimate"))
-    head = f"Mixed model, {row.get('dimension')}: {row.get('method_a')} − {row.get('method_b')} = {est:+.2f}"
+    head = text("hw_mixed_head", lang, dimension=_dim(row, lang), a=row.get("method_a"), b=row.get("method_b"), est=est)
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        return head + ": interval not estimable." + scope_words(row)
+        return head + text("hw_mixed_no_interval", lang) + scope_words(row, lang)
     sig = lo > 0 or hi < 0
-    return (
-        head
-        + f" ({interval_words(lo, hi)}, df {fmt(row.get('df'), 1)}), {_nan(row.get('effect_size')):+.2f} SD of a single "
-        "rating; "
-        + (
-            "the interval excludes 0."
-            if sig
-            else "the interval includes 0: no clear difference once item, rater, taste and output variation are allowed for."
-        )
-        + scope_words(row)
+    body = text(
+        "hw_mixed_body",
+        lang,
+        interval=interval_words(lo, hi, lang),
+        df=fmt(row.get("df"), 1),
+        effect=_nan(row.get("effect_size")),
     )
+    return head + body + text("hw_mixed_excludes" if sig else "hw_mixed_includes", lang) + scope_words(row, lang)
 
 
 AGREEMENT_SCALE = english("story_scale")
@@ -154,83 +162,57 @@ def agreement_level(alpha: float) -> str:
     return "disagree more than chance would"
 
 
-def explain_alpha(row: Mapping[str, Any]) -> str:
+def explain_alpha(row: Mapping[str, Any], lang: str = "en") -> str:
     a = _nan(row.get("alpha"))
     if not np.isfinite(a):
-        return f"Agreement on {row.get('dimension')}: not computable (needs 2+ raters on the same outputs)."
-    return f"Agreement on {row.get('dimension')}: Krippendorff's α = {a:.3f}, raters {agreement_level(a)}."
+        return text("hw_alpha_not_computable", lang, dimension=_dim(row, lang))
+    level = text("agreement_" + agreement_level(a).replace(" ", "_"), lang)
+    return text("hw_alpha", lang, dimension=_dim(row, lang), alpha=a, level=level)
 
 
-def explain_position(row: Mapping[str, Any]) -> str:
+def explain_position(row: Mapping[str, Any], lang: str = "en") -> str:
     d, lo, hi = (_nan(row.get(k)) for k in ("diff", "ci_low", "ci_high"))
+    dim = _dim(row, lang)
     if not np.isfinite(d):
-        return f"Position on {row.get('dimension')}: not estimable."
+        return text("hw_position_not_estimable", lang, dimension=dim)
+    n = row.get("n_items")
     if not np.isfinite(lo):
-        n = row.get("n_items")
-        why = "not testable: one item" if n == 1 else "interval not estimable (no variation)"
-        return f"Position on {row.get('dimension')}: first − last = {d:+.2f} on {n} item(s), {why}."
-    tail = (
-        "outputs shown first get higher scores"
-        if lo > 0
-        else "outputs shown last get higher scores"
-        if hi < 0
-        else "no clear position bias"
-    )
-    return (
-        f"Position on {row.get('dimension')}: shown first − shown last = {d:+.2f} ({interval_words(lo, hi)}, "
-        f"{row.get('n_items')} items): {tail}."
-    )
+        why = text("hw_position_one_item" if n == 1 else "hw_position_no_variation", lang)
+        return text("hw_position_untested", lang, dimension=dim, d=d, n=n, why=why)
+    tail = "hw_position_first" if lo > 0 else "hw_position_last" if hi < 0 else "hw_position_none"
+    interval = interval_words(lo, hi, lang)
+    return text("hw_position", lang, dimension=dim, d=d, interval=interval, n=n, tail=text(tail, lang))
 
 
-def explain_mean(row: Mapping[str, Any]) -> str:
+def explain_mean(row: Mapping[str, Any], lang: str = "en") -> str:
     """A method's mean on one dimension with its interval, in words."""
-    m, dim, mean = row.get("method"), row.get("dimension"), _nan(row.get("mean"))
+    said = dict(method=row.get("method"), dimension=_dim(row, lang), mean=_nan(row.get("mean")))
     status = row.get("status", "ok")
     if status == "not testable":
-        return f"{m} on {dim}: {mean:.2f} on one item, no interval (one item)."
+        return text("hw_mean_one_item", lang, **said)
     if status != "ok" or not _ok(row.get("ci_low")):
-        return f"{m} on {dim}: {mean:.2f}, interval not estimable (no variation)." + scope_words(row)
-    return (
-        f"{m} on {dim}: {mean:.2f} (95% CI {_nan(row.get('ci_low')):.2f} to {_nan(row.get('ci_high')):.2f}, "
-        f"{row.get('n')} items)." + scope_words(row)
-    )
+        return text("hw_mean_no_interval", lang, **said) + scope_words(row, lang)
+    low, high = _nan(row.get("ci_low")), _nan(row.get("ci_high"))
+    return text("hw_mean", lang, **said, low=low, high=high, n=row.get("n")) + scope_words(row, lang)
 
 
-def explain_taste(taste: Any, items_fixed: bool = False) -> str:
+def explain_taste(taste: Any, items_fixed: bool = False, lang: str = "en") -> str:
     """The pooled rater x method taste in one line (`items_fixed`: one or two prompts, where each
     difference's rater variation, taste included, is its own)."""
     if items_fixed:
-        return (
-            "Raters' own taste for a method: part of each difference's variation between raters, who are the sample "
-            "(one or two prompts)."
-        )
+        return text("hw_taste_items_fixed", lang)
     if taste is None or not taste.n_pairs:
-        return "Raters' own taste for a method: not estimable (needs 3+ raters on the same items)."
-    p = taste.p_value
+        return text("hw_taste_not_estimable", lang)
+    p = f"{taste.p_value:.2g}" if _ok(taste.p_value) else "–"  # no test (no variation): no "nan"
     if getattr(taste, "lopsided", False):
-        return (
-            f"Raters' own taste for a method: one rater carries most of the differences, so the study can barely "
-            f"measure it (variance {taste.variance:.3f} per difference, one-sided p = {p:.2g}); each difference "
-            "counts every rater once instead (the mean of the raters' own mean differences), and its interval "
-            "comes from how much raters differ, their taste included (raters − 1 degrees of freedom; the tails "
-            "simulated for who rated what)."
-        )
+        return text("hw_taste_lopsided", lang, variance=taste.variance, p=p)
     if taste.used:
-        return (
-            f"Raters' own taste for a method: present (variance {taste.variance:.3f} per difference, one-sided p = "
-            f"{p:.2g}); every pairwise interval includes it."
-        )
-    return (
-        f"Raters' own taste for a method: not detected (p = {p:.2g}); the pairwise intervals use the items' variation."
-    )
+        return text("hw_taste_present", lang, variance=taste.variance, p=p)
+    return text("hw_taste_not_detected", lang, p=p)
 
 
-def explain_lopsided(share: float, n_raters: int) -> str:
+def explain_lopsided(share: float, n_raters: int, lang: str = "en") -> str:
     """Why the intervals are wide when one rater gave most of the ratings ("" when none did)."""
     if not (np.isfinite(share) and share > 0.5 and n_raters >= 2):
         return ""
-    return (
-        f"One rater gave {share:.0%} of the ratings: to speak for raters in general every rater counts once, "
-        f"that one's many ratings as much as each other rater's few ({n_raters} raters in all), so the intervals "
-        "are wide; more raters with an even share would narrow them."
-    )
+    return text("hw_lopsided", lang, share=share, n=n_raters)

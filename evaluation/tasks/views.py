@@ -15,11 +15,13 @@ import threading
 
 import pandas as pd
 
+from common.messages import english
+
 from . import TASKS, scenario_for
 from .stats import wilson
 from .verdict import Verdict
 
-SUCCESS_COLUMN = "task success ↑"
+SUCCESS_COLUMN = english("column_task_success")
 
 
 _cache: dict[tuple[str, str], Verdict] = {}
@@ -89,7 +91,7 @@ def with_task_success(table: pd.DataFrame, outputs: pd.DataFrame) -> pd.DataFram
     for _, s in success.iterrows():
         checked = int(s["task_outputs"] - s["task_not_checked"])
         if checked == 0:
-            cells[s["method"]] = "not checked"
+            cells[s["method"]] = english("results_not_checked")
             continue
         cells[s["method"]] = (
             f"{int(s['task_successes'])}/{checked} · {s['task_success']:.0%} [{s['ci_low']:.0%}–{s['ci_high']:.0%}]"

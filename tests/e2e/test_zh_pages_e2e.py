@@ -1,8 +1,9 @@
 """Chinese everywhere a person reads (issue 47), in a real zh-CN browser: the pairwise rating page (an
 item, after a vote with its blind question, the next item, the done page, going back, a refusal), the 1-5
 page's blind question (after a submit, and the next item), /present (a study whose exclusion rule
-dropped a rater, one with no exclusion, and a pairwise study with votes) and the Results tab's report of a
-pairwise study, each walked and read whole
+dropped a rater, one with no exclusion, and a pairwise study with votes), the Results tab's report of a
+pairwise study and of a 1-5 study (its statistics open), the cross-study board, and the Organizer tab
+unlocked with every section open, each walked and read whole
 (its text, its charts' drawn text, its aria-labels), leave no English word but names, numbers and
 tests/support/english_left.py's allow-list. Before, /present's exclusion lines and table, chart titles
 and axes, and the pairwise page's "Item 1 of 3 · you have judged 0 of 3" and "Response A/B" were English.
@@ -18,19 +19,26 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.access import invites
+from arena.model.llm import EMBEDDED
+from arena.model.model_names import MAKERS, model_in_words
 from tests.support.browser_helpers import panel, pick_option
 from tests.support.english_left import english_words
+from tests.support.live_app import ORGANIZER_PASSWORD
 from tests.support.seeding import db_store, publish
+from tests.test_pairwise_board import make_study, score_all, vote_all
 from tests.test_zh_pages import guess_study, voted_pair_study
 from ui import i18n
 
 METHODS = ("BS-4", "TS-Temp", "TS-Tilted")
-# What a person reads: the visible text, the charts' drawn text (SVG), and the names a screen reader reads,
+# What a person reads: the visible text but code (a command or a setting, typed as it is: `hf_oauth: true`),
+# the charts' drawn text (SVG), and the names a screen reader reads,
 # toasts included: Gradio writes a toast's title ("Error") and its close button's name ("Close") in English
 # whatever the language, and ui/assets.py's script puts them in Chinese on a Chinese page; the footer's
 # names are Gradio's own (its links and settings) and are not read.
 READ_ALL = """() => {
-  return [document.body.innerText,
+  let text = document.body.innerText;
+  for (const code of document.querySelectorAll('code')) text = text.replace(code.innerText, ' ');
+  return [text,
     ...[...document.querySelectorAll('svg text')].map((e) => e.textContent),
     ...[...document.querySelectorAll('[aria-label]')]
        .filter((e) => (e.offsetParent !== null || e.closest('svg')) && !e.closest('footer'))
@@ -242,3 +250,70 @@ def test_the_results_tab_shows_a_pairwise_study_in_chinese(zh_page, app, artifac
     left = left_on(page, names | {csv, csv.removesuffix(".csv"), "csv"})  # the download's file name: a name
     assert left == [], f"English left on the Results tab in Chinese: {left}"
     page.screenshot(path=str(artifacts_dir / "e2e-results-zh-pairwise.png"), full_page=True)
+
+
+def test_the_results_tab_the_board_and_the_organizer_in_chinese(zh_page, app, artifacts_dir):
+    """One page load, three stops: a 1-5 study's report on the Results tab (headline with its exclusion,
+    table, charts, the statistics opened: tables and lines, story), the cross-study board of two studies of
+    one model, and the Organizer tab unlocked with the password, every section opened. Nothing English is
+    left but names (the studies', the model's, the scenario's), numbers and the allow-list."""
+    page = zh_page
+    token = secrets.token_hex(3)
+    exclusion_study(app, token, ("attention",))
+    store = db_store(app.workdir)
+    model = f"m{token}"
+    for design, rate in (("pairwise", vote_all), ("scores", score_all)):
+        sid, iids = make_study(store, design, model=model)
+        rate(store, iids)
+        publish(store, sid)
+    # the studies' own names (every test's, in the Study boxes), the model and the prompts' scenario: names
+    names = {word for study in store.list_studies() for word in study.name.split()} | {model, "seeded", "zh"}
+    # the perplexity scorer in the headline: a model's name and its maker's ("SmolLM2-135M-Instruct (Hugging Face…)")
+    names |= {model_in_words(m.name).split(" (")[0] for m in EMBEDDED.values()}
+    names |= {word for maker in MAKERS.values() for word in maker.split()}
+    # the Organizer's models row: the models' short names (smollm2-135m@int8) and their licences' names
+    names |= set(EMBEDDED) | {word for m in EMBEDDED.values() for word in m.licence.split()}
+    names.add("prompt")  # the prompt file's column, as it must be typed (“prompt” 列)
+    for study in store.list_studies():  # the raters' names in the Organizer's tables (the other tests' too)
+        names |= {e.rater for e in store.enrolments(study.id)} | set(store.progress(study.id).get("rater", []))
+    store.dispose()
+    page.goto(app.url, wait_until="domcontentloaded")
+
+    page.get_by_role("tab", name=i18n.ZH["Results"]).first.click()
+    tab = panel(page)
+    pick_option(page, tab, i18n.ZH["Study"], re.compile(f"海边研究 {token}"))
+    expect(tab.locator("h3").filter(has_text=token)).to_be_visible(timeout=120_000)
+    expect(tab.get_by_text("4 位评分者中有 1 位按创建研究时设定的规则被排除").first).to_be_visible()
+    tab.get_by_text(i18n.ZH["Statistics"], exact=True).first.click()  # the accordion with the tables
+    expect(tab.get_by_text("适用范围").first).to_be_visible()
+    expect(page.locator("#results-story")).to_contain_text("给利益相关者看的展示页")
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_be_visible()
+    csv = page.locator("a[download]").filter(visible=True).first.get_attribute("download") or ""
+    left = left_on(page, names | {csv, csv.removesuffix(".csv"), "csv"})  # the download's file name: a name
+    assert left == [], f"English left on a 1-5 study's Results in Chinese: {left}"
+    page.screenshot(path=str(artifacts_dir / "e2e-results-zh-1-5.png"), full_page=True)
+
+    tab.get_by_text(i18n.ZH["Leaderboard across studies (same models)"]).first.click()
+    pick_option(page, tab, i18n.ZH["Model set"], re.compile(model))
+    tab.get_by_role("button", name=i18n.ZH["Show the leaderboard"]).click()
+    expect(tab.get_by_text(f"{model} 的 2 项研究").first).to_be_visible()
+    left = left_on(page, names | {csv, csv.removesuffix(".csv"), "csv"})
+    assert left == [], f"English left on the cross-study board in Chinese: {left}"
+
+    page.get_by_role("tab", name=i18n.ZH["Organizer"]).first.click()
+    org = panel(page)
+    box = org.get_by_label(i18n.ZH["Organizer password"])
+    box.fill(ORGANIZER_PASSWORD)
+    box.press("Enter")
+    expect(org.get_by_text("已解锁").first).to_be_visible(timeout=60_000)
+    closed = org.locator("button.label-wrap:not(.open)").filter(visible=True)
+    for _ in range(20):  # every closed section, opened (one may hold another)
+        if not closed.count():
+            break
+        closed.first.click()
+        page.wait_for_timeout(200)
+    expect(closed).to_have_count(0)
+    expect(org.get_by_text("研究", exact=True).first).to_be_visible()  # the studies table's header
+    left = left_on(page, names)
+    page.screenshot(path=str(artifacts_dir / "e2e-organizer-zh.png"), full_page=True)
+    assert left == [], f"English left on the Organizer tab in Chinese: {left}"

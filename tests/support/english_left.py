@@ -18,6 +18,16 @@ ALLOWED: dict[str, str] = {
     "CI": "confidence interval: the statistics' notation, as in the Chinese literature",
     "p": "a p-value, statistics' notation",
     "N": "a sample size, statistics' notation",
+    "t": "the t statistic, statistics' notation (a column of the statistics tables)",
+    "df": "degrees of freedom, statistics' notation, as in the Chinese literature",
+    "SD": "a standard deviation, statistics' notation (an effect in SDs of a single rating)",
+    "max-T": "the step-down max-T adjustment's name (逐步 max-T)",
+    "Holm": "Holm's adjustment, named after its author",
+    "Friedman": "the Friedman test, named after its author",
+    "Spearman": "Spearman's rank correlation, named after its author",
+    "Satterthwaite": "Satterthwaite's degrees of freedom, named after their author",
+    "REML": "restricted maximum likelihood, the mixed model's estimation method: notation",
+    "log2": "the base-2 logarithm in the length model's formula: notation",
     "a": "the difference a − b between the pair's two methods: notation",
     "b": "the difference a − b between the pair's two methods: notation",
     "ms": "milliseconds: a unit",
@@ -29,6 +39,8 @@ ALLOWED: dict[str, str] = {
     "PPL": "perplexity's abbreviation, a metric's name (the Results tab's help explains it as 困惑度)",
     "MAUVE": "a metric's name",
     "CSV": "a file format's name (the Results tab's download)",
+    "PNG": "an image format's name (a chart's download button: 下载图表（PNG）)",
+    "Plotly.js": "the chart library's name (its tool bar's logo link)",
     "Elo": "a rating scale named after its author",
     "Bradley": "the Bradley–Terry model, named after its authors",
     "Terry": "the Bradley–Terry model, named after its authors",
@@ -40,9 +52,28 @@ ALLOWED: dict[str, str] = {
     "Ctrl": "a key's name as printed on the keyboard (the 1-5 page's keys line: Ctrl+Enter submits)",
     "Enter": "a key's name as printed on the keyboard (the 1-5 page's keys line: Ctrl+Enter submits)",
     "Gradio": "the web framework's name in its footer",
+    "JSON": "a file format's name (the Organizer's rubric box)",
+    "JSONL": "a file format's name (the Organizer's exports and imports)",
+    "Markdown": "a text format's name (the guidelines box takes Markdown)",
+    "DPO": "direct preference optimisation, the preference pairs' format: a name",
+    "UTC": "the time zone of the Organizer's times",
+    "Hugging": "Hugging Face, the platform raters sign in with: a name",
+    "Face": "Hugging Face, the platform raters sign in with: a name",
+    "Space": "a Hugging Face Space, the platform's name for a hosted app",
+    "README": "a file's name (a Space's settings live in its README)",
+    "bf16": "a number format's name (a model's precision, @bf16)",
+    "fp32": "a number format's name (a model's precision, @fp32)",
+    "int8": "a number format's name (a model's precision, @int8)",
+    "torchao": "a library's name (int8 weights)",
+    "max_new_tokens": "a parameter's name, as Compare's slider, the CLI and a study file spell it",
+    "csv": "a file extension, as typed (the prompt file: .csv, .jsonl or .txt)",
+    "jsonl": "a file extension, as typed",
+    "txt": "a file extension, as typed",
     "API": "the footer's link to the app's API",
 }
 PLOTLY_FIELDS = re.compile(r"%\{[^}]*\}|<extra>.*?</extra>")
+# A file's path or name ("docs/statistics.md", "GEMMA_TERMS.html", ".csv"): a name, not a word to translate.
+PATH = re.compile(r"^(?:[\w.-]+/)*[\w.-]+\.(?:md|py|html|csv|jsonl|json|txt)$")
 
 
 def english_words(text: str, names: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -51,7 +82,7 @@ def english_words(text: str, names: set[str] | frozenset[str] = frozenset()) -> 
     text = PLOTLY_FIELDS.sub(" ", text.replace("\u2011", "-"))
     kept = set(names) | set(ALLOWED) | set(decoders.names())
     words = re.findall(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z0-9_./-]*", text)
-    return sorted({w for w in words if w.strip(".-/") not in kept and w not in kept})
+    return sorted({w for w in words if w.strip(".-/") not in kept and w not in kept and not PATH.match(w)})
 
 
 def chart_texts(figure: dict) -> list[str]:

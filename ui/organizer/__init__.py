@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 import decoders
 from arena import studies
@@ -27,6 +28,8 @@ from arena.settings import current as current_settings
 from common.messages import english
 
 from .. import AppContext, organizer_models, store_for, web
+from ..handler import handler
+from ..i18n import language_of_request
 from ..rate.guidelines import DEFAULT_GUIDELINES
 from . import accounts as accounts_panel
 from . import blinding, dashboard
@@ -34,15 +37,20 @@ from . import handlers as h
 from . import stats as stats_panel
 from .auth import guarded
 from .forms import (
-    DESIGNS,
+    DESIGN_CHOICES,
     EXCLUSION_CHOICES,
     FIELDS,
     GUESS_CHOICES,
-    SOURCES,
+    SOURCE_CHOICES,
+    SOURCE_KEYS,
     prompts_from,
     rubric_example,
     rubric_preview,
 )
+from .forms import (
+    SOURCES as SOURCES,  # the radio's labels, for the tests that name a source
+)
+from .words import in_language
 
 # The copy buttons of the invite links: one listener on the block, the link in each button's data-copy.
 COPY_JS = """
@@ -71,7 +79,13 @@ def download_js(filename: str, mime: str) -> str:
 
 
 def _locked(columns: list[str]) -> Any:
-    return dashboard.empty_table(columns, "enter the organizer password above")
+    return dashboard.empty_table(columns, english("organizer_enter_password"))
+
+
+def first_tables(tables: list[Any], request: gr.Request) -> list[Any]:
+    """The tables' first values (before any handler fills them) in the browser's language: a page is
+    built once for every reader, and a table's header is not translated in the browser."""
+    return [in_language(table, language_of_request(request)) for table in tables]
 
 
 def build(ctx: AppContext) -> None:
@@ -95,13 +109,20 @@ def build(ctx: AppContext) -> None:
     blinding.build(ctx, c.password, c.chosen)  # form check before rating, blinding index after close
     stats_panel.build(ctx, c.password, c.chosen)  # raters' diagnostics, position effect, power planner
     _wire(ctx, c)
+    tables = [
+        t for t in (c.table, c.per_rater, c.flag_list, c.invite_table, c.enrolled, c.balance, c.blocks, c.mapping)
+    ]
+    first = [t.value for t in tables]  # Gradio keeps a table's value as {"headers", "data"}
+    frames = [pd.DataFrame(v["data"], columns=v["headers"]) for v in first]
+    ctx.extras.setdefault("loaders", []).append((handler(first_tables, frames), [], tables))
 
 
 def _create_form(c: SimpleNamespace) -> None:
     gr.Markdown("Raters see the study's name: keep method names out of it.")
     with gr.Row():
         c.name = gr.Textbox(label="Study name", max_lines=1)
-        c.source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Prompts")
+        # (label, value): the browser shows the label in its language and still sends the English value
+        c.source = gr.Radio(SOURCE_CHOICES, value=SOURCE_KEYS[0], label="Prompts")
         c.language = gr.Dropdown(["all", "en", "zh"], value="all", label="Built-in scenarios: language")
     c.pasted = gr.Textbox(label="Pasted prompts (one per line)", lines=4)
     c.upload = gr.File(label=english("organizer_prompt_file"), file_types=[".csv", ".jsonl", ".txt"])
@@ -123,7 +144,10 @@ def _create_form(c: SimpleNamespace) -> None:
     # page included (tests/test_blind_routes_live.py route 8).
     c.guess = gr.Dropdown(GUESS_CHOICES, value="off", label=english("organizer_measure_blind"))
     c.design = gr.Radio(
-        list(DESIGNS), value=next(iter(DESIGNS)), label=english("organizer_design"), elem_id="organizer-design"
+        DESIGN_CHOICES,
+        value=DESIGN_CHOICES[0][1],
+        label=english("organizer_design"),
+        elem_id="organizer-design",
     )
     _quality_form(c)
     with gr.Accordion("The default guidelines", open=False):
@@ -171,7 +195,7 @@ def _studies_panel(c: SimpleNamespace) -> None:
         c.chosen = gr.Dropdown(choices=[], label="Study", scale=3, allow_custom_value=True)
         c.refresh = gr.Button("Refresh", scale=0)
         c.resume = gr.Button("Resume generation", scale=1)
-    c.table = gr.Dataframe(value=_locked(["studies"]), label="Studies", interactive=False)
+    c.table = gr.Dataframe(value=_locked([english("organizer_col_studies")]), label="Studies", interactive=False)
     c.per_rater = gr.Dataframe(
         value=_locked(dashboard.RATER_COLUMNS), label="Progress per rater (chosen study)", interactive=False
     )
@@ -195,7 +219,10 @@ def _invites_panel(c: SimpleNamespace) -> None:
         c.revoke_name = gr.Textbox(label="Revoke a rater's code", max_lines=1, scale=2)
         c.revoke_btn = gr.Button("Revoke", variant="stop", scale=1)
     c.invite_table = gr.Dataframe(
-        value=dashboard.empty_table(["rater", "code", "link"], "no new codes yet"),
+        value=dashboard.empty_table(
+            [english(k) for k in ("stat_component_rater", "organizer_col_code", "organizer_col_link")],
+            english("organizer_no_new_codes"),
+        ),
         label=english("organizer_new_codes"), interactive=False, wrap=True,
     )  # fmt: skip
     # The CSV goes from the handler's answer straight into a download in the browser: no file on the
@@ -208,10 +235,14 @@ def _invites_panel(c: SimpleNamespace) -> None:
     )
     with gr.Row():
         c.balance = gr.Dataframe(
-            value=_locked(["position balance"]), label=english("organizer_position_balance"), interactive=False
+            value=_locked([english("organizer_col_position_balance")]),
+            label=english("organizer_position_balance"),
+            interactive=False,
         )
         c.blocks = gr.Dataframe(
-            value=_locked(["balanced blocks"]), label="Balanced blocks per rater", interactive=False
+            value=_locked([english("organizer_col_balanced_blocks")]),
+            label="Balanced blocks per rater",
+            interactive=False,
         )
 
 
@@ -223,7 +254,7 @@ def _exports_panel(c: SimpleNamespace) -> None:
         c.export_votes = gr.Button("Export votes (pairwise, closed)")
         c.export_pairs = gr.Button("Export preference pairs (DPO JSONL, closed)")
     c.mapping = gr.Dataframe(
-        value=dashboard.empty_table(["label"], "not revealed: press the button above"),
+        value=dashboard.empty_table([english("organizer_col_label")], english("organizer_not_revealed")),
         label="Blind mapping: which method stood behind each label", interactive=False,
     )  # fmt: skip
     c.export_data = gr.Textbox(visible=False)
@@ -290,10 +321,10 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     # Pasting prompts means "use these": switch the source so they are not silently ignored.
     # (.change, not .input: text set by a script counts too; Create decides by content anyway.)
     c.pasted.change(
-        lambda text: gr.update(value=SOURCES[1]) if str(text or "").strip() else gr.update(), [c.pasted], [c.source],
+        lambda text: gr.update(value=SOURCE_KEYS[1]) if str(text or "").strip() else gr.update(), [c.pasted], [c.source],
         **private,
     )  # fmt: skip
-    c.upload.change(lambda f: gr.update(value=SOURCES[2]) if f else gr.update(), [c.upload], [c.source], **private)
+    c.upload.change(lambda f: gr.update(value=SOURCE_KEYS[2]) if f else gr.update(), [c.upload], [c.source], **private)
     _wire_exports(ctx, c, store)
     # The password is the first input, checked before anything else (auth.guarded).
     deletion = [c.del_files, c.status, c.chosen, c.table, c.per_rater, c.del_study, c.del_confirm]

@@ -18,6 +18,8 @@ from common.errors import UserError
 
 from .. import AppContext
 from ..handler import handler
+from ..i18n import language_of_request
+from .words import in_language
 
 
 def check_password(ctx: AppContext, password: Any, client: str | None = None, exempt: bool = False) -> None:
@@ -54,7 +56,8 @@ def guarded(ctx: AppContext, fn: Callable[..., Any], *deps: Any) -> Callable[...
     """`handler(fn, *deps)` (ui/handler.py) as an organizer handler: the password (first input) is
     checked first, throttled per client, and a `UserError` becomes the one inline line. Gradio sees the
     request, the password, then `fn`'s own parameters after `deps` (a gr.Progress one included); `fn`
-    gets the request when it names a `request` parameter (e.g. invite links from the page's own URL)."""
+    gets the request when it names a `request` parameter (e.g. invite links from the page's own URL).
+    What `fn` returns (English) is shown in the browser's language (ui/organizer/words.py)."""
     hints = typing.get_type_hints(fn)
     params = list(inspect.signature(fn).parameters.values())[len(deps) :]
     wants_request = any(p.name == "request" for p in params)
@@ -62,7 +65,8 @@ def guarded(ctx: AppContext, fn: Callable[..., Any], *deps: Any) -> Callable[...
 
     def run(request: gr.Request, pw: Any, *args: Any, **kwargs: Any) -> Any:
         check_request(ctx, pw, request)
-        return fn(*deps, *args, **kwargs, **({"request": request} if wants_request else {}))
+        out = fn(*deps, *args, **kwargs, **({"request": request} if wants_request else {}))
+        return in_language(out, language_of_request(request))
 
     req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
     pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Any)

@@ -25,10 +25,12 @@ from arena.runs import estimate
 from arena.store import Store
 from arena.store.feedback import FLAG_REASONS
 from common.errors import UserError
+from common.messages import english, text, translated
 from common.rubric import DEFAULT_RUBRIC
 from evaluation.human.raters import seconds_per_item
 
 from .. import organizer_models, store_for
+from ..i18n import language_of_request
 from ..safe import md_text
 from .auth import check_request
 
@@ -39,7 +41,7 @@ _throughput_cache: dict[str, tuple[float, dict[str, float]]] = {}
 CACHE_S = 60.0
 
 
-NOT_STARTED = "not started"
+NOT_STARTED = english("organizer_not_started")
 PREVIEW_PROMPTS = 3  # how many of the first prompts the preview quotes
 PREVIEW_CHARS = 80
 
@@ -68,7 +70,7 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
     invited = [e.rater for e in store.enrolments(study_id)]
     n_items = len(store.items(study_id))
     if progress.empty and skips.empty and not invited:
-        return empty_table(RATER_COLUMNS, "no raters yet: invite some below")
+        return empty_table(RATER_COLUMNS, english("organizer_no_raters"))
     speed = seconds_per_item(store.ratings_frame(study_id))
     rated = progress.set_index("rater")
     skipped = skips.groupby("rater")["created_at"].agg(["size", "max"])
@@ -81,7 +83,7 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
                 {
                     "rater": name,
                     "% done": "0%" if n_items else "–",
-                    "items done": f"0 of {n_items}",
+                    "items done": text("organizer_items_done", done=0, n=n_items),
                     "skipped": "0",
                     "median s / item": "–",
                     "last activity (UTC)": NOT_STARTED,
@@ -108,7 +110,7 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
             {
                 "rater": name,
                 "% done": f"{100 * done / n_items:.0f}%" if n_items else "–",
-                "items done": f"{done} of {n_items}",
+                "items done": text("organizer_items_done", done=done, n=n_items),
                 "skipped": str(n_skipped),
                 "median s / item": "–" if pace is None or not math.isfinite(pace) else f"{pace:.0f}",
                 "last activity (UTC)": second(last),
@@ -117,9 +119,9 @@ def rater_table(store: Store, study_id: int) -> pd.DataFrame:
     finite = [v for v in speed.values if math.isfinite(v)]
     rows.append(
         {
-            "rater": f"all {len(names)} raters",
+            "rater": text("organizer_all_raters", n=len(names)),
             "% done": f"{100 * total_done / (n_items * len(names)):.0f}%" if n_items else "–",
-            "items done": f"{total_done} of {n_items * len(names)}",
+            "items done": text("organizer_items_done", done=total_done, n=n_items * len(names)),
             "skipped": str(total_skipped),
             "median s / item": f"{pd.Series(finite).median():.0f}" if finite else "–",
             "last activity (UTC)": second(max(last_seen)) if last_seen else NOT_STARTED,
@@ -141,7 +143,7 @@ def enrolment_table(store: Store, study_id: int) -> pd.DataFrame:
         for e in store.enrolments(study_id)
     ]
     if not rows:
-        return empty_table(ENROLMENT_COLUMNS, "no raters invited yet")
+        return empty_table(ENROLMENT_COLUMNS, english("organizer_no_raters_invited"))
     return pd.DataFrame(rows, columns=ENROLMENT_COLUMNS)
 
 
@@ -153,11 +155,11 @@ def flag_table(store: Store, study_id: int) -> pd.DataFrame:
     rows = [
         {
             "item": f.item_ordinal + 1,
-            "what": "whole item"
+            "what": english("organizer_whole_item")
             if f.output_id is None
-            else f"response {LABELS[f.position]} as this rater saw it"
+            else text("organizer_response_seen", label=LABELS[f.position])
             if f.position is not None
-            else "a response",
+            else english("organizer_a_response"),
             "reason": FLAG_REASONS.get(f.reason, f.reason),
             "note": f.note or "",
             "rater": f.rater,
@@ -166,7 +168,7 @@ def flag_table(store: Store, study_id: int) -> pd.DataFrame:
         for f in store.flags(study_id)
     ]
     if not rows:
-        return empty_table(FLAG_COLUMNS, "no flags from raters")
+        return empty_table(FLAG_COLUMNS, english("organizer_no_flags"))
     return pd.DataFrame(rows, columns=FLAG_COLUMNS)
 
 
@@ -188,35 +190,36 @@ def preview(
     max_new_tokens: Any,
     rates: dict[str, float],
     attention_items: Any = 0,
+    lang: str = "en",
 ) -> str:
-    """The line shown above "Create study": counts and time, or what is missing (Markdown-safe text).
-    The counts are what creation makes: the attention items' outputs included."""
+    """The line shown above "Create study": counts and time, or what is missing (Markdown-safe text),
+    in `lang`. The counts are what creation makes: the attention items' outputs included."""
     if not methods:
-        return "Choose at least one method."
+        return text("preview_no_method", lang)
     try:
         n_samples = max(1, parse_whole(samples or 1))
         max_new = parse_whole(max_new_tokens)
     except ValueError:
-        return "Enter whole numbers for samples and max_new_tokens."
+        return text("preview_not_whole", lang)
     if not prompts:
-        return "No prompts yet."
+        return text("preview_no_prompts", lang)
     try:  # creation's own checks of the count, so the preview refuses what Create would refuse
         count = whole_number(attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS)
         AttentionPlan(count).check(DEFAULT_RUBRIC, len(prompts))
     except UserError as exc:
-        return f"**Preview:** {md_text(exc)}"
+        return text("preview_line", lang, line=md_text(translated(str(exc), lang)))
     slots = studies.expected_slots(methods, n_samples)
-    line = estimate.describe(len(prompts), slots, max_new, rates, attention=count)
-    return "**Preview:** " + line + first_prompts(prompts)
+    line = estimate.describe(len(prompts), slots, max_new, rates, attention=count, lang=lang)
+    return text("preview_line", lang, line=line) + first_prompts(prompts, lang)
 
 
-def first_prompts(prompts: list) -> str:
+def first_prompts(prompts: list, lang: str = "en") -> str:
     """The preview's quote of the first prompts, so the organizer sees which list will be used."""
     texts = [str(getattr(p, "prompt", p)) for p in prompts[:PREVIEW_PROMPTS]]
     quoted = [t if len(t) <= PREVIEW_CHARS else t[: PREVIEW_CHARS - 1] + "…" for t in texts]
     lines = "".join(f"\n{k}. {md_text(' '.join(t.split()))}" for k, t in enumerate(quoted, 1))
-    more = f"\n\n…and {len(prompts) - len(texts)} more" if len(prompts) > len(texts) else ""
-    return f"\n\nFirst prompts:\n{lines}{more}"
+    more = text("preview_more", lang, n=len(prompts) - len(texts)) if len(prompts) > len(texts) else ""
+    return text("preview_first_prompts", lang, lines=lines, more=more)
 
 
 def safe_prompts(prompts_from, *args) -> tuple[list, str | None]:
@@ -238,20 +241,21 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None, names: Se
         request: gr.Request, pw, src, lang, pasted_text, upload_value, method_list, n_samples, max_new_tokens, *extra
     ):
         models, attention = extra[:1], (extra[1] if len(extra) > 1 else 0)
+        reader = language_of_request(request)
         if not pw:
-            return "**Preview:** enter the organizer password above to see counts and time."
+            return text("preview_locked", reader)
         try:
             check_request(ctx, pw, request)
         except UserError as exc:
-            return f"**Preview:** {md_text(exc)}"
+            return text("preview_line", reader, line=md_text(translated(str(exc), reader)))
         prompts, error = safe_prompts(prompts_from, src, lang, pasted_text, upload_value)
         if error:
-            return f"**Preview:** {md_text(error)}"
+            return text("preview_line", reader, line=md_text(translated(error, reader)))
         lm, store = ctx.model(), store_for(ctx)
         rates = throughput(store, lm)
         app = getattr(lm, "label", lm.name)
         chosen = list(models[0] or []) if models else []  # the models box, when the form has one
-        warning = organizer_models.language_warning(prompts, chosen, getattr(lm, "alias", "") or app, names)
+        warning = organizer_models.language_warning(prompts, chosen, getattr(lm, "alias", "") or app, names, reader)
         warning = f"{warning}\n\n" if warning else ""
         if method_list and chosen and chosen != [app]:  # a study over models: count and time its systems
             # each system at its model's measured rate (Compare's grid records them under the model's name)
@@ -261,7 +265,7 @@ def wire_preview(ctx, line, inputs: list, prompts_from, password=None, names: Se
                 for method, r in (rates if m == app else throughput(store, m)).items()
             }
             method_list = systems.cross(chosen, method_list)
-        return warning + preview(prompts, method_list, n_samples, max_new_tokens, rates, attention)
+        return warning + preview(prompts, method_list, n_samples, max_new_tokens, rates, attention, reader)
 
     pw_box = [password] if password is not None else [gr.Textbox(visible=False)]
     # Not on every keystroke in the password box (each would count as a wrong guess): on Enter there.

@@ -29,11 +29,8 @@ RUBRIC_EXAMPLE = (
 )
 # The exclusion rules a study may set at creation (arena.studies.EXCLUSION_RULES), in plain words.
 EXCLUSION_CHOICES: list[tuple[str, str]] = [
-    ("Drop raters who fail any attention item", "attention"),
-    ("Drop raters who give the same score to every response or on every question (straight-lining)", "straight-lining"),
-    ("Drop raters too fast to have read the responses (speeders)", "speeder"),
-    ("Drop raters who score against the others' consensus", "against"),
-    ("Drop raters whose scores are unrelated to the responses (random clicking)", "unrelated"),
+    (english(f"exclude_{rule.replace('-', '_')}"), rule)
+    for rule in ("attention", "straight-lining", "speeder", "against", "unrelated")
 ]
 
 
@@ -74,13 +71,13 @@ def rubric_preview(text: Any) -> str:
 
 
 # The study's design, as the creation form names it -> arena's name (STUDY_DESIGNS).
-DESIGNS: dict[str, str] = {"1–5 scores": "scores", "Pairwise A vs B": "pairwise"}
-SOURCES = (
-    "Built-in scenarios",
-    "Pasted list (one prompt per line)",
-    "Uploaded CSV / JSONL",
-    "Article 003's tasks (math, code, summary; checked automatically)",
-)
+DESIGNS: dict[str, str] = {english("design_scores"): "scores", english("design_pairwise"): "pairwise"}
+SOURCE_KEYS = ("builtin", "pasted", "uploaded", "tasks")
+SOURCES = tuple(english(f"source_{k}") for k in SOURCE_KEYS)
+# The form's radios send a key, not the English they show: a browser that shows the label in Chinese
+# sends back the value, and Gradio refuses a value that is not one of the choices' (a translated label).
+SOURCE_CHOICES = list(zip(SOURCES, SOURCE_KEYS))
+DESIGN_CHOICES = list(DESIGNS.items())
 # "Measure the blind": which method raters are asked to pick out after each item (arena/rating/guessing.py).
 GUESS_CHOICES: list[tuple[str, str]] = [
     ("No question", "off"),
@@ -105,6 +102,7 @@ def effective_source(source: str, pasted: Any, upload: Any) -> str:
     """Where the prompts come from: the content decides. A non-empty pasted box or an uploaded file
     wins over the radio (text put in by a script, or a paste the radio did not notice, is never
     silently replaced by the built-ins); both at once is a question for the organizer (UserError)."""
+    source = dict(zip(SOURCE_KEYS, SOURCES)).get(source, source)  # the radio's key, or the label itself
     has_pasted, has_file = bool(str(pasted or "").strip()), bool(file_path(upload))
     if has_pasted and has_file:
         raise UserError(BOTH_SOURCES)
@@ -174,7 +172,7 @@ class StudyForm:
             guidelines=self.guidelines,
             guess_methods=organizer_models.guess_targets(self.guess, chosen),
             scorer_model=organizer_models.scorer_model(self.scorer, chosen, model_names),
-            design=DESIGNS.get(self.design or "", "scores"),
+            design=DESIGNS.get(self.design or "", self.design if self.design in DESIGNS.values() else "scores"),
             rubric=rubric,
             exclusion_rules=studies.check_exclusion_rules(list(self.exclusion or [])),
             attention=plan,

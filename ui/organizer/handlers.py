@@ -81,7 +81,7 @@ def studies_table(store: Store) -> pd.DataFrame:
             }
         )
     if not rows:
-        return dashboard.empty_table(STUDY_COLUMNS, "no studies yet: create one above")
+        return dashboard.empty_table(STUDY_COLUMNS, messages.english("organizer_no_studies"))
     return pd.DataFrame(rows, columns=STUDY_COLUMNS)
 
 
@@ -89,7 +89,7 @@ def kind_words(study: Any) -> str:
     """The studies table's "kind": pairwise, study, or where an imported study's ratings came from."""
     if study.imported_from:
         return messages.text("organizer_kind_imported", file=study.imported_from)
-    return "pairwise" if study.design == "pairwise" else study.kind
+    return messages.english("word_pairwise") if study.design == "pairwise" else study.kind
 
 
 def study_options(store: Store) -> list[tuple[str, int]]:
@@ -100,12 +100,9 @@ def quick_line(store: Store) -> str:
     """How many quick ratings from Compare exist (they are not listed; they expire on their own)."""
     n = len(store.list_studies(kind="adhoc"))
     if not n:
-        return "Unlocked."
+        return messages.english("organizer_unlocked")
     hours = current_settings().quick_study_hours
-    return (
-        f'Unlocked. {n} quick rating{"s" if n != 1 else ""} from Compare ("Send these to the Rate tab") '
-        f"{'are' if n != 1 else 'is'} not listed; each is deleted {hours:g} h after it was made."
-    )
+    return messages.text("organizer_unlocked_quick", n=n, are="are" if n != 1 else "is", hours=f"{hours:g}")
 
 
 def overview(store: Store, selected: Any = None, status: str | None = None) -> Overview:
@@ -115,7 +112,7 @@ def overview(store: Store, selected: Any = None, status: str | None = None) -> O
     rater_table = (
         dashboard.rater_table(store, value)
         if value is not None
-        else dashboard.empty_table(dashboard.RATER_COLUMNS, "no study yet: create one above")
+        else dashboard.empty_table(dashboard.RATER_COLUMNS, messages.english("organizer_no_study"))
     )
     line = quick_line(store) if status is None else status
     return Overview(gr.update(choices=options, value=value), studies_table(store), rater_table, line,
@@ -130,10 +127,11 @@ def unlock(store: Store, selected: Any = None) -> tuple[Any, ...]:
 def design(store: Store, selected: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The chosen study's enrolled raters, its position balance and balanced blocks per rater."""
     if selected in (None, ""):  # unlocked with no study yet: say so, no "choose a study" toast
+        choose = messages.english("organizer_choose_study")
         return (
-            dashboard.empty_table(dashboard.ENROLMENT_COLUMNS, "choose a study above"),
-            dashboard.empty_table(["position balance"], "choose a study above"),
-            dashboard.empty_table(["balanced blocks"], "choose a study above"),
+            dashboard.empty_table(dashboard.ENROLMENT_COLUMNS, choose),
+            dashboard.empty_table([messages.english("organizer_col_position_balance")], choose),
+            dashboard.empty_table([messages.english("organizer_col_balanced_blocks")], choose),
         )
     sid = parse_study_id(selected)
     by_method, per_rater = blind.position_balance(store, sid)
@@ -142,7 +140,7 @@ def design(store: Store, selected: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.
 
 def flags_of(store: Store, selected: Any) -> pd.DataFrame:
     if selected in (None, ""):  # no study chosen yet: an empty table, not an error
-        return dashboard.empty_table(dashboard.FLAG_COLUMNS, "choose a study above")
+        return dashboard.empty_table(dashboard.FLAG_COLUMNS, messages.english("organizer_choose_study"))
     return dashboard.flag_table(store, parse_study_id(selected))
 
 
@@ -151,7 +149,8 @@ def set_state(store: Store, action: Callable[[Store, int], Any], selected: Any) 
     sid = parse_study_id(selected)
     action(store, sid)
     study = store.get_study(sid)
-    return overview(store, sid, f"Study #{sid} is now **{study.state if study is not None else 'deleted'}**.")
+    state = study.state if study is not None else "deleted"
+    return overview(store, sid, messages.text("organizer_now", id=sid, state=messages.english(f"word_{state}")))
 
 
 # ---- invitations ---------------------------------------------------------------------------------
@@ -297,13 +296,13 @@ def resume(
 
 
 def reveal(store: Store, selected: Any) -> tuple[pd.DataFrame, str]:
-    return blind.reveal(store, parse_study_id(selected)), "Mapping shown (organizer only)."
+    return blind.reveal(store, parse_study_id(selected)), messages.english("organizer_mapping_shown")
 
 
 def export_ratings(store: Store, fmt: str) -> tuple[str, str]:
     """Every study's ratings as the file's text (the page downloads it) and the status line."""
     text, n = export.export_text(store, fmt)  # an open study's rows sealed, as in every export
-    return text, f"Exported {n} rows (downloaded as ratings.{fmt})."
+    return text, messages.text("organizer_exported_rows", n=n, fmt=fmt)
 
 
 def export_votes(store: Store, selected: Any) -> tuple[str, str]:
@@ -311,7 +310,7 @@ def export_votes(store: Store, selected: Any) -> tuple[str, str]:
     sid = parse_study_id(selected)
     out = io.StringIO()
     n = pair_export.write_votes_csv(pair_export.vote_rows(store, sid), out)
-    return out.getvalue(), f"Exported {n} votes of study #{sid} (downloaded as votes-study-{sid}.csv)."
+    return out.getvalue(), messages.text("organizer_exported_votes", n=n, id=sid)
 
 
 def export_pairs(store: Store, selected: Any) -> tuple[str, str]:
@@ -319,7 +318,7 @@ def export_pairs(store: Store, selected: Any) -> tuple[str, str]:
     sid = parse_study_id(selected)
     out = io.StringIO()
     n = write_preference_jsonl(preference_pairs(pair_export.preference_rows(store, sid)), out)
-    return out.getvalue(), f"Exported {n} preference pairs of study #{sid} (downloaded as pairs.jsonl)."
+    return out.getvalue(), messages.text("organizer_exported_pairs", n=n, id=sid)
 
 
 def import_ratings(store: Store, upload_value: Any) -> Overview:
