@@ -475,8 +475,8 @@ def check_rubric_form(values: Sequence[Any], slots: int, rubric: Rubric) -> tupl
             if q is not None and q.qtype.control == "text" and isinstance(v, str):
                 continue
             if q is None or isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer():
-                asked = f"{q.name}: " if q is not None else ""
-                raise UserError(f"{asked}an answer must be one of the question's values or {CANT_JUDGE!r}, got {v!r}")
+                which = f"{q.name}: " if q is not None else ""
+                raise UserError(f"{which}an answer must be one of the question's values or {CANT_JUDGE!r}, got {v!r}")
             row[j] = int(v)  # 4.0 is the radio's 4, as Gradio's own check allows
             check_dimension_score(q, row[j])  # a value no control offers: refused, not counted as missing
     notes = list(values[n_scores:])
