@@ -64,14 +64,15 @@ def test_a_refusal_is_one_line_by_run_and_no_error(tmp_path):
     store.add_items(sid, [{"prompt": "Describe the moon over a harbour in winter."}])
     reserved.protect(lambda: store)
     try:
-        line, admitted, button = h.on_check(model, request(), "Describe the moon over a harbour in winter.",
-                                            ["TS-Temp"], False, 0, 8, False, *defaults())  # fmt: skip
+        line, admitted, button, stop = h.on_check(model, request(), "Describe the moon over a harbour in winter.",
+                                                  ["TS-Temp"], False, 0, 8, False, *defaults())  # fmt: skip
         assert "reserved for a blind rating study" in line and admitted is False and button == gr.update()
+        assert stop["interactive"] is False  # nothing admitted: nothing to stop
         with pytest.raises(gr.Error):
             h.gate(admitted)
-        line, admitted, button = h.on_check(model, request(), "Another prompt", ["TS-Temp"], False, 0, 8, False,
-                                            *defaults())  # fmt: skip
-        assert admitted is True and button["interactive"] is False
+        line, admitted, button, stop = h.on_check(model, request(), "Another prompt", ["TS-Temp"], False, 0, 8,
+                                                  False, *defaults())  # fmt: skip
+        assert admitted is True and button["interactive"] is False and stop["interactive"] is True
     finally:
         reserved.protect(None)
         store.dispose()
@@ -79,8 +80,9 @@ def test_a_refusal_is_one_line_by_run_and_no_error(tmp_path):
 
 def test_an_empty_prompt_is_refused_by_run_not_after_the_run_started():
     for empty in ("", "  \n", None):
-        line, admitted, button = h.on_check(model, request(), empty, ["TS-Temp"], False, 0, 8, False, *defaults())
+        line, admitted, button, stop = h.on_check(model, request(), empty, ["TS-Temp"], False, 0, 8, False, *defaults())
         assert "the prompt is empty" in line and admitted is False and button == gr.update()
+        assert stop["interactive"] is False
 
 
 def test_bad_settings_are_the_inline_line_from_the_wired_run():

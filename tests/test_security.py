@@ -250,6 +250,11 @@ class Planned:
     convenience: bool
 
 
+def on_page_load(dep: dict) -> bool:
+    """A handler the page runs as it loads, with no input: nothing a caller sends reaches it."""
+    return [t[1] for t in dep.get("targets", [])] == ["load"] and not dep.get("inputs")
+
+
 def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, world):
     client: GradioHTTP = world["client"]
     store = world["store"]
@@ -288,6 +293,8 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
         learn_choices(planned.dep, result, offered)
         return result
 
+    study_names = [s.name for s in store.list_studies() if TOKEN in s.name]  # this test's own, with its token
+    assert study_names
     # Two rounds: the first lets list-refreshing handlers offer their choices to the session, the
     # second picks from them, as a curious rater clicking through every tab would.
     for round_ in (1, 2):
@@ -306,7 +313,10 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
             # Pasting prompts or uploading a file switches the organizer's prompt source: the only
             # organizer handlers without the password. They read nothing stored and write only that radio.
             convenience = tab == "organizer" and not any(is_password_box(comps[c]) for c in dep.get("inputs", []))
-            if convenience:
+            if convenience and on_page_load(dep):
+                # the tables' first values in the reader's language: fixed placeholders, checked below
+                assert all(comps[c]["type"] == "dataframe" for c in dep["outputs"]), dep
+            elif convenience:
                 assert [comps[c]["type"] for c in dep["outputs"]] == ["radio"] and len(dep["inputs"]) == 1, dep
             for variant in variants:
                 sessions = (
@@ -340,6 +350,8 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
                 expected = [invites.INVALID] + (["press Start"] if fresh_session else [])
                 if result.ok or not any(e in (result.error or "") for e in expected):
                     problems.append(f"{where} took a name instead of an invite code: {result.raw[:300]}")
+            if convenience and on_page_load(dep) and any(name in result.raw for name in study_names):
+                problems.append(f"{where} showed a stored study without the password: {result.raw[:300]}")
             if tab == "organizer" and not convenience:
                 organizer_calls += 1
                 outputs = [comps[c]["type"] for c in dep.get("outputs", [])]

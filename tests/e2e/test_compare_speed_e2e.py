@@ -54,6 +54,15 @@ WATCH = """
 """
 
 
+JOINED = """
+([click, first]) => {
+  const joins = performance.getEntriesByType('resource')
+    .filter(e => e.name.includes('/queue/join') && e.startTime >= click && e.startTime <= first);
+  return joins.length ? joins[joins.length - 1].startTime : null;
+}
+"""
+
+
 def run_once(page) -> None:
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.get_by_text(f"Done: {len(METHODS)} methods.")).to_be_visible(timeout=300_000)
@@ -89,11 +98,17 @@ def test_first_text_comes_quickly_and_the_run_takes_what_its_methods_take(page, 
 
     first_s = (w["first"] - w["click"]) / 1000
     wall_s = (w["all"] - w["click"]) / 1000
-    ratio = wall_s * 1000 / sum(lat.values())
+    # When the run's own request left (the last queue join before its first text, on the page's clock):
+    # the checks before it are a chain of front-end steps, timed and printed apart from the run.
+    joined = page.evaluate(JOINED, [w["click"], w["first"]])
+    assert joined is not None, "no queue join between the click and the first text"
+    chain_s = (joined - w["click"]) / 1000
+    ratio = (wall_s - chain_s) * 1000 / sum(lat.values())
     line = (
-        f"compare speed: first text after {first_s:.2f} s (in {METHODS[w['firstBox']]}); wall {wall_s:.2f} s "
-        f"over the sum of latencies {sum(lat.values()) / 1000:.2f} s = {ratio:.3f} "
-        f"(target {TARGET_RATIO}, asserted <= {TARGET_RATIO + NOISE_MARGIN:.2f}); latencies ms {lat}"
+        f"compare speed: first text after {first_s:.2f} s (in {METHODS[w['firstBox']]}); the run joined the queue "
+        f"{chain_s:.2f} s after the click; from there, wall {wall_s - chain_s:.2f} s over the sum of latencies "
+        f"{sum(lat.values()) / 1000:.2f} s = {ratio:.3f} (target {TARGET_RATIO}, asserted <= "
+        f"{TARGET_RATIO + NOISE_MARGIN:.2f}); whole wall {wall_s:.2f} s; latencies ms {lat}"
     )
     print("\n" + line)
     (artifacts_dir / "compare-speed.txt").write_text(line + "\n")
@@ -102,5 +117,6 @@ def test_first_text_comes_quickly_and_the_run_takes_what_its_methods_take(page, 
     # first text can come only after the sampled method's prefill and first token, and well before the
     # whole run ends (beam search alone takes longer than a sampled method's first token)
     assert 0 < first_s < wall_s / 2, (first_s, wall_s)
+    assert 0 < chain_s < first_s, line
     assert 1.0 <= ratio <= TARGET_RATIO + NOISE_MARGIN, line
     assert not page.js_errors, page.js_errors

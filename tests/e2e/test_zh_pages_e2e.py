@@ -266,8 +266,16 @@ def test_the_results_tab_the_board_and_the_organizer_in_chinese(zh_page, app, ar
         sid, iids = make_study(store, design, model=model)
         rate(store, iids)
         publish(store, sid)
+    # a study not generated yet: its state, in the studies table, is a word to translate too
+    store.create_study(f"草稿研究 {token}", model=model, methods=["TS-Temp", "BS-4"], state="draft")
     # the studies' own names (every test's, in the Study boxes), the model and the prompts' scenario: names
-    names = {word for study in store.list_studies() for word in study.name.split()} | {model, "seeded", "zh"}
+    # (a name's words as the page shows them: "Unpublished <b>draft</b>", another test's, reads "draft")
+    names = {word for study in store.list_studies() for word in re.findall(r"\w+", study.name)} | {
+        model,
+        "seeded",
+        "zh",
+    }
+    names |= {study.model for study in store.list_studies()}  # every test's studies' models (the shared app's)
     # the perplexity scorer in the headline: a model's name and its maker's ("SmolLM2-135M-Instruct (Hugging Face…)")
     names |= {model_in_words(m.name).split(" (")[0] for m in EMBEDDED.values()}
     names |= {word for maker in MAKERS.values() for word in maker.split()}

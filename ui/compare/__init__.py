@@ -212,8 +212,7 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     admitted = gr.State(False)
     check, gate = handler(h.on_check, ctx.model), dict(show_progress="hidden", queue=False, **private)
     run_event = (
-        c.run.click(check, inputs, [c.status, admitted, c.run], **gate)
-        .then(h.stop_ready, [admitted], c.stop, **gate)
+        c.run.click(check, inputs, [c.status, admitted, c.run, c.stop], **gate)
         .then(h.gate, [admitted], None, **gate)
         .success(
             handler(h.on_run_models, ctx.model, c.names, c.model_names, c.models.visible), [*inputs, c.models],
@@ -224,8 +223,12 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
         )
     )  # fmt: skip
     for button in (c.run, c.blind_run):  # a new run's task checks replace the last one's
-        button.click(
-            lambda: [gr.update(value="", visible=False)] * len(c.names), None, list(c.checks.values()), **private
+        button.click(  # unqueued: no queue join and event stream beside the run's own on every click
+            lambda: [gr.update(value="", visible=False)] * len(c.names),
+            None,
+            list(c.checks.values()),
+            queue=False,
+            **private,
         )
     quiet = dict(show_progress="hidden", **private)  # the run's own progress is the status line's (one_progress)
     run_event.then(handler(h.on_checks, c.names), c.last, list(c.checks.values()), **quiet)
@@ -234,8 +237,7 @@ def _wire(ctx: AppContext, c: SimpleNamespace) -> None:
     run_event.then(done, None, [c.run, c.caveat, c.stop], **quiet).then(**c.estimate_event)
     # "Run blind": the same run, checked and admitted the same way, with nothing naming a method sent.
     blind_event = (
-        c.blind_run.click(check, inputs, [c.status, admitted, c.run], **gate)
-        .then(h.stop_ready, [admitted], c.stop, **gate)
+        c.blind_run.click(check, inputs, [c.status, admitted, c.run, c.stop], **gate)
         .then(h.gate, [admitted], None, **gate)
         .success(
             quick_blind.masked(handler(h.on_run, ctx.model, c.names), len(c.names)), inputs,

@@ -105,14 +105,16 @@ def on_preset(boxes: list[str], name: str | None, selected: list[str]) -> list[A
 
 
 def on_check(model: Model, request: gr.Request, prompt_text: Any, selected: Any, raw: Any, seed: Any, max_new: Any,
-             record: Any, *values: Any) -> tuple[Any, bool, Any]:  # fmt: skip
+             record: Any, *values: Any) -> tuple[Any, bool, Any, Any]:  # fmt: skip
     """Before the run: a refusal is one line by Run (not an error over every box), and Run shows it is
-    busy. (status, admitted, the Run button)"""
+    busy. (status, admitted, the Run button, the Stop button: active once a run is admitted). One step
+    for all four: each step of the chain before the run is a round trip and a render of the page, about
+    0.3 s of a visitor's wait on a 2-core host."""
     forget_stop(request)
     message = refusal(model(), prompt_text, selected, raw, seed, max_new, list(values))
     if message:
-        return message, False, gr.update()
-    return t("Starting…"), True, gr.update(value=t(BUSY_LABEL), interactive=False)
+        return message, False, gr.update(), stop_ready(False)
+    return t("Starting…"), True, gr.update(value=t(BUSY_LABEL), interactive=False), stop_ready(True)
 
 
 def gate(admitted: bool) -> None:
