@@ -4,31 +4,21 @@ its label as the page shows it, or by its value; a value no option has is refuse
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
-from arena.access import invites
 from arena.files import export
 from arena.store import Store
 from common.errors import UserError
-from tests.test_rate_question_types import RUBRIC
+from tests.test_rate_question_types import request, study
 from ui.api import rating as api
-
-
-def request() -> SimpleNamespace:
-    return SimpleNamespace(headers={"accept-language": "en-US"}, client=SimpleNamespace(host="203.0.113.7"), cookies={})
 
 
 @pytest.fixture
 def rater(tmp_path):
+    """The five-question study of the Rate tab's own tests, and its rater's code."""
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    sid = store.create_study("five questions", methods=["BS-4", "TS-Temp"], rubric=RUBRIC)
-    for iid in store.add_items(sid, [{"prompt": f"prompt {k}"} for k in range(2)]):
-        for k, m in enumerate(["BS-4", "TS-Temp"]):
-            store.add_output(iid, m, 0, text=f"text {k} of {iid}", settings={}, seed=1, model="m", new_tokens=4)
-    [made] = invites.invite(store, sid, ["ann"])
-    yield store, made.code
+    _, code = study(store)
+    yield store, code
     store.dispose()
 
 
