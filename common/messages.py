@@ -1313,7 +1313,7 @@ LINES.update(
         ),
         # evaluation.human.stats.family_words: the headline family
         "hw_family": (
-            "{n} tests (every pair x {dims} dimension{dims_s}), {how}",
+            "{n} test{n_s} (every pair x {dims} dimension{dims_s}), {how}",
             "{n} 项检验（每个方法对 × {dims} 个维度），{how}",
         ),
         "hw_step_down_max_t": ("step-down max-T", "逐步 max-T"),
@@ -1416,6 +1416,22 @@ LINES.update(
         "organizer_exported_pairs": (
             "Exported {n} preference pairs of study #{id} (downloaded as pairs.jsonl).",
             "已导出研究 #{id} 的 {n} 个偏好对（下载为 pairs.jsonl）。",
+        ),
+        # {study_word}: "study" or "studies" (Chinese needs neither)
+        "organizer_imported": (
+            "Imported {ratings} rating{ratings_s} ({studies} new {study_word}, {items} item{items_s}, "
+            "{outputs} output{outputs_s}).",
+            "已导入 {ratings} 条评分（新增 {studies} 项研究、{items} 道题、{outputs} 个输出）。",
+        ),
+        "organizer_invited": (
+            "{n} invite code{n_s} created for study #{id}. They are shown only now: download the CSV or copy "
+            "the links.",
+            "已为研究 #{id} 生成 {n} 个邀请码。邀请码只在此刻显示：请下载 CSV 或复制链接。",
+        ),
+        "organizer_revoked": ("Code revoked; their ratings stay.", "邀请码已撤销；其评分保留。"),
+        "organizer_nothing_to_revoke": (
+            "That rater had no live code in this study.",
+            "该评分者在这项研究中没有有效的邀请码。",
         ),
         "word_draft": ("draft", "草稿"),
         "word_open": ("open", "开放评分"),

@@ -104,6 +104,12 @@ def test_the_primary_analysis_says_not_estimable_and_not_testable_in_words():
     assert "not testable" in hw.explain_position(pos)
 
 
+def test_the_headline_family_counts_its_tests_in_words():
+    # a family of one test (two methods, one estimable question) read "1 tests" (issue 46's browser walk)
+    assert hs.family_words(1, 1, "max-T") == "1 test (every pair x 1 dimension), step-down max-T"
+    assert hs.family_words(6, 2, "holm") == "6 tests (every pair x 2 dimensions), Holm"
+
+
 def test_more_raters_copying_the_same_scores_add_no_evidence_to_the_item_level_tests():
     df = simulate_study(seed=5)
     copies = pd.concat([df, df.assign(rater=df["rater"] + "-copy")])

@@ -11,8 +11,9 @@ import gradio as gr
 import pytest
 
 from arena import studies
+from arena.store import Store
 from common.errors import UserError
-from tests.support.seeding import invite, seed_study
+from tests.support.seeding import invite, rate_every_output, seed_study
 from ui import AppContext
 from ui.organizer import handlers as h
 from ui.organizer.auth import guarded
@@ -68,6 +69,22 @@ def test_the_export_round_trips_through_import(world, tmp_path):
     assert view.status.startswith("Imported 0 ratings") and not path.exists()  # the upload is removed
     with pytest.raises(UserError, match="upload an export file first"):
         h.import_ratings(world.store, None)
+
+
+def test_the_import_line_counts_in_words(world, tmp_path):
+    # it read "Imported 3 ratings (1 new studies, ...)" in English and stayed English in Chinese (issue 46)
+    outputs = {o.method: o.id for item in world.store.items(world.sid) for o in world.store.outputs_for_item(item.id)}
+    rate_every_output(world.store, dict(list(outputs.items())[:3]), [("ann", 2)])
+    studies.close_study(world.store, world.sid)
+    path = tmp_path / "ratings.csv"
+    path.write_text(h.export_ratings(world.store, "csv")[0], encoding="utf-8")
+    fresh = Store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    try:
+        assert h.import_ratings(fresh, {"path": str(path)}).status == (
+            "Imported 3 ratings (1 new study, 1 item, 3 outputs)."
+        )
+    finally:
+        fresh.dispose()
 
 
 def test_the_danger_zone_asks_for_the_exact_name_and_keeps_a_blind_copy(world):

@@ -81,6 +81,23 @@ def test_the_unlocked_organizer_in_chinese_leaves_no_english(world):
     assert "not started" in shown(english) and "all 2 raters" in shown(english)
 
 
+def test_the_invite_revoke_and_import_lines_in_chinese(world, tmp_path):
+    # these three were written in English only and stayed English on a Chinese page (issue 46)
+    store, sid, ctx = world.store, world.sid, world.ctx
+    *_, invited, _ = guarded(ctx, h.invite, store)(zh_request(), PASSWORD, sid, "cy")
+    assert invited == f"已为研究 #{sid} 生成 1 个邀请码。邀请码只在此刻显示：请下载 CSV 或复制链接。"
+    *_, revoked = guarded(ctx, h.revoke, store)(zh_request(), PASSWORD, sid, "cy")
+    *_, nothing = guarded(ctx, h.revoke, store)(zh_request(), PASSWORD, sid, "cy")
+    assert (revoked, nothing) == ("邀请码已撤销；其评分保留。", "该评分者在这项研究中没有有效的邀请码。")
+    studies.close_study(store, sid)  # an open study's export does not import
+    path = tmp_path / "ratings.csv"
+    path.write_text(h.export_ratings(store, "csv")[0], encoding="utf-8")
+    imported = guarded(ctx, h.import_ratings, store)(zh_request(), PASSWORD, {"path": str(path)})
+    assert imported.status == "已导入 3 条评分（新增 0 项研究、0 道题、0 个输出）。", imported.status
+    for line in (invited, revoked, nothing, imported.status):
+        assert english_words(line) == [], line
+
+
 def test_the_organizers_first_tables_and_preview_in_chinese():
     locked = dashboard.empty_table(dashboard.FLAG_COLUMNS, "enter the organizer password above")
     [first] = organizer.first_tables([locked], zh_request())  # the page's loader, before the password

@@ -184,10 +184,7 @@ def invite(store: Store, selected: Any, names: Any, request: Any = None) -> tupl
     wanted = [n for n in str(names or "").replace("\n", ",").split(",") if n.strip()]
     made = invites.invite(store, sid, wanted, base_url=invite_base(request))
     table = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
-    line = (
-        f"{len(made)} invite code{'s' if len(made) != 1 else ''} created for study #{sid}. They are shown "
-        "only now: download the CSV or copy the links."
-    )
+    line = messages.text("organizer_invited", n=len(made), id=sid)
     rater_table = dashboard.rater_table(store, sid)  # the new raters, "not started"
     return table, invite_links_html(made), invites.invites_csv(made), *design(store, sid), rater_table, line, ""
 
@@ -197,7 +194,7 @@ def revoke(store: Store, selected: Any, name: Any) -> tuple[Any, ...]:
     done = invites.revoke(store, sid, name)
     return (
         *design(store, sid),
-        "Code revoked; their ratings stay." if done else "That rater had no live code in this study.",
+        messages.english("organizer_revoked" if done else "organizer_nothing_to_revoke"),
     )
 
 
@@ -329,10 +326,10 @@ def import_ratings(store: Store, upload_value: Any) -> Overview:
         counts = export.import_file(store, path)
     finally:
         Path(path).unlink(missing_ok=True)  # the upload has served its purpose; nothing stays behind
-    line = (
-        f"Imported {counts['ratings']} ratings ({counts['studies']} new studies, "
-        f"{counts['items']} items, {counts['outputs']} outputs)."
-    )
+    line = messages.text(
+        "organizer_imported", ratings=counts["ratings"], studies=counts["studies"], items=counts["items"],
+        outputs=counts["outputs"], study_word="study" if counts["studies"] == 1 else "studies",
+    )  # fmt: skip
     return overview(store, None, line)
 
 
