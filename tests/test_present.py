@@ -190,6 +190,25 @@ def test_page_is_cached_until_the_study_changes(store, monkeypatch):
     assert present.render(store, study)[0] == 404
 
 
+def test_a_study_under_a_deleted_studys_id_gets_its_own_page(store):
+    # SQLite gives a new study the id a deleted one freed: a rerun of a pilot under the same name, with
+    # as many items, outputs, ratings and raters, was served the deleted study's cached page (issue 46)
+    first = fill(store, name="Pilot")
+    _, old = present.render(store, first)
+    store.delete_study(first)
+    rerun = fill(store, published=False, name="Pilot")
+    assert rerun == first or store.dialect != "sqlite"
+    outputs = store.outputs_for_item(store.items(rerun)[0].id)
+    store.save_rating(store.rater_id("Zelda Quux"), outputs[0].id, 5, 5, 5)  # another answer, the same counts
+    publish(store, rerun)
+    status, new = present.render(store, rerun)
+    assert status == 200 and new != old and new == page_html_now(store, rerun)
+
+
+def page_html_now(store, study):
+    return present.page_html(present.study_view(store, study))
+
+
 def test_results_tab_shows_the_story_and_links_the_stakeholder_page(store):
     from ui import results as tab
 

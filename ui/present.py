@@ -346,8 +346,9 @@ def render(store: Store, study_id: Any, lang: str = "en") -> tuple[int, str]:
     """(HTTP status, HTML) for `/present?study=<study_id>` in `lang` (en or zh).
 
     The page is public and its statistics (bootstrap, mixed model) take seconds, so a rendered page
-    is kept, keyed by the study's id, state and counts (a published study no longer changes; a
-    deletion or a change of state gives a new key), and one page is computed at a time."""
+    is kept, keyed by the study's id, creation time, state and counts (a published study no longer
+    changes; a change of state gives a new key, and so does a study made after a deletion, which SQLite
+    may give the deleted one's id), and one page is computed at a time."""
     try:
         sid = parse_study_id(study_id)
     except UserError:
@@ -359,6 +360,7 @@ def render(store: Store, study_id: Any, lang: str = "en") -> tuple[int, str]:
         str(store.url) if hasattr(store, "url") else id(store),
         sid,
         study.name,
+        study.created_at,
         study.state,
         tuple(sorted(store.study_summary(sid).items())),
         len(store.votes(sid)) if study.design == "pairwise" else 0,
