@@ -1199,6 +1199,11 @@ LINES.update(
             "(no variation to build an interval from).",
             "{a} − {b} = {d:+.2f}，共 {items}，每道题、每位评分者都一样：无法估计（没有可用来构建区间的变异）。",
         ),
+        "hw_pair_no_spread": (
+            "{a} − {b} = {d:+.2f} on {items}: not estimable (the differences do not vary across the sample "
+            "the interval is about, so no interval can be built from them).",
+            "{a} − {b} = {d:+.2f}，共 {items}：无法估计（差值在区间所针对的样本之间没有变异，无法据此构建区间）。",
+        ),
         "hw_adjusted": ("p = {p:.3g} adjusted over the family", "p = {p:.3g}，已在族内校正"),
         "hw_no_adjusted": ("no adjusted p", "没有校正后的 p"),
         "hw_n_raters": (", {n} raters", "，{n} 位评分者"),

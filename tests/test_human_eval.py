@@ -104,6 +104,24 @@ def test_the_primary_analysis_says_not_estimable_and_not_testable_in_words():
     assert "not testable" in hw.explain_position(pos)
 
 
+def test_not_estimable_says_every_difference_is_the_same_only_when_it_is():
+    """Two raters who disagree (A - B = +2 for one, 0 for the other) on two items whose mean
+    differences are equal: the interval, about these raters' item means, has no spread, but the
+    differences are not "the same on every item and rater" (what the Results tab said before)."""
+    rows = []
+    for item in (0, 1):
+        for rater, (a, b) in enumerate(((5, 3), (4, 4))):
+            for method, score in (("A", a), ("B", b)):
+                rows.append(dict(study_id=1, item_id=item, output_id=item * 2 + (method == "B"), method=method,
+                                 rater=rater, position=0, coherence=score))  # fmt: skip
+    pw = hs.pairwise(pd.DataFrame(rows), ["coherence"]).iloc[0]
+    assert pw["status"] == "not estimable" and pw["mean_diff"] == pytest.approx(1.0)
+    line = hw.explain_pair(pw.to_dict() | {"dimension": "coherence"})
+    assert "not estimable" in line and "the same on every item and rater" not in line and "do not vary" in line
+    same = hs.pairwise(ordered_study(), ["coherence"]).iloc[0]  # every difference +2
+    assert "the same on every item and rater" in hw.explain_pair(same.to_dict() | {"dimension": "coherence"})
+
+
 def test_the_headline_family_counts_its_tests_in_words():
     # a family of one test (two methods, one estimable question) read "1 tests" (issue 46's browser walk)
     assert hs.family_words(1, 1, "max-T") == "1 test (every pair x 1 dimension), step-down max-T"

@@ -94,11 +94,10 @@ def explain_pair(row: Mapping[str, Any], alpha: float = ALPHA, lang: str = "en")
     if status == "not testable":
         return head + text("hw_pair_not_testable", lang, a=a, b=b, d=d)
     if status == "not estimable" or not _ok(row.get("ci_low")):
-        return (
-            head
-            + text("hw_pair_not_estimable", lang, a=a, b=b, d=d, items=items_words(n, lang))
-            + scope_words(row, lang)
-        )
+        # se 0: every difference is the same; se missing: they differ, but not across the sample the
+        # interval generalises over (two raters disagree while every item's mean difference is equal)
+        key = "hw_pair_not_estimable" if _nan(row.get("se")) == 0 else "hw_pair_no_spread"
+        return head + text(key, lang, a=a, b=b, d=d, items=items_words(n, lang)) + scope_words(row, lang)
     adjusted = text("hw_adjusted", lang, p=p) if np.isfinite(p) else text("hw_no_adjusted", lang)
     raters = text("hw_n_raters", lang, n=int(row["n_raters"])) if _ok(row.get("n_raters")) else ""
     interval = interval_words(row.get("ci_low"), row.get("ci_high"), lang)
