@@ -16,13 +16,14 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from arena import studies
+from arena.files import export
 from arena.files.export import main
 from arena.store import Store
 from arena.store.schema import SCHEMA_VERSION
 from common import messages
 from common.errors import UserError
 from evaluation import report, story
-from tests.support.seeding import seed_study
+from tests.support.seeding import close, invite, rate_every_output, seed_study
 from tests.support.stores import BACKENDS, open_store
 from ui import present
 from ui.organizer import blinding, dashboard, stats
@@ -66,6 +67,28 @@ def test_the_import_stores_where_its_ratings_came_from(store, capsys):
     assert study.imported_from == "survey.csv" and not study.generated  # the name only, not the path
     assert "256 ratings of 1 item by 64 raters" in capsys.readouterr().err
     assert store.get_study(normal_study(store)).imported_from is None
+
+
+def test_the_summary_counts_an_imports_raters_though_it_enrols_none(store, tmp_path):
+    """The app's own export, imported into another database (the Organizer's Import): its raters
+    rated but were never enrolled there (the Organizer said "raters 0" beside 8 ratings)."""
+    texts = [{m: f"text {k} of {m}" for m in METHODS} for k in range(2)]
+    sid, items = seed_study(store, "Made here", ["prompt one", "prompt two"], texts)
+    outputs = {o.method: o.id for o in store.outputs_for_item(items[0])}
+    rate_every_output(store, outputs, [("ann", 4), ("bo", 2)])
+    close(store, sid)
+    file = tmp_path / "ratings.csv"
+    export.export_to_path(store, file, study_id=sid)
+    elsewhere = Store(f"sqlite:///{tmp_path / 'other.db'}")
+    try:
+        export.import_file(elsewhere, file)
+        [copy] = elsewhere.list_studies()
+        assert elsewhere.study_summary(copy.id)["raters"] == 2  # who rated (main said 0)
+        assert store.study_summary(sid)["raters"] == 2  # enrolled here, and rated: each once
+        invite(store, sid, "cy")
+        assert store.study_summary(sid)["raters"] == 3  # enrolled, not yet rated
+    finally:
+        elsewhere.dispose()
 
 
 def test_every_organizer_handler_works_for_the_import_and_for_a_normal_study(both):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from sqlalchemy import func, select
 
+from arena.store.schema import study_raters
 from tests.support.stores import BACKENDS, open_store
 
 THREADS = 50
@@ -73,7 +75,10 @@ def test_fifty_threads_store_each_rating_exactly_once(backend, tmp_path):
             assert mine.loc[output_ids[k % len(output_ids)], "coherence"] == 1 + k % 5
         shared = frame[frame.rater == "shared"]
         assert len(shared) == 1 and shared.iloc[0].comment == "same"
-        assert store.study_summary(sid)["raters"] == 1
+        with store.engine.connect() as conn:  # "shared" enrolled once, though 25 threads enrolled it
+            enrolled = conn.execute(select(func.count()).where(study_raters.c.study_id == sid)).scalar_one()
+        assert enrolled == 1
+        assert store.study_summary(sid)["raters"] == 26  # who rated counts too (an import enrols nobody)
     finally:
         close()
 

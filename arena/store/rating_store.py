@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import and_, case, delete, func, select
+from sqlalchemy import and_, case, delete, func, select, union
 
 from arena.rating.dimensions import SCORE_COLUMNS
 from common.errors import UserError
@@ -25,6 +25,7 @@ from .schema import (
     studies,
     study_raters,
     utcnow,
+    votes,
 )
 from .transactions import StoreBase
 from .values import check_dimension_score, clean_comment
@@ -436,9 +437,16 @@ class RatingStore(StoreBase):
                 )
                 .where(items.c.study_id == int(study_id))
             ).scalar_one()
-            n_raters = conn.execute(
-                select(func.count()).select_from(study_raters).where(study_raters.c.study_id == int(study_id))
-            ).scalar_one()
+            # enrolled, or seen in the ratings or votes: an imported study enrols nobody, yet has raters
+            sid = int(study_id)
+            who = union(
+                select(study_raters.c.rater_id).where(study_raters.c.study_id == sid),
+                select(ratings.c.rater_id)
+                .select_from(ratings.join(outputs, outputs.c.id == ratings.c.output_id).join(items))
+                .where(items.c.study_id == sid),
+                select(votes.c.rater_id).select_from(votes.join(items)).where(items.c.study_id == sid),
+            ).subquery()
+            n_raters = conn.execute(select(func.count()).select_from(who)).scalar_one()
         return {"items": int(n_items), "outputs": int(n_outputs), "ratings": int(n_ratings), "raters": int(n_raters)}
 
 
