@@ -154,6 +154,15 @@ def test_delete_study_removes_every_row_of_it_and_nothing_else(store):
     assert store.get_study(a) is None and [s.id for s in store.list_studies()] == [b]
 
 
+def test_a_deleted_studys_id_is_never_given_to_a_new_study(store):
+    """SQLite reused the highest rowid: a new study took the deleted one's id, and the old
+    /present?study= link (or its cached page) showed the new study."""
+    make_study(store, "kept")
+    gone = make_study(store, "gone")
+    store.delete_study(gone)
+    assert make_study(store, "new") > gone
+
+
 def test_delete_rater_ratings_removes_only_that_raters_rows_in_that_study(store):
     a, b = world(store)
     before, of_a, of_b = counts(store), rows_of(store, a), rows_of(store, b)

@@ -98,6 +98,10 @@ studies = Table(
     # The file an imported study's ratings came from (its name only): they were collected outside this
     # app, which ran neither their blind nor their generation. NULL = rated here, every study before schema 9.
     Column("imported_from", String(300), nullable=True),
+    # A deleted study's id is never given again (SQLite reuses the highest rowid without it), so an old
+    # /present?study= link or a cached page never shows another study. Databases made before stay as
+    # they were: the rebuild to add it would rewrite every study's row for a rare case.
+    sqlite_autoincrement=True,
 )
 
 items = Table(
