@@ -1553,6 +1553,763 @@ LINES.update(
     }
 )
 
+# The Organizer in Chinese, second part (issue 47): the lines after each action (create, resume, invite,
+# revoke, import, delete), the refusals on the way (the form, the rubric, the numbers, the files), the
+# diagnostics and the power planner, the form check, the replay check and the blinding index; the
+# column names of their tables. ui/organizer/words.py and `translated` find them by their English.
+LINES.update(
+    {
+        "full_stop": (".", "。"),
+        "choose_a_study": ("choose a study", "请选择一个研究"),
+        "choose_one_method": ("choose at least one method", "请至少选择一种方法"),
+        "no_study_number": ("there is no study #{id}", "没有研究 #{id}"),
+        "no_study_with_id": ("no study with id {id}", "没有编号为 {id} 的研究"),
+        "no_rater_named": ("there is no rater {name}", "没有名为 {name} 的评分者"),
+        # the password
+        "organizer_disabled": (
+            "the organizer view is disabled: set ARENA_ORGANIZER_PASSWORD on the server",
+            "组织者视图已停用：请在服务器上设置 ARENA_ORGANIZER_PASSWORD",
+        ),
+        "organizer_wrong_password": ("wrong organizer password", "组织者密码错误"),
+        # numbers typed in a form; {what} names the field (what_… below, or another message)
+        "number_not_whole": ("{what} must be a whole number, got {value}", "{what}必须是整数，收到的是 {value}"),
+        "number_between": (
+            "{what} must be between {lo} and {hi}, got {number}",
+            "{what}必须在 {lo} 到 {hi} 之间，收到的是 {number}",
+        ),
+        "number_at_least": ("{what} must be at least {lo}, got {number}", "{what}至少为 {lo}，收到的是 {number}"),
+        "number_at_most": ("{what} must be at most {hi}, got {number}", "{what}最多为 {hi}，收到的是 {number}"),
+        "what_samples": ("samples per stochastic method", "每种随机方法的样本数"),
+        "what_base_seed": ("base seed", "基础种子"),
+        "what_attention_items": ("attention items", "注意力检查题数"),
+        "what_batch_size": ("batch size", "批大小"),
+        "what_rater_name": ("rater name", "评分者名称"),
+        "what_builtin_scenarios": ("built-in scenarios", "内置场景"),
+        "what_task_prompts": ("task prompts", "任务提示词"),
+        "value_enter_first": ("enter a {what} first", "请先输入{what}"),
+        "value_too_long": ("the {what} is longer than {limit} characters", "{what}超过了 {limit} 个字符"),
+        # creating a study: the form, the prompts, the design
+        "organizer_both_sources": (
+            "there are pasted prompts and an uploaded file: clear the one you do not want (the pasted box, or the "
+            "file with its ×) and press Create again; nothing was generated",
+            "既有粘贴的提示词又有上传的文件：请清除不需要的那个（粘贴框，或用文件旁的 × 删除文件），然后再按“创建”；"
+            "什么都没有生成",
+        ),
+        "organizer_paste_prompts": ("paste at least one prompt, one per line", "请至少粘贴一个提示词，每行一个"),
+        "organizer_upload_prompts": (
+            "upload a .csv, .jsonl or .txt file of prompts",
+            "请上传一个提示词文件（.csv、.jsonl 或 .txt）",
+        ),
+        "organizer_choose_source": ("choose where the prompts come from", "请选择提示词的来源"),
+        "organizer_rubric_error": ("the rubric: {error}", "评分问题：{error}"),
+        "study_needs_name": ("give the study a name", "请给研究起个名字"),
+        "study_name_names_methods": (
+            "raters see the study's name; leave method names out of it ({methods})",
+            "评分者能看到研究的名称；名称里不要出现方法名（{methods}）",
+        ),
+        "study_no_prompts": ("the study has no prompts", "这个研究没有提示词"),
+        "study_too_many_prompts": (
+            "{n} prompts; the limit per study is {limit}",
+            "{n} 个提示词；每个研究最多 {limit} 个",
+        ),
+        "study_settings_unknown": (
+            "settings given for methods not in the study: {methods}",
+            "给出了不在本研究中的方法的设置：{methods}",
+        ),
+        "study_pairwise_no_rubric": (
+            "a pairwise study asks for one vote per pair: a rubric and attention items are for scores",
+            "成对比较研究每对只投一票：评分问题和注意力检查题只用于打分研究",
+        ),
+        "study_attention_rule_needs_items": (
+            'the exclusion rule "attention" needs attention items (add at least one)',
+            "排除规则“注意力”需要注意力检查题（请至少添加一道）",
+        ),
+        "study_design_unknown": (
+            "a study is rated by {designs}, not {design}",
+            "研究的评分方式是 {designs}，而不是 {design}",
+        ),
+        "study_pairwise_two_methods": (
+            "a pairwise study compares at least two methods",
+            "成对比较研究至少要比较两种方法",
+        ),
+        "study_pairwise_one_sample": (
+            "a pairwise study compares methods: one sample per method",
+            "成对比较研究比较的是方法：每种方法一个样本",
+        ),
+        "study_too_many_responses": (
+            "{n} responses per item is too many to rate side by side; the limit is {limit} (fewer methods or samples)",
+            "每题 {n} 条回答太多，无法并排评分；上限是 {limit}（请减少方法或样本数）",
+        ),
+        "study_unknown_rule": (
+            "unknown exclusion rule {rule} (known: {known})",
+            "未知的排除规则 {rule}（可用：{known}）",
+        ),
+        "study_prompt_error": ("prompt {k}: {error}; nothing was created", "第 {k} 个提示词：{error}；什么都没有创建"),
+        "prompts_no_language": (
+            "no {what} in language {language}; choose en, zh or all",
+            "没有语言为 {language} 的{what}；请选择 en、zh 或 all",
+        ),
+        "attention_count_range": (
+            "attention items: 0 to {most}, not {n}",
+            "注意力检查题：0 到 {most} 道，而不是 {n} 道",
+        ),
+        "attention_too_many": (
+            "{n} attention items for {prompts} prompts: at most one per prompt",
+            "{prompts} 个提示词配 {n} 道注意力检查题：每个提示词最多一道",
+        ),
+        "attention_needs_scale": (
+            "attention items ask for a score on a scale: this rubric has no scale question",
+            "注意力检查题要求在量表上打分：这套评分问题没有量表题",
+        ),
+        "attention_off_scale": (
+            "attention items ask for {value}, which is not on the scale of {questions}",
+            "注意力检查题要求打 {value} 分，但它不在 {questions} 的量表上",
+        ),
+        "attention_instruction": (
+            "the attention instruction must say which score to give ({value} is replaced by it)",
+            "注意力检查题的说明必须写明要打几分（其中的 {value} 会被替换成该分数）",
+        ),
+        "guess_choose_target": (
+            "choose which method raters are asked to recognise: a method name, 'each' or 'off'",
+            "请选择要评分者辨认哪种方法：一个方法名、'each'（每种）或 'off'（不问）",
+        ),
+        "guess_target_unknown": (
+            "raters can only be asked about methods in the study; {unknown} is not among {methods}",
+            "只能问评分者本研究中的方法；{unknown} 不在 {methods} 之中",
+        ),
+        "guess_targets_unknown": (
+            "raters can only be asked about methods in the study; {unknown} are not among {methods}",
+            "只能问评分者本研究中的方法；{unknown} 不在 {methods} 之中",
+        ),
+        "guess_target_samples": (
+            "{methods} has {n} responses per item, so 'which one came from it' has more than one right answer: ask "
+            "about a deterministic method, or use one sample per method",
+            "{methods} 每题有 {n} 条回答，“哪条来自它”不止一个正确答案：请问一种确定性方法，或每种方法只用一个样本",
+        ),
+        "models_unknown": (
+            "{model} is not a model this app offers; choose among {names}",
+            "{model} 不是本应用提供的模型；请在 {names} 中选择",
+        ),
+        "models_choose_one": ("choose at least one model", "请至少选择一个模型"),
+        "models_unknown_scorer": (
+            "{model} is not a model this app offers as the perplexity scorer",
+            "{model} 不是本应用提供的困惑度评分模型",
+        ),
+        "prompt_not_text": ("the prompt must be text", "提示词必须是文本"),
+        "prompt_too_long": (
+            "the prompt has {n} characters; the limit is {limit}",
+            "提示词有 {n} 个字符；上限是 {limit}",
+        ),
+        "prompt_empty": (
+            "the prompt is empty; type a question or a text to continue",
+            "提示词是空的；请输入一个问题或一段要续写的文字",
+        ),
+        "prompt_too_many_tokens": (
+            "the prompt is {n} tokens; with max_new_tokens={max_new} this model (context {context}) allows at most "
+            "{most} prompt tokens",
+            "提示词有 {n} 个 token；在 max_new_tokens={max_new} 时，这个模型（上下文 {context}）最多允许 {most} 个"
+            "提示词 token",
+        ),
+        "file_line_error": ("{file} line {line}: {error}", "{file} 第 {line} 行：{error}"),
+        "prompt_raw_value": (
+            "{file} line {line}: raw must be true or false (also 1/0, yes/no), not {value}",
+            "{file} 第 {line} 行：raw 必须是 true 或 false（也可以是 1/0、yes/no），而不是 {value}",
+        ),
+        "prompt_record_kind": (
+            "{file} line {line}: expected an object with a 'prompt' field or a string",
+            "{file} 第 {line} 行：应为带 'prompt' 字段的对象或一个字符串",
+        ),
+        "prompt_record_no_prompt": ("{file} line {line}: no 'prompt' field", "{file} 第 {line} 行：没有 'prompt' 字段"),
+        "prompt_file_kind": (
+            "{file}: use a .csv (with a 'prompt' column), .jsonl or .txt file of prompts",
+            "{file}：请使用 .csv（带 'prompt' 列）、.jsonl 或 .txt 格式的提示词文件",
+        ),
+        "prompt_file_nul": ("{file} line {line}: holds a NUL character", "{file} 第 {line} 行：含有 NUL 字符"),
+        "prompt_file_no_header": (
+            "{file}: the CSV needs a header row with a 'prompt' column",
+            "{file}：CSV 需要一个带 'prompt' 列的表头行",
+        ),
+        "prompt_file_empty": ("{file} holds no prompts", "{file} 里没有提示词"),
+        # the rubric box: what a question may be (common/rubric.py, common/questions/)
+        "rubric_scale_parse": (
+            "scale {scale} does not parse: write it as MIN-MAX, e.g. 1-10",
+            "无法解析量表 {scale}：请写成“最小值-最大值”，例如 1-10",
+        ),
+        "rubric_scale_points": (
+            "the scale {low}-{high} has {points} point{points_s}: a scale has {least} to {most} points (1-5, 1-7, "
+            "1-10, 0-10...)",
+            "量表 {low}-{high} 有 {points} 个分值：量表应有 {least} 到 {most} 个分值（1-5、1-7、1-10、0-10……）",
+        ),
+        "rubric_scale_points_of": (
+            "the scale of {name} {low}-{high} has {points} point{points_s}: a scale has {least} to {most} points "
+            "(1-5, 1-7, 1-10, 0-10...)",
+            "{name} 的量表 {low}-{high} 有 {points} 个分值：量表应有 {least} 到 {most} 个分值（1-5、1-7、1-10、"
+            "0-10……）",
+        ),
+        "rubric_needs_name": ("a dimension needs a name", "每个问题都需要一个名称"),
+        "rubric_name_too_long": (
+            "the dimension name {name}... is longer than {n} characters",
+            "问题名称 {name}…… 超过了 {n} 个字符",
+        ),
+        "rubric_name_characters": (
+            "the dimension name {name} may not hold a comma, a quote or a control character",
+            "问题名称 {name} 不能包含逗号、引号或控制字符",
+        ),
+        "rubric_name_reserved": (
+            "{name} is a column of the ratings file and cannot name a dimension",
+            "{name} 是评分文件中的一列，不能用作问题名称",
+        ),
+        "rubric_anchors_of_scale": (
+            "{name} is a {kind} question: anchors belong to a scale",
+            "{name} 是{kind}问题：锚点只用于量表",
+        ),
+        "rubric_labels_of_choice": (
+            "{name} is a {kind} question: labels belong to a choice",
+            "{name} 是{kind}问题：选项标签只用于单选题",
+        ),
+        "rubric_scale_no_labels": (
+            "{name} is a scale: labels belong to a choice",
+            "{name} 是量表：选项标签只用于单选题",
+        ),
+        "rubric_anchor_off_scale": (
+            "an anchor of {name} is for {point}, outside its scale {scale}",
+            "{name} 的一个锚点针对 {point} 分，超出了它的量表 {scale}",
+        ),
+        "rubric_dimension_object": (
+            "a dimension is an object with at least a name",
+            "每个问题都是一个对象，至少要有名称（name）",
+        ),
+        "rubric_misplaced": (
+            "{name} is a {kind} question: it takes no {fields}",
+            "{name} 是{kind}问题：不接受 {fields}",
+        ),
+        "rubric_misplaced_anchors": (
+            "{name} is a {kind} question: it takes no {fields} (anchors belong to a scale)",
+            "{name} 是{kind}问题：不接受 {fields}（锚点只用于量表）",
+        ),
+        "rubric_dimension_count": (
+            "a rubric has {least} to {most} dimensions, this one has {n}",
+            "一套评分问题应有 {least} 到 {most} 个问题，这一套有 {n} 个",
+        ),
+        "rubric_no_dimensions": (
+            "a rubric has {least} to {most} dimensions, this one has {n}: name at least one question",
+            "一套评分问题应有 {least} 到 {most} 个问题，这一套有 {n} 个：请至少写一个问题",
+        ),
+        "rubric_needs_answer": (
+            "a rubric needs at least one question to answer besides a comment",
+            "除了评语之外，评分问题至少还要有一个需要作答的问题",
+        ),
+        "rubric_one_text_question": (
+            "a rubric has at most one text question (it is each response's comment box)",
+            "评分问题最多只能有一个文本问题（它就是每条回答的评语框）",
+        ),
+        "rubric_named_twice": ("the dimension {name} is named twice", "问题 {name} 出现了两次"),
+        "rubric_unknown_dimension": (
+            "unknown dimension {name} (this rubric has {names})",
+            "未知的问题 {name}（这套评分问题有 {names}）",
+        ),
+        "rubric_object": ('a rubric is an object with a list "dimensions"', "评分问题是一个带“dimensions”列表的对象"),
+        "rubric_not_json": (
+            "the rubric is not valid JSON ({detail})",
+            "评分问题不是有效的 JSON（请检查引号、逗号和括号）",
+        ),
+        "rubric_unknown_type": (
+            "unknown question type {name}: use one of {types}",
+            "未知的问题类型 {name}：请使用 {types} 之一",
+        ),
+        "choice_needs_labels": (
+            'the choice {name} needs "labels": a list of {least} to {most} texts',
+            "单选题 {name} 需要“labels”：一个包含 {least} 到 {most} 个文本的列表",
+        ),
+        "choice_label_count": (
+            "the choice {name} has {n} label(s): a choice has {least} to {most}",
+            "单选题 {name} 有 {n} 个选项：单选题应有 {least} 到 {most} 个",
+        ),
+        "choice_label_length": (
+            "a label of {name} is empty or longer than {n} characters",
+            "{name} 的某个选项为空或超过了 {n} 个字符",
+        ),
+        "choice_label_twice": ("the choice {name} names a label twice", "单选题 {name} 有重复的选项"),
+        "scale_anchors_object": (
+            "the anchors of {name} are an object: point -> text",
+            "{name} 的锚点是一个对象：分值 -> 文本",
+        ),
+        "scale_not_whole": ("the scale of {name} is not made of whole numbers", "{name} 的量表不是由整数构成的"),
+        # a question's type inside a sentence ("'quality' is a choice question: …")
+        "word_scale": ("scale", "量表"),
+        "word_yes_no": ("yes-no", "是非"),
+        "word_choice": ("choice", "单选"),
+        "word_text": ("text", "文本"),
+        "word_draft_or_closed": ("draft or closed", "草稿或已关闭"),
+        # the rubric box's preview (ui/organizer/forms.py)
+        "rubric_preview_error": ("**error:** {error}", "**错误：** {error}"),
+        "rubric_preview_head": (
+            "| question | scale | what to judge | anchors |",
+            "| 问题 | 量表 | 评什么 | 锚点 |",
+        ),
+        "rubric_preview_points": (" ({n} points)", "（{n} 个分值）"),
+        "rubric_kind_choice": ("one of {n}", "{n} 选一"),
+        "rubric_kind_comment": ("comment", "评语"),
+        # after Create and Resume: the generation's report, the form check and the replay check
+        "organizer_created": ("Study #{id} created: {report}", "研究 #{id} 已创建：{report}"),
+        "organizer_resumed": ("Study #{id}: {report}", "研究 #{id}：{report}"),
+        "organizer_finished": ("**Finished:** {line}", "**已完成：** {line}"),
+        "organizer_form_check_head": ("**Form check** (before inviting raters):", "**形式检查**（邀请评分者之前）："),
+        "organizer_replay_check_head": (
+            "**Replay check** (can a rater reproduce a response at home?):",
+            "**重放检查**（评分者能否在自己的电脑上复现某条回答？）：",
+        ),
+        "organizer_replay_progress": (
+            "Replay check: running a few items again with fresh seeds",
+            "重放检查：用新的种子把几道题再运行一遍",
+        ),
+        "organizer_generating": ("Generating: {what} · {eta}", "正在生成：{what} · {eta}"),
+        # what the progress bar names as each piece of generation ends (arena/engines/, arena/studies/generate.py)
+        "engine_piece": ("item {item}, {method} sample {sample}", "第 {item} 题，{method} 样本 {sample}"),
+        "engine_batch": ("{method} sample {sample}: a batch of {n}", "{method} 样本 {sample}：一批 {n} 条"),
+        "engine_piece_vllm": (
+            "item {item}, {method} sample {sample} ({n} in flight on the vLLM server)",
+            "第 {item} 题，{method} 样本 {sample}（vLLM 服务器上有 {n} 条在生成）",
+        ),
+        "generation_starting": ("starting", "开始"),
+        "generation_done": ("done", "完成"),
+        "generation_stored": (
+            "{done} of {total} outputs stored ({generated} generated now).",
+            "已存储 {done} / {total} 条输出（本次生成 {generated} 条）。",
+        ),
+        "generation_stored_short": ("{done} of {total} outputs stored.", "已存储 {done} / {total} 条输出。"),
+        "generation_opened": (
+            " The study is now open for rating: invite raters.",
+            "研究现已开放评分：请邀请评分者。",
+        ),
+        "generation_identical": (
+            " Warning: on item {number}, {methods} wrote identical text.",
+            "警告：在第 {number} 题上，{methods} 写出了完全相同的文本。",
+        ),
+        "eta_outputs": ("{done} of {total} outputs", "{done} / {total} 条输出"),
+        "eta_took": (" · took {duration}", " · 用时 {duration}"),
+        "eta_rate": (" at {speed} tokens/s", "，速度 {speed} token/秒"),
+        "eta_unmeasured": (
+            " · time left: measured once the first output is done",
+            " · 剩余时间：第一条输出完成后开始测量",
+        ),
+        "eta_prior": (
+            " · about {duration} left (from earlier Compare runs; measured soon)",
+            " · 约剩 {duration}（根据之前的对比运行估计；很快会实测）",
+        ),
+        "eta_measured": (
+            " · about {duration} left ({speed} tokens/s measured on this run so far)",
+            " · 约剩 {duration}（本次运行目前实测 {speed} token/秒）",
+        ),
+        "study_generating_already": (
+            "this study is being generated already; wait for that run to finish",
+            "这个研究已经在生成中；请等那次运行结束",
+        ),
+        "study_imported_cannot_open": (
+            "study #{id} was imported from {file}: its ratings were collected outside this app, so it cannot be "
+            "opened for rating here (publish it to show its results)",
+            "研究 #{id} 导入自 {file}：它的评分是在本应用之外收集的，因此不能在这里开放评分（发布它即可展示结果）",
+        ),
+        "study_imported_nothing_to_generate": (
+            "study #{id} was imported from {file}: it has nothing to generate",
+            "研究 #{id} 导入自 {file}：没有需要生成的内容",
+        ),
+        "study_outputs_missing": (
+            "{n} outputs are still missing; generate them first",
+            "还缺 {n} 条输出；请先生成它们",
+        ),
+        "study_state_from": (
+            "study #{id} is {state}; it can become {target} only from {allowed}",
+            "研究 #{id} 当前是“{state}”状态；只有从“{allowed}”状态才能变为“{target}”",
+        ),
+        # the form check (evaluation/form_cues.py)
+        "form_too_few": (
+            "{method}: too few items to check (the check needs {n} or more).",
+            "{method}：题目太少，无法检查（至少需要 {n} 道）。",
+        ),
+        "form_recognisable": (
+            "{method}: a classifier that sees only the form picked it out in {correct} of {items} items (chance "
+            "{chance}%, p = {p}): recognisable from its form ({cue}). Remedy: {remedy}.",
+            "{method}：一个只看形式的分类器在 {items} 道题中认出了它 {correct} 次（随机水平 {chance}%，p = {p}）："
+            "仅凭形式就能认出（{cue}）。补救：{remedy}。",
+        ),
+        "form_not_recognisable": (
+            "{method}: a classifier that sees only the form picked it out in {correct} of {items} items (chance "
+            "{chance}%, p = {p}): not recognisable from its form alone.",
+            "{method}：一个只看形式的分类器在 {items} 道题中认出了它 {correct} 次（随机水平 {chance}%，p = {p}）："
+            "仅凭形式认不出来。",
+        ),
+        "form_cue_stopped": (
+            "{method} stopped by itself in {own} of {own_n} responses, the others in {others} of {others_n}",
+            "{method} 在 {own_n} 条回答中有 {own} 条自行结束，其他方法在 {others_n} 条中有 {others} 条",
+        ),
+        "form_cue_sentence_end": (
+            "{method} ended at a sentence end in {own} of {own_n} responses, the others in {others} of {others_n}",
+            "{method} 在 {own_n} 条回答中有 {own} 条在句末结束，其他方法在 {others_n} 条中有 {others} 条",
+        ),
+        "form_cue_loop": (
+            "{method} looped in {own} of {own_n} responses, the others in {others} of {others_n}",
+            "{method} 在 {own_n} 条回答中有 {own} 条陷入循环，其他方法在 {others_n} 条中有 {others} 条",
+        ),
+        "form_cue_differs": (
+            "{method} differs by {what}: {own} on average, the others {others}",
+            "{method} 的不同在于{what}：平均 {own}，其他方法 {others}",
+        ),
+        "form_describe_tokens": ("its length in tokens", "以 token 计的长度"),
+        "form_describe_characters": ("its length in characters", "以字符计的长度"),
+        "form_describe_stopped": (
+            "whether it stops by itself before max tokens",
+            "是否在达到最大 token 数之前自行结束",
+        ),
+        "form_describe_sentence_end": ("whether it ends at the end of a sentence", "是否在句末结束"),
+        "form_describe_loop": ("whether it loops (a phrase repeated back to back)", "是否陷入循环（同一短语接连重复）"),
+        "form_describe_repeated_3grams": ("how much it repeats itself", "自我重复的程度"),
+        "form_describe_distinct_1": ("how varied its words are", "用词的多样性"),
+        "form_describe_distinct_2": ("how varied its word pairs are", "词对的多样性"),
+        "form_remedy_length": (
+            "give every method the same max tokens, and trim every response of an item to a common length (e.g. the "
+            "shortest one's, at a sentence end)",
+            "给每种方法相同的最大 token 数，并把同一题的每条回答截到相同的长度（例如最短那条的长度，在句末截断）",
+        ),
+        "form_remedy_stopped": (
+            "let no response visibly stop early: raise max tokens until every method stops by itself, or cut every "
+            "response at the same length so that all run to the cut-off",
+            "不要让任何回答明显提前结束：提高最大 token 数，直到每种方法都自行结束；或把每条回答截到相同长度，"
+            "让所有回答都写到截断处",
+        ),
+        "form_remedy_sentence_end": (
+            "trim every response at its last sentence end, so that none ends mid-sentence while others do not",
+            "把每条回答截到它最后一个句末，免得有的在句中结束而其他的不是",
+        ),
+        "form_remedy_loop": (
+            "control repetition the same way for every method (repetition penalty or n-gram blocking), or drop the "
+            "items where one method loops",
+            "对每种方法用同样的方式控制重复（重复惩罚或 n-gram 屏蔽），或去掉某种方法陷入循环的题目",
+        ),
+        "form_remedy_repeats": (
+            "control repetition the same way for every method (repetition penalty or n-gram blocking)",
+            "对每种方法用同样的方式控制重复（重复惩罚或 n-gram 屏蔽）",
+        ),
+        "form_remedy_diversity": (
+            "compare methods of similar diversity, or say in the guidelines that style differs on purpose",
+            "比较多样性相近的方法，或在评分指南中说明风格的差异是有意的",
+        ),
+        "form_check_no_outputs": ("The study has no outputs yet.", "这个研究还没有输出。"),
+        "form_check_started": (
+            "raters have started rating this study: the form check describes each method's responses, so it is "
+            "shown before the first rating and again once the study is closed",
+            "评分者已经开始为这个研究评分：形式检查描述了每种方法的回答，因此只在第一次评分之前和研究关闭之后显示",
+        ),
+        # the replay check (evaluation/replay_check.py)
+        "replay_public_model": ("the public model", "公开的模型"),
+        "replay_study_model": ("the study's model (if raters can get it)", "本研究的模型（如果评分者能拿到它）"),
+        "replay_not_checked": (
+            "{method}: not checked (no stored output on the checked items)",
+            "{method}：未检查（所查题目上没有已存储的输出）",
+        ),
+        "replay_replayable": (
+            "{method}: REPLAYABLE: {identical} of {checked} outputs came back word for word from {where} with another "
+            "seed; a rater who runs the prompt at home recognises it",
+            "{method}：可复现：用另一个种子运行{where}，{checked} 条输出中有 {identical} 条逐字相同；"
+            "在自己电脑上运行这个提示词的评分者能认出它",
+        ),
+        "replay_private": (
+            "{method}: {identical} of {checked} outputs came back identical with another seed (the secret seed keeps "
+            "the exact text private)",
+            "{method}：用另一个种子运行，{checked} 条输出中有 {identical} 条完全相同（保密的种子让确切的文本不外泄）",
+        ),
+        "replay_what_to_do": ("What to do: {remedies}.", "怎么办：{remedies}。"),
+        "replay_or": ("; or ", "；或者"),
+        "replay_remedy_model": (
+            "use a model the raters cannot run (not a public or embedded one)",
+            "使用评分者无法运行的模型（不要用公开的或内置的模型）",
+        ),
+        "replay_remedy_rating_only": (
+            "serve the study from a rating-only deployment (ARENA_MODE=rating: no Compare, no model for the public)",
+            "用仅评分的部署提供这个研究（ARENA_MODE=rating：没有对比页，不向公众开放模型）",
+        ),
+        "replay_remedy_ask": (
+            "ask the blinding question (Measure the blind) and report the blinding index with the results",
+            "询问盲法问题（测量盲法），并随结果一起报告盲法指数",
+        ),
+        "replay_remedy_leave_out": (
+            "leave the deterministic methods out, or say in the report that raters could have recognised them",
+            "去掉确定性方法，或在报告中说明评分者可能认出了它们",
+        ),
+        # invites, accounts, exports, imports, deletions
+        "organizer_copy_link": ("Copy link", "复制链接"),
+        "organizer_copied": ("Copied", "已复制"),
+        "organizer_copy_link_of": ("Copy the invite link of {rater}", "复制 {rater} 的邀请链接"),
+        "invite_name_one": ("name at least one rater to invite", "请至少写一位要邀请的评分者"),
+        "invite_account_prefix": (
+            "a rater name starting with {prefix} belongs to a Hugging Face account",
+            "以 {prefix} 开头的评分者名称属于 Hugging Face 账号",
+        ),
+        "invite_named_twice": ("the same rater is named twice", "同一位评分者写了两次"),
+        "accounts_saved": (
+            "Study #{id}: {n} account(s) or organisation(s) may take a seat by signing in (on their first visit).",
+            "研究 #{id}：{n} 个账号或组织可以通过登录获得席位（在首次访问时）。",
+        ),
+        "accounts_saved_anyone": (
+            "Study #{id}: anyone signed in with Hugging Face may take a seat by signing in (on their first visit).",
+            "研究 #{id}：任何用 Hugging Face 登录的人都可以通过登录获得席位（在首次访问时）。",
+        ),
+        "accounts_saved_none": (
+            "Study #{id}: no Hugging Face account may sign in; invite codes only.",
+            "研究 #{id}：不允许任何 Hugging Face 账号登录；只能用邀请码。",
+        ),
+        "accounts_not_text": ("the list of Hugging Face accounts must be text", "Hugging Face 账号列表必须是文本"),
+        "accounts_too_many": (
+            "at most {n} Hugging Face accounts or organisations in one list",
+            "一个列表中最多 {n} 个 Hugging Face 账号或组织",
+        ),
+        "accounts_bad_name": (
+            "{entry} is not a Hugging Face username or organisation (letters, digits, - _ .)",
+            "{entry} 不是 Hugging Face 用户名或组织名（只能用字母、数字和 - _ .）",
+        ),
+        "accounts_pseudonym_prefix": (
+            "a pseudonym cannot start with {prefix}: that is an account's own name",
+            "化名不能以 {prefix} 开头：那是账号自己的名称",
+        ),
+        "accounts_pseudonym_twice": ("the pseudonym {name} is given twice", "化名 {name} 用了两次"),
+        "votes_not_pairwise": (
+            "study #{id} scores responses 1-5; only a pairwise study has votes",
+            "研究 #{id} 是给回答打 1-5 分；只有成对比较研究才有投票",
+        ),
+        "votes_not_closed": (
+            "a study's votes say which method stood on which side: they are exported once it is closed",
+            "研究的投票会透露哪种方法在哪一边：研究关闭后才能导出",
+        ),
+        "organizer_upload_first": ("upload an export file first", "请先上传导出文件"),
+        "export_file_kind": (
+            "{file}: use a .csv or .jsonl file name (or give --format)",
+            "{file}：请使用 .csv 或 .jsonl 文件名（或用 --format 指定格式）",
+        ),
+        "import_not_export": (
+            "{file} is not an arena export: missing columns {columns}",
+            "{file} 不是本应用的导出文件：缺少这些列 {columns}",
+        ),
+        "import_not_export_row": (
+            "{file} line {line} is not an arena export row",
+            "{file} 第 {line} 行不是本应用导出文件的行",
+        ),
+        "import_unreadable": ("{column} has an unreadable value {value}", "{column} 的值 {value} 无法读取"),
+        "import_state": ("study_state must be one of {states}", "study_state 必须是 {states} 之一"),
+        "import_row_kind": (
+            "row_kind must be one of {kinds}, got {kind}",
+            "row_kind 必须是 {kinds} 之一，收到的是 {kind}",
+        ),
+        "import_design": ("study_design must be one of {designs}", "study_design 必须是 {designs} 之一"),
+        "import_blind": (
+            "this file was written blind (its study was still open: no method, seed or settings per rating); export "
+            "it again after closing the study to get a file that imports",
+            "这个文件是在盲态下写出的（它的研究当时仍在评分：每条评分都没有方法、种子和设置）；请在关闭研究后重新导出，"
+            "得到一个可以导入的文件",
+        ),
+        "import_empty": ("{column} is empty", "{column} 是空的"),
+        "delete_confirm_name": (
+            "to confirm, type the study's exact name ({name}); nothing was deleted",
+            "请输入研究的确切名称（{name}）以确认；什么都没有删除",
+        ),
+        "delete_generating": (
+            "this study is being generated right now; wait for that run to end, then delete it",
+            "这个研究正在生成中；请等那次运行结束后再删除",
+        ),
+        "delete_copy_failed": (
+            "could not write the copy to take before deleting ({error}); nothing was deleted",
+            "删除前无法写出副本（{error}）；什么都没有删除",
+        ),
+        "delete_enter_rater": (
+            "enter the rater's name exactly as the progress table shows it",
+            "请按进度表中显示的样子准确输入评分者的名称",
+        ),
+        "delete_no_rater": (
+            "there is no rater {name}; nothing was deleted",
+            "没有名为 {name} 的评分者；什么都没有删除",
+        ),
+        "delete_rater_no_ratings": (
+            "{name} has no ratings in study #{id}; nothing was deleted",
+            "{name} 在研究 #{id} 中没有评分；什么都没有删除",
+        ),
+        "deleted_rater": (
+            "Deleted {n} rating{n_s} by {rater} in study #{id}.",
+            "已删除 {rater} 在研究 #{id} 中的 {n} 条评分。",
+        ),
+        "deleted_rater_copy": (
+            " Their ratings were exported first (download below; Import puts them back).",
+            "删除前已导出这些评分（可在下方下载；用“导入”即可恢复）。",
+        ),
+        "deleted_study": (
+            "Deleted study #{id} {name}: {items} items, {outputs} outputs, {ratings} ratings, {positions} recorded "
+            "display positions, {raters} raters' places in it.",
+            "已删除研究 #{id} {name}：{items} 道题、{outputs} 条输出、{ratings} 条评分、{positions} 条展示位置记录、"
+            "{raters} 位评分者在其中的席位。",
+        ),
+        "deleted_study_copy": (
+            " The study was exported first (download below: the ratings export, which Import takes back, and every "
+            "item and output as CSV).",
+            "删除前已导出该研究（可在下方下载：评分导出文件，可用“导入”恢复；以及所有题目和输出的 CSV）。",
+        ),
+        "deleted_kept": (" A copy is also kept on the server in `{path}`.", "服务器上的 `{path}` 中也保留了一份副本。"),
+        "organizer_deleted_blind": (
+            "{head} It was copied first, but the study was still open, so the copy (which names each rating's "
+            "method) is not offered for download: it is kept on the server in `{where}`.",
+            "{head}删除前已复制，但研究当时仍在评分，所以副本（其中写明了每条评分的方法）不提供下载："
+            "它保存在服务器上的 `{where}` 中。",
+        ),
+        # the diagnostics (ui/organizer/stats.py, evaluation/human/raters.py and quality.py)
+        "diagnostics_no_ratings": ("Study #{id} has no ratings yet.", "研究 #{id} 还没有评分。"),
+        "diagnostics_note": (
+            "Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over 30 min not "
+            "counted). Leave-one-out α: the others' agreement without this rater; a negative change means the rest "
+            "agree better without them.",
+            "每题秒数：评分者相邻两次提交之间的间隔（不计第一题和超过 30 分钟的休息）。留一 α：去掉该评分者后其他人的"
+            "一致性；变化为负表示没有这位评分者时其余的人更一致。",
+        ),
+        "rater_line": ("{rater}: {notes}.", "{rater}：{notes}。"),
+        "rater_none_stands_out": (
+            "No rater stands out (no straight-lining, no rater lowers agreement by more than 0.05, no item under "
+            "10 s).",
+            "没有评分者显得异常（没有直线作答，没有评分者使一致性降低超过 0.05，没有题目用时少于 10 秒）。",
+        ),
+        "rater_note_flat": ("straight-lining: flat on {patterns}", "直线作答：在{patterns}上分数不变"),
+        "rater_note_agreement": (
+            "agreement rises without them on {changes}",
+            "去掉该评分者后，{changes}上的一致性提高",
+        ),
+        "rater_note_seconds": ("a median of {seconds} s per item", "每题用时中位数 {seconds} 秒"),
+        "flat_across": ("across questions", "跨问题"),
+        "flat_across_words": (
+            "the same score on every question of a response, response after response",
+            "一条接一条地给每条回答的每个问题打相同的分",
+        ),
+        "flat_question_words": (
+            "the same score on every response of an item on {question}",
+            "在“{question}”上给同一题的每条回答打相同的分",
+        ),
+        "flat_share": (" ({share} of their items on the flattest question)", "（在最平的问题上占其题目的 {share}）"),
+        "flag_attention": ("failed an attention item", "没有通过一道注意力检查题"),
+        "flag_straight_lining": ("straight-lining: {how}", "直线作答：{how}"),
+        "flag_speeder": (
+            "too fast to have read the responses: a median of {seconds} s per item",
+            "太快，不可能读完回答：每题用时中位数 {seconds} 秒",
+        ),
+        "flag_speeder_share": (", {share} of the time needed to skim them", "，只有浏览这些回答所需时间的 {share}"),
+        "flag_against": (
+            "ranked the responses against the other raters' consensus (p = {p} over {n} items)",
+            "对回答的排序与其他评分者的共识相反（{n} 道题，p = {p}）",
+        ),
+        "flag_unrelated": (
+            "scores unrelated to the responses: they do not follow the other raters' over {cells} scores (p = {p}) "
+            "while the others follow each other",
+            "打分与回答无关：在 {cells} 个分数上与其他评分者的打分不一致（p = {p}），而其他评分者彼此一致",
+        ),
+        "flag_nothing": ("{rater}: nothing stands out.", "{rater}：没有异常。"),
+        "quality_flags_head": (
+            "Rater flags (never applied by themselves): {rule}",
+            "评分者标记（不会自动生效）：{rule}",
+        ),
+        "quality_rule_set": (
+            "The rule set at creation excludes raters who {rules}: Results shows the analysis with and without them.",
+            "创建时设定的规则排除这样的评分者：{rules}。结果页会展示包含和不包含他们的分析。",
+        ),
+        "quality_no_rule": (
+            "No exclusion rule was set at creation: these flags exclude nobody.",
+            "创建时没有设定排除规则：这些标记不会排除任何人。",
+        ),
+        "quality_others_calm": ("{n} other rater{n_s}: nothing stands out.", "其他 {n} 位评分者：没有异常。"),
+        "quality_none_flagged": ("None of the {n} raters is flagged.", "{n} 位评分者都没有被标记。"),
+        # the diagnostics' tables: column names and a fixed cell
+        "diag_col_median_s_per_item": ("median_s_per_item", "每题中位秒数"),
+        "diag_col_distinct_scores": ("distinct_scores", "不同分值数"),
+        "diag_col_flat_items_share": ("flat_items_share", "分数不变的题目占比"),
+        "diag_col_flat_on": ("flat_on", "分数不变的问题"),
+        "diag_col_flat_p": ("flat_p", "直线作答 p"),
+        "diag_col_straight_lining": ("straight_lining", "直线作答"),
+        "diag_col_alpha_without": ("alpha_without_{dimension}", "去掉该评分者后的 α（{dimension}）"),
+        "diag_col_alpha_change": ("alpha_change_{dimension}", "α 的变化（{dimension}）"),
+        "stat_col_diff": ("diff", "差值"),
+        "stat_col_ci_low_raw": ("ci_low", "CI 下限"),
+        "stat_col_ci_high_raw": ("ci_high", "CI 上限"),
+        "stat_col_p_value": ("p_value", "p 值"),
+        "stat_col_n_items": ("n_items", "题数"),
+        "stat_last_shown": ("last shown", "最后展示的"),
+        # the blinding index's table (evaluation/blinding.py RESULT_COLUMNS)
+        "blind_col_target_method": ("target_method", "被辨认的方法"),
+        "blind_col_index": ("index", "盲法指数"),
+        "blind_col_n": ("n", "回答数"),
+        "blind_col_correct": ("correct", "认对的次数"),
+        "blind_col_dont_know": ("dont_know", "“不知道”的次数"),
+        "blind_col_chance": ("chance", "随机水平"),
+        "blind_col_pooled_index": ("pooled_index", "合并的指数（Bang）"),
+        "blind_col_max_answers": ("max_answers_per_item", "每题最多回答数"),
+        "blinding_no_answers": ("No rater answered the question yet.", "还没有评分者回答这个问题。"),
+        "blinding_not_closed": (
+            "the blinding index is shown once the study is closed (raters are never told while it is open)",
+            "研究关闭后才显示盲法指数（评分进行期间绝不告诉评分者）",
+        ),
+        "blinding_not_asked": (
+            "this study did not ask raters which response came from which method",
+            "这个研究没有问评分者哪条回答来自哪种方法",
+        ),
+        # the power planner (ui/organizer/stats.py, evaluation/human/design.py)
+        "planner_whole_numbers": (
+            "{what}: whole numbers separated by commas, e.g. 8, 16, 32",
+            "{what}：用逗号分隔的整数，例如 8, 16, 32",
+        ),
+        "planner_between": ("{what}: between {low} and {high}", "{what}：在 {low} 到 {high} 之间"),
+        "planner_not_a_number": ("{what} must be a number", "{what}必须是数字"),
+        "planner_number_between": ("{what} must be between {low} and {high}", "{what}必须在 {low} 到 {high} 之间"),
+        "planner_what_sims": ("simulated studies per design", "每种设计模拟的研究数"),
+        "planner_too_many_cells": (
+            "at most {n} items × raters combinations at once",
+            "一次最多 {n} 种题数 × 评分者数的组合",
+        ),
+        "planner_too_large": (
+            "that grid is too large to simulate here: fewer simulated studies, items or raters",
+            "这个网格太大，无法在这里模拟：请减少模拟研究数、题数或评分者数",
+        ),
+        "planner_choose_dimension": ("choose a dimension", "请选择一个问题"),
+        "planner_no_question": (
+            "pilot study #{id} has no question {question}: choose one of its own",
+            "预实验研究 #{id} 没有问题 {question}：请选择它自己的问题",
+        ),
+        "planner_pilot_error": ("pilot study #{id}: {error}", "预实验研究 #{id}：{error}"),
+        "planner_default_sds": ("default SDs", "默认标准差"),
+        "planner_pilot_sds": ("SDs from pilot study #{id}", "来自预实验研究 #{id} 的标准差"),
+        "planner_raters_column": ("{n} rater{n_s}", "{n} 位评分者"),
+        "planner_sentence": (
+            "{line}\n\n{source}: {sds} (mean {mean}); {n} simulated studies per design, every rater rates every "
+            "item; Δ is on the latent 1–5 scale (rounding and the ends of the scale shrink it a little).",
+            "{line}\n\n{source}：{sds}（均值 {mean}）；每种设计模拟 {n} 个研究，每位评分者为每道题评分；Δ 是在潜在的 "
+            "1–5 量表上（取整和量表两端会让它略微缩小）。",
+        ),
+        "sd_resid": ("resid", "残差"),
+        "sd_rater_method": ("rater_method", "评分者×方法"),
+        "power_how": (
+            "the primary analysis: items and raters as samples, every pair × 3 dimensions adjusted together, "
+            "α = {alpha}",
+            "主分析：题目和评分者都视为样本，所有方法对 × 3 个问题一起校正，α = {alpha}",
+        ),
+        "power_none": (
+            "No design in the grid reaches {target} power for Δ = {delta}; the best is {items} items × {raters} "
+            "raters ({power}). Add items: they help more than raters.",
+            "网格中没有哪种设计在 Δ = {delta} 时达到 {target} 的检验力；最好的是 {items} 道题 × {raters} 位评分者"
+            "（{power}）。请增加题目：它们比评分者更有帮助。",
+        ),
+        "power_best": (
+            "{items} items × {n} rater{n_s} ({ratings} ratings with {methods} methods) give {power} power to detect "
+            "Δ = {delta} between two methods ({how}), by simulation.",
+            "{items} 道题 × {n} 位评分者（{methods} 种方法共 {ratings} 条评分）在两种方法之间检出 Δ = {delta} 的"
+            "检验力为 {power}（{how}），由模拟得出。",
+        ),
+        "power_few_raters": (
+            " With {n} rater{n_s} the result holds for those raters only.",
+            "只有 {n} 位评分者时，结果只对这些评分者成立。",
+        ),
+    }
+)
+
 MESSAGES: dict[str, tuple[str, str]] = {**PAGE, **LINES}
 _BY_ENGLISH = {en: key for key, (en, _) in MESSAGES.items()}
 
@@ -1618,14 +2375,20 @@ def _pattern(english_text: str) -> tuple[int, re.Pattern[str]] | None:
 
 
 @cache
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """A regex per LINES template with plain fields (no format spec), the most fixed text first."""
+def _patterns_with_fixed() -> tuple[tuple[int, str, re.Pattern[str]], ...]:
+    """(characters of fixed text, id, regex) per LINES template with plain fields (no format spec) and at
+    least MIN_LITERAL fixed characters, the most fixed text first."""
     found = []
     for key, (en, _) in LINES.items():
         made = _pattern(en)
         if made is not None and made[0] >= MIN_LITERAL:
             found.append((made[0], key, made[1]))
-    return tuple((key, pattern) for _, key, pattern in sorted(found, key=lambda f: -f[0]))
+    return tuple(sorted(found, key=lambda f: -f[0]))
+
+
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """A regex per LINES template with plain fields (no format spec), the most fixed text first."""
+    return tuple((key, pattern) for _, key, pattern in _patterns_with_fixed())
 
 
 def parse(sentence: str, keys: tuple[str, ...] = ()) -> tuple[str, dict[str, str]] | None:
@@ -1641,13 +2404,50 @@ def parse(sentence: str, keys: tuple[str, ...] = ()) -> tuple[str, dict[str, str
     return None
 
 
+# Fields that hold another message of the table, not a name: a refusal inside a refusal ("the rubric:
+# {error}"), the words for what a number is for ("{what} must be a whole number"). `translated` finds their
+# values in the table too; any other value stays as written (a name, a number), but for a `word_` message.
+NESTED = frozenset({"error", "what"})
+
+
 def translated(sentence: str, lang: str) -> str:
     """A sentence a lower layer wrote in English from this table (a refusal, a warning), in `lang`: found by
-    its English, whole or filled in from one of its templates (the values kept); else as it is."""
+    its English, whole or filled in from one of its templates (the values kept, a NESTED one and a `word_`
+    one translated as well); else as it is."""
     if lang != "zh":
         return sentence
+    _, key, values = reading(sentence)
+    if key is None:
+        return sentence
+    return text(key, lang, **{name: value_in(name, v, lang) for name, v in values.items()})
+
+
+def reading(sentence: str) -> tuple[int, str | None, dict[str, str]]:
+    """The best reading of `sentence` as this table's English: (fixed characters it explains, message id,
+    values), (0, None, {}) for none. Of the templates it fills, the one that explains the most fixed text
+    counts, a NESTED value's own reading included: "the rubric: 'x' is a column…" is the rubric's refusal
+    around the column's, not the column's with "the rubric: 'x'" as its name."""
     key = key_of(sentence)
     if key is not None:
-        return text(key, lang)
-    found = parse(sentence)
-    return sentence if found is None else text(found[0], lang, **found[1])
+        return len(sentence), key, {}
+    best: tuple[int, str | None, dict[str, str]] = (0, None, {})
+    for fixed, key, pattern in _patterns_with_fixed():
+        match = pattern.fullmatch(sentence)
+        if not match:
+            continue
+        values = {k: v for k, v in match.groupdict().items() if not k.endswith("_s")}
+        explained = fixed + sum(reading(v)[0] for k, v in values.items() if k in NESTED)
+        if explained > best[0]:
+            best = (explained, key, values)
+    return best
+
+
+def value_in(field: str, value: str, lang: str) -> str:
+    """A value parsed out of a sentence (`parse`), in `lang`: a NESTED field's as a sentence of its own, a
+    `word_` message's (a study's state) as its word; any other as it is (a name, a number, a code)."""
+    if field in NESTED:
+        return translated(value, lang)
+    if field == "dimension":  # a question's name: the default rubric's three have theirs
+        return dimension_name(value, lang)
+    key = key_of(value)
+    return text(key, lang) if key is not None and key.startswith("word_") else value

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import messages
 from .errors import UserError
 from .questions import DEFAULT_TYPE, QuestionType, Stored, question_type
 from .questions.scale import SCALE
@@ -63,7 +64,7 @@ def parse_scale(text: str) -> tuple[int, int]:
     or is not a scale of 2 to 11 points."""
     m = _SCALE.match(str(text))
     if not m:
-        raise UserError(f"scale {text!r} does not parse: write it as MIN-MAX, e.g. 1-10")
+        raise UserError(messages.text("rubric_scale_parse", scale=repr(text)))
     low, high = int(m.group(1)), int(m.group(2))
     check_scale(low, high)
     return low, high
@@ -73,11 +74,10 @@ def check_scale(low: int, high: int, name: str = "") -> None:
     """UserError unless low < high and the scale has MIN_POINTS to MAX_POINTS points."""
     points = high - low + 1
     if not MIN_POINTS <= points <= MAX_POINTS:
-        where = f" of {name!r}" if name else ""
-        raise UserError(
-            f"the scale{where} {low}-{high} has {points} point{'s' if points != 1 else ''}: "
-            f"a scale has {MIN_POINTS} to {MAX_POINTS} points (1-5, 1-7, 1-10, 0-10...)"
-        )
+        said: dict[str, Any] = dict(low=low, high=high, points=points, least=MIN_POINTS, most=MAX_POINTS)
+        if name:
+            raise UserError(messages.text("rubric_scale_points_of", name=repr(name), **said))
+        raise UserError(messages.text("rubric_scale_points", **said))
 
 
 def check_name(name: str) -> str:
@@ -85,13 +85,13 @@ def check_name(name: str) -> str:
     control character, or is one of the ratings file's own columns."""
     clean = str(name).strip()
     if not clean:
-        raise UserError("a dimension needs a name")
+        raise UserError(messages.english("rubric_needs_name"))
     if len(clean) > MAX_NAME:
-        raise UserError(f"the dimension name {clean[:20]!r}... is longer than {MAX_NAME} characters")
+        raise UserError(messages.text("rubric_name_too_long", name=repr(clean[:20]), n=MAX_NAME))
     if any(c in clean for c in ',"') or any(ord(c) < 32 or ord(c) == 127 for c in clean):
-        raise UserError(f"the dimension name {clean!r} may not hold a comma, a quote or a control character")
+        raise UserError(messages.text("rubric_name_characters", name=repr(clean)))
     if clean.lower() in RESERVED_NAMES:
-        raise UserError(f"{clean!r} is a column of the ratings file and cannot name a dimension")
+        raise UserError(messages.text("rubric_name_reserved", name=repr(clean)))
     return clean
 
 
@@ -120,19 +120,21 @@ class Dimension:
         object.__setattr__(self, "kind", qtype.name)
         if qtype is not SCALE:
             if self.anchors:
-                raise UserError(f"{self.name!r} is a {qtype.name} question: anchors belong to a scale")
+                raise UserError(messages.text("rubric_anchors_of_scale", name=repr(self.name), kind=qtype.name))
             if self.labels and "labels" not in qtype.allowed:
-                raise UserError(f"{self.name!r} is a {qtype.name} question: labels belong to a choice")
+                raise UserError(messages.text("rubric_labels_of_choice", name=repr(self.name), kind=qtype.name))
             given = {"labels": list(self.labels)} if "labels" in qtype.allowed else {}
             for key, value in qtype.fields(given, self.name).items():
                 object.__setattr__(self, key, value)
             return
         if self.labels:
-            raise UserError(f"{self.name!r} is a scale: labels belong to a choice")
+            raise UserError(messages.text("rubric_scale_no_labels", name=repr(self.name)))
         check_scale(int(self.low), int(self.high), self.name)
         for point, _ in self.anchors:
             if not self.low <= point <= self.high:
-                raise UserError(f"an anchor of {self.name!r} is for {point}, outside its scale {self.scale_words}")
+                raise UserError(
+                    messages.text("rubric_anchor_off_scale", name=repr(self.name), point=point, scale=self.scale_words)
+                )
 
     @property
     def qtype(self) -> QuestionType:
@@ -178,13 +180,13 @@ class Dimension:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Dimension:
         if not isinstance(data, Mapping) or "name" not in data:
-            raise UserError("a dimension is an object with at least a name")
+            raise UserError(messages.english("rubric_dimension_object"))
         qtype = question_type(data.get("type", DEFAULT_TYPE))
         misplaced = sorted((set(data) & TYPE_FIELDS) - qtype.allowed)
         if misplaced:
+            key = "rubric_misplaced_anchors" if "anchors" in misplaced else "rubric_misplaced"
             raise UserError(
-                f"{data.get('name')!r} is a {qtype.name} question: it takes no {', '.join(misplaced)}"
-                + (" (anchors belong to a scale)" if "anchors" in misplaced else "")
+                messages.text(key, name=repr(data.get("name")), kind=qtype.name, fields=", ".join(misplaced))
             )
         spec = qtype.fields(data, str(data.get("name")))
         return cls(str(data["name"]), description=str(data.get("description") or ""), kind=qtype.name, **spec)
@@ -201,19 +203,17 @@ class Rubric:
         dims = tuple(self.dimensions)
         object.__setattr__(self, "dimensions", dims)
         if not MIN_DIMENSIONS <= len(dims) <= MAX_DIMENSIONS:
-            raise UserError(
-                f"a rubric has {MIN_DIMENSIONS} to {MAX_DIMENSIONS} dimensions, this one has {len(dims)}"
-                + (": name at least one question" if not dims else "")
-            )
+            key = "rubric_no_dimensions" if not dims else "rubric_dimension_count"
+            raise UserError(messages.text(key, least=MIN_DIMENSIONS, most=MAX_DIMENSIONS, n=len(dims)))
         if not any(d.required for d in dims):
-            raise UserError("a rubric needs at least one question to answer besides a comment")
+            raise UserError(messages.english("rubric_needs_answer"))
         # The rating page asks a text question in each response's comment box: one per rubric.
         if sum(1 for d in dims if not d.values) > 1:
-            raise UserError("a rubric has at most one text question (it is each response's comment box)")
+            raise UserError(messages.english("rubric_one_text_question"))
         seen: set[str] = set()
         for d in dims:
             if d.name.lower() in seen:
-                raise UserError(f"the dimension {d.name!r} is named twice")
+                raise UserError(messages.text("rubric_named_twice", name=repr(d.name)))
             seen.add(d.name.lower())
 
     @property
@@ -224,7 +224,7 @@ class Rubric:
         for d in self.dimensions:
             if d.name == name:
                 return d
-        raise UserError(f"unknown dimension {name!r} (this rubric has {', '.join(self.names)})")
+        raise UserError(messages.text("rubric_unknown_dimension", name=repr(name), names=", ".join(self.names)))
 
     def scales(self) -> dict[str, tuple[int, int]]:
         return {d.name: (d.low, d.high) for d in self.dimensions}
@@ -282,7 +282,7 @@ class Rubric:
     def from_dict(cls, data: Mapping[str, Any]) -> Rubric:
         dims = data.get("dimensions") if isinstance(data, Mapping) else None
         if not isinstance(dims, list):
-            raise UserError('a rubric is an object with a list "dimensions"')
+            raise UserError(messages.english("rubric_object"))
         return cls(tuple(Dimension.from_dict(d) for d in dims))
 
     @classmethod
@@ -290,7 +290,7 @@ class Rubric:
         try:
             return cls.from_dict(json.loads(text))
         except json.JSONDecodeError as exc:
-            raise UserError(f"the rubric is not valid JSON ({exc.msg})") from None
+            raise UserError(messages.text("rubric_not_json", detail=exc.msg)) from None
 
     @classmethod
     def uniform(cls, names: Iterable[str], low: int = 1, high: int = 5) -> Rubric:

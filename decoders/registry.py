@@ -3,6 +3,8 @@ imported as a whole by `decoders/__init__.py`, so adding a decoder is adding one
 
 from __future__ import annotations
 
+from common.messages import english
+
 from .base import Decoder, InvalidSettings
 
 _REGISTRY: dict[str, Decoder] = {}
@@ -43,7 +45,7 @@ def parse_methods(spec: str | list[str] | tuple[str, ...] | None) -> list[str]:
     items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [s.strip() for s in spec]
     items = [s for s in items if s]
     if not items:
-        raise InvalidSettings("choose at least one method")
+        raise InvalidSettings(english("choose_one_method"))
     if len(set(items)) != len(items):
         raise InvalidSettings(f"a method is listed twice: {', '.join(items)}")
     for name in items:

@@ -306,11 +306,11 @@ def closed_study_blinding(store: Any, study_id: int) -> pd.DataFrame:
     the organizer (and through them, anyone) how recognisable each method is. Raises UserError."""
     study = store.get_study(int(study_id))
     if study is None:
-        raise UserError(f"there is no study #{int(study_id)}")
+        raise UserError(messages.text("no_study_number", id=int(study_id)))
     if study.state not in ("closed", "published"):
-        raise UserError("the blinding index is shown once the study is closed (raters are never told while it is open)")
+        raise UserError(messages.english("blinding_not_closed"))
     if not study.guess_methods:
-        raise UserError("this study did not ask raters which response came from which method")
+        raise UserError(messages.english("blinding_not_asked"))
     return study_blinding(store, study.id)
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from common import messages
 from common.errors import UserError
 
 from .metrics import has_loop, ngrams, words
@@ -53,30 +54,22 @@ FEATURES: tuple[str, ...] = (
 MIN_ITEMS = 3
 ALPHA = 0.05
 _SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’)\]»」』]*\s*$")
-DESCRIBE: dict[str, str] = {
-    "tokens": "its length in tokens",
-    "characters": "its length in characters",
-    "stopped": "whether it stops by itself before max tokens",
-    "sentence_end": "whether it ends at the end of a sentence",
-    "loop": "whether it loops (a phrase repeated back to back)",
-    "repeated_3grams": "how much it repeats itself",
-    "distinct_1": "how varied its words are",
-    "distinct_2": "how varied its word pairs are",
+# What each feature says and what to do where it gives a method away: common/messages.py's
+# `form_describe_<feature>` and `form_remedy_<...>` (in Chinese too), in English here.
+DESCRIBE_KEYS: dict[str, str] = {f: f"form_describe_{f}" for f in FEATURES}
+REMEDY_KEYS: dict[str, str] = {
+    "tokens": "form_remedy_length",
+    "characters": "form_remedy_length",
+    "stopped": "form_remedy_stopped",
+    "sentence_end": "form_remedy_sentence_end",
+    "loop": "form_remedy_loop",
+    "repeated_3grams": "form_remedy_repeats",
+    "distinct_1": "form_remedy_diversity",
+    "distinct_2": "form_remedy_diversity",
 }
-REMEDIES: dict[str, str] = {
-    "tokens": "give every method the same max tokens, and trim every response of an item to a common length "
-    "(e.g. the shortest one's, at a sentence end)",
-    "characters": "give every method the same max tokens, and trim every response of an item to a common length "
-    "(e.g. the shortest one's, at a sentence end)",
-    "stopped": "let no response visibly stop early: raise max tokens until every method stops by itself, or cut "
-    "every response at the same length so that all run to the cut-off",
-    "sentence_end": "trim every response at its last sentence end, so that none ends mid-sentence while others do not",
-    "loop": "control repetition the same way for every method (repetition penalty or n-gram blocking), or drop "
-    "the items where one method loops",
-    "repeated_3grams": "control repetition the same way for every method (repetition penalty or n-gram blocking)",
-    "distinct_1": "compare methods of similar diversity, or say in the guidelines that style differs on purpose",
-    "distinct_2": "compare methods of similar diversity, or say in the guidelines that style differs on purpose",
-}
+DESCRIBE: dict[str, str] = {f: messages.english(key) for f, key in DESCRIBE_KEYS.items()}
+REMEDIES: dict[str, str] = {f: messages.english(key) for f, key in REMEDY_KEYS.items()}
+BINARY = ("stopped", "sentence_end", "loop")  # features that are 0 or 1: counted, not averaged
 RESULT_COLUMNS: tuple[str, ...] = (
     "method",
     "items",
@@ -88,6 +81,12 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "cue",
     "cue_words",
     "remedy",
+    # the cue's figures, for its words in another language: the method's count (or mean) of it and of how
+    # many responses, the others' likewise
+    "cue_own",
+    "cue_own_n",
+    "cue_others",
+    "cue_others_n",
 )
 
 
@@ -193,7 +192,7 @@ def recognisability(features: pd.DataFrame) -> pd.DataFrame:
         n, right = len(hits[m]), int(sum(hits[m]))
         chance = float(np.mean(chances[m])) if chances[m] else math.nan
         p = float(stats.binomtest(right, n, chance, alternative="greater").pvalue) if n else math.nan
-        cue, cue_words = _cue(f, overall, m)
+        cue, figures = _cue(f, overall, m)
         result.append(
             {
                 "method": m,
@@ -204,51 +203,64 @@ def recognisability(features: pd.DataFrame) -> pd.DataFrame:
                 "p_value": p,
                 "recognisable": bool(n and p < ALPHA),
                 "cue": cue,
-                "cue_words": cue_words,
+                "cue_words": cue_words(m, cue, figures),
                 "remedy": REMEDIES.get(cue, "") if n and p < ALPHA else "",
+                **dict(zip(("cue_own", "cue_own_n", "cue_others", "cue_others_n"), figures)),
             }
         )
     return pd.DataFrame(result, columns=list(RESULT_COLUMNS))
 
 
-def _cue(f: pd.DataFrame, z: pd.DataFrame, method: str) -> tuple[str, str]:
-    """The feature on which `method` differs most from the others on the same items, in words."""
+def _cue(f: pd.DataFrame, z: pd.DataFrame, method: str) -> tuple[str, tuple[float, int, float, int]]:
+    """The feature on which `method` differs most from the others on the same items, and its figures:
+    the method's count (a 0/1 feature) or mean, of how many responses, and the others' likewise."""
     mine = f["method"] == method
     means = z[mine].mean().dropna()
     if means.empty or not mine.any() or mine.all():
-        return "", ""
+        return "", (math.nan, 0, math.nan, 0)
     cue = str(means.abs().idxmax())
     a, b = f.loc[mine, cue].astype(float), f.loc[~mine, cue].astype(float)
-    if cue in ("stopped", "sentence_end", "loop"):
-        said = {
-            "stopped": "stopped by itself",
-            "sentence_end": "ended at a sentence end",
-            "loop": "looped",
-        }[cue]
-        text = f"{method} {said} in {int(a.sum())} of {len(a)} responses, the others in {int(b.sum())} of {len(b)}"
-    else:
-        fmt = "{:.0f}" if cue in ("tokens", "characters") else "{:.2f}"
-        text = (
-            f"{method} differs by {DESCRIBE[cue]}: {fmt.format(a.mean())} on average, the others {fmt.format(b.mean())}"
+    if cue in BINARY:
+        return cue, (float(a.sum()), len(a), float(b.sum()), len(b))
+    return cue, (float(a.mean()), len(a), float(b.mean()), len(b))
+
+
+def cue_words(method: str, cue: str, figures: tuple[float, int, float, int], lang: str = "en") -> str:
+    """How `method` stands out by `cue` (`_cue`'s figures), in `lang`: "BS-4 stopped by itself in 5 of 6
+    responses, the others in 1 of 12" or "BS-4 differs by its length in tokens: 40 on average, the others 64"."""
+    if not cue:
+        return ""
+    own, own_n, others, others_n = figures
+    if cue in BINARY:
+        return messages.text(
+            f"form_cue_{cue}", lang, method=method, own=int(own), own_n=own_n, others=int(others), others_n=others_n
         )
-    return cue, text
+    fmt = "{:.0f}" if cue in ("tokens", "characters") else "{:.2f}"
+    what = messages.text(DESCRIBE_KEYS[cue], lang)
+    return messages.text(
+        "form_cue_differs", lang, method=method, what=what, own=fmt.format(own), others=fmt.format(others)
+    )
 
 
-def summary_lines(result: pd.DataFrame) -> list[str]:
-    """One plain sentence per method."""
+def summary_lines(result: pd.DataFrame, lang: str = "en") -> list[str]:
+    """One plain sentence per method, in `lang`."""
     lines = []
     for r in result.to_dict("records"):
         if not r["items"]:
-            lines.append(f"{r['method']}: too few items to check (the check needs {MIN_ITEMS} or more).")
+            lines.append(messages.text("form_too_few", lang, method=r["method"], n=MIN_ITEMS))
             continue
-        head = (
-            f"{r['method']}: a classifier that sees only the form picked it out in {r['correct']} of {r['items']} "
-            f"items (chance {100 * r['chance']:.0f}%, p = {r['p_value']:.2g})"
-        )
+        said = dict(
+            method=r["method"], correct=r["correct"], items=r["items"], chance=f"{100 * r['chance']:.0f}",
+            p=f"{r['p_value']:.2g}",
+        )  # fmt: skip
         if r["recognisable"]:
-            lines.append(f"{head}: recognisable from its form ({r['cue_words']}). Remedy: {r['remedy']}.")
+            figures = (r.get("cue_own", math.nan), r.get("cue_own_n", 0), r.get("cue_others", math.nan),
+                       r.get("cue_others_n", 0))  # fmt: skip
+            cue = cue_words(r["method"], r["cue"], figures, lang) if "cue_own" in r else r["cue_words"]
+            remedy = messages.text(REMEDY_KEYS[r["cue"]], lang) if r["cue"] in REMEDY_KEYS else r["remedy"]
+            lines.append(messages.text("form_recognisable", lang, **said, cue=cue, remedy=remedy))
         else:
-            lines.append(f"{head}: not recognisable from its form alone.")
+            lines.append(messages.text("form_not_recognisable", lang, **said))
     return lines
 
 
@@ -281,10 +293,7 @@ def study_report(store: Any, study_id: int) -> pd.DataFrame:
     organizer who knew that "one method always stops early" would see through the study's pages)."""
     study = store.get_study(int(study_id))
     if study is None:
-        raise UserError(f"there is no study #{int(study_id)}")
+        raise UserError(messages.text("no_study_number", id=int(study_id)))
     if study.state == "open" and (store.study_summary(study.id)["ratings"] or store.guesses(study.id)):
-        raise UserError(
-            "raters have started rating this study: the form check describes each method's responses, so it "
-            "is shown before the first rating and again once the study is closed"
-        )
+        raise UserError(messages.english("form_check_started"))
     return check_study(store, study.id)

@@ -27,15 +27,13 @@ from arena.model import llm
 from arena.rating import systems
 from arena.runs.requests import RunRequest
 from arena.runs.runner import run_methods
+from common import messages
 from common.errors import UserError
 
 ITEMS = 3
-REMEDIES = (
-    "use a model the raters cannot run (not a public or embedded one)",
-    "serve the study from a rating-only deployment (ARENA_MODE=rating: no Compare, no model for the public)",
-    "ask the blinding question (Measure the blind) and report the blinding index with the results",
-    "leave the deterministic methods out, or say in the report that raters could have recognised them",
-)
+# What to do where a method replays: common/messages.py's `replay_remedy_<n>` (in Chinese too).
+REMEDY_KEYS = ("replay_remedy_model", "replay_remedy_rating_only", "replay_remedy_ask", "replay_remedy_leave_out")
+REMEDIES = tuple(messages.english(key) for key in REMEDY_KEYS)
 
 
 @dataclass(frozen=True)
@@ -57,25 +55,21 @@ class ReplayReport:
     public: bool  # raters can get the model: embedded (a PyPI wheel) or a hub id
     methods: tuple[MethodReplay, ...]
 
-    def lines(self) -> list[str]:
-        """The organizer's summary: one line per method, then what to do where anything replays."""
-        where = "the public model" if self.public else "the study's model (if raters can get it)"
+    def lines(self, lang: str = "en") -> list[str]:
+        """The organizer's summary, in `lang`: one line per method, then what to do where anything replays."""
+        where = messages.text("replay_public_model" if self.public else "replay_study_model", lang)
         out = []
         for m in self.methods:
+            said = dict(method=m.method, identical=m.identical, checked=m.checked)
             if m.checked == 0:
-                out.append(f"{m.method}: not checked (no stored output on the checked items)")
+                out.append(messages.text("replay_not_checked", lang, method=m.method))
             elif m.replayable:
-                out.append(
-                    f"{m.method}: REPLAYABLE: {m.identical} of {m.checked} outputs came back word for word from "
-                    f"{where} with another seed; a rater who runs the prompt at home recognises it"
-                )
+                out.append(messages.text("replay_replayable", lang, **said, where=where))
             else:
-                out.append(
-                    f"{m.method}: {m.identical} of {m.checked} outputs came back identical with another seed "
-                    "(the secret seed keeps the exact text private)"
-                )
+                out.append(messages.text("replay_private", lang, **said))
         if any(m.replayable for m in self.methods):
-            out.append("What to do: " + "; or ".join(REMEDIES) + ".")
+            remedies = messages.text("replay_or", lang).join(messages.text(key, lang) for key in REMEDY_KEYS)
+            out.append(messages.text("replay_what_to_do", lang, remedies=remedies))
         return out
 
 
@@ -105,7 +99,7 @@ def check_study(
     generation run of every method, which takes a while on a CPU."""
     study = store.get_study(study_id)
     if study is None:
-        raise UserError(f"there is no study #{study_id}")
+        raise UserError(messages.text("no_study_number", id=study_id))
     mine = {s: systems.method_of(s) for s in study.methods if systems.model_of(s) in ("", lm.name)}
     counts = {s: [0, 0] for s in mine}
     chosen = store.items(study_id)[:items]

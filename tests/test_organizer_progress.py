@@ -7,6 +7,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from arena import studies
 from ui import AppContext, organizer
 from ui.organizer import handlers as h
 from ui.organizer.forms import StudyForm
@@ -14,10 +15,16 @@ from ui.organizer.forms import StudyForm
 
 def test_create_leaves_its_end_line_beside_the_button(monkeypatch):
     status = "Study #7 created: 9 of 9 outputs stored. 9 of 9 outputs · took 25 min at 0.31 tokens/s.\n\n**Form check**"
-    monkeypatch.setattr(h, "create", lambda *a, **k: h.Overview("x", pd.DataFrame(), pd.DataFrame(), status, "x"))
+    made = h.Created(7, status, studies.GenerationReport(total=9, existing=0, generated=9))
+    monkeypatch.setattr(h, "made_study", lambda *a, **k: made)
+    monkeypatch.setattr(
+        h, "overview", lambda store, sid, line: h.Overview("x", pd.DataFrame(), pd.DataFrame(), line, "x")
+    )
     *shown, beside = h.create_beside_button(None, lambda: None, [], StudyForm("x"))
     assert shown[3] == status
     assert beside == "**Finished:** 9 of 9 outputs stored."
+    *_, beside = h.create_beside_button(None, lambda: None, [], StudyForm("x"), lang="zh")
+    assert beside == "**已完成：** 已存储 9 / 9 条输出。"
 
 
 def test_the_create_button_reports_on_the_line_above_it(store):

@@ -18,6 +18,7 @@ from typing import Any
 from arena.inputs import language
 from arena.model.llm import EMBEDDED, EmbeddedModel, embedded_model, split_variant
 from arena.rating import guessing, systems
+from common import messages
 from common.errors import UserError
 from common.messages import english, text
 
@@ -63,10 +64,10 @@ def study_models(chosen: Any, names: Sequence[str]) -> list[str] | None:
     picked = [str(c) for c in (chosen if isinstance(chosen, (list, tuple)) else [chosen] if chosen else [])]
     unknown = [c for c in picked if c not in names]
     if unknown:
-        raise UserError(f"{unknown[0]!r} is not a model this app offers; choose among {', '.join(names)}")
+        raise UserError(messages.text("models_unknown", model=repr(unknown[0]), names=", ".join(names)))
     ordered = [n for n in names if n in picked]
     if not ordered:
-        raise UserError("choose at least one model")
+        raise UserError(messages.english("models_choose_one"))
     return None if ordered == list(names[:1]) else ordered
 
 
@@ -77,7 +78,7 @@ def scorer_model(choice: Any, models: Sequence[str] | None, names: Sequence[str]
     if models is None or choice in ("", SCORER_FIRST):
         return None
     if choice not in names:
-        raise UserError(f"{choice!r} is not a model this app offers as the perplexity scorer")
+        raise UserError(messages.text("models_unknown_scorer", model=repr(choice)))
     return choice
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.store import Enrolment, Store, clean_rater_name
+from common import messages
 from common.errors import UserError
 from common.messages import english
 
@@ -91,10 +92,10 @@ def parse_access(text: object) -> Access | None:
     if text is None:
         return None
     if not isinstance(text, str):
-        raise UserError("the list of Hugging Face accounts must be text")
+        raise UserError(english("accounts_not_text"))
     entries = [e.strip() for e in text.replace("\n", ",").split(",") if e.strip()]
     if len(entries) > MAX_ENTRIES:
-        raise UserError(f"at most {MAX_ENTRIES} Hugging Face accounts or organisations in one list")
+        raise UserError(messages.text("accounts_too_many", n=MAX_ENTRIES))
     names: list[str] = []
     pseudonyms: dict[str, str] = {}
     anyone = False
@@ -104,7 +105,7 @@ def parse_access(text: object) -> Access | None:
             continue
         name, _, pseudonym = (part.strip() for part in entry.partition("="))
         if not NAME.fullmatch(name):
-            raise UserError(f"{entry!r} is not a Hugging Face username or organisation (letters, digits, - _ .)")
+            raise UserError(messages.text("accounts_bad_name", entry=repr(entry)))
         if name.casefold() not in names:
             names.append(name.casefold())
         if pseudonym:
@@ -117,9 +118,9 @@ def parse_access(text: object) -> Access | None:
 def _pseudonym(text: str, taken: Mapping[str, str]) -> str:
     name = clean_rater_name(text)
     if name.casefold().startswith(ACCOUNT_PREFIX):
-        raise UserError(f"a pseudonym cannot start with {ACCOUNT_PREFIX!r}: that is an account's own name")
+        raise UserError(messages.text("accounts_pseudonym_prefix", prefix=repr(ACCOUNT_PREFIX)))
     if name.casefold() in {p.casefold() for p in taken.values()}:
-        raise UserError(f"the pseudonym {name!r} is given twice")
+        raise UserError(messages.text("accounts_pseudonym_twice", name=repr(name)))
     return name
 
 
@@ -137,7 +138,7 @@ def set_access(store: Store, study_id: int, text: object) -> Access | None:
     """Let the accounts of the organizer's list into a study (None: no account, codes only)."""
     study = store.get_study(int(study_id))
     if study is None or study.kind != "study":
-        raise UserError(f"there is no study #{int(study_id)}")
+        raise UserError(messages.text("no_study_number", id=int(study_id)))
     access = parse_access(text)
     store.set_account_access(study.id, None if access is None else access.to_json())
     return access

@@ -24,6 +24,7 @@ from arena.access import throttle
 from arena.access.accounts import ACCOUNT_PREFIX
 from arena.inputs.text import escape_cell
 from arena.store import Enrolment, Store, clean_rater_name
+from common import messages
 from common.errors import UserError
 from common.messages import english
 
@@ -69,16 +70,16 @@ def invite(store: Store, study_id: int, raters: Iterable[object], base_url: str 
     code that replaces their old one. Returns the codes, which are not stored anywhere."""
     study = store.get_study(int(study_id))
     if study is None:
-        raise UserError(f"there is no study #{int(study_id)}")
+        raise UserError(messages.text("no_study_number", id=int(study_id)))
     names = [clean_rater_name(r) for r in raters]
     if not names:
-        raise UserError("name at least one rater to invite")
+        raise UserError(english("invite_name_one"))
     folded = [n.casefold() for n in names]
     if any(f.startswith(ACCOUNT_PREFIX) for f in folded):
         # The names of Hugging Face accounts' seats (arena/access/accounts.py): a code must not take one over.
-        raise UserError(f"a rater name starting with {ACCOUNT_PREFIX!r} belongs to a Hugging Face account")
+        raise UserError(messages.text("invite_account_prefix", prefix=repr(ACCOUNT_PREFIX)))
     if len(set(folded)) != len(folded):
-        raise UserError("the same rater is named twice")
+        raise UserError(english("invite_named_twice"))
     out = []
     for name in names:
         code = new_code()
@@ -128,5 +129,5 @@ def revoke(store: Store, study_id: int, rater: object) -> bool:
     """Shut a rater's code for a study (their ratings stay); False if they had no live code."""
     rater_id = store.find_rater(clean_rater_name(rater))
     if rater_id is None:
-        raise UserError(f"there is no rater {clean_rater_name(rater)!r}")
+        raise UserError(messages.text("no_rater_named", name=repr(clean_rater_name(rater))))
     return store.revoke(int(study_id), rater_id)

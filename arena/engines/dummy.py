@@ -158,5 +158,5 @@ class DummyEngine(Engine):
             [result] = self.run_methods(lm, req)
             yield Generated(
                 [SlotOutput(slot, output_fields(result))],
-                f"item {slot.ordinal + 1}, {slot.method} sample {slot.sample + 1}",
+                text("engine_piece", item=slot.ordinal + 1, method=slot.method, sample=slot.sample + 1),
             )

@@ -50,6 +50,7 @@ from arena.store.feedback import FLAG_REASONS, SKIP_REASONS, clean_note
 from arena.store.schema import STUDY_DESIGNS, STUDY_STATES, VOTE_WINNERS
 from arena.store.values import check_dimension_score, clean_comment, clean_rater_name, dumps
 from arena.store.vote_store import check_reasons
+from common import messages
 from common.errors import UserError
 from common.messages import plural
 from common.outputs import check_output_path, write_failure
@@ -122,10 +123,6 @@ FORMATS = RECORD
 SEALED_COLUMNS: tuple[str, ...] = sealed_columns("csv")
 BLINDED_COLUMNS = SEALED_COLUMNS  # its name before issue 44 (the organizer's list then)
 SECRET_COLUMNS = tuple(c.name for c in _RECORD if c.exposure == "seeds")  # what a deletion's copy leaves out
-BLIND_NOTE = (
-    "written blind (its study was still open: no method, seed or settings per rating); export it again "
-    "after closing the study to get a file that imports"
-)
 
 
 def export_rows(
@@ -348,10 +345,16 @@ def format_from_suffix(path: str | Path) -> str:
         return "csv"
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
-    raise UserError(f"{Path(path).name}: use a .csv or .jsonl file name (or give --format)")
+    raise UserError(messages.text("export_file_kind", file=Path(path).name))
 
 
 # ---- import ---------------------------------------------------------------------------------------
+
+
+def at(where: str, message: str) -> UserError:
+    """A refusal about one row: `where` ("FILE line N") and what is wrong there, as common/messages.py's
+    `file_line_error` reads it back (the row's message found there too)."""
+    return UserError(f"{where}: {message}")
 
 
 def _parse(column: str, value: Any, where: str) -> Any:
@@ -373,7 +376,7 @@ def _parse(column: str, value: Any, where: str) -> Any:
                 return False
             raise ValueError
     except (TypeError, ValueError, OverflowError):
-        raise UserError(f"{where}: {column} has an unreadable value {value!r}") from None
+        raise at(where, messages.text("import_unreadable", column=column, value=repr(value))) from None
     return value
 
 
@@ -393,34 +396,34 @@ def read_export(path: str | Path, fmt: str | None = None) -> list[dict[str, Any]
         table = csv_table(text, path.name) if text.strip() else CsvTable([], [])
         missing = set(EXPORT_COLUMNS) - set(table.header)
         if missing:
-            raise UserError(f"{path.name} is not an arena export: missing columns {', '.join(sorted(missing))}")
+            raise UserError(messages.text("import_not_export", file=path.name, columns=", ".join(sorted(missing))))
         raw_rows = [(f"{path.name} line {row.line}", _unescaped(row.values)) for row in table.rows]
     else:
         for n, row in jsonl_records(text, path.name):
             if not isinstance(row, dict) or set(EXPORT_COLUMNS) - set(row):
-                raise UserError(f"{path.name} line {n} is not an arena export row")
+                raise UserError(messages.text("import_not_export_row", file=path.name, line=n))
             raw_rows.append((f"{path.name} line {n}", row))
     rows = []
     for where, row in raw_rows:
         parsed = {c: _parse(c, row.get(c), where) for c in ALL_COLUMNS}
         if parsed["study_state"] not in (None, *STUDY_STATES):
-            raise UserError(f"{where}: study_state must be one of {', '.join(STUDY_STATES)}")
+            raise at(where, messages.text("import_state", states=", ".join(STUDY_STATES)))
         kind = parsed["row_kind"] = parsed["row_kind"] or "rating"
         if kind not in ROW_KINDS:
-            raise UserError(f"{where}: row_kind must be one of {', '.join(ROW_KINDS)}, got {kind!r}")
+            raise at(where, messages.text("import_row_kind", kinds=", ".join(ROW_KINDS), kind=repr(kind)))
         # A skip has no output; a flag has one only when it is about one response.
         with_output = kind in ("rating", "vote") or (kind == "flag" and parsed["method"] not in (None, ""))
         if parsed["study_design"] not in (None, *STUDY_DESIGNS):
-            raise UserError(f"{where}: study_design must be one of {', '.join(STUDY_DESIGNS)}")
+            raise at(where, messages.text("import_design", designs=", ".join(STUDY_DESIGNS)))
         if (
             kind in ("rating", "vote")
             and parsed["method"] in (None, "")
             and parsed["study_state"] not in ("closed", "published")
         ):
-            raise UserError(f"{where}: this file was {BLIND_NOTE}")
+            raise at(where, messages.english("import_blind"))
         for c in ("study_name", "prompt", "rater", "item_public_id", "study_created_at", *(("method",) * with_output)):
             if parsed[c] in (None, ""):
-                raise UserError(f"{where}: {c} is empty")
+                raise at(where, messages.text("import_empty", column=c))
         if kind == "rating":
             _check_scores(parsed, where, row)
         elif kind == "guess":

@@ -21,6 +21,7 @@ from arena.files.export_columns import in_format, seal
 from arena.inputs.text import escape_cell
 from arena.store import Output, Store, Study
 from arena.store.vote_store import Vote
+from common import messages
 from common.errors import UserError
 
 VOTE_COLUMNS: tuple[str, ...] = in_format(
@@ -32,11 +33,11 @@ def closed_pairwise(store: Store, study_id: int) -> Study:
     """The study, if it is a pairwise study whose rating has closed; else a UserError saying why."""
     study = store.get_study(int(study_id))
     if study is None:
-        raise UserError("that study does not exist")
+        raise UserError(messages.english("study_does_not_exist"))
     if study.design != "pairwise":
-        raise UserError(f"study #{study.id} scores responses 1-5; only a pairwise study has votes")
+        raise UserError(messages.text("votes_not_pairwise", id=study.id))
     if study.state not in ("closed", "published"):
-        raise UserError("a study's votes say which method stood on which side: they are exported once it is closed")
+        raise UserError(messages.english("votes_not_closed"))
     return study
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import operator
 
+from common import messages
 from common.errors import UserError
 
 
@@ -50,17 +51,17 @@ def whole_number(value: object, what: str, lo: int | None = None, hi: int | None
     try:
         number = parse_whole(value)
     except ValueError:
-        raise UserError(f"{what} must be a whole number, got {value!r}") from None
+        raise UserError(messages.text("number_not_whole", what=what, value=repr(value))) from None
     if lo is not None and hi is not None and not lo <= number <= hi:
-        raise UserError(f"{what} must be between {lo} and {hi}, got {number}")
+        raise UserError(messages.text("number_between", what=what, lo=lo, hi=hi, number=number))
     if lo is not None and hi is None and number < lo:
-        raise UserError(f"{what} must be at least {lo}, got {number}")
+        raise UserError(messages.text("number_at_least", what=what, lo=lo, number=number))
     if hi is not None and lo is None and number > hi:
-        raise UserError(f"{what} must be at most {hi}, got {number}")
+        raise UserError(messages.text("number_at_most", what=what, hi=hi, number=number))
     return number
 
 
-def study_id(value: object, message: str = "choose a study") -> int:
+def study_id(value: object, message: str = messages.english("choose_a_study")) -> int:
     """A study id from a dropdown, a URL or an API call: a whole number in SQL's BIGINT range, else
     UserError(message), since an id out of range is simply a study that does not exist."""
     try:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from arena.files.readers import csv_table, jsonl_records, read_text, text_lines
 from arena.inputs.paper import PAPER_EN, PAPER_ZH
 from arena.inputs.text import printable
+from common import messages
 from common.errors import UserError
 
 if TYPE_CHECKING:
@@ -88,13 +89,13 @@ MAX_PROMPT_CHARS = 100_000
 def clean_prompt(prompt: object) -> str:
     """Validate a prompt: text, not blank, no control characters beyond tab and newline."""
     if not isinstance(prompt, str):
-        raise UserError("the prompt must be text")
+        raise UserError(messages.english("prompt_not_text"))
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise UserError(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
+        raise UserError(messages.text("prompt_too_long", n=f"{len(prompt):,}", limit=f"{MAX_PROMPT_CHARS:,}"))
     # Control characters are invisible to the user and confuse tokenizers; drop them, keep layout.
     cleaned = printable(prompt, keep="\t\n")
     if not cleaned.strip():
-        raise UserError("the prompt is empty; type a question or a text to continue")
+        raise UserError(messages.english("prompt_empty"))
     return cleaned
 
 
@@ -124,32 +125,33 @@ def parse_pasted(text: str | None, scenario: str = "pasted") -> list[PromptSpec]
 _TRUE, _FALSE = {"1", "true", "yes", "y"}, {"", "0", "false", "no", "n"}
 
 
-def _truthy(value: Any, where: str) -> bool:
+def _truthy(value: Any, file: str, line: int) -> bool:
     """A yes/no cell; anything else ("maybe") is refused, not read as no."""
     if isinstance(value, bool):
         return value
     word = str("" if value is None else value).strip().lower()
     if word not in _TRUE | _FALSE:
-        raise UserError(f"{where}: raw must be true or false (also 1/0, yes/no), not {value!r}")
+        raise UserError(messages.text("prompt_raw_value", file=file, line=line, value=repr(value)))
     return word in _TRUE
 
 
-def _spec_from_record(record: Any, where: str, default_scenario: str) -> PromptSpec:
+def _spec_from_record(record: Any, file: str, line: int, default_scenario: str) -> PromptSpec:
+    """The prompt of line `line` of file `file` (a record of it); UserError naming the file and line."""
     if isinstance(record, str):
         return PromptSpec(clean_prompt(record), default_scenario)
     if not isinstance(record, Mapping):
-        raise UserError(f"{where}: expected an object with a 'prompt' field or a string")
+        raise UserError(messages.text("prompt_record_kind", file=file, line=line))
     if "prompt" not in record or record["prompt"] in (None, ""):
-        raise UserError(f"{where}: no 'prompt' field")
+        raise UserError(messages.text("prompt_record_no_prompt", file=file, line=line))
     try:
         prompt = clean_prompt(record["prompt"])
     except UserError as exc:
-        raise UserError(f"{where}: {exc}") from None
+        raise UserError(messages.text("file_line_error", file=file, line=line, error=str(exc))) from None
     return PromptSpec(
         prompt,
         str(record.get("scenario") or default_scenario),
         str(record.get("language") or ""),
-        _truthy(record.get("raw"), where),
+        _truthy(record.get("raw"), file, line),
     )
 
 
@@ -168,26 +170,27 @@ def read_prompt_file(path: str | Path, default_scenario: str = "file") -> list[P
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in PROMPT_FILE_SUFFIXES:
-        raise UserError(f"{path.name}: use a .csv (with a 'prompt' column), .jsonl or .txt file of prompts")
+        raise UserError(messages.text("prompt_file_kind", file=path.name))
     data = read_text(path, path.name)
     if "\x00" in data:  # a NUL is no layout: a binary or damaged file, not a prompt to clean quietly
-        raise UserError(f"{path.name} line {data.count(chr(10), 0, data.index(chr(0))) + 1}: holds a NUL character")
+        line = data.count(chr(10), 0, data.index(chr(0))) + 1
+        raise UserError(messages.text("prompt_file_nul", file=path.name, line=line))
     specs: list[PromptSpec] = []
     if suffix == ".csv":
         table = csv_table(data, path.name) if data.strip() else None
         if table is None or "prompt" not in [f.strip() for f in table.header]:
-            raise UserError(f"{path.name}: the CSV needs a header row with a 'prompt' column")
+            raise UserError(messages.text("prompt_file_no_header", file=path.name))
         for row in table.rows:
             record = {k.strip(): v for k, v in row.values.items()}
             if (record.get("prompt") or "").strip():
-                specs.append(_spec_from_record(record, f"{path.name} line {row.line}", default_scenario))
+                specs.append(_spec_from_record(record, path.name, row.line, default_scenario))
     elif suffix == ".txt":
         specs = parse_pasted(data, default_scenario)
     else:
         for n, record in jsonl_records(data, path.name):
-            specs.append(_spec_from_record(record, f"{path.name} line {n}", default_scenario))
+            specs.append(_spec_from_record(record, path.name, n, default_scenario))
     if not specs:
-        raise UserError(f"{path.name} holds no prompts")
+        raise UserError(messages.text("prompt_file_empty", file=path.name))
     return specs
 
 
@@ -254,10 +257,10 @@ def encode_prompt(
         ids = ids[0]
     budget = context_length - max_new_tokens
     if len(ids) > budget:
-        raise UserError(
-            f"the prompt is {len(ids):,} tokens; with max_new_tokens={max_new_tokens} this model "
-            f"(context {context_length:,}) allows at most {max(budget, 0):,} prompt tokens"
+        said: dict[str, Any] = dict(
+            n=f"{len(ids):,}", max_new=max_new_tokens, context=f"{context_length:,}", most=f"{max(budget, 0):,}"
         )
+        raise UserError(messages.text("prompt_too_many_tokens", **said))
     import torch  # late: the prompt files, the studies and their CLIs use this module without loading torch
 
     return torch.tensor([ids], dtype=torch.long, device=device)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from common import messages
 from common.errors import UserError
 from common.rubric import Rubric
 
@@ -42,20 +43,20 @@ class AttentionPlan:
         """This plan, or UserError: a count of 0 to MAX_ATTENTION_ITEMS (not more than the real items),
         a value on every dimension's scale, an instruction that names it."""
         if not 0 <= self.count <= MAX_ATTENTION_ITEMS:
-            raise UserError(f"attention items: 0 to {MAX_ATTENTION_ITEMS}, not {self.count}")
+            raise UserError(messages.text("attention_count_range", most=MAX_ATTENTION_ITEMS, n=self.count))
         if self.count > n_prompts:
-            raise UserError(f"{self.count} attention items for {n_prompts} prompts: at most one per prompt")
+            raise UserError(messages.text("attention_too_many", n=self.count, prompts=n_prompts))
         if self.count == 0:
             return self
         # An attention item asks for a value on the rubric's scales; its other questions are answered freely.
         scales = [d for d in rubric.dimensions if d.kind == "scale"]
         if not scales:
-            raise UserError("attention items ask for a score on a scale: this rubric has no scale question")
+            raise UserError(messages.english("attention_needs_scale"))
         off = [d.name for d in scales if not d.low <= self.value <= d.high]
         if off:
-            raise UserError(f"attention items ask for {self.value}, which is not on the scale of {', '.join(off)}")
+            raise UserError(messages.text("attention_off_scale", value=self.value, questions=", ".join(off)))
         if str(self.value) not in self.text or not self.text.strip():
-            raise UserError("the attention instruction must say which score to give ({value} is replaced by it)")
+            raise UserError(messages.english("attention_instruction"))
         return self
 
     def as_json(self) -> str:

@@ -56,22 +56,17 @@ def resolve_targets(value: Any, slots: Sequence[tuple[str, int]]) -> tuple[str, 
     elif isinstance(value, Sequence):
         wanted = [str(v).strip() for v in value if str(v).strip()]
     else:
-        raise UserError("choose which method raters are asked to recognise: a method name, 'each' or 'off'")
+        raise UserError(messages.english("guess_choose_target"))
     if [w.lower() for w in wanted] == [EACH]:
         wanted = list(methods)
     unknown = [w for w in wanted if w not in methods]
     if unknown:
-        raise UserError(
-            f"raters can only be asked about methods in the study; {', '.join(unknown)} "
-            f"{'is' if len(unknown) == 1 else 'are'} not among {', '.join(methods)}"
-        )
+        key = "guess_target_unknown" if len(unknown) == 1 else "guess_targets_unknown"
+        raise UserError(messages.text(key, unknown=", ".join(unknown), methods=", ".join(methods)))
     responses = {m: sum(1 for method, _ in slots if method == m) for m in methods}
     several = [m for m in wanted if responses[m] > 1]
     if several:
-        raise UserError(
-            f"{', '.join(several)} has {responses[several[0]]} responses per item, so 'which one came from it' "
-            "has more than one right answer: ask about a deterministic method, or use one sample per method"
-        )
+        raise UserError(messages.text("guess_target_samples", methods=", ".join(several), n=responses[several[0]]))
     return tuple(dict.fromkeys(wanted))
 
 

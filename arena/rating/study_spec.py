@@ -23,6 +23,7 @@ from arena.rating import guessing
 from arena.rating.attention import AttentionPlan
 from arena.store.schema import STUDY_DESIGNS
 from arena.store.values import clean_name
+from common import messages
 from common.errors import UserError
 from common.rubric import DEFAULT_RUBRIC, Rubric
 
@@ -78,15 +79,17 @@ class StudySpec:
         name = self._checked_name()
         methods, scorer = self._systems()
         settings = self._settings(methods)
-        samples = whole_number(self.samples_per_method, "samples per stochastic method", 1, MAX_SAMPLES)
-        max_new = whole_number(self.max_new_tokens, "max new tokens", *_max_new_tokens_range())
+        samples = whole_number(self.samples_per_method, messages.english("what_samples"), 1, MAX_SAMPLES)
+        max_new = whole_number(
+            self.max_new_tokens, messages.english("board_column_max_new_tokens"), *_max_new_tokens_range()
+        )
         slots = expected_slots(methods, samples)
         targets = guessing.resolve_targets(self.guess_methods, slots)
         _check_design(self.design, methods, samples, len(slots))
         if not self.prompts:
-            raise UserError("the study has no prompts")
+            raise UserError(messages.english("study_no_prompts"))
         if len(self.prompts) > MAX_ITEMS:
-            raise UserError(f"{len(self.prompts)} prompts; the limit per study is {MAX_ITEMS}")
+            raise UserError(messages.text("study_too_many_prompts", n=len(self.prompts), limit=MAX_ITEMS))
         seed = self._seed()
         rules, attention = self._quality()
         return replace(
@@ -118,10 +121,10 @@ class StudySpec:
     def _checked_name(self) -> str:
         name = clean_name(self.name, "study name", 200) if isinstance(self.name, str) and self.name.strip() else ""
         if not name:
-            raise UserError("give the study a name")
+            raise UserError(messages.english("study_needs_name"))
         named = method_names_in(name)
         if named:
-            raise UserError(f"raters see the study's name; leave method names out of it ({', '.join(named)})")
+            raise UserError(messages.text("study_name_names_methods", methods=", ".join(named)))
         return name
 
     def _systems(self) -> tuple[list[str], str | None]:
@@ -143,13 +146,13 @@ class StudySpec:
 
         unknown = set(self.settings) - set(methods)
         if unknown:
-            raise UserError(f"settings given for methods not in the study: {', '.join(sorted(unknown))}")
+            raise UserError(messages.text("study_settings_unknown", methods=", ".join(sorted(unknown))))
         return {m: systems.decoder(m).resolve(self.settings.get(m)) for m in methods}
 
     def _seed(self) -> int:
         seed = self.base_seed
         typed = seed is not None and not (isinstance(seed, str) and not seed.strip())
-        return whole_number(seed, "base seed", 0, 2**62) if typed else secrets.randbelow(2**62)
+        return whole_number(seed, messages.english("what_base_seed"), 0, 2**62) if typed else secrets.randbelow(2**62)
 
     def _quality(self) -> tuple[tuple[str, ...], AttentionPlan]:
         """The exclusion rules and the attention plan, checked against the design and the rubric."""
@@ -158,9 +161,9 @@ class StudySpec:
         if self.design == "pairwise" and (
             plan.count or (self.rubric is not None and self.rubric.stored_json is not None)
         ):
-            raise UserError("a pairwise study asks for one vote per pair: a rubric and attention items are for scores")
+            raise UserError(messages.english("study_pairwise_no_rubric"))
         if "attention" in rules and not plan.count:
-            raise UserError('the exclusion rule "attention" needs attention items (add at least one)')
+            raise UserError(messages.english("study_attention_rule_needs_items"))
         return rules, plan
 
 
@@ -179,18 +182,17 @@ def _max_new_tokens_range() -> tuple[int, int]:
 
 def _check_design(design: str, chosen: list[str], samples: int, responses: int) -> None:
     if design not in STUDY_DESIGNS:
-        raise UserError(f"a study is rated by {' or '.join(STUDY_DESIGNS)}, not {str(design)[:20]!r}")
+        raise UserError(
+            messages.text("study_design_unknown", designs=" or ".join(STUDY_DESIGNS), design=repr(str(design)[:20]))
+        )
     if design == "pairwise":
         # A pair compares two systems; two samples of one method would be a method against itself.
         if len(chosen) < 2:
-            raise UserError("a pairwise study compares at least two methods")
+            raise UserError(messages.english("study_pairwise_two_methods"))
         if samples != 1:
-            raise UserError("a pairwise study compares methods: one sample per method")
+            raise UserError(messages.english("study_pairwise_one_sample"))
     if responses > MAX_RESPONSES:
-        raise UserError(
-            f"{responses} responses per item is too many to rate side by side; "
-            f"the limit is {MAX_RESPONSES} (fewer methods or samples)"
-        )
+        raise UserError(messages.text("study_too_many_responses", n=responses, limit=MAX_RESPONSES))
 
 
 def check_exclusion_rules(rules: Sequence[str] | str | None) -> tuple[str, ...]:
@@ -199,7 +201,7 @@ def check_exclusion_rules(rules: Sequence[str] | str | None) -> tuple[str, ...]:
     given = [r.strip() for r in (rules.split(",") if isinstance(rules, str) else rules or ()) if r.strip()]
     unknown = [r for r in given if r not in EXCLUSION_RULES]
     if unknown:
-        raise UserError(f"unknown exclusion rule {unknown[0]!r} (known: {', '.join(EXCLUSION_RULES)})")
+        raise UserError(messages.text("study_unknown_rule", rule=repr(unknown[0]), known=", ".join(EXCLUSION_RULES)))
     return tuple(r for r in EXCLUSION_RULES if r in given)
 
 

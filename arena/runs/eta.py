@@ -68,19 +68,19 @@ class Snapshot:
     from_prior: bool = False  # the figure comes from earlier Compare runs, not from this run
     elapsed_s: float = 0.0
 
-    def line(self) -> str:
-        """One line for a progress bar: "3 of 18 outputs · about 2 min left (41 tokens/s measured…)"."""
-        head = f"{self.done} of {self.total} outputs"
+    def line(self, lang: str = "en") -> str:
+        """One line for a progress bar, in `lang`: "3 of 18 outputs · about 2 min left (41 tokens/s measured…)"."""
+        head = text("eta_outputs", lang, done=self.done, total=self.total)
         if self.done >= self.total:
-            took = f" · took {duration(self.elapsed_s)}" if self.elapsed_s else ""
-            return head + took + (f" at {speed(self.tokens_per_s)} tokens/s" if took and self.tokens_per_s else "")
+            took = text("eta_took", lang, duration=duration(self.elapsed_s, lang)) if self.elapsed_s else ""
+            rate = text("eta_rate", lang, speed=speed(self.tokens_per_s)) if took and self.tokens_per_s else ""
+            return head + took + rate
         if self.seconds_left is None:
-            return head + " · time left: measured once the first output is done"
+            return head + text("eta_unmeasured", lang)
         if self.from_prior:
-            return head + f" · about {duration(self.seconds_left)} left (from earlier Compare runs; measured soon)"
-        return (
-            head + f" · about {duration(self.seconds_left)} left "
-            f"({speed(self.tokens_per_s or 0.0)} tokens/s measured on this run so far)"
+            return head + text("eta_prior", lang, duration=duration(self.seconds_left, lang))
+        return head + text(
+            "eta_measured", lang, duration=duration(self.seconds_left, lang), speed=speed(self.tokens_per_s or 0.0)
         )
 
 

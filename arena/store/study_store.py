@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, select, update
 
+from common import messages
 from common.errors import UserError
 from common.rubric import Rubric
 
@@ -57,7 +58,7 @@ class StudyStore(StoreBase):
         `imported_from`: the file an imported study's ratings came from (arena/files/long_import.py)."""
         name = clean_name(name, "study name", 200) if isinstance(name, str) and name.strip() else ""
         if not name:
-            raise UserError("give the study a name")
+            raise UserError(messages.english("study_needs_name"))
         if state not in STUDY_STATES:
             raise UserError(f"a study's state is one of {', '.join(STUDY_STATES)}, not {state!r}")
         if design not in STUDY_DESIGNS:
@@ -94,11 +95,13 @@ class StudyStore(StoreBase):
         with self.write() as conn:
             row = conn.execute(select(studies).where(studies.c.id == int(study_id))).mappings().first()
             if row is None:
-                raise UserError(f"there is no study #{int(study_id)}")
+                raise UserError(messages.text("no_study_number", id=int(study_id)))
             if row["state"] not in allowed_from:
+                allowed = " or ".join(allowed_from)
                 raise UserError(
-                    f"study #{int(study_id)} is {row['state']}; it can become {state} only from "
-                    f"{' or '.join(allowed_from)}"
+                    messages.text(
+                        "study_state_from", id=int(study_id), state=row["state"], target=state, allowed=allowed
+                    )
                 )
             conn.execute(update(studies).where(studies.c.id == int(study_id)).values(state=state))
         return Study.from_row(row)

@@ -8,6 +8,7 @@ from typing import Any
 
 from arena.inputs.numbers import parse_whole
 from arena.inputs.text import printable
+from common import messages
 from common.errors import UserError
 from common.rubric import Dimension
 
@@ -26,15 +27,15 @@ def clean_name(text: object, what: str = "name", limit: int = 200) -> str:
     if isinstance(text, str):
         text = printable(text, nfkc=True, drop_format=True)
     if not isinstance(text, str) or not text.strip():
-        raise UserError(f"enter a {what} first")
+        raise UserError(messages.text("value_enter_first", what=what))
     text = " ".join(text.split())
     if len(text) > limit:
-        raise UserError(f"the {what} is longer than {limit} characters")
+        raise UserError(messages.text("value_too_long", what=what, limit=limit))
     return text
 
 
 def clean_rater_name(name: object) -> str:
-    return clean_name(name, "rater name", MAX_RATER_NAME)
+    return clean_name(name, messages.english("what_rater_name"), MAX_RATER_NAME)
 
 
 def check_score(name: str, value: object) -> int:

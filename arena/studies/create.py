@@ -11,6 +11,7 @@ from arena.inputs.prompts import encode_prompt
 from arena.rating import systems
 from arena.rating.attention import instruction_of, with_attention_items
 from arena.rating.study_spec import EXCLUSION_RULES, StudySpec, check_exclusion_rules, expected_slots
+from common import messages
 from common.errors import UserError
 from common.rubric import Rubric
 
@@ -48,7 +49,7 @@ def check_prompt_lengths(spec: StudySpec, lm: Any) -> None:
                 encode_prompt(lm.tokenizer, p.prompt, p.raw, "cpu", lm.context_length, int(spec.max_new_tokens),
                               instruction)  # fmt: skip
         except UserError as exc:
-            raise UserError(f"prompt {k}: {exc}; nothing was created") from None
+            raise UserError(messages.text("study_prompt_error", k=k, error=str(exc))) from None
 
 
 def read_rubric(path: str | Path) -> Rubric:

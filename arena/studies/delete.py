@@ -22,6 +22,7 @@ import pandas as pd
 
 from arena.files import export
 from arena.inputs.numbers import study_id as parse_study_id
+from common import messages
 from common.errors import UserError
 
 from ..settings import current as current_settings
@@ -42,21 +43,21 @@ class Deletion:
     kept_in: Path | None  # where the same copy was also kept, if anywhere
     rater: str | None = None
 
-    def message(self) -> str:
+    def head(self, lang: str = "en") -> str:
+        """What was deleted, in `lang`: "Deleted 3 ratings by 'ann' in study #2."."""
         c = self.counts
-        kept = f" A copy is also kept on the server in `{self.kept_in}`." if self.kept_in else ""
         if self.rater is not None:
-            return (
-                f"Deleted {c['ratings']} rating{'s' if c['ratings'] != 1 else ''} by {self.rater!r} in study "
-                f"#{self.study_id}. Their ratings were exported first (download below; Import puts them "
-                f"back).{kept}"
-            )
-        return (
-            f"Deleted study #{self.study_id} {self.study_name!r}: {c['items']} items, {c['outputs']} outputs, "
-            f"{c['ratings']} ratings, {c['assignments']} recorded display positions, {c['study_raters']} "
-            f"raters' places in it. The study was exported first (download below: the ratings export, which "
-            f"Import takes back, and every item and output as CSV).{kept}"
-        )
+            return messages.text("deleted_rater", lang, n=c["ratings"], rater=repr(self.rater), id=self.study_id)
+        return messages.text(
+            "deleted_study", lang, id=self.study_id, name=repr(self.study_name), items=c["items"],
+            outputs=c["outputs"], ratings=c["ratings"], positions=c["assignments"], raters=c["study_raters"],
+        )  # fmt: skip
+
+    def message(self, lang: str = "en") -> str:
+        """`head`, where the copy went, and where it was also kept, in `lang`."""
+        kept = messages.text("deleted_kept", lang, path=self.kept_in) if self.kept_in else ""
+        copied = messages.text("deleted_rater_copy" if self.rater is not None else "deleted_study_copy", lang)
+        return self.head(lang) + copied + kept
 
 
 def backup_folder(store: Store) -> Path | None:
@@ -73,17 +74,17 @@ def backup_folder(store: Store) -> Path | None:
 
 def _check_confirmation(study: Study, typed: object) -> None:
     if not isinstance(typed, str) or typed.strip() != study.name:
-        raise UserError(f"to confirm, type the study's exact name ({study.name!r}); nothing was deleted")
+        raise UserError(messages.text("delete_confirm_name", name=repr(study.name)))
 
 
 def _study_for_deletion(store: Store, study_id: Any, typed_name: object) -> Study:
     sid = parse_study_id(study_id)
     study = store.get_study(sid)
     if study is None:
-        raise UserError(f"there is no study #{sid}")
+        raise UserError(messages.text("no_study_number", id=sid))
     _check_confirmation(study, typed_name)
     if being_generated(sid):
-        raise UserError("this study is being generated right now; wait for that run to end, then delete it")
+        raise UserError(messages.english("delete_generating"))
     return study
 
 
@@ -139,7 +140,7 @@ def _write_backup(store: Store, study: Study, rater: str | None) -> tuple[list[P
     try:
         return _write_backup_files(store, study, rater)
     except OSError as exc:
-        raise UserError(f"could not write the copy to take before deleting ({exc}); nothing was deleted") from None
+        raise UserError(messages.text("delete_copy_failed", error=str(exc))) from None
 
 
 def _write_backup_files(store: Store, study: Study, rater: str | None) -> tuple[list[Path], Path | None]:
@@ -179,13 +180,13 @@ def delete_rater_ratings(store: Store, study_id: Any, rater: object, typed_name:
     their copy first. The rater's ratings in other studies, and everyone else's, stay."""
     study = _study_for_deletion(store, study_id, typed_name)
     if not isinstance(rater, str) or not rater.strip():
-        raise UserError("enter the rater's name exactly as the progress table shows it")
+        raise UserError(messages.english("delete_enter_rater"))
     name = clean_rater_name(rater)
     rater_id = store.find_rater(name)
     if rater_id is None:
-        raise UserError(f"there is no rater {name!r}; nothing was deleted")
+        raise UserError(messages.text("delete_no_rater", name=repr(name)))
     if not (store.progress(study.id)["rater"] == name).any():
-        raise UserError(f"{name!r} has no ratings in study #{study.id}; nothing was deleted")
+        raise UserError(messages.text("delete_rater_no_ratings", name=repr(name), id=study.id))
     before = store.deletion_fingerprint(study.id, rater_id)
     files, kept = _write_backup(store, study, name)
     n = store.delete_rater_ratings(study.id, rater_id, expect=before)

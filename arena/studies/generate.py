@@ -21,6 +21,7 @@ from arena.model.llm import LoadedModel, get_model
 from arena.rating import systems
 from arena.runs.eta import GenerationEta
 from arena.runs.requests import BATCH_SIZE_RANGE, DEFAULT_BATCH_SIZE, Slot, SlotJob
+from common import messages
 from common.errors import UserError
 
 from ..engines import Engine
@@ -48,12 +49,22 @@ class GenerationReport:
         return self.existing + self.generated >= self.total
 
     def __str__(self) -> str:
-        text = f"{self.existing + self.generated} of {self.total} outputs stored ({self.generated} generated now)."
+        return self.words()
+
+    def words(self, lang: str = "en") -> str:
+        """ "9 of 9 outputs stored (9 generated now). The study is now open…", in `lang`."""
+        said = messages.text("generation_stored", lang, done=self.existing + self.generated, total=self.total,
+                             generated=self.generated)  # fmt: skip
         if self.opened:
-            text += " The study is now open for rating: invite raters."
+            said += messages.text("generation_opened", lang)
         for number, methods in self.identical:
-            text += f" Warning: on item {number}, {' and '.join(methods)} wrote identical text."
-        return text
+            both = messages.text("sensitivity_and", lang).join(methods)
+            said += messages.text("generation_identical", lang, number=number, methods=both)
+        return said
+
+    def stored_words(self, lang: str = "en") -> str:
+        """Its count alone: "9 of 9 outputs stored."."""
+        return messages.text("generation_stored_short", lang, done=self.existing + self.generated, total=self.total)
 
 
 def identical_texts(store: Store, study_id: int) -> list[tuple[int, list[str]]]:
@@ -75,7 +86,7 @@ def parse_batch_size(value: Any) -> int:
     """A batch size setting: "auto" (or nothing) is the default, else a whole number in range."""
     if value in (None, "", "auto"):
         return DEFAULT_BATCH_SIZE
-    return whole_number(value, "batch size", *BATCH_SIZE_RANGE)
+    return whole_number(value, messages.english("what_batch_size"), *BATCH_SIZE_RANGE)
 
 
 def generate_study(
@@ -109,16 +120,16 @@ def generate_study(
     with generating(study_id):
         study = store.get_study(study_id)
         if study is None:
-            raise UserError(f"no study with id {study_id}")
+            raise UserError(messages.text("no_study_with_id", id=study_id))
         if study.imported_from is not None:
-            raise UserError(f"study #{study.id} was imported from {study.imported_from}: it has nothing to generate")
+            raise UserError(messages.text("study_imported_nothing_to_generate", id=study.id, file=study.imported_from))
         missing, total = pending_slots(store, study_id)
         existing = total - len(missing)
         stored = 0
         if eta is not None:
             eta.start(existing, total, Counter(m for _, m, _ in missing), study.max_new_tokens)
         if progress:
-            progress(existing, total, "starting")
+            progress(existing, total, messages.english("generation_starting"))
         timed = (
             frozenset(store.outputs_frame(study_id).dropna(subset=["latency_ms"])["method"])
             if size > 1
@@ -160,7 +171,7 @@ def generate_study(
                     progress(existing + stored, total, f"{model}: {piece.what}" if model else piece.what)
         report = GenerationReport(total, existing, stored, identical_texts(store, study_id))
         if progress:
-            progress(existing + stored, total, "done")
+            progress(existing + stored, total, messages.english("generation_done"))
         if report.complete and study.state == "draft":
             store.set_study_state(study_id, "open", allowed_from=("draft",))
             report.opened = True

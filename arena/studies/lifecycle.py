@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from common import messages
 from common.errors import UserError
 
 from ..store import Store
@@ -25,7 +26,7 @@ def generating(study_id: int) -> Iterator[None]:
     """Hold the study's one generation run for the block (`UserError` if another run holds it)."""
     with _running_lock:
         if study_id in _running:
-            raise UserError("this study is being generated already; wait for that run to finish")
+            raise UserError(messages.english("study_generating_already"))
         _running.add(study_id)
     try:
         yield
@@ -44,13 +45,10 @@ def open_study(store: Store, study_id: int) -> None:
     study, whose ratings were collected elsewhere (its responses are not here to rate)."""
     study = store.get_study(study_id)
     if study is not None and study.imported_from is not None:
-        raise UserError(
-            f"study #{study.id} was imported from {study.imported_from}: its ratings were collected outside "
-            "this app, so it cannot be opened for rating here (publish it to show its results)"
-        )
+        raise UserError(messages.text("study_imported_cannot_open", id=study.id, file=study.imported_from))
     missing, _ = pending_slots(store, study_id)
     if study is not None and study.kind == "study" and missing:
-        raise UserError(f"{len(missing)} outputs are still missing; generate them first")
+        raise UserError(messages.text("study_outputs_missing", n=len(missing)))
     store.set_study_state(study_id, "open", allowed_from=("draft", "closed"))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from common import messages
 from common.errors import UserError
 
 from ..store import Item, Store, Study
@@ -12,7 +13,7 @@ def pending_slots(store: Store, study_id: int) -> tuple[list[tuple[Item, str, in
     """The (item, method, sample_index) slots still missing, and how many slots the study has."""
     study = store.get_study(study_id)
     if study is None:
-        raise UserError(f"no study with id {study_id}")
+        raise UserError(messages.text("no_study_with_id", id=study_id))
     done = store.output_slots(study_id)
     if study.imported_from is not None:  # its outputs are the file's, as given: nothing to generate
         return [], len(done)

@@ -23,6 +23,7 @@ Imports nothing outside common: every layer reads it.
 
 from __future__ import annotations
 
+from common import messages
 from common.errors import UserError
 
 from .base import ANALYSES, QuestionType, Stored
@@ -39,7 +40,7 @@ def question_type(name: object) -> QuestionType:
     """The registered type called `name`; UserError naming the known ones otherwise."""
     found = TYPES.get(str(name).strip().lower()) if isinstance(name, str) else None
     if found is None:
-        raise UserError(f"unknown question type {name!r}: use one of {', '.join(TYPES)}")
+        raise UserError(messages.text("rubric_unknown_type", name=repr(name), types=", ".join(TYPES)))
     return found
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from common import messages
 from common.errors import UserError
 
 from .base import Dimension, QuestionType
@@ -27,14 +28,16 @@ class Choice(QuestionType):
     def fields(self, data: Mapping[str, Any], name: str) -> dict[str, Any]:
         labels = data.get("labels")
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
-            raise UserError(f'the choice {name!r} needs "labels": a list of {MIN_LABELS} to {MAX_LABELS} texts')
+            raise UserError(messages.text("choice_needs_labels", name=repr(name), least=MIN_LABELS, most=MAX_LABELS))
         clean = tuple(" ".join(x.split()) for x in labels)
         if not MIN_LABELS <= len(clean) <= MAX_LABELS:
-            raise UserError(f"the choice {name!r} has {len(clean)} label(s): a choice has {MIN_LABELS} to {MAX_LABELS}")
+            raise UserError(
+                messages.text("choice_label_count", name=repr(name), n=len(clean), least=MIN_LABELS, most=MAX_LABELS)
+            )
         if any(not x or len(x) > MAX_LABEL for x in clean):
-            raise UserError(f"a label of {name!r} is empty or longer than {MAX_LABEL} characters")
+            raise UserError(messages.text("choice_label_length", name=repr(name), n=MAX_LABEL))
         if len({x.lower() for x in clean}) != len(clean):
-            raise UserError(f"the choice {name!r} names a label twice")
+            raise UserError(messages.text("choice_label_twice", name=repr(name)))
         return {"low": 0, "high": len(clean) - 1, "labels": clean}
 
     def to_dict(self, q: Dimension) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from common import messages
 from common.errors import UserError
 
 from .base import Dimension, QuestionType
@@ -18,12 +19,12 @@ class Scale(QuestionType):
     def fields(self, data: Mapping[str, Any], name: str) -> dict[str, Any]:
         anchors = data.get("anchors") or {}
         if not isinstance(anchors, Mapping):
-            raise UserError(f"the anchors of {name!r} are an object: point -> text")
+            raise UserError(messages.text("scale_anchors_object", name=repr(name)))
         try:
             low, high = int(data.get("low", 1)), int(data.get("high", 5))
             pairs = tuple(sorted((int(p), str(t)) for p, t in anchors.items()))
         except (TypeError, ValueError):
-            raise UserError(f"the scale of {name!r} is not made of whole numbers") from None
+            raise UserError(messages.text("scale_not_whole", name=repr(name))) from None
         return {"low": low, "high": high, "anchors": pairs}
 
     def to_dict(self, q: Dimension) -> dict[str, Any]:

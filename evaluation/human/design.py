@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from common import messages
+
 from . import crossed
 from . import stats as hs
 from .sim import (
@@ -552,29 +554,25 @@ def power_grid(
     return pd.DataFrame(rows, columns=["items", "raters", "ratings", "power"])
 
 
-def plan(delta: float, target: float = 0.8, **kwargs: Any) -> tuple[pd.DataFrame, str]:
-    """The power grid and one line: the design with the fewest ratings that reaches `target`."""
+def plan(delta: float, target: float = 0.8, lang: str = "en", **kwargs: Any) -> tuple[pd.DataFrame, str]:
+    """The power grid and one line, in `lang`: the design with the fewest ratings that reaches `target`."""
     grid = power_grid(delta, **kwargs)
     ok = grid[grid["power"] >= target].sort_values(["ratings", "items"])
     methods = kwargs.get("methods", 3)
-    how = (
-        f"the primary analysis: items and raters as samples, every pair × 3 dimensions adjusted together, "
-        f"α = {kwargs.get('alpha', ALPHA)}"
-    )
+    how = messages.text("power_how", lang, alpha=kwargs.get("alpha", ALPHA))
     if ok.empty:
         best = grid.sort_values("power").iloc[-1]
-        line = (
-            f"No design in the grid reaches {target:.0%} power for Δ = {delta:g}; the best is {int(best['items'])} items × "
-            f"{int(best['raters'])} raters ({best['power']:.0%}). Add items: they help more than raters."
-        )
+        line = messages.text(
+            "power_none", lang, target=f"{target:.0%}", delta=f"{delta:g}", items=int(best["items"]),
+            raters=int(best["raters"]), power=f"{best['power']:.0%}",
+        )  # fmt: skip
     else:
         best = ok.iloc[0]
         n_r = int(best["raters"])
-        line = (
-            f"{int(best['items'])} items × {n_r} rater{'s' if n_r != 1 else ''} ({int(best['ratings'])} ratings with "
-            f"{methods} methods) give {best['power']:.0%} power to detect Δ = {delta:g} between two methods ({how}), "
-            "by simulation."
-        )
+        line = messages.text(
+            "power_best", lang, items=int(best["items"]), n=n_r, ratings=int(best["ratings"]), methods=methods,
+            power=f"{best['power']:.0%}", delta=f"{delta:g}", how=how,
+        )  # fmt: skip
         if n_r < crossed.MIN_RANDOM_RATERS:
-            line += f" With {n_r} rater{'s' if n_r != 1 else ''} the result holds for those raters only."
+            line += messages.text("power_few_raters", lang, n=n_r)
     return grid, line

@@ -300,31 +300,33 @@ def numeric_questions(rubric: Rubric | Sequence[str] | None) -> list[str]:
     return list(rubric_of(rubric).numeric)
 
 
-def flag_words(row: Mapping[str, Any]) -> str:
-    """One plain line about one rater: what stands out, or that nothing does."""
+def flag_words(row: Mapping[str, Any], lang: str = "en") -> str:
+    """One plain line about one rater, in `lang`: what stands out, or that nothing does."""
     notes = []
     if row.get("attention_failed"):
-        notes.append("failed an attention item")
+        notes.append(messages.text("flag_attention", lang))
     if row.get("straight_lining"):
-        notes.append("straight-lining: " + sl.flat_words(dict(row)))
+        notes.append(messages.text("flag_straight_lining", lang, how=sl.flat_words(dict(row), lang)))
     if row.get("speeder"):
         ratio = row.get("reading_ratio", math.nan)
         notes.append(
-            f"too fast to have read the responses: a median of {row['median_s_per_item']:.0f} s per item"
-            + (f", {ratio:.0%} of the time needed to skim them" if np.isfinite(ratio) and ratio < 1 else "")
+            messages.text("flag_speeder", lang, seconds=f"{row['median_s_per_item']:.0f}")
+            + (
+                messages.text("flag_speeder_share", lang, share=f"{ratio:.0%}")
+                if np.isfinite(ratio) and ratio < 1
+                else ""
+            )
         )
     tested, against = row.get("tested_items", 0), row.get("against_p", math.nan)
     if row.get("against"):
-        notes.append(
-            f"ranked the responses against the other raters' consensus (p = {against:.2g} over {tested} items)"
-        )
+        notes.append(messages.text("flag_against", lang, p=f"{against:.2g}", n=tested))
     elif row.get("unrelated"):
-        notes.append(
-            f"scores unrelated to the responses: they do not follow the other raters' over {row.get('cells', 0)} "
-            f"scores (p = {row.get('agree_all_p', math.nan):.2g}) while the others follow each other"
-        )
+        p = f"{row.get('agree_all_p', math.nan):.2g}"
+        notes.append(messages.text("flag_unrelated", lang, cells=row.get("cells", 0), p=p))
     who = str(row.get("rater"))
-    return f"{who}: " + "; ".join(notes) + "." if notes else f"{who}: nothing stands out."
+    if not notes:
+        return messages.text("flag_nothing", lang, rater=who)
+    return messages.text("rater_line", lang, rater=who, notes=messages.text("story_join", lang).join(notes))
 
 
 @dataclass(frozen=True)

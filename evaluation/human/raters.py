@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from common import messages
+
 from . import stats
 from . import straight_lining as flat
 from .columns import DIMENSIONS
@@ -110,27 +112,34 @@ def rater_diagnostics(
     return out.merge(leave_one_out_alpha(ratings, dimensions, scales), on="rater", how="left")
 
 
-def explain(diag: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS) -> list[str]:
-    """One line per rater who stands out (or one line saying nobody does)."""
+def flat_on_words(flat_on: str, lang: str = "en") -> str:
+    """A `rater_diagnostics` row's `flat_on` cell (the patterns, comma separated: a question's name holds
+    no comma) in `lang`."""
+    patterns = [p for p in str(flat_on or "").split(", ") if p]
+    return messages.text("story_list", lang).join(flat.pattern_words(p, lang) for p in patterns)
+
+
+def explain(diag: pd.DataFrame, dimensions: Sequence[str] = DIMENSIONS, lang: str = "en") -> list[str]:
+    """One line per rater who stands out (or one line saying nobody does), in `lang`."""
     lines = []
     for row in diag.to_dict("records"):
         notes = []
         if row.get("straight_lining"):
-            notes.append(f"straight-lining: flat on {row['flat_on']}")
+            notes.append(messages.text("rater_note_flat", lang, patterns=flat_on_words(row["flat_on"], lang)))
         drops = [
             d
             for d in dimensions
             if np.isfinite(row.get(f"alpha_change_{d}", math.nan)) and row[f"alpha_change_{d}"] < -0.05
         ]
         if drops:
-            notes.append(
-                "agreement rises without them on " + ", ".join(f"{d} ({row[f'alpha_change_{d}']:+.2f})" for d in drops)
+            changes = messages.text("story_list", lang).join(
+                f"{messages.dimension_name(d, lang)} ({row[f'alpha_change_{d}']:+.2f})" for d in drops
             )
+            notes.append(messages.text("rater_note_agreement", lang, changes=changes))
         secs = row.get("median_s_per_item", math.nan)
         if np.isfinite(secs) and secs < 10:
-            notes.append(f"a median of {secs:.0f} s per item")
+            notes.append(messages.text("rater_note_seconds", lang, seconds=f"{secs:.0f}"))
         if notes:
-            lines.append(f"{row['rater']}: " + "; ".join(notes) + ".")
-    return lines or [
-        "No rater stands out (no straight-lining, no rater lowers agreement by more than 0.05, no item under 10 s)."
-    ]
+            said = messages.text("story_join", lang).join(notes)
+            lines.append(messages.text("rater_line", lang, rater=row["rater"], notes=said))
+    return lines or [messages.text("rater_none_stands_out", lang)]

@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from common import messages
+
 FLAT_SHARE = 0.8
 FLAT_P = 0.001
 FLAT_FLOOR, FLAT_CAP = 0.05, 0.5
@@ -91,15 +93,20 @@ def straight_lining(ratings: pd.DataFrame, questions: Sequence[str]) -> pd.DataF
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def flat_words(row: dict) -> str:
-    """ "the same score on every response of an item on quality (100% of their items)", or across."""
+def pattern_words(pattern: str, lang: str = "en") -> str:
+    """A pattern's name in `lang`: a question's (the default rubric's translated) or ACROSS."""
+    return messages.text("flat_across", lang) if pattern == ACROSS else messages.dimension_name(pattern, lang)
+
+
+def flat_words(row: dict, lang: str = "en") -> str:
+    """ "the same score on every response of an item on quality (100% of their items)", or across, in `lang`."""
     parts = []
     for pattern in row.get("flat_on") or []:
         if pattern == ACROSS:
-            parts.append("the same score on every question of a response, response after response")
+            parts.append(messages.text("flat_across_words", lang))
         else:
-            parts.append(f"the same score on every response of an item on {pattern}")
+            parts.append(messages.text("flat_question_words", lang, question=messages.dimension_name(pattern, lang)))
     share = row.get("flat_items_share", math.nan)
     on_questions = any(p != ACROSS for p in row.get("flat_on") or [])
-    tail = f" ({share:.0%} of their items on the flattest question)" if on_questions and np.isfinite(share) else ""
-    return "; ".join(parts) + tail
+    tail = messages.text("flat_share", lang, share=f"{share:.0%}") if on_questions and np.isfinite(share) else ""
+    return messages.text("story_join", lang).join(parts) + tail

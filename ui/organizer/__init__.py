@@ -58,7 +58,12 @@ element.addEventListener('click', (e) => {
   const b = e.target.closest('button[data-copy]');
   if (!b) return;
   const text = b.getAttribute('data-copy');
-  const done = () => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy link'; }, 1500); };
+  // the words are the button's own (handlers.invite_links_html writes them in the reader's language)
+  if (!b.dataset.label) b.dataset.label = b.textContent;
+  const done = () => {
+    b.textContent = b.dataset.done || b.dataset.label;
+    setTimeout(() => { b.textContent = b.dataset.label; }, 1500);
+  };
   const fallback = () => {
     const t = document.createElement('textarea'); t.value = text; document.body.appendChild(t);
     t.select(); document.execCommand('copy'); t.remove(); done();

@@ -16,17 +16,19 @@ import gradio as gr
 from arena.access import accounts
 from arena.inputs.numbers import study_id as parse_study_id
 from arena.store import Store
+from common import messages
 from common.messages import english
 
 from .. import AppContext, hf_signin, store_for
 from .auth import guarded
 
 
-def sign_in_state() -> str:
-    """Whether raters can sign in on this deployment at all, in one line for the organizer."""
+def sign_in_state(lang: str = "en") -> str:
+    """Whether raters can sign in on this deployment at all, in one line for the organizer, in `lang`."""
     if hf_signin.enabled():
-        return english("organizer_accounts_on_mock") if not hf_signin.on_space() else english("organizer_accounts_on")
-    return english("organizer_accounts_off")
+        key = "organizer_accounts_on_mock" if not hf_signin.on_space() else "organizer_accounts_on"
+        return messages.text(key, lang)
+    return messages.text("organizer_accounts_off", lang)
 
 
 def shown(store: Store, selected: Any) -> str:
@@ -37,17 +39,17 @@ def shown(store: Store, selected: Any) -> str:
     return "" if access is None else access.text()
 
 
-def save(store: Store, selected: Any, text: Any) -> tuple[str, str]:
-    """Let the listed accounts into the chosen study: the list as kept, and the status line."""
+def save(store: Store, selected: Any, text: Any, lang: str = "en") -> tuple[str, str]:
+    """Let the listed accounts into the chosen study: the list as kept, and the status line (in `lang`)."""
     sid = parse_study_id(selected)
     access = accounts.set_access(store, sid, text)
     if access is None:
-        return "", f"Study #{sid}: no Hugging Face account may sign in; invite codes only."
-    who = (
-        "anyone signed in with Hugging Face" if access.anyone else f"{len(access.names)} account(s) or organisation(s)"
-    )
-    line = f"Study #{sid}: {who} may take a seat by signing in (on their first visit)."
-    return access.text(), line if hf_signin.enabled() else f"{line} {sign_in_state()}"
+        return "", messages.text("accounts_saved_none", lang, id=sid)
+    if access.anyone:
+        line = messages.text("accounts_saved_anyone", lang, id=sid)
+    else:
+        line = messages.text("accounts_saved", lang, id=sid, n=len(access.names))
+    return access.text(), line if hf_signin.enabled() else f"{line} {sign_in_state(lang)}"
 
 
 def build(ctx: AppContext, password: Any, study: Any) -> None:

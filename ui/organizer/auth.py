@@ -15,6 +15,7 @@ import gradio as gr
 
 from arena.access import clients, sessions, throttle
 from common.errors import UserError
+from common.messages import english
 
 from .. import AppContext
 from ..handler import handler
@@ -28,13 +29,13 @@ def check_password(ctx: AppContext, password: Any, client: str | None = None, ex
     before (`exempt`: its organizer session)."""
     expected = ctx.organizer_password
     if not expected:
-        raise UserError("the organizer view is disabled: set ARENA_ORGANIZER_PASSWORD on the server")
+        raise UserError(english("organizer_disabled"))
     if client is not None:
         throttle.organizer_password.check(client, exempt)
     if not isinstance(password, str) or not hmac.compare_digest(password.encode(), expected.encode()):
         if client is not None:
             throttle.organizer_password.failed(client)
-        raise UserError("wrong organizer password")
+        raise UserError(english("organizer_wrong_password"))
 
 
 def check_request(ctx: AppContext, password: Any, request: Any) -> None:
@@ -56,17 +57,23 @@ def guarded(ctx: AppContext, fn: Callable[..., Any], *deps: Any) -> Callable[...
     """`handler(fn, *deps)` (ui/handler.py) as an organizer handler: the password (first input) is
     checked first, throttled per client, and a `UserError` becomes the one inline line. Gradio sees the
     request, the password, then `fn`'s own parameters after `deps` (a gr.Progress one included); `fn`
-    gets the request when it names a `request` parameter (e.g. invite links from the page's own URL).
-    What `fn` returns (English) is shown in the browser's language (ui/organizer/words.py)."""
+    gets the request when it names a `request` parameter (e.g. invite links from the page's own URL),
+    and the browser's language when it names a `lang` one (text it builds from many messages: the
+    diagnostics, the form check). What `fn` returns in English is shown in the browser's language
+    (ui/organizer/words.py)."""
     hints = typing.get_type_hints(fn)
     params = list(inspect.signature(fn).parameters.values())[len(deps) :]
     wants_request = any(p.name == "request" for p in params)
-    params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in params if p.name != "request"]
+    wants_lang = any(p.name == "lang" for p in params)
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in params if p.name not in ("request", "lang")
+    ]
 
     def run(request: gr.Request, pw: Any, *args: Any, **kwargs: Any) -> Any:
         check_request(ctx, pw, request)
-        out = fn(*deps, *args, **kwargs, **({"request": request} if wants_request else {}))
-        return in_language(out, language_of_request(request))
+        lang = language_of_request(request)
+        given = {**({"request": request} if wants_request else {}), **({"lang": lang} if wants_lang else {})}
+        return in_language(fn(*deps, *args, **kwargs, **given), lang)
 
     req_param = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
     pw_param = inspect.Parameter("pw", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Any)

@@ -16,7 +16,7 @@ import gradio as gr
 import pandas as pd
 
 from arena.inputs.numbers import study_id as parse_study_id
-from common.messages import english
+from common.messages import english, text
 from evaluation import blinding, form_cues
 
 from .. import AppContext, store_for
@@ -24,20 +24,21 @@ from ..safe import md_text
 from . import auth as organizer_auth
 
 
-def form_check_text(store: Any, study: Any) -> str:
-    """The form check of a study in Markdown (or why it is not shown now)."""
+def form_check_text(store: Any, study: Any, lang: str = "en") -> str:
+    """The form check of a study in Markdown, in `lang` (or why it is not shown now)."""
     result = form_cues.study_report(store, parse_study_id(study))
     if result.empty:
-        return "The study has no outputs yet."
-    return "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(result))
+        return text("form_check_no_outputs", lang)
+    return "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(result, lang))
 
 
-def blinding_text(store: Any, study: Any) -> tuple[str, pd.DataFrame]:
-    """The blinding index of a closed study in Markdown, and as a table."""
+def blinding_text(store: Any, study: Any, lang: str = "en") -> tuple[str, pd.DataFrame]:
+    """The blinding index of a closed study in Markdown, in `lang`, and as a table (its column names in
+    English: auth.guarded shows them in the reader's language)."""
     result = blinding.closed_study_blinding(store, parse_study_id(study))
     if result.empty:
-        return "No rater answered the question yet.", pd.DataFrame()
-    lines = "\n".join(f"- {md_text(line)}" for line in blinding.summary_lines(result))
+        return text("blinding_no_answers", lang), pd.DataFrame()
+    lines = "\n".join(f"- {md_text(line)}" for line in blinding.summary_lines(result, lang))
     table = result.drop(columns=["study_id"]).round({"index": 3, "ci_low": 3, "ci_high": 3, "chance": 3})
     return lines, table
 
@@ -55,11 +56,11 @@ def build(ctx: AppContext, password: Any, study: Any) -> None:
     def guarded(fn):
         return organizer_auth.guarded(ctx, fn)
 
-    def do_form(chosen):
-        return form_check_text(store_for(ctx), chosen)
+    def do_form(chosen, lang="en"):
+        return form_check_text(store_for(ctx), chosen, lang)
 
-    def do_index(chosen):
-        return blinding_text(store_for(ctx), chosen)
+    def do_index(chosen, lang="en"):
+        return blinding_text(store_for(ctx), chosen, lang)
 
     private: dict[str, Any] = dict(api_visibility="private")
     form_btn.click(guarded(do_form), [password, study], [form_text], concurrency_limit=1, **private)

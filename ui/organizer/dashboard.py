@@ -204,7 +204,7 @@ def preview(
     if not prompts:
         return text("preview_no_prompts", lang)
     try:  # creation's own checks of the count, so the preview refuses what Create would refuse
-        count = whole_number(attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS)
+        count = whole_number(attention_items or 0, english("what_attention_items"), 0, MAX_ATTENTION_ITEMS)
         AttentionPlan(count).check(DEFAULT_RUBRIC, len(prompts))
     except UserError as exc:
         return text("preview_line", lang, line=md_text(translated(str(exc), lang)))

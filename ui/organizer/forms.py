@@ -15,6 +15,7 @@ from arena.rating import guessing
 from arena.rating.attention import MAX_ATTENTION_ITEMS, AttentionPlan
 from arena.rating.study_spec import StudySpec
 from arena.runs.requests import DEFAULT_MAX_NEW_TOKENS
+from common import messages
 from common.errors import UserError
 from common.messages import english
 from common.rubric import Rubric
@@ -47,27 +48,40 @@ def rubric_of_text(text: Any) -> Rubric | None:
     try:
         return Rubric.from_json(text)
     except UserError as exc:
-        raise UserError(f"the rubric: {exc}") from None
+        raise UserError(messages.text("organizer_rubric_error", error=str(exc))) from None
 
 
-def rubric_preview(text: Any) -> str:
-    """What raters will be asked, as a Markdown table, or the one line saying what is wrong."""
+def rubric_preview(text: Any, lang: str = "en") -> str:
+    """What raters will be asked, as a Markdown table, or the one line saying what is wrong, in `lang`
+    (the organizer's own names, descriptions and labels as written)."""
     try:
         rubric = rubric_of_text(text)
     except UserError as exc:
-        return f"**error:** {md_text(exc)}"
+        return messages.text("rubric_preview_error", lang, error=md_text(messages.translated(str(exc), lang)))
     if rubric is None:
-        return english("organizer_rubric_default")
+        return messages.text("organizer_rubric_default", lang)
     rows = [
-        f"| {md_text(d.name)} | {d.scale_words}{f' ({d.points} points)' if d.kind == 'scale' else ''} | "
+        f"| {md_text(d.name)} | {kind_words(d, lang)}"
+        f"{messages.text('rubric_preview_points', lang, n=d.points) if d.kind == 'scale' else ''} | "
         f"{md_text(d.description) or '–'} | "
         # a choice's labels where a scale has its anchors: what the rater picks from
         + (" · ".join([f"{p} = {md_text(t)}" for p, t in d.anchors] + [md_text(x) for x in d.labels]) or "–")
         + " |"
         for d in rubric.dimensions
     ]
-    head = "| question | scale | what to judge | anchors |\n|---|---|---|---|\n"
+    head = messages.text("rubric_preview_head", lang) + "\n|---|---|---|---|\n"
     return head + "\n".join(" ".join(r.splitlines()) for r in rows)
+
+
+def kind_words(question: Any, lang: str = "en") -> str:
+    """A question's kind in the preview's legend, in `lang`: "1-10", "yes/no", "one of 3", "comment"."""
+    if lang == "en" or question.kind == "scale":
+        return str(question.scale_words)
+    if question.kind == "yes-no":
+        return messages.text("scale_yes_no", lang)
+    if question.kind == "choice":
+        return messages.text("rubric_kind_choice", lang, n=len(question.labels))
+    return messages.text("rubric_kind_comment", lang)
 
 
 # The study's design, as the creation form names it -> arena's name (STUDY_DESIGNS).
@@ -84,10 +98,7 @@ GUESS_CHOICES: list[tuple[str, str]] = [
     *[(f"Ask which response came from {m}", m) for m in decoders.names()],
     ("Ask about each method in turn", guessing.EACH),
 ]
-BOTH_SOURCES = (
-    "there are pasted prompts and an uploaded file: clear the one you do not want (the pasted box, or the "
-    "file with its ×) and press Create again; nothing was generated"
-)
+BOTH_SOURCES = english("organizer_both_sources")
 
 
 def file_path(upload: Any) -> str | None:
@@ -120,16 +131,16 @@ def prompts_from(source: str, language: str, pasted: str, upload: Any) -> list[s
     if source == SOURCES[1]:
         specs = studies.parse_pasted(pasted)
         if not specs:
-            raise UserError("paste at least one prompt, one per line")
+            raise UserError(english("organizer_paste_prompts"))
         return specs
     if source == SOURCES[2]:
         path = file_path(upload)
         if not path:
-            raise UserError("upload a .csv, .jsonl or .txt file of prompts")
+            raise UserError(english("organizer_upload_prompts"))
         return studies.parse_prompt_file(path)
     if source == SOURCES[3]:
         return studies.task_prompts(None if language == "all" else language)
-    raise UserError("choose where the prompts come from")
+    raise UserError(english("organizer_choose_source"))
 
 
 @dataclass(frozen=True)
@@ -159,7 +170,9 @@ class StudyForm:
         """The study's settings: unchecked, except what only the form can say (its rubric box, its
         models row, where the prompts come from); `StudySpec.checked` checks the rest."""
         rubric = rubric_of_text(self.rubric)  # first: a typo in the rubric is one line, at once
-        plan = AttentionPlan(whole_number(self.attention_items or 0, "attention items", 0, MAX_ATTENTION_ITEMS))
+        plan = AttentionPlan(
+            whole_number(self.attention_items or 0, english("what_attention_items"), 0, MAX_ATTENTION_ITEMS)
+        )
         chosen = organizer_models.study_models(self.models, model_names)
         return StudySpec(
             self.study_name,

@@ -163,21 +163,25 @@ def invite_base(request: Any) -> str | None:
     return current_settings().public_url or clients.base_url(request) or None
 
 
-def invite_links_html(made: list[invites.Invite]) -> str:
-    """The new invite links, each with a Copy button (HTML; every name and link escaped)."""
+def invite_links_html(made: list[invites.Invite], lang: str = "en") -> str:
+    """The new invite links, each with a Copy button (HTML; every name and link escaped), its words in
+    `lang` (the page's script shows the button's `data-done` word for a moment after a copy)."""
     if not made:
         return ""
+    copy, done = messages.text("organizer_copy_link", lang), messages.text("organizer_copied", lang)
     rows = "".join(
         f'<li><span class="arena-invite-rater">{html.escape(i.rater)}</span> '
         f"<code>{html.escape(i.link)}</code> "
         f'<button type="button" class="arena-copy" data-copy="{html.escape(i.link, quote=True)}" '
-        f'aria-label="Copy the invite link of {html.escape(i.rater, quote=True)}">Copy link</button></li>'
+        f'data-done="{html.escape(done, quote=True)}" '
+        f'aria-label="{html.escape(messages.text("organizer_copy_link_of", lang, rater=i.rater), quote=True)}">'
+        f"{html.escape(copy)}</button></li>"
         for i in made
     )
     return f'<ul class="arena-invite-links">{rows}</ul>'
 
 
-def invite(store: Store, selected: Any, names: Any, request: Any = None) -> tuple[Any, ...]:
+def invite(store: Store, selected: Any, names: Any, request: Any = None, lang: str = "en") -> tuple[Any, ...]:
     """New codes for the named raters: their table, links, CSV (downloaded by the page), the study's
     enrolment, balance and blocks, progress per rater, the status line, and the names box emptied."""
     sid = parse_study_id(selected)
@@ -186,7 +190,8 @@ def invite(store: Store, selected: Any, names: Any, request: Any = None) -> tupl
     table = pd.DataFrame([{"rater": i.rater, "code": i.code, "link": i.link} for i in made])
     line = messages.text("organizer_invited", n=len(made), id=sid)
     rater_table = dashboard.rater_table(store, sid)  # the new raters, "not started"
-    return table, invite_links_html(made), invites.invites_csv(made), *design(store, sid), rater_table, line, ""
+    links = invite_links_html(made, lang)
+    return table, links, invites.invites_csv(made), *design(store, sid), rater_table, line, ""
 
 
 def revoke(store: Store, selected: Any, name: Any) -> tuple[Any, ...]:
@@ -201,29 +206,63 @@ def revoke(store: Store, selected: Any, name: Any) -> tuple[Any, ...]:
 # ---- creating and generating -------------------------------------------------------------------
 
 
+class Created(NamedTuple):
+    """A study made by the creation form: its id, the status line (the generation's report, the form check,
+    the replay check) and the generation's report."""
+
+    sid: int
+    status: str
+    report: studies.GenerationReport
+
+
+def made_study(
+    store: Store,
+    model: Callable[[], LoadedModel],
+    model_names: list[str],
+    form: StudyForm,
+    progress: Any = gr.Progress(),
+    lang: str = "en",
+) -> Created:
+    """Create the study of the creation form (`form`: its rubric box the study's own questions as JSON,
+    empty for the default three; its attention items, how many to place among the prompts; its
+    exclusion, the rules chosen now), generate its outputs, then the form check of its outputs. The
+    form becomes the study's `StudySpec` (StudyForm.spec), checked before the model loads. What it
+    says is in `lang`."""
+    spec = form.spec(model_names).checked()
+    lm = model()
+    sid = studies.create_study(store, spec, model=lm.name, lm=lm)
+    report, eta = generate(store, lm, model_names, sid, progress, lang)
+    # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
+    cues = form_cues.summary_lines(form_cues.check_study(store, sid), lang)
+    message = "\n\n".join(
+        [
+            messages.text("organizer_created", lang, id=sid, report=f"{report.words(lang)} {eta}"),
+            messages.text("organizer_form_check_head", lang) + "\n" + bullets(cues),
+        ]
+    )
+    if (made := store.get_study(sid)) is not None and made.state == "open":  # every output is stored
+        progress(None, desc=messages.text("organizer_replay_progress", lang))
+        replay = replay_check.check_study(store, sid, lm).lines(lang)
+        message += "\n\n" + messages.text("organizer_replay_check_head", lang) + "\n" + bullets(replay)
+    return Created(sid, message, report)
+
+
+def bullets(lines: list[str]) -> str:
+    """Lines as a Markdown list, each literal (method and question names are in them)."""
+    return "\n".join(f"- {md_text(line)}" for line in lines)
+
+
 def create(
     store: Store,
     model: Callable[[], LoadedModel],
     model_names: list[str],
     form: StudyForm,
     progress: Any = gr.Progress(),
+    lang: str = "en",
 ) -> Overview:
-    """Create the study of the creation form (`form`: its rubric box the study's own questions as JSON,
-    empty for the default three; its attention items, how many to place among the prompts; its
-    exclusion, the rules chosen now), generate its outputs, then the form check of its outputs. The
-    form becomes the study's `StudySpec` (StudyForm.spec), checked before the model loads."""
-    spec = form.spec(model_names).checked()
-    lm = model()
-    sid = studies.create_study(store, spec, model=lm.name, lm=lm)
-    report = generate(store, lm, model_names, sid, progress)
-    # Nothing is rated yet: the one moment (with the study closed) when the organizer may see it.
-    cues = "\n".join(f"- {md_text(line)}" for line in form_cues.summary_lines(form_cues.check_study(store, sid)))
-    message = f"Study #{sid} created: {report}\n\n**Form check** (before inviting raters):\n{cues}"
-    if (made := store.get_study(sid)) is not None and made.state == "open":  # every output is stored
-        progress(None, desc="Replay check: running a few items again with fresh seeds")
-        replay = "\n".join(f"- {md_text(line)}" for line in replay_check.check_study(store, sid, lm).lines())
-        message += f"\n\n**Replay check** (can a rater reproduce a response at home?):\n{replay}"
-    return overview(store, sid, message)
+    """`made_study`, then the studies panel with the new study chosen and its status line."""
+    made = made_study(store, model, model_names, form, progress, lang)
+    return overview(store, made.sid, made.status)
 
 
 def create_beside_button(
@@ -232,44 +271,58 @@ def create_beside_button(
     model_names: list[str],
     form: StudyForm,
     progress: Any = gr.Progress(),
+    lang: str = "en",
 ) -> tuple[Any, ...]:
     """`create`, with its outcome's first line also under the button that started it: wired with the
     preview line above "Create study…" as one more output, so Gradio's progress bar (done / total, time
     left) runs there, where the organizer clicked, and the line left there says how it ended."""
-    shown = create(store, model, model_names, form, progress)
+    made = made_study(store, model, model_names, form, progress, lang)
     # its count only ("9 of 9 outputs stored."): the status line above has the study, the time and speed
-    first = shown.status.split("\n\n")[0].split(" created: ", 1)[-1]
-    return (*shown, "**Finished:** " + first.split(" (")[0].split(". ")[0].rstrip(".") + ".")
+    finished = messages.text("organizer_finished", lang, line=made.report.stored_words(lang))
+    return (*overview(store, made.sid, made.status), finished)
 
 
 def on_create(
-    store: Store, model: Callable[[], LoadedModel], model_names: list[str], *values: Any, progress: Any = None
+    store: Store,
+    model: Callable[[], LoadedModel],
+    model_names: list[str],
+    *values: Any,
+    progress: Any = None,
+    lang: str = "en",
 ) -> tuple[Any, ...]:
     """The Create button as Gradio calls it: the form's controls (`FIELDS`, one input each), then the
     progress bar, gathered here into the one `StudyForm` (`create_beside_button`). Its signature for
     Gradio is `create_signature`: named parameters, so Gradio finds where to put the progress bar."""
     given, rest = values[: len(FIELDS)], values[len(FIELDS) :]
     bar = rest[0] if rest else progress if progress is not None else gr.Progress()
-    return create_beside_button(store, model, model_names, StudyForm(*given), bar)
+    return create_beside_button(store, model, model_names, StudyForm(*given), bar, lang)
 
 
 def create_signature() -> inspect.Signature:
-    """`on_create`'s parameters as Gradio reads them: the deps, a parameter per form field, the progress bar."""
+    """`on_create`'s parameters as Gradio reads them: the deps, a parameter per form field, the progress bar,
+    then the reader's language (auth.guarded fills it in; Gradio never sees it)."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     deps = [inspect.Parameter(n, kind, annotation=Any) for n in ("store", "model", "model_names")]
     given = [inspect.Parameter(n, kind, annotation=Any) for n in FIELDS]
-    return inspect.Signature([*deps, *given, inspect.Parameter("progress", kind, default=gr.Progress())])
+    bar = inspect.Parameter("progress", kind, default=gr.Progress())
+    return inspect.Signature([*deps, *given, bar, inspect.Parameter("lang", kind, default="en", annotation=str)])
 
 
 on_create.__signature__ = create_signature()  # type: ignore[attr-defined]
 
 
-def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any) -> str:
-    """Generate the study's missing outputs, with done / total and the time left in the progress bar."""
+def generate(
+    store: Store, lm: LoadedModel, model_names: list[str], sid: int, progress: Any, lang: str = "en"
+) -> tuple[studies.GenerationReport, str]:
+    """Generate the study's missing outputs, with done / total and the time left in the progress bar (in
+    `lang`): the generation's report and its last time line ("… took 3 min at 41 tokens/s.")."""
     clock = GenerationEta(prior=dashboard.throughput(store, lm))
 
     def tick(done: int, total: int, what: str) -> None:
-        progress((done, total), desc=f"Generating: {what} · {clock.snapshot().line()}", unit="outputs")
+        desc = messages.text(
+            "organizer_generating", lang, what=progress_words(what, lang), eta=clock.snapshot().line(lang)
+        )
+        progress((done, total), desc=desc, unit="outputs")
 
     def load(setting: str) -> LoadedModel:
         # a study over models: the app's own is the loaded one; the others through the model cache,
@@ -277,16 +330,32 @@ def generate(store: Store, lm: LoadedModel, model_names: list[str], sid: int, pr
         return lm if setting == model_names[0] else load_on_compute(setting)
 
     report = studies.generate_study(store, lm, sid, progress=tick, eta=clock, load=load)
-    return f"{report} {clock.snapshot().line()}."
+    return report, clock.snapshot().line(lang) + messages.text("full_stop", lang)
+
+
+def progress_words(what: str, lang: str) -> str:
+    """What a generation's progress names (an engine's piece, after its model's name in a study over
+    models: "gemma-3-270m: item 3, BS-4 sample 1"), in `lang`."""
+    said = messages.translated(what, lang)
+    if said == what and ": " in what:
+        model, piece = what.split(": ", 1)
+        return f"{model}: {messages.translated(piece, lang)}"
+    return said
 
 
 def resume(
-    store: Store, model: Callable[[], LoadedModel], model_names: list[str], selected: Any, progress: Any = gr.Progress()
+    store: Store,
+    model: Callable[[], LoadedModel],
+    model_names: list[str],
+    selected: Any,
+    progress: Any = gr.Progress(),
+    lang: str = "en",
 ) -> Overview:
     sid = parse_study_id(selected)
     if store.get_study(sid) is None:
-        raise UserError("that study does not exist")
-    return overview(store, sid, f"Study #{sid}: {generate(store, model(), model_names, sid, progress)}")
+        raise UserError(messages.english("study_does_not_exist"))
+    report, eta = generate(store, model(), model_names, sid, progress, lang)
+    return overview(store, sid, messages.text("organizer_resumed", lang, id=sid, report=f"{report.words(lang)} {eta}"))
 
 
 # ---- the blind mapping, exports, import ------------------------------------------------------------
@@ -321,7 +390,7 @@ def export_pairs(store: Store, selected: Any) -> tuple[str, str]:
 def import_ratings(store: Store, upload_value: Any) -> Overview:
     path = file_path(upload_value)
     if not path:
-        raise UserError("upload an export file first")
+        raise UserError(messages.english("organizer_upload_first"))
     try:
         counts = export.import_file(store, path)
     finally:
@@ -358,35 +427,35 @@ def still_blind(store: Store, study: Any) -> bool:
     return found is not None and found.state not in ("closed", "published")
 
 
-def after_deletion(store: Store, deletion: studies.Deletion, selected: Any, was_blind: bool) -> DeletionView:
+def after_deletion(
+    store: Store, deletion: studies.Deletion, selected: Any, was_blind: bool, lang: str = "en"
+) -> DeletionView:
     panel = overview(store, selected)
-    message = md_text(deletion.message())
+    message = md_text(deletion.message(lang))
     files = [str(p) for p in deletion.files]
     if was_blind:
         # The copy names the method of every rating: while the study was open the organizer is blind
         # too, so it stays on the server and is not offered for download.
         where = deletion.kept_in or deletion.files[0].parent
-        head = deletion.message().split(" Their ratings were exported first")[0]
-        head = head.split(" The study was exported first")[0]
-        message = md_text(
-            f"{head} It was copied first, but the study was still open, so the copy (which names each "
-            f"rating's method) is not offered for download: it is kept on the server in `{where}`."
-        )
+        message = md_text(messages.text("organizer_deleted_blind", lang, head=deletion.head(lang), where=where))
         files = []
     danger = gr.update(choices=panel.danger["choices"], value=None)
     return DeletionView(shown(files), message, panel.choice, panel.studies, panel.per_rater, danger, "")
 
 
-def delete_study(store: Store, study: Any, typed_name: Any, selected: Any) -> DeletionView:
+def delete_study(store: Store, study: Any, typed_name: Any, selected: Any, lang: str = "en") -> DeletionView:
     """The danger zone's "Delete this study": the study's exact name, then a copy, then the deletion
     (UserError with the reason when it refuses: nothing is deleted then)."""
     was_blind = still_blind(store, study)
     deletion = studies.delete_study(store, study, typed_name)
     SCORES.forget()  # the Results tab's cached perplexities of its outputs
-    return after_deletion(store, deletion, selected, was_blind)
+    return after_deletion(store, deletion, selected, was_blind, lang)
 
 
-def delete_rater_ratings(store: Store, study: Any, rater: Any, typed_name: Any, selected: Any) -> DeletionView:
+def delete_rater_ratings(
+    store: Store, study: Any, rater: Any, typed_name: Any, selected: Any, lang: str = "en"
+) -> DeletionView:
     """The danger zone's "Delete this rater's ratings": as `delete_study`, for one rater in one study."""
     was_blind = still_blind(store, study)
-    return after_deletion(store, studies.delete_rater_ratings(store, study, rater, typed_name), selected, was_blind)
+    deletion = studies.delete_rater_ratings(store, study, rater, typed_name)
+    return after_deletion(store, deletion, selected, was_blind, lang)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from arena.inputs.numbers import parse_whole
 from arena.inputs.numbers import study_id as parse_study_id
+from common import messages
 from common.errors import UserError
 from common.messages import english
 from evaluation.human import columns as hcols
@@ -46,9 +47,9 @@ def _ints(text: Any, what: str, low: int, high: int) -> list[int]:
     try:
         values = sorted({parse_whole(p) for p in parts})
     except ValueError:
-        raise UserError(f"{what}: whole numbers separated by commas, e.g. 8, 16, 32") from None
+        raise UserError(messages.text("planner_whole_numbers", what=what)) from None
     if not values or values[0] < low or values[-1] > high:
-        raise UserError(f"{what}: between {low} and {high}")
+        raise UserError(messages.text("planner_between", what=what, low=low, high=high))
     return values
 
 
@@ -56,9 +57,9 @@ def _number(value: Any, what: str, low: float, high: float) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise UserError(f"{what} must be a number") from None
+        raise UserError(messages.text("planner_not_a_number", what=what)) from None
     if not math.isfinite(x) or not low <= x <= high:
-        raise UserError(f"{what} must be between {low:g} and {high:g}")
+        raise UserError(messages.text("planner_number_between", what=what, low=f"{low:g}", high=f"{high:g}"))
     return x
 
 
@@ -70,91 +71,104 @@ def _fmt(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def diagnostics(store: Any, study: Any) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """(rater table, position table, markdown) for one study; organizer only (names shown)."""
+def diagnostics(store: Any, study: Any, lang: str = "en") -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """(rater table, position table, markdown) for one study; organizer only (names shown). The
+    sentences and the tables' fixed cells in `lang`; the column names in English (auth.guarded shows
+    them in the reader's language)."""
     sid = _study_id(study)
     if store.get_study(sid) is None:
-        raise UserError(f"there is no study #{sid}")
+        raise UserError(messages.text("no_study_number", id=sid))
     ratings = store.ratings_frame(sid)
     if ratings.empty:
-        return pd.DataFrame(), pd.DataFrame(), f"Study #{sid} has no ratings yet."
+        return pd.DataFrame(), pd.DataFrame(), messages.text("diagnostics_no_ratings", lang, id=sid)
     study = store.get_study(sid)
     dims = study.rubric.numeric
     diag = stats_raters.rater_diagnostics(ratings, dims, study.rubric.scales())
     pos = hs.position_effect(ratings, dims)
-    lines = [md_text(line) for line in stats_raters.explain(diag, dims)]
-    lines += [md_text(hw.explain_position(r)) for r in pos.to_dict("records")]
-    lines += [md_text(line) for line in quality_lines(ratings, study)]
-    lines.append(
-        "Seconds per item: gaps between a rater's consecutive Submit times (first item and breaks over "
-        "30 min not counted). Leave-one-out α: the others' agreement without this rater; a negative change "
-        "means the rest agree better without them."
-    )
-    return _fmt(diag), _fmt(pos), "\n\n".join(f"- {line}" for line in lines[:-1]) + "\n\n" + lines[-1]
+    lines = [md_text(line) for line in stats_raters.explain(diag, dims, lang)]
+    lines += [md_text(hw.explain_position(r, lang)) for r in pos.to_dict("records")]
+    lines += [md_text(line) for line in quality_lines(ratings, study, lang)]
+    said = "\n\n".join(f"- {line}" for line in lines) + "\n\n" + messages.text("diagnostics_note", lang)
+    if lang != "en":  # the cells that are words: the patterns a rater is flat on, the questions, "last shown"
+        diag = diag.assign(flat_on=[stats_raters.flat_on_words(v, lang) for v in diag["flat_on"]])
+        pos = pos.assign(
+            dimension=[messages.dimension_name(d, lang) for d in pos["dimension"]],
+            last=[messages.translated(v, lang) for v in pos["last"]],
+        )
+    return _fmt(diag), _fmt(pos), said
 
 
-def quality_lines(ratings: pd.DataFrame, study: Any) -> list[str]:
+def quality_lines(ratings: pd.DataFrame, study: Any, lang: str = "en") -> list[str]:
     """Every rater's quality flags in plain words (attention, straight-lining, speed, agreement with the
-    others), for the organizer to read; only the rule set at creation excludes anyone, and it says so."""
+    others), for the organizer to read, in `lang`; only the rule set at creation excludes anyone, and it
+    says so."""
     flags = quality.rater_flags(ratings, study.rubric, quality.failed_attention_of(ratings))
-    rule = (
-        "The rule set at creation excludes raters who "
-        + "; ".join(quality.RULES[r] for r in study.exclusion_rules)
-        + ": Results shows the analysis with and without them."
-        if study.exclusion_rules
-        else "No exclusion rule was set at creation: these flags exclude nobody."
-    )
-    flagged = [quality.flag_words(row) for row in flags.to_dict("records") if row["flags"]]
+    if study.exclusion_rules:
+        rules = messages.text("story_join", lang).join(quality.rule_words(r, lang) for r in study.exclusion_rules)
+        rule = messages.text("quality_rule_set", lang, rules=rules)
+    else:
+        rule = messages.text("quality_no_rule", lang)
+    flagged = [quality.flag_words(row, lang) for row in flags.to_dict("records") if row["flags"]]
     calm = len(flags) - len(flagged)
-    rest = [f"{calm} other rater{'s' if calm != 1 else ''}: nothing stands out."] if calm and flagged else []
+    rest = [messages.text("quality_others_calm", lang, n=calm)] if calm and flagged else []
     if not flagged:
-        rest = [f"None of the {len(flags)} raters is flagged."]
-    return [f"Rater flags (never applied by themselves): {rule}", *flagged, *rest]
+        rest = [messages.text("quality_none_flagged", lang, n=len(flags))]
+    return [messages.text("quality_flags_head", lang, rule=rule), *flagged, *rest]
 
 
 def power_plan(
-    store: Any, pilot: Any, dimension: Any, delta: Any, methods: Any, items: Any, raters: Any, sims: Any
+    store: Any,
+    pilot: Any,
+    dimension: Any,
+    delta: Any,
+    methods: Any,
+    items: Any,
+    raters: Any,
+    sims: Any,
+    lang: str = "en",
 ) -> tuple[pd.DataFrame, str]:
-    """The power grid and its summary line, with SDs from a pilot study's ratings or the defaults."""
+    """The power grid and its summary line, with SDs from a pilot study's ratings or the defaults; what
+    they say in `lang`."""
     d = _number(delta, "Δ", 0.05, 4)
-    k = int(_number(methods, "methods", 2, 10))
-    n_sims = int(_number(sims, "simulated studies per design", 50, MAX_SIMS))
-    item_list = _ints(items, "items", 3, 500)
-    rater_list = _ints(raters, "raters", 1, 50)
+    k = int(_number(methods, english("organizer_col_methods"), 2, 10))
+    n_sims = int(_number(sims, english("planner_what_sims"), 50, MAX_SIMS))
+    item_list = _ints(items, english("column_items"), 3, 500)
+    rater_list = _ints(raters, english("board_column_raters"), 1, 50)
     if len(item_list) * len(rater_list) > MAX_GRID_CELLS:
-        raise UserError(f"at most {MAX_GRID_CELLS} items × raters combinations at once")
+        raise UserError(messages.text("planner_too_many_cells", n=MAX_GRID_CELLS))
     if n_sims * sum(i * r * k for i in item_list for r in rater_list) > MAX_WORK:
-        raise UserError("that grid is too large to simulate here: fewer simulated studies, items or raters")
+        raise UserError(english("planner_too_large"))
     if not isinstance(dimension, str) or not dimension.strip():
-        raise UserError("choose a dimension")
-    source = "default SDs"
+        raise UserError(english("planner_choose_dimension"))
+    source = messages.text("planner_default_sds", lang)
     sds = dict(stats_design.DEFAULT_SD)
     mean = stats_design.Design().mean
     if pilot not in (None, ""):
         sid = _study_id(pilot)
         if store.get_study(sid) is None:
-            raise UserError(f"there is no study #{sid}")
+            raise UserError(messages.text("no_study_number", id=sid))
         if dimension not in questions(store, sid):
-            raise UserError(f"pilot study #{sid} has no question {dimension!r}: choose one of its own")
+            raise UserError(messages.text("planner_no_question", id=sid, question=repr(dimension)))
         ratings = store.ratings_frame(sid)
         try:
             sds = stats_design.pilot_sds(ratings, dimension)
         except ValueError as exc:
-            raise UserError(f"pilot study #{sid}: {exc}") from None
+            raise UserError(messages.text("planner_pilot_error", id=sid, error=str(exc))) from None
         mean = float(pd.to_numeric(ratings[dimension]).mean())
-        source = f"SDs from pilot study #{sid}"
+        source = messages.text("planner_pilot_sds", lang, id=sid)
     grid, line = stats_design.plan(
-        d, items=item_list, raters=rater_list, methods=k, sds=sds, mean=mean, n_studies=n_sims
+        d, items=item_list, raters=rater_list, methods=k, sds=sds, mean=mean, n_studies=n_sims, lang=lang
     )
     table = grid.pivot(index="items", columns="raters", values="power")
-    table.columns = [f"{c} rater{'s' if c != 1 else ''}" for c in table.columns]
+    table.columns = [messages.text("planner_raters_column", lang, n=int(c)) for c in table.columns]
     table = table.reset_index().apply(lambda col: col.map(lambda v: f"{v:.0%}" if isinstance(v, float) else v))
-    sd_text = ", ".join(f"{name} {value:.2f}" for name, value in sds.items())
-    text = (
-        f"{md_text(line)}\n\n{md_text(source)}: {md_text(sd_text)} (mean {mean:.2f}); {n_sims} simulated studies "
-        "per design, every rater rates every item; Δ is on the latent 1–5 scale (rounding and the ends of the "
-        "scale shrink it a little)."
+    sd_text = messages.text("story_list", lang).join(
+        f"{messages.translated(name, lang)} {value:.2f}" for name, value in sds.items()
     )
+    text = messages.text(
+        "planner_sentence", lang, line=md_text(line), source=md_text(source), sds=md_text(sd_text),
+        mean=f"{mean:.2f}", n=n_sims,
+    )  # fmt: skip
     return table, text
 
 
@@ -226,12 +240,12 @@ def build(ctx: AppContext, password: Any = None, study: Any = None) -> None:
     def do_pilot(chosen, pilot_study, current):
         return dimension_for(store_for(ctx), chosen, pilot_study, current)
 
-    def do_diagnose(chosen):
-        per_rater, position, text = diagnostics(store_for(ctx), chosen)
+    def do_diagnose(chosen, lang="en"):
+        per_rater, position, text = diagnostics(store_for(ctx), chosen, lang)
         return shown(per_rater), shown(position), text
 
-    def do_plan(pilot_study, dim, d, k, item_text, rater_text, n_sims):
-        table, text = power_plan(store_for(ctx), pilot_study, dim, d, k, item_text, rater_text, n_sims)
+    def do_plan(pilot_study, dim, d, k, item_text, rater_text, n_sims, lang="en"):
+        table, text = power_plan(store_for(ctx), pilot_study, dim, d, k, item_text, rater_text, n_sims, lang)
         return shown(table), text
 
     private: dict[str, Any] = dict(api_visibility="private")

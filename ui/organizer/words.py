@@ -18,7 +18,9 @@ from common import messages
 
 # Columns of names and codes: only a placeholder sentence ("no raters invited yet") or a fixed cell from
 # these templates is translated there, never a name that happens to read like one.
-NAME_COLUMNS = ("name", "rater", "methods", "model", "code", "link", "label", "method", "note", "studies")
+NAME_COLUMNS = (
+    "name", "rater", "methods", "model", "code", "link", "label", "method", "note", "studies", "target_method",
+)  # fmt: skip
 NAME_CELLS = ("organizer_all_raters", "rater_pseudonym")
 # A short template the general search skips (too little fixed text to tell it apart): looked up by column.
 CELL_TEMPLATES = {"items done": "organizer_items_done"}
@@ -46,22 +48,11 @@ MAX_LINE = 2000
 
 
 def sentence_in(text: str, lang: str) -> str:
-    """A line from the table, whole or filled in, with a `word_` value translated as well."""
+    """A line from the table, whole or filled in, with a `word_` value (or another message where the
+    template says so: `messages.NESTED`) translated as well."""
     if len(text) > MAX_LINE:
         return text
-    key = messages.key_of(text)
-    if key is not None:
-        return messages.text(key, lang)
-    found = messages.parse(text)
-    if found is None:
-        return text
-    values = {name: word_in(v, lang) for name, v in found[1].items()}
-    return messages.text(found[0], lang, **values)
-
-
-def word_in(value: str, lang: str) -> str:
-    key = messages.key_of(value)
-    return messages.text(key, lang) if key is not None and key.startswith("word_") else value
+    return messages.translated(text, lang)
 
 
 def table_in(table: pd.DataFrame, lang: str) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.model.llm import LoadedModel
 from arena.runs.requests import Generated, MethodResult, RunRequest, Slot, SlotJob, SlotOutput, output_fields
+from common.messages import text
 
 from .batching import generate_batch, plan_key
 from .inputs import encode_ids
@@ -97,12 +98,13 @@ def generate_slots(
             )
             [result] = run(lm, req)
             yield Generated(
-                [SlotOutput(slot, output_fields(result))], f"item {slot.ordinal + 1}, {method} sample {sample + 1}"
+                [SlotOutput(slot, output_fields(result))],
+                text("engine_piece", item=slot.ordinal + 1, method=method, sample=sample + 1),
             )
         for chunk in batches(lm, method, settings, batched, job.max_new_tokens, size):
             if should_stop is not None and should_stop():
                 break
             yield Generated(
                 batch_outputs(lm, job, method, settings, chunk),
-                f"{method} sample {sample + 1}: a batch of {len(chunk)}",
+                text("engine_batch", method=method, sample=sample + 1, n=len(chunk)),
             )

@@ -13,6 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from arena.model.llm import LoadedModel
 from arena.runs.requests import Generated, RunRequest, Slot, SlotJob, SlotOutput, output_fields, validate_request
+from common.messages import text
 
 from ...settings import current as current_settings
 from .client import EngineRequest, VllmClient
@@ -59,8 +60,13 @@ def generate_slots(
                     result = fut.result()
                     yield Generated(
                         [SlotOutput(slot, output_fields(result))],
-                        f"item {slot.ordinal + 1}, {slot.method} sample {slot.sample + 1} "
-                        f"({len(pending)} in flight on the vLLM server)",
+                        text(
+                            "engine_piece_vllm",
+                            item=slot.ordinal + 1,
+                            method=slot.method,
+                            sample=slot.sample + 1,
+                            n=len(pending),
+                        ),  # fmt: skip
                     )
                 if should_stop is not None and should_stop():
                     for fut in pending:
