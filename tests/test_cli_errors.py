@@ -192,7 +192,7 @@ def test_full_disk_is_named_as_such(folder: Path, small_disk: Path, capsys):
     store = Store(url)
     assert store.write_problem() is None
     filler = small_disk / "filler"
-    with open(filler, "wb") as fh:
+    with open(filler, "wb", buffering=0) as fh:  # unbuffered: nothing left to flush (and fail) at close
         try:
             while True:
                 fh.write(b"\0" * 65536)

@@ -12,7 +12,7 @@ import json
 
 import gradio as gr
 import pytest
-from sqlalchemy import delete, event
+from sqlalchemy import delete, event, text
 from sqlalchemy.exc import OperationalError
 
 from arena.access import invites
@@ -159,6 +159,8 @@ def test_remembered_orders_and_texts_never_outlive_their_study(store):
         conn.execute(delete(items))
         conn.execute(delete(study_raters))
         conn.execute(delete(studies))
+        # a database made before AUTOINCREMENT (schema.py) hands a study's id out again: as there
+        conn.execute(text("DELETE FROM sqlite_sequence WHERE name = 'studies'"))
     new_sid, new_items = seed(store, "new", n_items=1)
     new_ids = sorted(o.id for o in store.outputs_for_item(new_items[0]))
     assert (new_sid, new_ids) == (sid, old_ids), "SQLite hands the same ids out again"
