@@ -138,7 +138,33 @@ def test_the_comment_comes_back_in_its_box(store):
     h.on_submit(store, request(), code, sess, *form([[10, 7, 1, 0], [1, 2, 0, 1]], ["too short"]))
     enrolment = invites.resolve(store, code)
     view, _ = blind.open_for(store, sid, lambda: enrolment.rater_id, 1)
-    assert view is not None and view.responses[0].comment == "too short" and "why" not in view.responses[0].scores
+    assert view is not None and view.responses[0].comment == "too short" and view.responses[0].scores["why"] is None
+
+
+def test_a_question_after_the_comment_comes_back_in_its_own_row(store):
+    """The rows are the rubric's positions: a comment asked before the last question leaves its own row
+    hidden, and the question after it keeps its row. On 6a0ad2f going back to a rated item put that
+    question's answer into the comment's hidden row and showed its own row empty ("6 of 8 scored")."""
+    after = Rubric.from_dict(
+        {"dimensions": [*RUBRIC.to_dict()["dimensions"], {"name": "overall", "low": 1, "high": 10}]}
+    )
+    assert [d.name for d in after.dimensions].index("why") == 4 and after.dimensions[5].name == "overall"
+    sid = store.create_study("comment in the middle", methods=["BS-4", "TS-Temp"], rubric=after)
+    for iid in store.add_items(sid, [{"prompt": f"prompt {k}"} for k in range(2)]):
+        for k, m in enumerate(["BS-4", "TS-Temp"]):
+            store.add_output(iid, m, 0, text=f"text {k} of {iid}", settings={}, seed=1, model="m", new_tokens=4)
+    [made] = invites.invite(store, sid, ["ann"])
+    sess = h.on_start(store, made.code, {}, request()).rate.session
+    rows = [[10, 7, 1, 2, None, 10], [1, 2, 0, 0, None, 3]]
+    page = h.on_submit(store, request(), made.code, sess, *form(rows, ["dull", None]))
+    assert page.status.startswith("Saved") and store.ratings_frame(sid).sort_values("position")["overall"].tolist() == [
+        10,
+        3,
+    ]
+    back = h.on_move(store, -1, made.code, page.session, request())
+    assert [list(back.slots[k].scores[:6]) for k in range(2)] == rows and back.slots[0].comment == "dull"
+    laid = back.laid_out()  # what Previous sends: the head, then slot A's box, text, rows and comment
+    assert laid[4 + 2 : 4 + 2 + 6] == rows[0] and laid[4 + 2 + rf.RUBRIC_ROWS] == "dull"
 
 
 def test_the_guidelines_name_each_types_answers(store):

@@ -100,7 +100,9 @@ def balanced_order(output_rows: Sequence[Output], order_seed: int, item_ordinal:
 class Response:
     label: str
     text: str
-    scores: dict[str, int | str | None] = field(default_factory=dict)  # 1..5, CANT_JUDGE or None (not yet)
+    # Every question of the rubric, in its order: an answer, CANT_JUDGE or None (not yet). A text
+    # question's is always None here: its answer is `comment` (the response's comment box asks it).
+    scores: dict[str, int | str | None] = field(default_factory=dict)
     comment: str = ""
 
 
@@ -314,14 +316,13 @@ def _open(
             Response(
                 LABELS[position],
                 texts[oid],
-                {
+                {  # every question in the rubric's order: the form's rows are its positions
                     d.name: None
-                    if given is None
+                    if given is None or not d.values
                     else CANT_JUDGE
                     if given.score(d.name) is None
                     else given.score(d.name)
                     for d in study.rubric.dimensions
-                    if d.values
                 },
                 str(said or (given.comment if given is not None else None) or ""),
             )

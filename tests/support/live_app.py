@@ -88,6 +88,8 @@ class LiveApp:
     workdir: Path
     log_path: Path
     env: dict[str, str] = field(repr=False, default_factory=dict)
+    started_s: float = 0.0  # from Popen to the first answer of /config
+    started_by: str = "?"  # the test that started it
 
     @property
     def db_url(self) -> str:
@@ -105,17 +107,45 @@ class LiveApp:
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, no flushing; what is not on disk is gone."""
+        record_start(self)
         if self.alive():
             self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
 
     def stop(self) -> None:
+        record_start(self)
         if self.alive():
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def record_start(app: LiveApp) -> None:
+    """One line per app process in artifacts/app-starts.jsonl (once, when it is stopped): how long it
+    took to serve, the CPU it used in its life, its settings and the test that started it. An app
+    start is the live tiers' biggest fixed cost; scripts/test.sh sums the file."""
+    if not app.alive() or getattr(app, "recorded", False):
+        return
+    app.recorded = True  # type: ignore[attr-defined]
+    try:
+        fields = Path(f"/proc/{app.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return  # not Linux, or already gone
+    own = ("ARENA_DB_PATH", "ARENA_ORGANIZER_PASSWORD")
+    settings = {k: v for k, v in app.env.items() if k.startswith("ARENA_") and k not in os.environ and k not in own}
+    line = {
+        "serve_s": round(app.started_s, 1),
+        "cpu_s": round(cpu_s, 1),
+        "by": app.started_by,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "-"),
+        "settings": settings,
+    }
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    with open(ROOT / "artifacts" / "app-starts.jsonl", "a") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 class PortTaken(RuntimeError):
@@ -144,6 +174,7 @@ def start_app(
     log_path = workdir / f"app-{port}-{int(time.time() * 1000)}.log"
     log = open(log_path, "wb")
     cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", str(port), *(args or [])]
+    began = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
     log.close()
     app = LiveApp(proc, f"http://127.0.0.1:{port}", port, workdir, log_path, env)
@@ -156,6 +187,8 @@ def start_app(
         try:
             r = httpx.get(f"{app.url}/config", timeout=5, trust_env=False)
             if r.status_code == 200:
+                app.started_s = time.monotonic() - began
+                app.started_by = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
                 return app
         except httpx.HTTPError:
             pass
