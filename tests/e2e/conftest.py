@@ -1,7 +1,8 @@
 """Browser fixtures: Debian's Chromium driven by Playwright against the app on loopback.
 
 Playwright's bundled browser download does not work here, so the tests launch the system
-Chromium (`ARENA_CHROMIUM`, exported by scripts/services/chromium.sh; default /usr/bin/chromium).
+Chromium (`ARENA_CHROMIUM`, exported by scripts/services/chromium.sh; default its headless shell,
+/usr/bin/chromium-headless-shell, else /usr/bin/chromium).
 A failing test leaves a screenshot in artifacts/ next to the ones the tests save on purpose.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser_helpers import default_chromium
 from tests.support.live_app import DUMMY_ENGINE, LiveApp, shared_app
 
 CHROMIUM_ARGS = [
@@ -30,7 +32,7 @@ EXPECT_TIMEOUT_MS = 60_000  # `expect` waits for a state; its default 5 s is too
 
 
 def chromium_executable() -> str | None:
-    path = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
+    path = os.environ.get("ARENA_CHROMIUM") or default_chromium()
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 

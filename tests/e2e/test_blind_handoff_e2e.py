@@ -19,10 +19,10 @@ import pytest
 from arena.access import invites
 from arena.runs.requests import MethodResult
 from arena.store import Store
-from tests.support.browser_helpers import response_text, score_all
+from tests.support.browser_helpers import default_chromium, response_text, score_all
 from ui import AppContext, rate
 
-CHROMIUM = os.environ.get("ARENA_CHROMIUM") or "/usr/bin/chromium"
+CHROMIUM = os.environ.get("ARENA_CHROMIUM") or default_chromium()
 pytestmark = [
     pytest.mark.timeout(600),
     pytest.mark.skipif(
