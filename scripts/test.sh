@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p artifacts
-rm -f artifacts/junit-*.xml
+rm -f artifacts/junit-*.xml artifacts/app-starts.jsonl
 run_started=$(date +%s)
 phase_started=$run_started
 phases=()
@@ -114,6 +114,8 @@ wait "$mypy_pid" || lint=1
 cat artifacts/mypy.log
 phase_done "mypy's wait"
 python scripts/slowest_tests.py --top 25 artifacts/junit-*.xml
+# The app processes the live tiers started: each costs about 10 CPU seconds before it serves.
+python scripts/app_starts.py --top 10
 # This run's file times, for the next runs' order: copy artifacts/durations.json to tests/durations.json
 # when the order should follow (the tier's wall time against what other orders would have given).
 python scripts/file_durations.py --out artifacts/durations.json artifacts/junit-*.xml

@@ -4,10 +4,12 @@ the live tests' database, the assertion count that must not fall, and the run's 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -30,6 +32,7 @@ def script(name: str) -> ModuleType:
 count_asserts = script("count_asserts")
 slowest_tests = script("slowest_tests")
 file_durations = script("file_durations")
+app_starts = script("app_starts")
 
 
 RECORD_MARKERS = """
@@ -147,6 +150,29 @@ def test_the_slowest_tests_are_read_across_tiers(tmp_path, capsys):
         "    42.0 s  unit  tests.test_a::test_slow  [failure]",
         "     7.2 s  live  tests.test_b::test_app",
     ]
+
+
+def test_a_live_apps_start_is_recorded_once_and_summed(tmp_path, monkeypatch, capsys):
+    """tests/support/live_app.py writes one line per app process when it stops it (a second stop adds
+    nothing); scripts/app_starts.py sums them and names the settings started more than once."""
+    from tests.support import live_app
+
+    monkeypatch.setattr(live_app, "ROOT", tmp_path)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; sum(range(10**7)); time.sleep(60)"])
+    env = {"ARENA_ENGINE": "dummy", "ARENA_DB_PATH": "x", "PATH": os.environ["PATH"]}
+    app = live_app.LiveApp(proc, "http://127.0.0.1:1", 1, tmp_path, tmp_path / "log", env, 12.5, "tests/test_x.py::t")
+    time.sleep(0.5)
+    app.stop()
+    app.stop()
+    [line] = [json.loads(x) for x in (tmp_path / "artifacts" / "app-starts.jsonl").read_text().splitlines()]
+    assert line["serve_s"] == 12.5 and line["by"] == "tests/test_x.py::t" and line["cpu_s"] > 0
+    assert line["settings"] == {"ARENA_ENGINE": "dummy"} or "ARENA_ENGINE" in os.environ  # its own settings only
+    twice = [line, {**line, "cpu_s": 3.0, "by": "tests/test_y.py::u"}]
+    lines = app_starts.summary(twice).splitlines()
+    assert lines[0] == f"app starts: 2, 25 s to serve in all, {line['cpu_s'] + 3.0:.0f} CPU s in their lives"
+    assert (
+        lines[-1].startswith("started 2 times with the same settings:") and "tests/test_y.py::u" in lines[1]
+    )  # most CPU first
 
 
 def junit(path: Path, cases: list[tuple[str, float]]) -> Path:
