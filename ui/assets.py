@@ -204,17 +204,21 @@ HEAD = """
     var el = document.activeElement;
     return el && el.closest ? el.closest('.rate-slot fieldset') : null;
   }
+  // Submit is held from a click until the next item has been on screen a moment (ui/rate/once.py): a
+  // last row answered meanwhile hands the keyboard to Submit once it is given back, unless the rater
+  // has left that row by then.
+  function toSubmit(fs, waited) {
+    var submit = submitButton();
+    if (submit) { submit.focus(); return; }
+    if (waited < 30000) setTimeout(function () { if (focusedRow() === fs) toSubmit(fs, waited + 100); }, 100);
+  }
   // One key per score: on to the next row, then the next response (the pager follows), then Submit.
   function moveOn(fs) {
     var groups = Array.from(document.querySelectorAll('.rate-slot fieldset')).filter(function (g) {
       return g.offsetParent !== null;
     });
     var next = groups[groups.indexOf(fs) + 1];
-    if (!next) {
-      var submit = submitButton();
-      if (submit) submit.focus();
-      return;
-    }
+    if (!next) { toSubmit(fs, 0); return; }
     var slot = next.closest('.rate-slot');
     if (slot !== fs.closest('.rate-slot') && window.arenaPager) window.arenaPager(slots().indexOf(slot));
     var to = next.querySelector('input[type=radio]:checked') || next.querySelector('input[type=radio]');

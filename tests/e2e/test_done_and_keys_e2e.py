@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from common.rubric import Rubric
 from tests.support.seeding import db_store, invite
+from ui.rate import SUBMITS, once
 
 METHODS = ("TS-Temp", "TS-Tilted")
 RUBRIC = '{"dimensions": [{"name": "clarity", "low": 1, "high": 5}]}'
@@ -131,8 +132,13 @@ def test_a_keyboard_rater_scores_a_1_to_10_row_with_digit_keys(page, app):
     page.keyboard.press("1")  # and nothing after it: 1 stands, and the keyboard moves on by itself
     expect(rows.nth(3).locator("input[type=radio]").first).to_be_focused()
     expect(rows.nth(2).get_by_label("1", exact=True)).to_be_checked()
+    # The last row answered while Submit is held (a fast keyboard rater on an item that just came: the
+    # hold lasts until it has been on screen SETTLE_MS): the keyboard still reaches Submit once given back.
+    page.evaluate(once.hold_js(SUBMITS))
     page.keyboard.press("0")
     expect(rows.nth(3).get_by_label("Can't judge", exact=True)).to_be_checked()
+    expect(page.locator("#rate-submit")).to_be_disabled()
+    page.evaluate(once.release_js(SUBMITS))
     expect(page.locator("#rate-submit")).to_be_focused()
     expect(page.locator("#rate-counter")).to_contain_text("4 of 4 scored")
     expect(page.locator("#rate-submit")).to_be_enabled()

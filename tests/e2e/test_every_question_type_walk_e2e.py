@@ -1,7 +1,9 @@
 """Every question type from creation to re-import, in a real browser (issue 46): the organizer types a
-rubric with a 1-7 scale, a yes/no, a choice among three labels and a comment into the Organizer's
-rubric box; two invited raters answer every question of every response through the Rate tab (one
-goes back to an item and changes one answer, and the comments they wrote stay); the study's export
+rubric with a 1-7 scale, a yes/no, a choice among three labels, a comment and a 1-10 scale after the
+comment into the Organizer's rubric box; two invited raters answer every question of every response
+through the Rate tab, one by clicking (she goes back to an item, finds every answer as she left it,
+the comments and the 1-10 after them included, and changes one), the other by digit keys alone on
+every row (a 10 as "1" then "0"; his comments typed in their boxes after the digits); the study's export
 while it is open carries the answers and none of the sealed columns; the organizer closes and
 publishes it, and Results shows each type's analysis (the scale's and the yes/no's means, the yes/no
 as a share of yes, the choice's counts and its chi-square, the comments listed as written) and
@@ -48,22 +50,28 @@ RUBRIC = {
         {"name": "correct", "type": "yes-no", "description": "Is it factually correct?"},
         {"name": "error", "type": "choice", "labels": list(LABELS), "description": "Which error?"},
         {"name": "why", "type": "text", "description": "What made you decide?"},
+        # a scale after the comment: its row comes after the comment's hidden one (commit e048049)
+        {"name": "overall", "low": 1, "high": 10, "description": "All in all?"},
     ]
 }
-QUESTIONS = ("style", "correct", "error", "why")
-# rater -> prompt -> method -> (style, yes/no, choice, comment or None): what each rater answers.
+QUESTIONS = ("style", "correct", "error", "why", "overall")
+# rater -> prompt -> method -> (style, yes/no, choice, comment or None, overall): what each rater
+# answers. ben answers by keys: his 10s are "1" then "0", his 1 waits for a second digit that
+# never comes (then the next row's digit, or the 700 ms, moves on).
 PLAN: dict[str, dict[str, dict[str, tuple]]] = {
     "ana": {
-        PROMPTS[0]: {"TS-Temp": (6, "Yes", "factual", "ana: right, and warm"), "TS-Tilted": (2, "No", "repetition", "ana: says it twice")},
-        PROMPTS[1]: {"TS-Temp": (7, "Yes", "factual", None), "TS-Tilted": (3, "No", "repetition", None)},
+        PROMPTS[0]: {"TS-Temp": (6, "Yes", "factual", "ana: right, and warm", 9), "TS-Tilted": (2, "No", "repetition", "ana: says it twice", 3)},
+        PROMPTS[1]: {"TS-Temp": (7, "Yes", "factual", None, 10), "TS-Tilted": (3, "No", "repetition", None, 2)},
     },
     "ben": {
-        PROMPTS[0]: {"TS-Temp": (5, "Yes", "off-topic", None), "TS-Tilted": (1, "Yes", "repetition", None)},
-        PROMPTS[1]: {"TS-Temp": (6, "No", "factual", None), "TS-Tilted": (3, "No", "repetition", "ben: loops")},
+        PROMPTS[0]: {"TS-Temp": (5, "Yes", "off-topic", None, 10), "TS-Tilted": (1, "Yes", "repetition", None, 1)},
+        PROMPTS[1]: {"TS-Temp": (6, "No", "factual", None, 8), "TS-Tilted": (3, "No", "repetition", "ben: loops", 10)},
     },
 }  # fmt: skip
 # ana goes back to the first prompt and changes TS-Tilted's style from 2 to 4 (her comments stay).
 CHANGE = ("ana", PROMPTS[0], "TS-Tilted", 4)
+BY_KEYS = "ben"  # answers every row by digit keys alone
+PER_RESPONSE = 4  # rows on screen per response: the 1-7, the yes/no, the choice, the 1-10 (the comment is its box)
 
 
 def final_plan() -> dict[str, dict[str, dict[str, tuple]]]:
@@ -133,6 +141,7 @@ def create_study(page, app, name: str) -> int:
         ["correct", "yes/no", "Is it factually correct?", "–"],
         ["error", "one of 3", "Which error?", " · ".join(LABELS)],
         ["why", "comment", "What made you decide?", "–"],
+        ["overall", "1-10 (10 points)", "All in all?", "–"],
     ]
     expect(page.locator("#organizer-preview")).to_contain_text("2 prompts × 2 methods = 4 outputs")
     org.get_by_role("button", name="Create study and generate its outputs").click()
@@ -174,29 +183,82 @@ def download_export(page, tmp_path: Path, tag: str) -> tuple[str, list[dict[str,
 # ---- the raters -----------------------------------------------------------------------------------
 
 
-def rate_item(page, texts: dict[str, dict[str, str]], answers: dict[str, dict[str, tuple]]) -> str:
-    """Answer every question of every response on screen as `answers` says for the response's method;
-    returns the item's prompt."""
+def shown_answers(page, texts: dict, answers: dict) -> tuple[str, list[tuple]]:
+    """The item's prompt and, for responses A and B, the answers planned for the method that wrote it."""
     body = page.locator("body")
     prompt = body.get_by_role("textbox", name="Prompt").input_value()
+    return prompt, [answers[prompt][texts[prompt][" ".join(response_text(body, x).split())]] for x in "AB"]
+
+
+def visible_rows(page):
     rows = page.locator("#rate-responses .rate-slot fieldset").filter(visible=True)
-    expect(rows).to_have_count(2 * 3)  # a scale, a yes/no and a choice per response; the comment is its box
-    for slot, letter in enumerate("AB"):
-        method = texts[prompt][" ".join(response_text(body, letter).split())]
-        style, yes_no, choice, comment = answers[prompt][method]
-        rows.nth(3 * slot).get_by_label(str(style), exact=True).check()
-        rows.nth(3 * slot + 1).get_by_label(yes_no, exact=True).check()
-        rows.nth(3 * slot + 2).get_by_label(choice, exact=True).check()
+    expect(rows).to_have_count(2 * PER_RESPONSE)
+    return rows
+
+
+def expect_checked(page, given: list[tuple]) -> None:
+    """Every row of both responses shows `given`'s answer checked, every comment box its comment."""
+    rows = visible_rows(page)
+    for slot, (letter, (style, yes_no, choice, comment, overall)) in enumerate(zip("AB", given)):
+        for j, answer in enumerate((style, yes_no, choice, overall)):
+            expect(rows.nth(PER_RESPONSE * slot + j).get_by_label(str(answer), exact=True)).to_be_checked()
+        expect(comment_box(page, letter)).to_have_value(comment or "")
+
+
+def comment_box(page, letter: str):
+    return page.get_by_label(f"why: What made you decide? ({letter}, optional)")
+
+
+def rate_item(page, texts: dict[str, dict[str, str]], answers: dict[str, dict[str, tuple]]) -> str:
+    """Answer every question of every response on screen by clicking, as `answers` says for the
+    response's method; returns the item's prompt."""
+    prompt, given = shown_answers(page, texts, answers)
+    rows = visible_rows(page)
+    for slot, (letter, (style, yes_no, choice, comment, overall)) in enumerate(zip("AB", given)):
+        for j, answer in enumerate((style, yes_no, choice, overall)):
+            rows.nth(PER_RESPONSE * slot + j).get_by_label(str(answer), exact=True).check()
         if comment:
-            body.get_by_label(f"why: What made you decide? ({letter}, optional)").fill(comment)
-    expect(page.locator("#rate-counter")).to_contain_text("6 of 6 scored")  # the comment is not counted
+            comment_box(page, letter).fill(comment)
+    expect(page.locator("#rate-counter")).to_contain_text("8 of 8 scored")  # the comment is not counted
+    page.get_by_role("button", name="Submit ratings").click()
     return prompt
 
 
-def rate_all(browser, app, link: str, texts: dict, answers: dict, change: tuple | None, artifacts_dir: Path) -> None:
-    """One rater rates both items; with `change` (prompt, method, style) they go back to that item,
-    find their answers and comments as they left them, change the style of that method's response
-    and submit again."""
+def keys_for(answer: tuple) -> str:
+    """The digits a keyboard rater types for one response: a scale's point as written ("10": "1", "0"),
+    yes/no and a choice by place (1 = the first label)."""
+    style, yes_no, choice, _, overall = answer
+    return f"{style}{('Yes', 'No').index(yes_no) + 1}{LABELS.index(choice) + 1}{overall}"
+
+
+def rate_item_by_keys(page, texts: dict[str, dict[str, str]], answers: dict[str, dict[str, tuple]]) -> str:
+    """Answer every row of both responses with digit keys alone: focus on response A's first row, then
+    one digit (two for a 10) per row; the page moves on row by row, to response B, then to Submit.
+    The comments are typed in their boxes after the digits, and Ctrl+Enter (or Enter on Submit) sends."""
+    prompt, given = shown_answers(page, texts, answers)
+    rows = visible_rows(page)
+    rows.first.locator("input[type=radio]").first.focus()  # the row's Tab stop, as Tab would land on it
+    for key in "".join(keys_for(a) for a in given):
+        page.keyboard.press(key)
+    submit = page.get_by_role("button", name="Submit ratings")
+    expect(submit).to_be_focused(timeout=5_000)  # after the last row (a lone 1 waits its 700 ms first)
+    expect_checked(page, [(*a[:3], None, a[4]) for a in given])
+    expect(page.locator("#rate-counter")).to_contain_text("8 of 8 scored")
+    commented = False
+    for letter, answer in zip("AB", given):
+        if answer[3]:
+            comment_box(page, letter).fill(answer[3])
+            commented = True
+    page.keyboard.press("Control+Enter" if commented else "Enter")  # from the comment box, or on Submit
+    return prompt
+
+
+def rate_all(
+    browser, app, link: str, texts: dict, answers: dict, change: tuple | None, by_keys: bool, artifacts_dir: Path
+) -> None:
+    """One rater rates both items (by clicks, or `by_keys` by digit keys); with `change` (prompt,
+    method, style) they go back to that item, find their answers and comments as they left them,
+    change the style of that method's response and submit again."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(90_000)
@@ -208,8 +270,7 @@ def rate_all(browser, app, link: str, texts: dict, answers: dict, change: tuple 
         seen = []
         for n in (1, 2):
             expect(page.get_by_text(f"Item {n} of 2")).to_be_visible()
-            seen.append(rate_item(page, texts, answers))
-            page.get_by_role("button", name="Submit ratings").click()
+            seen.append((rate_item_by_keys if by_keys else rate_item)(page, texts, answers))
             expect(page.get_by_text(re.compile(r"^Saved\b")).first).to_be_visible()
         expect(page.get_by_text(re.compile(r"You have rated all 2 items"))).to_be_visible()
         assert sorted(seen) == sorted(PROMPTS), seen
@@ -227,21 +288,15 @@ def back_and_change(page, texts: dict, answers: dict, prompt: str, method: str, 
     for n in (2, 1):  # Previous (from the done page: the last item) until the item of `prompt`
         page.get_by_role("button", name="← Previous").click()
         expect(page.get_by_text(f"Item {n} of 2")).to_be_visible()
-        expect(page.locator("#rate-counter")).to_contain_text("6 of 6 scored")
+        expect(page.locator("#rate-counter")).to_contain_text("8 of 8 scored")
         if box.input_value() == prompt:
             break
     assert box.input_value() == prompt
-    rows = page.locator("#rate-responses .rate-slot fieldset").filter(visible=True)
+    expect_checked(page, shown_answers(page, texts, answers)[1])  # every answer as left, the 1-10 included
+    rows = visible_rows(page)
     for slot, letter in enumerate("AB"):
-        shown = texts[prompt][" ".join(response_text(body, letter).split())]
-        old_style, yes_no, choice, comment = answers[prompt][shown]
-        expect(rows.nth(3 * slot).get_by_label(str(old_style), exact=True)).to_be_checked()
-        expect(rows.nth(3 * slot + 1).get_by_label(yes_no, exact=True)).to_be_checked()
-        expect(rows.nth(3 * slot + 2).get_by_label(choice, exact=True)).to_be_checked()
-        comment_box = body.get_by_label(f"why: What made you decide? ({letter}, optional)")
-        expect(comment_box).to_have_value(comment or "")
-        if shown == method:
-            rows.nth(3 * slot).get_by_label(str(style), exact=True).check()
+        if texts[prompt][" ".join(response_text(body, letter).split())] == method:
+            rows.nth(PER_RESPONSE * slot).get_by_label(str(style), exact=True).check()
     page.get_by_role("button", name="Submit ratings").click()
     expect(page.get_by_text(re.compile(r"^Saved\b")).first).to_be_visible()
 
@@ -301,6 +356,8 @@ def check_results(shown: dict, plan: dict) -> None:
         assert share.startswith(f"{mean(a[1] == 'Yes' for a in given):.2f} "), (m, share)
         label, n = Counter(a[2] for a in given).most_common(1)[0]
         assert f"{m} mostly {label} ({n / len(given):.0%})" in said, said
+        overall = cell(shown["table"], m, "overall (1-10)")
+        assert overall.startswith(f"{mean(a[4] for a in given):.2f} "), (m, overall)
     assert not [c for c in shown["table"][0] if c.startswith(("error", "why"))], shown["table"][0]  # no mean
     counts = [[sum(a[2] == label for a in by_method[m]) for label in LABELS] for m in METHODS]
     chi2 = stats.chi2_contingency(counts, correction=False)[0]
@@ -315,7 +372,7 @@ def check_present(shown: dict, results: dict, sid: int) -> None:
     """/present's table: the same numbers as Results' for the numeric questions."""
     assert shown["sub"].startswith(f"Study #{sid} · 2 prompts · 8 ratings by 2 raters, double-blind"), shown["sub"]
     for m in METHODS:
-        for column in ("style (1-7)", "correct (yes/no)"):
+        for column in ("style (1-7)", "correct (yes/no)", "overall (1-10)"):
             assert cell(shown["table"], m, column).split()[0] == cell(results["table"], m, column).split()[0]
 
 
@@ -327,8 +384,9 @@ def check_open_export(text: str, rows: list[dict[str, str]], codes: dict[str, st
     assert list(rows[0]) == [*ALL_COLUMNS, *QUESTIONS]
     assert len(rows) == 8 and {r["study_state"] for r in rows} == {"open"}
     assert not [(r["rater"], c) for r in rows for c in SEALED_COLUMNS if r[c]], "a sealed column has a value"
-    given = Counter(r["style"] for r in rows)
-    assert given == Counter(str(a[0]) for items in plan.values() for by in items.values() for a in by.values())
+    given = Counter((r["style"], r["overall"]) for r in rows)
+    planned = [a for items in plan.values() for by in items.values() for a in by.values()]
+    assert given == Counter((str(a[0]), str(a[4])) for a in planned)
     assert not [code for code in codes.values() if code.rsplit("=", 1)[-1] in text]
 
 
@@ -342,7 +400,7 @@ def check_export(text: str, rows: list[dict[str, str]], sid: int, plan: dict, co
     assert len(mine) == len(rows) == 8 and {r["row_kind"] for r in mine} == {"rating"}
     got = {(r["rater"].rsplit("-", 1)[0], r["prompt"], r["method"]): tuple(r[q] for q in QUESTIONS) for r in mine}
     want = {
-        (rater, prompt, m): (str(a[0]), "1" if a[1] == "Yes" else "0", a[2], a[3] or "")
+        (rater, prompt, m): (str(a[0]), "1" if a[1] == "Yes" else "0", a[2], a[3] or "", str(a[4]))
         for rater, items in plan.items()
         for prompt, by in items.items()
         for m, a in by.items()
@@ -403,7 +461,7 @@ def test_every_question_type_from_the_organizer_to_a_re_import(browser, walk_app
         codes = invite_links(page, sid)
         for rater, link in codes.items():
             change = CHANGE[1:] if rater == CHANGE[0] else None
-            rate_all(browser, app, link, texts, PLAN[rater], change, artifacts_dir)
+            rate_all(browser, app, link, texts, PLAN[rater], change, rater == BY_KEYS, artifacts_dir)
         check_open_export(*download_export(page, tmp_path, "open"), codes, plan)
 
         organizer_click(page, "Close rating", f"Study #{sid} is now closed.")
