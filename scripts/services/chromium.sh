@@ -8,8 +8,7 @@
 # show text rather than empty boxes.
 _arena_chromium="${ARENA_CHROMIUM:-/usr/bin/chromium-headless-shell}"
 _arena_need=()
-[ -x "$_arena_chromium" ] || _arena_need+=(chromium-headless-shell)
-[ -n "${ARENA_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ] || _arena_need+=(chromium)
+[ -x "$_arena_chromium" ] || [ -n "${ARENA_CHROMIUM:-}" ] || _arena_need+=(chromium-headless-shell)
 [ -e /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc ] || _arena_need+=(fonts-wqy-zenhei)
 if [ "${#_arena_need[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -22,7 +21,7 @@ if [ "${#_arena_need[@]}" -gt 0 ]; then
     echo "chromium.sh: missing ${_arena_need[*]} and not root; browser tests skip without chromium (sudo apt-get install chromium)" >&2
   fi
 fi
-# Where the shell could not be installed, the full browser serves.
+# Where the shell could not be installed (or a machine has only the full browser), the full browser.
 [ -x "$_arena_chromium" ] || [ -n "${ARENA_CHROMIUM:-}" ] || _arena_chromium=/usr/bin/chromium
 if [ -x "$_arena_chromium" ]; then
   export ARENA_CHROMIUM="$_arena_chromium"

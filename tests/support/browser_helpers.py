@@ -7,7 +7,7 @@ import os
 from tests.support.live_app import LiveApp
 
 # Debian's headless shell (what Playwright runs headless), else the full browser: the shell took
-# 8-12% less CPU for the same browser test on two cores (scripts/services/chromium.sh installs both).
+# 8-12% less CPU for the same browser test on two cores (scripts/services/chromium.sh installs the shell).
 CHROMIUMS = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
 
 
