@@ -90,6 +90,7 @@ class LiveApp:
     env: dict[str, str] = field(repr=False, default_factory=dict)
     started_s: float = 0.0  # from Popen to the first answer of /config
     started_by: str = "?"  # the test that started it
+    recorded: bool = False  # its line is in artifacts/app-starts.jsonl (record_start)
 
     @property
     def db_url(self) -> str:
@@ -126,9 +127,9 @@ def record_start(app: LiveApp) -> None:
     """One line per app process in artifacts/app-starts.jsonl (once, when it is stopped): how long it
     took to serve, the CPU it used in its life, its settings and the test that started it. An app
     start is the live tiers' biggest fixed cost; scripts/test.sh sums the file."""
-    if not app.alive() or getattr(app, "recorded", False):
+    if not app.alive() or app.recorded:
         return
-    app.recorded = True  # type: ignore[attr-defined]
+    app.recorded = True
     try:
         fields = Path(f"/proc/{app.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
