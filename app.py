@@ -20,7 +20,7 @@ from arena.model import compute, llm
 from arena.store import get_store
 from common.errors import UserError
 from common.messages import english
-from ui import AppContext, assets, i18n, join_gate, launch, log_privacy, store_for, web
+from ui import AppContext, assets, i18n, join_gate, launch, log_privacy, quiet_queue, store_for, web
 
 # (tab label, tab id). Each tab is a module or package under ui/ (MODULES), imported only when built.
 TABS: list[tuple[str, str]] = [
@@ -199,6 +199,7 @@ def serve(demo: gr.Blocks, config: settings.Settings, status_rate: str | float) 
     queued = demo.queue(
         default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE, api_open=False
     )
+    quiet_queue.quiet(queued._queue)  # an idle app does not poll its queue 1,000 times a second
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.
     with launch.patient_checks():
