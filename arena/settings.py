@@ -106,7 +106,7 @@ class Settings:
     cache_dir: str = _setting(
         "ARENA_CACHE_DIR",
         "",
-        "cache for converted GGUF models and priors",
+        "cache for converted GGUF models, priors and MAUVE features",
         flag="--cache-dir",
         shown_default="`~/.cache/decoding-arena`",
     )

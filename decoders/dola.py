@@ -115,7 +115,10 @@ class DoLaDecoding(StepLoop):
 
     def step(self, state: _State, input_ids: torch.Tensor, processors: Any) -> Choice:
         final = state.out.logits[:, -1, :].float()
-        premature = torch.stack([self.head(state.out.hidden_states[j][:, -1, :]).float() for j in self.layers])
+        # One head call over all candidate layers: the head is the largest matrix and a step reads it
+        # once rather than once per layer (its rows are each layer's alone, as in the per-layer form).
+        stacked = torch.stack([state.out.hidden_states[j][:, -1, :] for j in self.layers])
+        premature = self.head(stacked).float()
         layer = 0 if len(self.layers) == 1 else int(js_divergences(final, premature).argmax())
         contrast = dola_contrast(final, premature[layer])
         scores, stages = staged(processors, input_ids, contrast, first="DoLa contrast")

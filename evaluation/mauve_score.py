@@ -18,16 +18,22 @@ wide; that is what so few texts can say.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
+
+from arena.model.llm import cache_root
 
 from .divergence_frontier import Quantisation, mauve
 from .heldout import load_heldout
@@ -72,7 +78,11 @@ def text_features(lm: Any, texts: Sequence[str], batch_size: int = 16) -> np.nda
             ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
             mask[r, : len(row)] = 1
         with torch.inference_mode():
-            hidden = model(input_ids=ids.to(device), attention_mask=mask.to(device), output_hidden_states=True)
+            # logits_to_keep=1: the vocabulary head (a fifth of the small model's work, for every
+            # position) is not what is read here; the hidden states are the same without it.
+            hidden = model(
+                input_ids=ids.to(device), attention_mask=mask.to(device), output_hidden_states=True, logits_to_keep=1
+            )
             last = hidden.hidden_states[-1].float()
         ends = mask.sum(dim=1) - 1
         out[chunk] = last[torch.arange(len(chunk)), ends.to(last.device)].cpu().numpy()
@@ -84,10 +94,17 @@ class FeatureCache:
     on every view and filter, and the held-out human texts of one size are those of a larger size
     spread more finely (100 of them are among the 200). The model's name and precision are the key,
     as for perplexity (evaluation.perplexity.ScoreCache): the same text in bf16 and fp32, or quantized,
-    gives other features. Least recently used rows go past `max_bytes`. Thread-safe."""
+    gives other features. Least recently used rows go past `max_bytes`. Thread-safe.
 
-    def __init__(self, max_bytes: int = FEATURE_CACHE_BYTES) -> None:
+    With a `folder` (a path, or a function giving it when first needed), each row is also kept there,
+    one file per model and text, so that a restarted app (or another process) does not embed the 200
+    held-out texts again: a minute of one CPU core with the embedded model. On disk the key also
+    holds the feature recipe and a fingerprint of the weights (`weights_digest`), since a name and a
+    precision can outlive the weights they named (a local folder retrained in place)."""
+
+    def __init__(self, max_bytes: int = FEATURE_CACHE_BYTES, folder: Path | Callable[[], Path] | None = None) -> None:
         self.max_bytes = max_bytes
+        self._folder = folder
         self._rows: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
@@ -107,11 +124,27 @@ class FeatureCache:
             for text in known:
                 self._rows.move_to_end((*model, text))
         todo = list(dict.fromkeys(t for t in texts if t not in known))
+        folder = self._model_folder(lm, model) if todo else None
+        if folder is not None:
+            stored = {t: row for t in todo if (row := _read_row(folder, t)) is not None}
+            self._keep(model, stored)
+            known.update(stored)
+            todo = [t for t in todo if t not in stored]
         if todo:
             fresh = dict(zip(todo, text_features(lm, todo)))
             self._keep(model, fresh)
             known.update(fresh)
+            if folder is not None:
+                for text, row in fresh.items():
+                    _write_row(folder, text, row)
         return np.stack([known[t] for t in texts])
+
+    def _model_folder(self, lm: Any, model: tuple[str, str]) -> Path | None:
+        if self._folder is None or getattr(lm, "model", None) is None:
+            return None
+        root = self._folder() if callable(self._folder) else self._folder
+        recipe = f"{model}|{MAX_TOKENS}|{FEATURES}|{weights_digest(lm.model)}"
+        return Path(root) / hashlib.sha256(recipe.encode()).hexdigest()[:24]
 
     def _keep(self, model: tuple[str, str], rows: dict[str, np.ndarray]) -> None:
         with self._lock:
@@ -128,7 +161,45 @@ class FeatureCache:
         return len(self._rows)
 
 
-FEATURE_CACHE = FeatureCache()  # this process's: the Results tab's MAUVE column, the held-out human texts
+def weights_digest(model: Any, samples: int = 64) -> str:
+    """A fingerprint of a torch model's weights: every parameter's name, shape, dtype and `samples`
+    values at even steps through it (milliseconds, where hashing all of them would take a second)."""
+    digest = hashlib.sha256()
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            flat = param.detach().reshape(-1)
+            picked = flat[:: max(1, flat.numel() // samples)].float().cpu().numpy()
+            digest.update(f"{name}{tuple(param.shape)}{param.dtype}".encode())
+            digest.update(picked.tobytes())
+    return digest.hexdigest()
+
+
+def _row_path(folder: Path, text: str) -> Path:
+    return folder / f"{hashlib.sha256(text.encode()).hexdigest()}.npy"
+
+
+def _read_row(folder: Path, text: str) -> np.ndarray | None:
+    try:
+        return np.load(_row_path(folder, text), allow_pickle=False)
+    except (OSError, ValueError):  # not there yet, or a file cut short
+        return None
+
+
+def _write_row(folder: Path, text: str, row: np.ndarray) -> None:
+    """Written whole under a temporary name, then renamed: a reader in another process never sees
+    half a row. A folder that cannot be written only costs the next start its embedding."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, suffix=".tmp", delete=False) as handle:
+            np.save(handle, row, allow_pickle=False)
+        os.replace(handle.name, _row_path(folder, text))
+    except OSError:
+        return
+
+
+# the Results tab's MAUVE column and the held-out human texts: this process's rows, and on disk beside the
+# models (arena.model.llm.cache_root) for the next start
+FEATURE_CACHE = FeatureCache(folder=lambda: cache_root() / "mauve-features")
 
 
 def spread(items: Sequence[Any], n: int, offset: int = 0) -> list[Any]:

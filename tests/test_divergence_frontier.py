@@ -91,14 +91,16 @@ def test_the_product_path_is_ours_with_the_bootstrap_settings():
 
 def test_on_the_embedded_models_features_too(lm):
     """Features of real text under the arena's model: held-out human text against other human text,
-    and against the same texts with their words reversed."""
+    and against the same texts with their words reversed. Through the product's feature cache (what the
+    comparison is about is the frontier, not the embedding; tests/test_mauve.py checks that): a later
+    run reads them from the cache folder."""
     from evaluation.heldout import load_heldout
-    from evaluation.mauve_score import spread, text_features
+    from evaluation.mauve_score import FEATURE_CACHE, spread
 
     texts = [i.continuation for i in spread(load_heldout("en"), 90)]
-    human = text_features(lm, texts[:50])
-    other = text_features(lm, texts[50:])
-    reversed_ = text_features(lm, [" ".join(t.split()[::-1]) for t in texts[50:]])
+    human = FEATURE_CACHE.features(lm, texts[:50])
+    other = FEATURE_CACHE.features(lm, texts[50:])
+    reversed_ = FEATURE_CACHE.features(lm, [" ".join(t.split()[::-1]) for t in texts[50:]])
     for p in (other, reversed_):
         assert abs(frontier.mauve(p, human) - reference(p, human)) <= 0.01
 

@@ -5,7 +5,9 @@ next to perplexity for a published study (issue 37).
 
 The first test embeds the 200 held-out human texts the Results tab compares with; the 100 the others
 compare with are among them, so in one process (a file runs on one xdist worker) they are embedded
-once (FEATURE_CACHE): it comes first for that. Run alone, each test still embeds what it needs."""
+once (FEATURE_CACHE): it comes first for that. Run alone, each test still embeds what it needs.
+FEATURE_CACHE also keeps its rows on disk beside the models, so a later run reads the held-out texts'
+features instead (as a restarted app does); the degraded texts and the recipe test embed every time."""
 
 import random
 
@@ -152,3 +154,31 @@ def test_the_feature_cache_forgets_the_least_recently_used_past_its_size(monkeyp
     assert embedded == ["a", "b", "c", "d"]  # all three still kept
     cache.features(lm, ["b"])
     assert embedded[4:] == ["b"] and len(cache) == 3
+
+
+def test_the_feature_cache_keeps_its_rows_on_disk_for_the_next_process(monkeypatch, tmp_path):
+    import torch
+
+    embedded: list[list[str]] = []
+
+    def expected(lm, texts):
+        return made_up_features(lm, texts) + float(lm.model.weight.detach().sum())
+
+    def recorded(lm, texts):
+        embedded.append(list(texts))
+        return expected(lm, texts)
+
+    monkeypatch.setattr(mauve_score, "text_features", recorded)
+    lm = Model()
+    lm.model = torch.nn.Linear(3, 2)  # what the fingerprint reads: the weights
+    first = FeatureCache(folder=tmp_path).features(lm, ["a", "bb"])
+    assert embedded == [["a", "bb"]] and len(list(tmp_path.rglob("*.npy"))) == 2
+    again = FeatureCache(folder=lambda: tmp_path)  # a new process: nothing in memory
+    assert np.array_equal(again.features(lm, ["bb", "ccc", "a"]), expected(lm, ["bb", "ccc", "a"]))
+    assert embedded[1] == ["ccc"] and np.array_equal(again.features(lm, ["a"])[0], first[0])
+    with torch.no_grad():
+        lm.model.weight.add_(1.0)  # other weights under the same name and precision
+    assert np.array_equal(FeatureCache(folder=tmp_path).features(lm, ["a"]), expected(lm, ["a"]))
+    assert embedded[2:] == [["a"]]  # embedded again, not read from the old weights' file
+    FeatureCache().features(lm, ["dddd"])  # no folder: nothing written
+    assert len(list(tmp_path.rglob("*.npy"))) == 4 and not list(tmp_path.rglob("*.tmp"))
