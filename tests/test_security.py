@@ -296,7 +296,9 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
     study_names = [s.name for s in store.list_studies() if TOKEN in s.name]  # this test's own, with its token
     assert study_names
     # Two rounds: the first lets list-refreshing handlers offer their choices to the session, the
-    # second picks from them, as a curious rater clicking through every tab would.
+    # second picks from them, as a curious rater clicking through every tab would. Only the rater's
+    # session learns choices: a fresh session's round-2 call would send what its round-1 hostile call
+    # sent, so round 2 is the rater's session alone (the generating tabs', fresh only, run once).
     for round_ in (1, 2):
         sweep: list[Planned] = []
         for index, dep in enumerate(deps):
@@ -319,9 +321,12 @@ def test_every_route_refuses_organizer_actions_and_leaks_nothing(app: LiveApp, w
             elif convenience:
                 assert [comps[c]["type"] for c in dep["outputs"]] == ["radio"] and len(dep["inputs"]) == 1, dep
             for variant in variants:
-                sessions = (
-                    [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
-                )
+                if round_ == 2:
+                    sessions = [] if tab in GENERATING_TABS else [attacker_session]
+                else:
+                    sessions = (
+                        [uuid.uuid4().hex[:11]] if tab in GENERATING_TABS else [uuid.uuid4().hex[:11], attacker_session]
+                    )
                 sweep += [Planned(fn, dep, tab, variant, session, convenience) for session in sessions]
         # The rater's session clicks through in order, in this thread (each call may change what the
         # session holds, and what it is offered next); the fresh sessions' calls, each a visitor of its
