@@ -20,7 +20,7 @@ from arena.model import compute, llm
 from arena.store import get_store
 from common.errors import UserError
 from common.messages import english
-from ui import AppContext, assets, i18n, join_gate, launch, log_privacy, quiet_queue, store_for, web
+from ui import AppContext, assets, i18n, join_gate, launch, log_privacy, one_app, quiet_queue, store_for, web
 
 # (tab label, tab id). Each tab is a module or package under ui/ (MODULES), imported only when built.
 TABS: list[tuple[str, str]] = [
@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     from arena.studies import quick
 
     ctx = AppContext()
-    demo = build_app(ctx)
+    with one_app.deferred():  # the config and the server app come once, from launch (ui/one_app.py)
+        demo = build_app(ctx)
     quick.expire(store_for(ctx))  # quick studies past their time, left by an earlier run
     join_gate.gate.install(lambda code: invites.valid(store_for(ctx), code))
     try:
@@ -196,9 +197,10 @@ def serve(demo: gr.Blocks, config: settings.Settings, status_rate: str | float) 
 
     # api_open=False: a queued handler runs through the queue only (its per-client pending cap and
     # concurrency hold); `/gradio_api/run` keeps the page's queue=False handlers (ui/doors.py).
-    queued = demo.queue(
-        default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE, api_open=False
-    )
+    with one_app.deferred():
+        queued = demo.queue(
+            default_concurrency_limit=4, status_update_rate=status_rate, max_size=QUEUE_MAX_SIZE, api_open=False
+        )
     quiet_queue.quiet(queued._queue)  # an idle app does not poll its queue 1,000 times a second
     # run_history=False: Gradio would otherwise keep every call's inputs (invite codes, scores) in
     # the browser's localStorage and offer them at /gradio_api/runs.

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from common import messages
 from common.errors import UserError
@@ -155,6 +154,8 @@ def recognisability(features: pd.DataFrame) -> pd.DataFrame:
     The scale of each feature is its standard deviation over all items' centred values: that uses no
     method label, so the held-out item's label never reaches its own prediction; the centroids do use
     labels and leave the held-out item out."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     per_item = features.groupby("item_id")["method"].transform("size")
     f = features[per_item >= 2].reset_index(drop=True)
     items = list(dict.fromkeys(f["item_id"]))

@@ -23,7 +23,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from sacrebleu.metrics import BLEU
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]", re.UNICODE)
@@ -75,6 +74,7 @@ def repetition_rate(texts: Sequence[str], min_len: int = 2, min_repeats: int = 3
 def self_bleu(texts: Sequence[str], max_texts: int | None = 200, seed: int = 0, tokenize: str | None = None) -> float:
     """Self-BLEU4 on a 0-1 scale (see the module docstring). With more than `max_texts` texts, a
     seeded random sample of that many is used as hypotheses (all texts stay references)."""
+    from sacrebleu.metrics import BLEU  # late: 0.2 CPU s that an app start does not need
 
     texts = [t for t in texts if t.strip()]
     if len(texts) < 2:

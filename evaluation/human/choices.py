@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from common.messages import english, text
 from common.rubric import Rubric
@@ -63,6 +62,8 @@ def independence_test(
     ratings: pd.DataFrame, question: str, n_labels: int, methods: Sequence[str], seed: int = 0
 ) -> dict[str, Any]:
     """Whether the answers to one choice question depend on the method (see the module's words)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     frame = ratings.dropna(subset=[question])
     frame = frame[frame["method"].isin(methods)]
     index = {m: i for i, m in enumerate(methods)}

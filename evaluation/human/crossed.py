@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from . import reml
 
@@ -457,6 +457,8 @@ def pool_values(
     """(pooled variance, its SE, one-sided p, used) from the unconstrained rater components `theta`
     of the differences (last axis): `var_at` their sampling variances at the pooled value (the SE of
     what enters), `var_null` at no taste (the test's null distribution)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     est = theta.mean(axis=-1)
     n = np.asarray(pieces, dtype=float)
     var, var0 = var_at.mean(axis=-1) / n, var_null.mean(axis=-1) / n

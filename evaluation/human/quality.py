@@ -41,7 +41,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from common import messages
 from common.rubric import Rubric, rubric_of
@@ -168,6 +167,8 @@ def _item_test(
 
 def fisher(ps: Sequence[float]) -> float:
     """Fisher's combination of independent p-values (NaN without any)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     if not ps:
         return math.nan
     return float(stats.chi2.sf(-2 * np.sum(np.log(ps)), 2 * len(ps)))
@@ -217,6 +218,8 @@ def agreement_tests(ratings: pd.DataFrame, dimensions: Sequence[str]) -> pd.Data
     the one-sided p of the Pearson correlation between their scores and the other raters' mean scores
     of the same responses, each question centred on its own (so items that everybody finds hard count:
     a random clicker does not follow them either). NaN when the rater's scores do not vary."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     frame = ratings.assign(rater=ratings["rater"].astype(str), _o=ratings["output_id"].astype(str))
     scores = _scores(frame, dimensions)
     rows = []

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .columns import DIMENSIONS
 from .crossed import SCOPE_ITEMS, SCOPE_THESE
@@ -162,6 +161,8 @@ def observed(x: np.ndarray, design: Design | None = None) -> np.ndarray:
 
 def _expected_observed(mu: np.ndarray, sd: float | np.ndarray, design: Design | None = None) -> np.ndarray:
     """E[observed(N(mu, sd))], elementwise."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     d = design if design is not None else Design()
     mu = np.asarray(mu, dtype=float)
     cuts = np.concatenate([[-np.inf], d.thresholds, [np.inf]])

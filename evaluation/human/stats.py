@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from common import messages
 from common.rubric import DEFAULT_RUBRIC
@@ -573,6 +573,8 @@ def max_t_stepdown(
     null distribution of their maximum is drawn from N(0, corr). Each adjusted p lies between the
     raw p and `upper` (Holm's, which max-T can never exceed in theory; the bound removes Monte Carlo
     noise at tiny p)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     p = np.asarray(p, dtype=float)
     z = stats.norm.isf(np.clip(p, 1e-300, 1.0) / 2)
     vals, vecs = np.linalg.eigh(corr)
@@ -623,6 +625,8 @@ def signed_rank_exact_p(diffs: np.ndarray) -> np.ndarray:
     n <= 13 differences (zeros dropped from the ranking, ties given average ranks). The same p as
     scipy's `wilcoxon(method="auto")` on a row with ties or zeros (its exact permutation test), and
     as its exact distribution on a row without: vectorised over rows and much faster."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     d = np.atleast_2d(np.asarray(diffs, dtype=float))
     n = d.shape[1]
     if n > EXACT_MAX_N:
@@ -643,6 +647,8 @@ def wilcoxon_p(diff: np.ndarray) -> tuple[float, float]:
     """(statistic, p) of the two-sided Wilcoxon signed-rank test, zeros dropped; NaN when all are
     zero. scipy's test, except that up to 13 differences the exact p comes from
     `signed_rank_exact_p` (the same value, without scipy's per-permutation overhead)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     diff = np.asarray(diff, dtype=float)
     diff = diff[~np.isnan(diff)]
     if np.count_nonzero(diff) < 1:
@@ -659,6 +665,8 @@ def wilcoxon_p(diff: np.ndarray) -> tuple[float, float]:
 def t_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
     """(mean, low, high): Student's t interval of the mean; NaN bounds under two values or when
     every value is the same (no interval can be built from no variation)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     if len(x) == 0:
@@ -718,6 +726,8 @@ def friedman(
 ) -> pd.DataFrame:
     """Friedman chi-square across all methods per dimension, on the items every method was rated on
     (items as blocks, raters fixed: exploratory, not part of the headline family)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     rows = []
     order = method_order(ratings, methods)
     for dim in dimensions:
@@ -928,6 +938,8 @@ def position_effect(ratings: pd.DataFrame, dimensions: Sequence[str] = DIMENSION
     outputs rated once then carry no information); when no output has two ratings, it is centred on
     its method's mean instead. Per item: mean centred score at the first position minus at the last;
     then the t interval and t-test over items (the item is the cluster)."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     rows = []
     if "position" not in ratings:
         return pd.DataFrame(columns=POSITION_COLUMNS)
@@ -974,6 +986,8 @@ PPL_COLUMNS = ["dimension", "method", "spearman_rho", "p_value", "n_outputs"]
 
 
 def _spearman(x: pd.Series, y: pd.Series) -> tuple[float, float]:
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     if len(x) >= 3 and x.nunique() > 1 and y.nunique() > 1:
         res = stats.spearmanr(x, y)
         return float(res.statistic), float(res.pvalue)
@@ -987,6 +1001,8 @@ def ppl_correlation(
     Spearman rho within each method, plus a row "(method partialled out)": the partial Spearman
     correlation, ranks of both with method means removed, p from the t distribution with
     n - 2 - (methods - 1) degrees of freedom."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     per_output = ratings.groupby("output_id").agg({**{d: "mean" for d in dimensions}, "method": "first"})
     ppl = pd.Series(dict(ppl_by_output.items()), dtype=float)
     joined = per_output.join(ppl.rename("ppl"), how="inner").dropna(subset=["ppl"])

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from common import messages
 
@@ -57,6 +56,8 @@ def flat_units(ratings: pd.DataFrame, questions: Sequence[str]) -> pd.DataFrame:
 
 def pattern_tests(units: pd.DataFrame) -> pd.DataFrame:
     """`flat_units` with each row's `share`, the others' rate `p0` (bounded) and the binomial tail `p`."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     totals = units.groupby("pattern")[["units", "flat"]].transform("sum")
     rest_units, rest_flat = totals["units"] - units["units"], totals["flat"] - units["flat"]
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from .bt import ELO_PER_LOGIT, Fit, Problem, to_elo
 from .votes import Battles
@@ -174,6 +173,7 @@ def twoway_intervals(
 ) -> Intervals:
     """estimate ± t(df) sqrt(V_items + V_raters - V_cells) from the three sets of draws (see the
     module docstring); `raters` and `cells` None (one rater): V_items with df = items - 1."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
 
     def var(draws: np.ndarray, n: int) -> np.ndarray:
         # A bootstrap over n clusters gives (n - 1) / n of the unbiased variance of a mean.

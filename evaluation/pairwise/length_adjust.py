@@ -29,7 +29,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 LENGTH_COLUMNS_OUT = [
     "dimension",
@@ -93,6 +92,8 @@ def length_adjusted_contrast(
     `ratings` is the 1-5 frame (`evaluation.human.columns.REQUIRED_COLUMNS`) with a `length` column per
     output (the store's `new_tokens`, or any count); `dimensions` default to all three. Methods
     are in sorted order (method_a before method_b). Raises ValueError without that column."""
+    from scipy import stats  # late: 0.6 CPU s that an app start does not need
+
     # late: the 1-5 columns come from the store's schema (SQLAlchemy), which the votes CLI never needs
     from ..human.columns import DIMENSIONS
     from ..human.stats import item_table  # late, as the line above
