@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import gradio as gr
 import pytest
@@ -15,15 +16,27 @@ from tests.support.live_app import DUMMY_FAST, shared_app
 from ui import quiet_queue
 
 
-def test_the_queue_polls_fast_only_after_an_event_joined(monkeypatch):
+def join(queue) -> bool:
+    """`queue.push` on an event loop of its own thread (a browser test's loop may run in this one)."""
+    body = gr.data_classes.PredictBodyInternal(data=[], fn_index=None)
+    with ThreadPoolExecutor(1) as pool:
+        ok, _, _ = pool.submit(asyncio.run, queue.push(body, None, None)).result()
+    return ok
+
+
+def test_the_queue_keeps_gradios_pace_only_while_a_job_runs_or_just_after_a_join(monkeypatch):
     queue = quiet_queue.quiet(gr.Blocks().queue()._queue)
-    assert queue.sleep_when_free == quiet_queue.IDLE_POLL_S
-    # any join, even one Gradio refuses, is a sign that more may follow
-    ok, _, _ = asyncio.run(queue.push(gr.data_classes.PredictBodyInternal(data=[], fn_index=None), None, None))
-    assert not ok and queue.sleep_when_free == quiet_queue.HOT_POLL_S
+    queue.active_jobs = [None, None]
+    idle = (quiet_queue.IDLE_POLL_S, quiet_queue.IDLE_PROGRESS_S)
+    hot = (quiet_queue.HOT_POLL_S, quiet_queue.HOT_PROGRESS_S)
+    assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == idle
+    assert not join(queue)  # any join, even one Gradio refuses, is a sign that more may follow
+    assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == hot
     later = time.monotonic() + quiet_queue.HOT_FOR_S + 0.1
     monkeypatch.setattr(quiet_queue.time, "monotonic", lambda: later)
-    assert queue.sleep_when_free == quiet_queue.IDLE_POLL_S
+    assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == idle
+    queue.active_jobs = [None, ["a running event"]]  # a long run: its progress as often as Gradio sends it
+    assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == hot
 
 
 def cpu_ticks(pid: int) -> int:
