@@ -204,6 +204,10 @@ def summarise(
     `rubrics`: each study's (default: the default rubric); `exclude`: exclusion rules (`quality.RULES`);
     `failed_attention`: per study, the raters who failed an attention item."""
     out: dict[str, Any] = {"unit": UNIT, "studies": {}}
+    # One order whatever the file's: sums of floats follow the rows' order, and a file whose rows came
+    # in another order gave p values that differed in their last digits (tests/test_stats_cli.py).
+    key = [c for c in ("study_id", "item_id", "rater", "method", "output_id") if c in ratings.columns]
+    ratings = ratings.sort_values(key, kind="stable").reset_index(drop=True) if key else ratings
     for sid, group in ratings.groupby("study_id", sort=False):
         rubric = (rubrics or {}).get(str(sid), DEFAULT_RUBRIC)
         failed = (failed_attention or {}).get(str(sid), ())
